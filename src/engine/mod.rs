@@ -1,0 +1,197 @@
+//! How a batch of series is transformed: one API, three back ends (SPEC §3).
+//!
+//! An [`Engine`] decomposes a contiguous batch of equal-length series under a [`Plan`], or
+//! reduces it straight to per-series [`SeriesSummary`]s, the small result every feature is
+//! computed from. `native` is pure Rust; `torch-cpu`/`torch-cuda` run the same transform
+//! as padding + `conv1d(stride 2)` through libtorch, reductions included, and send back one
+//! small tensor per batch.
+
+pub mod native;
+pub mod plan;
+mod real;
+pub mod summary;
+pub mod torch;
+
+pub use plan::{Plan, PlanError};
+pub use real::{DType, Real, SeriesRef, Values};
+pub use summary::{BandSummary, SeriesSummary};
+
+use crate::timing::{Stage, Timer};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which back end the user asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum EngineKind {
+    /// CUDA when a GPU is usable, else native.
+    #[default]
+    Auto,
+    Native,
+    TorchCpu,
+    TorchCuda,
+}
+
+impl EngineKind {
+    pub const ALL: [EngineKind; 4] = [
+        EngineKind::Auto,
+        EngineKind::Native,
+        EngineKind::TorchCpu,
+        EngineKind::TorchCuda,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Auto => "auto",
+            EngineKind::Native => "native",
+            EngineKind::TorchCpu => "torch-cpu",
+            EngineKind::TorchCuda => "torch-cuda",
+        }
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for EngineKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim().to_ascii_lowercase();
+        EngineKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown engine '{s}' (expected one of: auto, native, torch-cpu, torch-cuda)"
+                )
+            })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("libtorch ({engine}): {message}")]
+    Torch {
+        engine: &'static str,
+        message: String,
+    },
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+}
+
+/// The seam between the pipeline and a back end.
+pub trait Engine: Send {
+    /// The concrete back end (never `Auto`).
+    fn kind(&self) -> EngineKind;
+    /// Human name of the device, e.g. "CPU (rayon, 2 threads)" or a GPU's name.
+    fn device_name(&self) -> String;
+    /// Coefficients of every series: row-major, `plan.coeffs_per_series()` per series,
+    /// bands concatenated in pywt order.
+    fn decompose(&mut self, x: SeriesRef<'_>, plan: &Plan) -> Result<Values, EngineError>;
+    /// Band summaries (and Time-LLM statistics when `with_stats`) of every series.
+    fn summarize(
+        &mut self,
+        x: SeriesRef<'_>,
+        plan: &Plan,
+        with_stats: bool,
+        timer: &mut Timer,
+    ) -> Result<Vec<SeriesSummary>, EngineError>;
+}
+
+/// Pure-Rust engine.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Native;
+
+impl Engine for Native {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Native
+    }
+    fn device_name(&self) -> String {
+        format!("CPU (native, {} threads)", rayon::current_num_threads())
+    }
+    fn decompose(&mut self, x: SeriesRef<'_>, plan: &Plan) -> Result<Values, EngineError> {
+        Ok(match x {
+            SeriesRef::F32(v) => Values::F32(native::decompose(v, plan)),
+            SeriesRef::F64(v) => Values::F64(native::decompose(v, plan)),
+        })
+    }
+    fn summarize(
+        &mut self,
+        x: SeriesRef<'_>,
+        plan: &Plan,
+        with_stats: bool,
+        timer: &mut Timer,
+    ) -> Result<Vec<SeriesSummary>, EngineError> {
+        // Decomposition, band moments and statistics are fused into one pass per series.
+        Ok(timer.time(Stage::Decompose, || match x {
+            SeriesRef::F32(v) => native::summarize(v, plan, with_stats),
+            SeriesRef::F64(v) => native::summarize(v, plan, with_stats),
+        }))
+    }
+}
+
+/// An engine ready to use, and why it is not the one asked for, if it is not.
+pub struct Selected {
+    pub engine: Box<dyn Engine>,
+    pub notice: Option<String>,
+}
+
+/// Build the engine for `kind`. `auto` prefers CUDA; an unusable CUDA falls back to native
+/// with a notice instead of failing.
+pub fn select(kind: EngineKind) -> Selected {
+    match kind {
+        EngineKind::Native => Selected {
+            engine: Box::new(Native),
+            notice: None,
+        },
+        EngineKind::TorchCpu => Selected {
+            engine: Box::new(torch::Torch::cpu()),
+            notice: None,
+        },
+        EngineKind::Auto => match torch::Torch::cuda() {
+            Ok(t) => Selected {
+                engine: Box::new(t),
+                notice: None,
+            },
+            Err(_) => Selected {
+                engine: Box::new(Native),
+                notice: None,
+            },
+        },
+        EngineKind::TorchCuda => match torch::Torch::cuda() {
+            Ok(t) => Selected {
+                engine: Box::new(t),
+                notice: None,
+            },
+            Err(why) => Selected {
+                engine: Box::new(Native),
+                notice: Some(format!(
+                    "torch-cuda unavailable ({why}); using the native CPU engine"
+                )),
+            },
+        },
+    }
+}
+
+/// Run `f` on `engine`; if a torch-cuda engine fails (a CUDA error, out of memory), run it
+/// again on the native engine, replacing `engine`, and say so in `notice`.
+pub fn with_fallback<R>(
+    engine: &mut Box<dyn Engine>,
+    notice: &mut Option<String>,
+    mut f: impl FnMut(&mut dyn Engine) -> Result<R, EngineError>,
+) -> Result<R, EngineError> {
+    match f(engine.as_mut()) {
+        Err(EngineError::Torch { message, .. }) if engine.kind() == EngineKind::TorchCuda => {
+            *notice = Some(format!(
+                "CUDA failed ({message}); continuing on the native CPU engine"
+            ));
+            *engine = Box::new(Native);
+            f(engine.as_mut())
+        }
+        other => other,
+    }
+}

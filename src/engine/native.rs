@@ -1,0 +1,241 @@
+//! The native engine: pure Rust kernels, generic over f32/f64, parallel over series.
+//!
+//! Each level is a polyphase correlation: the extended input is split into its even and
+//! odd samples, after which every filter tap is one contiguous multiply-add over the
+//! outputs, which the compiler vectorises. Scratch buffers live per rayon task (a chunk of
+//! series), so the hot loop allocates nothing per series.
+
+use super::plan::{idwt_len, LevelPlan, Plan};
+use super::real::Real;
+use super::summary::{BandSummary, SeriesSummary};
+use crate::stats::StatsScratch;
+use rayon::prelude::*;
+
+/// Series per rayon task: big enough to amortise scheduling, small enough to balance.
+const CHUNK: usize = 64;
+
+/// Per-task working memory, sized once from the plan.
+pub struct Scratch<T> {
+    ext: Vec<T>,
+    even: Vec<T>,
+    odd: Vec<T>,
+    approx: Vec<T>,
+    lo: Vec<T>,
+    hi: Vec<T>,
+}
+
+impl<T: Real> Scratch<T> {
+    pub fn new(plan: &Plan) -> Self {
+        let ext = plan.max_ext_len();
+        Scratch {
+            ext: vec![T::ZERO; ext],
+            even: vec![T::ZERO; ext.div_ceil(2)],
+            odd: vec![T::ZERO; ext / 2],
+            approx: vec![T::ZERO; plan.len],
+            lo: plan.lo_rev.iter().map(|&v| T::from_f64(v)).collect(),
+            hi: plan.hi_rev.iter().map(|&v| T::from_f64(v)).collect(),
+        }
+    }
+}
+
+/// Write `xe` (the extended input of one level) into `ext[..ext_len]`.
+#[inline]
+fn extend<T: Real>(x: &[T], lp: &LevelPlan, ext: &mut [T]) {
+    let n = lp.interior.len();
+    ext[lp.interior.clone()].copy_from_slice(&x[lp.src_start..lp.src_start + n]);
+    for (t, taps) in &lp.edges {
+        let mut v = T::ZERO;
+        for tap in taps {
+            v += T::from_f64(tap.coef) * x[tap.index];
+        }
+        ext[*t] = v;
+    }
+}
+
+/// `a[o] = Σ_j lo[j] xe[2o+j]`, `d[o] = Σ_j hi[j] xe[2o+j]` through the even/odd phases.
+#[inline]
+fn correlate<T: Real>(even: &[T], odd: &[T], lo: &[T], hi: &[T], a: &mut [T], d: &mut [T]) {
+    let n = a.len();
+    a.fill(T::ZERO);
+    d.fill(T::ZERO);
+    for (j, (&l, &h)) in lo.iter().zip(hi).enumerate() {
+        let src = if j % 2 == 0 {
+            &even[j / 2..j / 2 + n]
+        } else {
+            &odd[j / 2..j / 2 + n]
+        };
+        for ((a, d), &s) in a.iter_mut().zip(d.iter_mut()).zip(src) {
+            *a = *a + l * s;
+            *d = *d + h * s;
+        }
+    }
+}
+
+/// Decompose one series into `out` (bands concatenated, pywt order).
+pub fn decompose_series<T: Real>(x: &[T], plan: &Plan, out: &mut [T], s: &mut Scratch<T>) {
+    let offsets = plan.band_offsets();
+    let n = plan.level;
+    s.approx[..x.len()].copy_from_slice(x);
+    for (lvl, lp) in plan.levels.iter().enumerate() {
+        extend(&s.approx[..lp.n_in], lp, &mut s.ext);
+        let ext = &s.ext[..lp.ext_len];
+        let (ne, no) = (lp.ext_len.div_ceil(2), lp.ext_len / 2);
+        for (i, pair) in ext.chunks(2).enumerate() {
+            s.even[i] = pair[0];
+            if let Some(&o) = pair.get(1) {
+                s.odd[i] = o;
+            }
+        }
+        // Detail band of this level: cD_(lvl+1) sits at index n - lvl.
+        let (head, tail) = out.split_at_mut(offsets[n - lvl]);
+        let d = &mut tail[..lp.n_out];
+        if lvl + 1 == n {
+            let a = &mut head[..lp.n_out];
+            correlate(&s.even[..ne], &s.odd[..no], &s.lo, &s.hi, a, d);
+        } else {
+            // The approximation is the next level's input; the ext buffer already holds
+            // what this level needed, so it can be overwritten in place.
+            let (approx, _) = s.approx.split_at_mut(lp.n_out);
+            correlate(&s.even[..ne], &s.odd[..no], &s.lo, &s.hi, approx, d);
+        }
+    }
+}
+
+/// Decompose every series of `data` (row-major, `plan.len` samples each).
+pub fn decompose<T: Real>(data: &[T], plan: &Plan) -> Vec<T> {
+    if T::DTYPE == crate::engine::DType::F32 && plan.mode.extrapolates() {
+        let wide: Vec<f64> = data.iter().map(|v| v.to_f64()).collect();
+        return decompose(&wide, plan)
+            .into_iter()
+            .map(T::from_f64)
+            .collect();
+    }
+    let len = plan.len;
+    let stride = plan.coeffs_per_series();
+    let rows = data.len() / len.max(1);
+    let mut out = vec![T::ZERO; rows * stride];
+    if rows == 0 || stride == 0 {
+        return out;
+    }
+    data.par_chunks(len * CHUNK)
+        .zip(out.par_chunks_mut(stride * CHUNK))
+        .for_each(|(xs, os)| {
+            let mut s = Scratch::new(plan);
+            for (x, o) in xs.chunks_exact(len).zip(os.chunks_exact_mut(stride)) {
+                decompose_series(x, plan, o, &mut s);
+            }
+        });
+    out
+}
+
+/// Summaries of every series: band statistics taken while the coefficients are in cache,
+/// plus the Time-LLM statistics of the series itself when `with_stats`.
+pub fn summarize<T: Real>(data: &[T], plan: &Plan, with_stats: bool) -> Vec<SeriesSummary> {
+    if T::DTYPE == crate::engine::DType::F32 && plan.mode.extrapolates() {
+        let wide: Vec<f64> = data.iter().map(|v| v.to_f64()).collect();
+        return summarize(&wide, plan, with_stats);
+    }
+    let len = plan.len;
+    let rows = data.len() / len.max(1);
+    let stride = plan.coeffs_per_series();
+    let offsets = plan.band_offsets();
+    let mut out = vec![SeriesSummary::default(); rows];
+    if rows == 0 {
+        return out;
+    }
+    data.par_chunks(len * CHUNK)
+        .zip(out.par_chunks_mut(CHUNK))
+        .for_each(|(xs, sums)| {
+            let mut s = Scratch::new(plan);
+            let mut coeffs = vec![T::ZERO; stride];
+            let mut stats = with_stats.then(|| StatsScratch::new(len));
+            for (x, sum) in xs.chunks_exact(len).zip(sums.iter_mut()) {
+                decompose_series(x, plan, &mut coeffs, &mut s);
+                sum.bands = offsets
+                    .iter()
+                    .zip(&plan.band_lens)
+                    .map(|(&o, &l)| BandSummary::of(&coeffs[o..o + l]))
+                    .collect();
+                if let Some(st) = stats.as_mut() {
+                    sum.stats = Some(st.compute(x));
+                }
+            }
+        });
+    out
+}
+
+/// One level of pywt's `idwt`: `a` and `d` of equal length (either may be all zeros).
+pub fn idwt<T: Real>(
+    a: &[T],
+    d: &[T],
+    rec_lo: &[f64],
+    rec_hi: &[f64],
+    mode: crate::wavelet::Mode,
+) -> Vec<T> {
+    let n = a.len();
+    let f = rec_lo.len();
+    let m = idwt_len(n, f, mode);
+    let mut out = vec![T::ZERO; m];
+    if m == 0 {
+        return out;
+    }
+    let lo: Vec<T> = rec_lo.iter().map(|&v| T::from_f64(v)).collect();
+    let hi: Vec<T> = rec_hi.iter().map(|&v| T::from_f64(v)).collect();
+    if mode == crate::wavelet::Mode::Periodization {
+        // Upsample, filter, and wrap around the period 2n.
+        let shift = (f / 2) as isize - 1;
+        for i in 0..n {
+            for j in 0..f {
+                let t = (2 * i + j) as isize - shift;
+                out[t.rem_euclid(m as isize) as usize] += a[i] * lo[j] + d[i] * hi[j];
+            }
+        }
+    } else {
+        // Upsample and filter, keeping the part not affected by the padding.
+        for i in 0..n {
+            for j in 0..f {
+                let t = (2 * i + j) as isize - (f as isize - 2);
+                if t >= 0 && (t as usize) < m {
+                    out[t as usize] += a[i] * lo[j] + d[i] * hi[j];
+                }
+            }
+        }
+    }
+    out
+}
+
+/// pywt's `waverec` over `[cA_n, cD_n, …, cD_1]`.
+pub fn waverec<T: Real>(bands: &[&[T]], plan: &Plan) -> Vec<T> {
+    let w = plan.wavelet;
+    let mut a: Vec<T> = bands[0].to_vec();
+    for d in &bands[1..] {
+        if a.len() == d.len() + 1 {
+            a.pop();
+        }
+        a = idwt(&a, d, &w.rec_lo, &w.rec_hi, plan.mode);
+    }
+    a
+}
+
+/// Per-band reconstruction (multiresolution analysis): band `k` alone through `waverec`,
+/// trimmed to the input length. The components sum to the signal.
+pub fn mra<T: Real>(coeffs: &[T], plan: &Plan) -> Vec<Vec<T>> {
+    let offsets = plan.band_offsets();
+    let zeros: Vec<Vec<T>> = plan.band_lens.iter().map(|&l| vec![T::ZERO; l]).collect();
+    (0..plan.bands())
+        .map(|k| {
+            let bands: Vec<&[T]> = (0..plan.bands())
+                .map(|j| {
+                    if j == k {
+                        &coeffs[offsets[j]..offsets[j] + plan.band_lens[j]]
+                    } else {
+                        zeros[j].as_slice()
+                    }
+                })
+                .collect();
+            let mut rec = waverec(&bands, plan);
+            rec.truncate(plan.len);
+            rec
+        })
+        .collect()
+}

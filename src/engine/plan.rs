@@ -1,0 +1,188 @@
+//! A decomposition plan: everything about a (wavelet, mode, level, length) that does not
+//! depend on the data, computed once and executed over many series (rustfft's "plan once,
+//! execute many").
+//!
+//! Every DWT level is the same computation in every mode:
+//!
+//! ```text
+//! out[o] = Σ_j  f[j] · xe[2o + j],   o in 0..n_out,  f = the decomposition filter reversed
+//! ```
+//!
+//! where `xe` is the input extended by the mode. The plan says, for each position of `xe`,
+//! which input samples it is made of: a plain copy in the interior, a few [`Tap`]s at the
+//! edges. This matches pywt's `downsampling_convolution` (and its periodization variant,
+//! which pads odd inputs with their last sample and starts at `F/2`).
+
+use crate::wavelet::{self, Mode, Tap, Wavelet};
+use std::ops::Range;
+
+/// One level of the forward transform.
+#[derive(Debug, Clone)]
+pub struct LevelPlan {
+    pub n_in: usize,
+    pub n_out: usize,
+    /// `2 * n_out + F - 1` samples of the extended input.
+    pub ext_len: usize,
+    /// Positions of `xe` that copy `x[t - interior.start + src_start]` verbatim.
+    pub interior: Range<usize>,
+    pub src_start: usize,
+    /// Every other position of `xe`, with its taps into the input (empty = zero).
+    pub edges: Vec<(usize, Vec<Tap>)>,
+}
+
+impl LevelPlan {
+    pub fn new(n_in: usize, filter_len: usize, mode: Mode) -> Self {
+        let f = filter_len as isize;
+        let n = n_in as isize;
+        let n_out = wavelet::dwt_len(n_in, filter_len, mode);
+        let ext_len = 2 * n_out + filter_len - 1;
+        // Index into the (conceptually infinite) extended signal of xe[0].
+        let (first, period_len) = if mode == Mode::Periodization {
+            (f / 2 - f + 1, n + (n & 1))
+        } else {
+            (-(f - 2), n)
+        };
+        let taps_at = |k: isize| -> Vec<Tap> {
+            if mode == Mode::Periodization {
+                // pywt pads an odd input with its last sample, then wraps.
+                let j = k.rem_euclid(period_len) as usize;
+                vec![Tap {
+                    index: j.min(n_in - 1),
+                    coef: 1.0,
+                }]
+            } else {
+                mode.extend(n_in, k)
+            }
+        };
+        let lo = (-first).clamp(0, ext_len as isize) as usize;
+        let hi = (n - first).clamp(lo as isize, ext_len as isize) as usize;
+        let edges = (0..ext_len)
+            .filter(|t| !(lo..hi).contains(t))
+            .map(|t| (t, taps_at(first + t as isize)))
+            .collect();
+        LevelPlan {
+            n_in,
+            n_out,
+            ext_len,
+            interior: lo..hi,
+            src_start: (lo as isize + first) as usize,
+            edges,
+        }
+    }
+}
+
+/// Why a plan cannot be made: input that pywt would refuse too.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum PlanError {
+    #[error("series of length {len} is too short for mode '{mode}' (needs at least {min})")]
+    TooShort { len: usize, mode: Mode, min: usize },
+    #[error("level must be at least 1")]
+    ZeroLevel,
+}
+
+/// A full multilevel decomposition of series of one length.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub wavelet: &'static Wavelet,
+    pub mode: Mode,
+    pub level: usize,
+    pub len: usize,
+    pub levels: Vec<LevelPlan>,
+    /// `[cA_n, cD_n, …, cD_1]` lengths, pywt order.
+    pub band_lens: Vec<usize>,
+    /// Decomposition filters reversed, so each level is a correlation.
+    pub lo_rev: Vec<f64>,
+    pub hi_rev: Vec<f64>,
+}
+
+impl Plan {
+    pub fn new(
+        wavelet: &'static Wavelet,
+        mode: Mode,
+        level: usize,
+        len: usize,
+    ) -> Result<Self, PlanError> {
+        if level == 0 {
+            return Err(PlanError::ZeroLevel);
+        }
+        let f = wavelet.filter_length;
+        let mut levels = Vec::with_capacity(level);
+        let mut n = len;
+        for _ in 0..level {
+            if n < mode.min_input_len() {
+                return Err(PlanError::TooShort {
+                    len: n,
+                    mode,
+                    min: mode.min_input_len(),
+                });
+            }
+            let lp = LevelPlan::new(n, f, mode);
+            n = lp.n_out;
+            levels.push(lp);
+        }
+        Ok(Plan {
+            wavelet,
+            mode,
+            level,
+            len,
+            band_lens: wavelet::band_lengths(len, f, mode, level),
+            levels,
+            lo_rev: wavelet.dec_lo.iter().rev().copied().collect(),
+            hi_rev: wavelet.dec_hi.iter().rev().copied().collect(),
+        })
+    }
+
+    pub fn bands(&self) -> usize {
+        self.level + 1
+    }
+
+    /// Coefficients per series, all bands together.
+    pub fn coeffs_per_series(&self) -> usize {
+        self.band_lens.iter().sum()
+    }
+
+    /// Offset of band `k` inside one series' concatenated coefficients.
+    pub fn band_offsets(&self) -> Vec<usize> {
+        let mut acc = 0;
+        self.band_lens
+            .iter()
+            .map(|l| {
+                let o = acc;
+                acc += l;
+                o
+            })
+            .collect()
+    }
+
+    /// The longest extended input of any level (scratch size).
+    pub fn max_ext_len(&self) -> usize {
+        self.levels.iter().map(|l| l.ext_len).max().unwrap_or(0)
+    }
+
+    /// Samples at each end of band `k` that the signal extension reaches, i.e. whose
+    /// value depends on the mode (the app shades them).
+    pub fn boundary_width(&self, band: usize) -> usize {
+        let f = self.wavelet.filter_length;
+        // Band k comes from level (n - k + 1) for details, level n for the approximation;
+        // each level adds (F - 2)/2 affected outputs and halves what came before.
+        let lvl = if band == 0 {
+            self.level
+        } else {
+            self.level + 1 - band
+        };
+        let mut w = 0usize;
+        for _ in 0..lvl {
+            w = (w + f - 1).div_ceil(2);
+        }
+        w.min(self.band_lens[band])
+    }
+}
+
+/// Inverse-transform geometry of one level: pywt's `idwt` output length.
+pub fn idwt_len(n_coeffs: usize, filter_len: usize, mode: Mode) -> usize {
+    if mode == Mode::Periodization {
+        2 * n_coeffs
+    } else {
+        (2 * n_coeffs + 2).saturating_sub(filter_len)
+    }
+}

@@ -1,0 +1,152 @@
+//! The two sample types the engines compute in.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub};
+use std::str::FromStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DType {
+    #[default]
+    F32,
+    F64,
+}
+
+impl DType {
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for DType {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "f32" | "float32" | "float" => Ok(DType::F32),
+            "f64" | "float64" | "double" => Ok(DType::F64),
+            other => Err(format!("unknown dtype '{other}' (expected f32 or f64)")),
+        }
+    }
+}
+
+/// f32 or f64: what the kernels are generic over.
+pub trait Real:
+    Copy
+    + Send
+    + Sync
+    + 'static
+    + Default
+    + PartialOrd
+    + fmt::Debug
+    + fmt::Display
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + Serialize
+{
+    const DTYPE: DType;
+    const ZERO: Self;
+    fn from_f64(v: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Real for f32 {
+    const DTYPE: DType = DType::F32;
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Real for f64 {
+    const DTYPE: DType = DType::F64;
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+/// A batch of equal-length series, row-major, in either precision.
+#[derive(Debug, Clone, Copy)]
+pub enum SeriesRef<'a> {
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+}
+
+impl SeriesRef<'_> {
+    pub fn dtype(&self) -> DType {
+        match self {
+            SeriesRef::F32(_) => DType::F32,
+            SeriesRef::F64(_) => DType::F64,
+        }
+    }
+    pub fn values(&self) -> usize {
+        match self {
+            SeriesRef::F32(v) => v.len(),
+            SeriesRef::F64(v) => v.len(),
+        }
+    }
+}
+
+/// Owned counterpart of [`SeriesRef`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl Values {
+    pub fn as_ref(&self) -> SeriesRef<'_> {
+        match self {
+            Values::F32(v) => SeriesRef::F32(v),
+            Values::F64(v) => SeriesRef::F64(v),
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.as_ref().values()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn get(&self, i: usize) -> f64 {
+        match self {
+            Values::F32(v) => v[i] as f64,
+            Values::F64(v) => v[i],
+        }
+    }
+    pub fn to_f64(&self) -> Vec<f64> {
+        match self {
+            Values::F32(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::F64(v) => v.clone(),
+        }
+    }
+    pub fn from_f64(values: &[f64], dtype: DType) -> Self {
+        match dtype {
+            DType::F32 => Values::F32(values.iter().map(|&x| x as f32).collect()),
+            DType::F64 => Values::F64(values.to_vec()),
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Band summaries: the small per-series result every engine returns, from which every
+//! feature is a pure function (see `features`). This is the only thing that crosses from
+//! a device back to the host in the prompt pipeline.
+
+use super::real::Real;
+use crate::stats::SeriesStats;
+use serde::{Deserialize, Serialize};
+
+/// Moments of one band's coefficients.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct BandSummary {
+    /// Σ c².
+    pub energy: f64,
+    /// Mean of the coefficients.
+    pub mean: f64,
+    /// Σ (c - mean)², two-pass like numpy, so stds stay exact for offset data.
+    pub m2: f64,
+    pub first: f64,
+    pub last: f64,
+    pub len: usize,
+}
+
+impl BandSummary {
+    pub fn of<T: Real>(c: &[T]) -> Self {
+        let len = c.len();
+        if len == 0 {
+            return BandSummary::default();
+        }
+        let (mut sum, mut energy) = (0.0f64, 0.0f64);
+        for &v in c {
+            let v = v.to_f64();
+            sum += v;
+            energy += v * v;
+        }
+        let mean = sum / len as f64;
+        let m2 = c.iter().map(|&v| (v.to_f64() - mean).powi(2)).sum();
+        BandSummary {
+            energy,
+            mean,
+            m2,
+            first: c[0].to_f64(),
+            last: c[len - 1].to_f64(),
+            len,
+        }
+    }
+
+    /// Bessel-corrected standard deviation; 0 for a single coefficient.
+    pub fn std(&self) -> f64 {
+        if self.len < 2 {
+            0.0
+        } else {
+            (self.m2 / (self.len - 1) as f64).sqrt()
+        }
+    }
+
+    /// Mean of the first differences, `(last - first) / (len - 1)`; 0 for one coefficient.
+    pub fn trend(&self) -> f64 {
+        if self.len < 2 {
+            0.0
+        } else {
+            (self.last - self.first) / (self.len - 1) as f64
+        }
+    }
+
+    /// Pool two groups of coefficients (Chan et al.'s parallel variance), as if their
+    /// coefficients had been concatenated.
+    pub fn pooled(&self, other: &BandSummary) -> BandSummary {
+        if self.len == 0 {
+            return *other;
+        }
+        if other.len == 0 {
+            return *self;
+        }
+        let (na, nb) = (self.len as f64, other.len as f64);
+        let n = na + nb;
+        let delta = other.mean - self.mean;
+        BandSummary {
+            energy: self.energy + other.energy,
+            mean: self.mean + delta * nb / n,
+            m2: self.m2 + other.m2 + delta * delta * na * nb / n,
+            first: self.first,
+            last: other.last,
+            len: self.len + other.len,
+        }
+    }
+}
+
+/// Everything the features need about one series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesSummary {
+    /// `[cA_n, cD_n, …, cD_1]`.
+    pub bands: Vec<BandSummary>,
+    /// Time-LLM statistics of the (normalised) series, when asked for.
+    pub stats: Option<SeriesStats>,
+}

@@ -1,0 +1,419 @@
+//! libtorch engines (`torch-cpu`, `torch-cuda`): the whole batch on the device.
+//!
+//! Each level gathers the extended input with `index_select` (plus a weighted sum for the
+//! modes whose edges mix samples), then one `conv1d(stride 2)` with the two reversed
+//! decomposition filters as output channels. Reductions run on the device too; the host
+//! receives one `[series × k]` tensor per batch, a single synchronisation. Only fallible
+//! (`f_*`) calls are used, so a CUDA error or out-of-memory is an `Err`, never a panic.
+
+use super::plan::{LevelPlan, Plan};
+use super::summary::{BandSummary, SeriesSummary};
+use super::{DType, Engine, EngineError, EngineKind, SeriesRef, Values};
+use crate::stats::{SeriesStats, TOP_LAGS};
+use crate::timing::{Stage, Timer};
+use std::collections::HashMap;
+use std::time::Instant;
+use tch::{Cuda, Device, Kind, TchError, Tensor};
+
+/// Per-band values sent back: energy, mean, m2, first, last.
+const BAND_FIELDS: usize = 5;
+
+struct PreparedLevel {
+    /// `xe = Σ_i coef_i ⊙ x[:, idx_i]`; `coef` is None for plain copies.
+    terms: Vec<(Tensor, Option<Tensor>)>,
+}
+
+struct Prepared {
+    levels: Vec<PreparedLevel>,
+    /// `[2, 1, F]`: reversed dec_lo and dec_hi.
+    weight: Tensor,
+}
+
+#[derive(Hash, PartialEq, Eq)]
+struct PlanKey(String, crate::wavelet::Mode, usize, usize, DType);
+
+pub struct Torch {
+    device: Device,
+    prepared: HashMap<PlanKey, Prepared>,
+}
+
+fn kind_of(dtype: DType) -> Kind {
+    match dtype {
+        DType::F32 => Kind::Float,
+        DType::F64 => Kind::Double,
+    }
+}
+
+impl Torch {
+    pub fn cpu() -> Self {
+        Torch {
+            device: Device::Cpu,
+            prepared: HashMap::new(),
+        }
+    }
+
+    /// The first CUDA device, if libtorch can use one.
+    pub fn cuda() -> Result<Self, String> {
+        if Cuda::is_available() {
+            Ok(Torch {
+                device: Device::Cuda(0),
+                prepared: HashMap::new(),
+            })
+        } else {
+            Err("no CUDA device visible to libtorch".into())
+        }
+    }
+
+    fn err(&self, e: TchError) -> EngineError {
+        EngineError::Torch {
+            engine: self.kind().name(),
+            message: e.to_string(),
+        }
+    }
+
+    fn prepare(&mut self, plan: &Plan, dtype: DType) -> Result<&Prepared, TchError> {
+        let key = PlanKey(
+            plan.wavelet.name.clone(),
+            plan.mode,
+            plan.level,
+            plan.len,
+            dtype,
+        );
+        if !self.prepared.contains_key(&key) {
+            let kind = kind_of(dtype);
+            let f = plan.wavelet.filter_length as i64;
+            let w: Vec<f64> = plan.lo_rev.iter().chain(&plan.hi_rev).copied().collect();
+            let weight = Tensor::f_from_slice(&w)?
+                .f_view([2, 1, f])?
+                .f_to_dtype(kind, false, false)?
+                .f_to_device_(self.device, kind, false, false)?;
+            let levels = plan
+                .levels
+                .iter()
+                .map(|lp| level_terms(lp, self.device, kind))
+                .collect::<Result<_, _>>()?;
+            self.prepared.insert(key, Prepared { levels, weight });
+        }
+        Ok(&self.prepared[&PlanKey(
+            plan.wavelet.name.clone(),
+            plan.mode,
+            plan.level,
+            plan.len,
+            dtype,
+        )])
+    }
+
+    /// The precision the transform runs in: f32 input is widened in extrapolating modes
+    /// (see `Mode::extrapolates`).
+    fn work_dtype(x: SeriesRef<'_>, plan: &Plan) -> DType {
+        if plan.mode.extrapolates() {
+            DType::F64
+        } else {
+            x.dtype()
+        }
+    }
+
+    fn upload(&self, x: SeriesRef<'_>, len: usize, dtype: DType) -> Result<Tensor, TchError> {
+        let rows = (x.values() / len.max(1)) as i64;
+        let t = match x {
+            SeriesRef::F32(v) => Tensor::f_from_slice(v)?,
+            SeriesRef::F64(v) => Tensor::f_from_slice(v)?,
+        };
+        t.f_view([rows, len as i64])?
+            .f_to_device_(self.device, kind_of(dtype), false, false)
+    }
+
+    /// `[cA_n, cD_n, …, cD_1]` on the device, each `[series, len_k]`.
+    fn wavedec(&mut self, x: &Tensor, plan: &Plan, dtype: DType) -> Result<Vec<Tensor>, TchError> {
+        let prepared = self.prepare(plan, dtype)?;
+        let mut details = Vec::with_capacity(plan.level);
+        let mut a = x.shallow_clone();
+        for lvl in &prepared.levels {
+            let mut xe: Option<Tensor> = None;
+            for (idx, coef) in &lvl.terms {
+                let g = a.f_index_select(1, idx)?;
+                let g = match coef {
+                    Some(c) => g.f_mul(c)?,
+                    None => g,
+                };
+                xe = Some(match xe {
+                    Some(acc) => acc.f_add(&g)?,
+                    None => g,
+                });
+            }
+            let xe = match xe {
+                Some(t) => t,
+                None => unreachable!("a level always has at least one term"),
+            };
+            let y =
+                xe.f_unsqueeze(1)?
+                    .f_conv1d(&prepared.weight, None::<Tensor>, [2], [0], [1], 1)?;
+            details.push(y.f_select(1, 1)?);
+            a = y.f_select(1, 0)?;
+        }
+        let mut bands = vec![a];
+        bands.extend(details.into_iter().rev());
+        Ok(bands)
+    }
+
+    fn summarize_impl(
+        &mut self,
+        x: SeriesRef<'_>,
+        plan: &Plan,
+        with_stats: bool,
+        timer: &mut Timer,
+    ) -> Result<Vec<SeriesSummary>, TchError> {
+        let rows = x.values() / plan.len.max(1);
+        if rows == 0 {
+            return Ok(Vec::new());
+        }
+        let device = self.device;
+        let lap = |timer: &mut Timer, stage: Stage, t: Instant| {
+            // Precise mode: wait for queued device work so it is charged to its stage.
+            if let (true, Device::Cuda(i)) = (timer.precise, device) {
+                Cuda::synchronize(i as i64);
+            }
+            timer.add(stage, t.elapsed());
+        };
+        let t = Instant::now();
+        let work = Self::work_dtype(x, plan);
+        let xt = self.upload(x, plan.len, work)?;
+        lap(timer, Stage::Upload, t);
+
+        let t = Instant::now();
+        let bands = self.wavedec(&xt, plan, work)?;
+        lap(timer, Stage::Decompose, t);
+
+        // Every reduction in f64 so the features match the native engine's.
+        let t = Instant::now();
+        let bands: Vec<Tensor> = bands
+            .iter()
+            .map(|b| b.f_to_dtype(Kind::Double, false, false))
+            .collect::<Result<_, _>>()?;
+        let energy: Vec<Tensor> = bands
+            .iter()
+            .map(|b| b.f_square()?.f_sum_dim_intlist(-1, false, Kind::Double))
+            .collect::<Result<_, _>>()?;
+        lap(timer, Stage::Frequency, t);
+        let t = Instant::now();
+        let ends: Vec<(Tensor, Tensor)> = bands
+            .iter()
+            .map(|b| Ok((b.f_select(1, 0)?, b.f_select(1, b.size()[1] - 1)?)))
+            .collect::<Result<_, TchError>>()?;
+        lap(timer, Stage::Trend, t);
+        let t = Instant::now();
+        let moments: Vec<(Tensor, Tensor)> = bands
+            .iter()
+            .map(|b| {
+                let mean = b.f_mean_dim(-1, true, Kind::Double)?;
+                let m2 = b
+                    .f_sub(&mean)?
+                    .f_square()?
+                    .f_sum_dim_intlist(-1, false, Kind::Double)?;
+                Ok((mean.f_squeeze_dim(-1)?, m2))
+            })
+            .collect::<Result<_, TchError>>()?;
+        lap(timer, Stage::Quality, t);
+
+        let mut columns = Vec::with_capacity(plan.bands() * BAND_FIELDS + 4 + TOP_LAGS);
+        for k in 0..plan.bands() {
+            columns.extend([
+                energy[k].shallow_clone(),
+                moments[k].0.shallow_clone(),
+                moments[k].1.shallow_clone(),
+                ends[k].0.shallow_clone(),
+                ends[k].1.shallow_clone(),
+            ]);
+        }
+        let mut n_lags = 0;
+        if with_stats {
+            let t = Instant::now();
+            let xs = xt.f_to_dtype(Kind::Double, false, false)?;
+            let (lags, n) = device_lags(&xs)?;
+            n_lags = n;
+            let last = xs.f_select(1, plan.len as i64 - 1)?;
+            columns.extend([
+                xs.f_amin(-1, false)?,
+                xs.f_amax(-1, false)?,
+                xs.f_median_dim(1, false)?.0,
+                last.f_sub(&xs.f_select(1, 0)?)?,
+            ]);
+            for j in 0..n {
+                columns.push(
+                    lags.f_select(1, j as i64)?
+                        .f_to_dtype(Kind::Double, false, false)?,
+                );
+            }
+            lap(timer, Stage::Statistics, t);
+        }
+
+        let t = Instant::now();
+        let packed =
+            Tensor::f_stack(&columns, 1)?.f_to_device_(Device::Cpu, Kind::Double, false, false)?;
+        let width = columns.len();
+        let mut host = vec![0.0f64; rows * width];
+        packed.f_copy_data(&mut host, rows * width)?;
+        timer.host_syncs += 1;
+        timer.add(Stage::Download, t.elapsed());
+
+        Ok(host
+            .chunks_exact(width)
+            .map(|row| {
+                let bands = (0..plan.bands())
+                    .map(|k| {
+                        let v = &row[k * BAND_FIELDS..(k + 1) * BAND_FIELDS];
+                        BandSummary {
+                            energy: v[0],
+                            mean: v[1],
+                            m2: v[2],
+                            first: v[3],
+                            last: v[4],
+                            len: plan.band_lens[k],
+                        }
+                    })
+                    .collect();
+                let stats = with_stats.then(|| {
+                    let s = &row[plan.bands() * BAND_FIELDS..];
+                    SeriesStats {
+                        min: s[0],
+                        max: s[1],
+                        median: s[2],
+                        trend: s[3],
+                        lags: s[4..4 + n_lags].iter().map(|&v| v as usize).collect(),
+                    }
+                });
+                SeriesSummary { bands, stats }
+            })
+            .collect())
+    }
+}
+
+/// Top lags of every row on the device, by the rule of `stats` (symmetrised circular
+/// autocorrelation, ratios to lag 0 rounded to 9 decimals, stable descending sort).
+fn device_lags(xs: &Tensor) -> Result<(Tensor, usize), TchError> {
+    let t = xs.size()[1];
+    let n = 2 * (t / 2);
+    if n == 0 {
+        return Ok((xs.f_zeros_like()?.f_to_dtype(Kind::Int64, false, false)?, 1));
+    }
+    let spec = xs.f_fft_rfft(None, -1, "backward")?;
+    let power = spec.f_abs()?.f_square()?;
+    let r = power.f_fft_irfft(None, -1, "backward")?;
+    // Mirror: r[(n - k) mod n].
+    let mirror = Tensor::f_cat(
+        &[r.f_narrow(1, 0, 1)?, r.f_narrow(1, 1, n - 1)?.f_flip([1])?],
+        1,
+    )?;
+    let r = r.f_add(&mirror)?.f_mul_scalar(0.5)?;
+    let r0 = r.f_narrow(1, 0, 1)?;
+    let nonzero = r0.f_ne(0.0)?;
+    let safe = r0.f_where_self(&nonzero, &r0.f_ones_like()?)?;
+    let ratio = r.f_div(&safe)?.f_where_self(&nonzero, &r.f_zeros_like()?)?;
+    let ratio = ratio.f_mul_scalar(1e9)?.f_round()?.f_div_scalar(1e9)?;
+    let (_, order) = ratio.f_sort_stable(true, 1, true)?;
+    let k = TOP_LAGS.min(n as usize);
+    Ok((order.f_narrow(1, 0, k as i64)?, k))
+}
+
+fn level_terms(lp: &LevelPlan, device: Device, kind: Kind) -> Result<PreparedLevel, TchError> {
+    // Every position of xe as its taps; interior positions are single copies.
+    let mut taps: Vec<Vec<(usize, f64)>> = vec![Vec::new(); lp.ext_len];
+    for (i, t) in lp.interior.clone().enumerate() {
+        taps[t].push((lp.src_start + i, 1.0));
+    }
+    for (t, ts) in &lp.edges {
+        taps[*t].extend(ts.iter().map(|tap| (tap.index, tap.coef)));
+    }
+    let width = taps.iter().map(Vec::len).max().unwrap_or(0).max(1);
+    let plain = taps.iter().all(|t| t.len() == 1 && t[0].1 == 1.0);
+    (0..width)
+        .map(|i| {
+            let idx: Vec<i64> = taps
+                .iter()
+                .map(|t| t.get(i).map_or(0, |p| p.0 as i64))
+                .collect();
+            let idx =
+                Tensor::f_from_slice(&idx)?.f_to_device_(device, Kind::Int64, false, false)?;
+            let coef = if plain {
+                None
+            } else {
+                let c: Vec<f64> = taps.iter().map(|t| t.get(i).map_or(0.0, |p| p.1)).collect();
+                Some(Tensor::f_from_slice(&c)?.f_to_device_(device, kind, false, false)?)
+            };
+            Ok((idx, coef))
+        })
+        .collect::<Result<_, _>>()
+        .map(|terms| PreparedLevel { terms })
+}
+
+/// The GPU's marketing name, from the NVIDIA driver's procfs (libtorch's C API has none).
+fn cuda_device_name() -> String {
+    let name = std::fs::read_dir("/proc/driver/nvidia/gpus")
+        .ok()
+        .and_then(|mut d| {
+            let entry = d.next()?.ok()?;
+            let info = std::fs::read_to_string(entry.path().join("information")).ok()?;
+            info.lines()
+                .find_map(|l| l.strip_prefix("Model:").map(|m| m.trim().to_string()))
+        });
+    name.unwrap_or_else(|| "CUDA device 0".into())
+}
+
+impl Engine for Torch {
+    fn kind(&self) -> EngineKind {
+        match self.device {
+            Device::Cpu => EngineKind::TorchCpu,
+            _ => EngineKind::TorchCuda,
+        }
+    }
+
+    fn device_name(&self) -> String {
+        match self.device {
+            Device::Cpu => format!("CPU (libtorch, {} threads)", tch::get_num_threads()),
+            _ => cuda_device_name(),
+        }
+    }
+
+    fn decompose(&mut self, x: SeriesRef<'_>, plan: &Plan) -> Result<Values, EngineError> {
+        let run = |me: &mut Self| -> Result<Values, TchError> {
+            let rows = x.values() / plan.len.max(1);
+            let stride = plan.coeffs_per_series();
+            if rows == 0 {
+                return Ok(Values::from_f64(&[], x.dtype()));
+            }
+            let work = Self::work_dtype(x, plan);
+            let xt = me.upload(x, plan.len, work)?;
+            let bands = me.wavedec(&xt, plan, work)?;
+            let all = Tensor::f_cat(&bands, 1)?.f_to_device_(
+                Device::Cpu,
+                kind_of(x.dtype()),
+                false,
+                false,
+            )?;
+            Ok(match x.dtype() {
+                DType::F32 => {
+                    let mut v = vec![0f32; rows * stride];
+                    all.f_copy_data(&mut v, rows * stride)?;
+                    Values::F32(v)
+                }
+                DType::F64 => {
+                    let mut v = vec![0f64; rows * stride];
+                    all.f_copy_data(&mut v, rows * stride)?;
+                    Values::F64(v)
+                }
+            })
+        };
+        run(self).map_err(|e| self.err(e))
+    }
+
+    fn summarize(
+        &mut self,
+        x: SeriesRef<'_>,
+        plan: &Plan,
+        with_stats: bool,
+        timer: &mut Timer,
+    ) -> Result<Vec<SeriesSummary>, EngineError> {
+        self.summarize_impl(x, plan, with_stats, timer)
+            .map_err(|e| self.err(e))
+    }
+}

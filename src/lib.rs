@@ -1,0 +1,7 @@
+//! wavebench: multilevel wavelet features and LLM prompts from time series, on the GPU
+//! (libtorch) or the CPU. See ARCHITECTURE.md for the map of the rooms below.
+
+pub mod engine;
+pub mod stats;
+pub mod timing;
+pub mod wavelet;

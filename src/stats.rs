@@ -1,0 +1,161 @@
+//! Time-LLM input statistics of one series: min, max, median, trend and top lags.
+//!
+//! Lags follow Time-LLM's `calcute_lags`: the circular autocorrelation
+//! `r = irfft(|rfft(x)|²)` (length T for even T, T-1 for odd T, torch's default), ranked by
+//! `r_k / r_0` rounded to 9 decimals, larger first, the smaller lag first on ties. `r` is
+//! symmetrised (`r_k = r_(n-k)` in exact arithmetic) before ranking so that rounding noise
+//! can never put a mirror lag `n-k` before `k`, on any engine or precision.
+
+use crate::engine::Real;
+use realfft::{num_complex::Complex, ComplexToReal, RealFftPlanner, RealToComplex};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// How many lags Time-LLM reports.
+pub const TOP_LAGS: usize = 5;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesStats {
+    pub min: f64,
+    pub max: f64,
+    /// The lower middle value for even lengths (torch.median).
+    pub median: f64,
+    /// `x[T-1] - x[0]`, the sum of first differences.
+    pub trend: f64,
+    pub lags: Vec<usize>,
+}
+
+/// Planned FFTs and buffers for series of one length.
+pub struct StatsScratch {
+    len: usize,
+    forward: Arc<dyn RealToComplex<f64>>,
+    inverse: Option<Arc<dyn ComplexToReal<f64>>>,
+    input: Vec<f64>,
+    spectrum: Vec<Complex<f64>>,
+    corr: Vec<f64>,
+    scratch: Vec<Complex<f64>>,
+    sorted: Vec<f64>,
+    order: Vec<usize>,
+}
+
+impl StatsScratch {
+    pub fn new(len: usize) -> Self {
+        let mut planner = RealFftPlanner::<f64>::new();
+        let forward = planner.plan_fft_forward(len.max(1));
+        // irfft length: 2 * (bins - 1), i.e. T for even T and T - 1 for odd T.
+        let n = 2 * (len / 2);
+        let inverse = (n > 0).then(|| planner.plan_fft_inverse(n));
+        let scratch_len = forward
+            .get_scratch_len()
+            .max(inverse.as_ref().map_or(0, |i| i.get_scratch_len()));
+        StatsScratch {
+            len,
+            input: forward.make_input_vec(),
+            spectrum: forward.make_output_vec(),
+            corr: vec![0.0; n],
+            scratch: vec![Complex::default(); scratch_len],
+            sorted: Vec::with_capacity(len),
+            order: Vec::with_capacity(n),
+            forward,
+            inverse,
+        }
+    }
+
+    pub fn compute<T: Real>(&mut self, x: &[T]) -> SeriesStats {
+        debug_assert_eq!(x.len(), self.len);
+        let len = x.len();
+        if len == 0 {
+            return SeriesStats::default();
+        }
+        self.sorted.clear();
+        self.sorted.extend(x.iter().map(|v| v.to_f64()));
+        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &v in &self.sorted {
+            min = min.min(v);
+            max = max.max(v);
+        }
+        let trend = self.sorted[len - 1] - self.sorted[0];
+        self.input.copy_from_slice(&self.sorted);
+        let mid = (len - 1) / 2;
+        let median = *self.sorted.select_nth_unstable_by(mid, f64::total_cmp).1;
+        SeriesStats {
+            min,
+            max,
+            median,
+            trend,
+            lags: self.lags(),
+        }
+    }
+
+    fn lags(&mut self) -> Vec<usize> {
+        let Some(inverse) = &self.inverse else {
+            return vec![0];
+        };
+        // The planned sizes match the buffers by construction; these cannot fail.
+        let _ = self.forward.process_with_scratch(
+            &mut self.input,
+            &mut self.spectrum,
+            &mut self.scratch,
+        );
+        for c in self.spectrum.iter_mut() {
+            *c = Complex::new(c.norm_sqr(), 0.0);
+        }
+        let n = self.corr.len();
+        // Inverse length n uses bins 0..=n/2; the rfft of T gave exactly that many.
+        let _ = inverse.process_with_scratch(
+            &mut self.spectrum[..n / 2 + 1],
+            &mut self.corr,
+            &mut self.scratch,
+        );
+        rank_lags(&mut self.corr, &mut self.order)
+    }
+}
+
+/// Indices of the `TOP_LAGS` largest autocorrelations, by the rule in the module docs.
+/// `corr` is overwritten with the rounded, symmetrised ratios.
+pub fn rank_lags(corr: &mut [f64], order: &mut Vec<usize>) -> Vec<usize> {
+    let n = corr.len();
+    for k in 1..n.div_ceil(2) {
+        let m = 0.5 * (corr[k] + corr[n - k]);
+        corr[k] = m;
+        corr[n - k] = m;
+    }
+    let r0 = corr[0];
+    for c in corr.iter_mut() {
+        // A constant series has r_0 = 0: every lag ties and the smallest come first.
+        let ratio = if r0 != 0.0 { *c / r0 } else { 0.0 };
+        *c = (ratio * 1e9).round() / 1e9;
+    }
+    order.clear();
+    order.extend(0..n);
+    order.sort_by(|&a, &b| corr[b].total_cmp(&corr[a]).then(a.cmp(&b)));
+    order.iter().take(TOP_LAGS).copied().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_is_lower_middle_and_trend_is_end_minus_start() {
+        let mut s = StatsScratch::new(4);
+        let st = s.compute(&[3.0f64, 1.0, 4.0, 2.0]);
+        assert_eq!((st.min, st.max, st.median, st.trend), (1.0, 4.0, 2.0, -1.0));
+    }
+
+    #[test]
+    fn lags_of_a_period_4_signal() {
+        let x: Vec<f64> = (0..16).map(|i| [1.0, 0.0, -1.0, 0.0][i % 4]).collect();
+        let mut s = StatsScratch::new(16);
+        let lags = s.compute(&x).lags;
+        // r peaks at multiples of 4; mirror lags come out smaller first.
+        assert_eq!(&lags[..4], &[0, 4, 8, 12]);
+    }
+
+    #[test]
+    fn odd_length_uses_t_minus_one_autocorrelation() {
+        let x = [1.0f64, 2.0, 0.5, -1.0, 3.0];
+        let mut s = StatsScratch::new(5);
+        assert_eq!(s.compute(&x).lags.len(), 4);
+    }
+}

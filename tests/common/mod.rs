@@ -1,0 +1,79 @@
+//! Shared test helpers: the fixture input generator and fixture loading.
+#![allow(dead_code)]
+
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// The LCG of scripts/gen_fixtures.py: multiples of 2^-20 in [-8, 8), exact in f32.
+pub fn lcg_series(seed: u64, n: usize) -> Vec<f64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 40) as f64 - (1u64 << 23) as f64) / (1u64 << 20) as f64
+        })
+        .collect()
+}
+
+#[derive(Deserialize)]
+pub struct Case {
+    pub wavelet: String,
+    pub mode: String,
+    pub n: usize,
+    pub level: usize,
+    pub seed: u64,
+    pub error: Option<String>,
+    pub band_lens: Option<Vec<usize>>,
+    pub offset: Option<usize>,
+}
+
+#[derive(Deserialize)]
+pub struct MraCase {
+    pub wavelet: String,
+    pub mode: String,
+    pub n: usize,
+    pub level: usize,
+    pub seed: u64,
+    pub offset: usize,
+    pub components: usize,
+}
+
+#[derive(Deserialize)]
+pub struct Index {
+    pub pywt_version: String,
+    pub cases: Vec<Case>,
+    pub mra: Vec<MraCase>,
+}
+
+pub fn fixture_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dwt")
+}
+
+pub fn load_index() -> Index {
+    let text = std::fs::read_to_string(fixture_dir().join("index.json")).expect("fixture index");
+    serde_json::from_str(&text).expect("fixture index parses")
+}
+
+pub fn load_f64(name: &str) -> Vec<f64> {
+    let bytes = std::fs::read(fixture_dir().join(name)).expect("fixture data");
+    bytes
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+        .collect()
+}
+
+pub fn load_f32(name: &str) -> Vec<f32> {
+    let bytes = std::fs::read(fixture_dir().join(name)).expect("fixture data");
+    bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect()
+}
+
+/// `ETTh1.csv` beside the checkout (CI has shared/ there), if present.
+pub fn etth1() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ETTh1.csv");
+    p.exists().then_some(p)
+}
