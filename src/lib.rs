@@ -1,7 +1,12 @@
 //! wavebench: multilevel wavelet features and LLM prompts from time series, on the GPU
 //! (libtorch) or the CPU. See ARCHITECTURE.md for the map of the rooms below.
 
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod data;
 pub mod engine;
+pub mod export;
 pub mod stats;
 pub mod timing;
 pub mod wavelet;

@@ -1,0 +1,86 @@
+# wavebench — set-up, build, test and benchmark on a fresh Debian machine.
+#
+#   make run    build and open the app on a sample data set
+#   make test   build and run every test
+#
+# Everything slow to make is cached outside the clone and recreated when missing:
+# a Python venv with PyTorch (libtorch for tch) and PyWavelets, and cargo's target dir
+# (`target` here is a link to it).
+
+SHELL := /bin/bash
+CACHE ?= $(HOME)/.cache/wavebench
+VENV := $(CACHE)/venv
+PYTHON := $(VENV)/bin/python
+TORCH_VERSION := 2.13.0
+VENV_STAMP := $(VENV)/.wavebench-torch-$(TORCH_VERSION)
+
+export LIBTORCH_USE_PYTORCH := 1
+export CARGO_TARGET_DIR := $(CACHE)/target
+export PATH := $(VENV)/bin:$(PATH)
+
+# System libraries for the app (X11/Wayland, Vulkan through Mesa's lavapipe for the
+# headless snapshot tests, Xvfb for a real window without a display).
+APT_PACKAGES := pkg-config libssl-dev libdbus-1-dev libx11-dev libxcursor-dev libxrandr-dev \
+	libxi-dev libxkbcommon-dev libxkbcommon-x11-0 libwayland-dev libvulkan1 \
+	mesa-vulkan-drivers libgl1-mesa-dri libegl1 xvfb xauth
+
+SAMPLE := sample_data/synthetic.csv
+
+.PHONY: all setup apt venv target-link build run test bench assets fixtures clean
+
+all: build
+
+setup: apt venv target-link
+
+apt:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing system packages:" $$missing; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else \
+	    echo "wavebench needs these system packages; run:"; \
+	    echo "  sudo apt-get install -y --no-install-recommends" $$missing; exit 1; \
+	  fi; \
+	fi
+
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): scripts/requirements.txt
+	@mkdir -p $(CACHE)
+	@test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install -q --upgrade pip
+	$(PYTHON) -m pip install -q torch==$(TORCH_VERSION) -r scripts/requirements.txt
+	@touch $@
+
+target-link:
+	@mkdir -p $(CARGO_TARGET_DIR)
+	@if [ ! -e target ] || [ -L target ]; then ln -sfn $(CARGO_TARGET_DIR) target; fi
+
+build: setup
+	cargo build --release
+	@echo "built target/release/wavebench"
+
+run: build
+	./target/release/wavebench gui $(SAMPLE)
+
+# One profile for every test (dev, with optimised dependencies): CLI tests run the
+# binary cargo builds for them.
+test: setup
+	cargo test --no-fail-fast
+
+bench: build
+	$(PYTHON) scripts/bench_decompose.py ../shared/data/ETTh1.csv ./target/release/wavebench
+
+# Regenerate the data the project derives from pywt (committed; rerun to check).
+assets: venv
+	$(PYTHON) scripts/gen_wavelets.py
+
+fixtures: venv
+	$(PYTHON) scripts/gen_fixtures.py
+
+sample-data: venv
+	$(PYTHON) scripts/gen_sample_data.py
+
+clean:
+	cargo clean

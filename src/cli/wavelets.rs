@@ -1,0 +1,48 @@
+//! `wavebench wavelets`: the catalogue.
+
+use super::Failure;
+use crate::wavelet;
+use std::io::Write;
+
+pub fn run(json: bool) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    let result = if json {
+        let list: Vec<_> = wavelet::all()
+            .iter()
+            .map(|w| {
+                serde_json::json!({
+                    "name": w.name, "family": w.family, "family_name": w.family_name,
+                    "filter_length": w.filter_length, "orthogonal": w.orthogonal,
+                    "biorthogonal": w.biorthogonal, "symmetry": w.symmetry,
+                })
+            })
+            .collect();
+        writeln!(
+            out,
+            "{}",
+            serde_json::json!({ "pywt_version": wavelet::pywt_version(), "wavelets": list })
+        )
+    } else {
+        (|| {
+            writeln!(
+                out,
+                "{:<10} {:<6} {:<22} {:>6}  {:<10} symmetry",
+                "name", "family", "family name", "length", "orthogonal"
+            )?;
+            for w in wavelet::all() {
+                writeln!(
+                    out,
+                    "{:<10} {:<6} {:<22} {:>6}  {:<10} {}",
+                    w.name,
+                    w.family,
+                    w.family_name,
+                    w.filter_length,
+                    if w.orthogonal { "yes" } else { "no" },
+                    w.symmetry
+                )?;
+            }
+            Ok(())
+        })()
+    };
+    result.map_err(|e| Failure::Internal(format!("cannot write to standard output: {e}")))
+}

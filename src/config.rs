@@ -1,0 +1,63 @@
+//! The run configuration: what the CLI's options, `--config FILE.toml` and the app's
+//! "export configuration" all describe. Defaults are the seed generator's.
+
+use crate::data::{Missing, Normalize, RowRange};
+use crate::engine::{DType, EngineKind};
+use crate::wavelet::Mode;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub wavelet: String,
+    pub level: usize,
+    pub mode: Mode,
+    pub engine: EngineKind,
+    pub dtype: DType,
+    /// Channels to use; every numeric column when absent.
+    pub columns: Option<Vec<String>>,
+    /// `START..END` data rows.
+    pub rows: Option<String>,
+    /// Window length; the whole series when absent.
+    pub seq_len: Option<usize>,
+    pub stride: usize,
+    /// Normalisation; the command's default when absent (none for decompose, revin else).
+    pub normalize: Option<Normalize>,
+    pub missing: Missing,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            wavelet: "db4".into(),
+            level: 3,
+            mode: Mode::Reflect,
+            engine: EngineKind::Auto,
+            dtype: DType::F32,
+            columns: None,
+            rows: None,
+            seq_len: None,
+            stride: 1,
+            normalize: None,
+            missing: Missing::Error,
+        }
+    }
+}
+
+impl Config {
+    /// Read a TOML file; unknown keys are errors naming the file.
+    pub fn from_file(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_default()
+    }
+
+    pub fn row_range(&self) -> Result<Option<RowRange>, String> {
+        self.rows.as_deref().map(str::parse).transpose()
+    }
+}

@@ -1,0 +1,148 @@
+//! What to do with missing cells (empty or NaN): refuse, interpolate, drop or zero them.
+
+use super::{err, DataError, Table};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Missing {
+    /// Stop, naming file, column and first row.
+    #[default]
+    Error,
+    /// Linear between the neighbours; edges take the nearest value.
+    Interpolate,
+    /// Drop every row that has a missing cell in any channel.
+    Drop,
+    Zero,
+}
+
+impl Missing {
+    pub const ALL: [Missing; 4] = [
+        Missing::Error,
+        Missing::Interpolate,
+        Missing::Drop,
+        Missing::Zero,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Missing::Error => "error",
+            Missing::Interpolate => "interpolate",
+            Missing::Drop => "drop",
+            Missing::Zero => "zero",
+        }
+    }
+
+    /// Apply the policy in place to every channel of `table`.
+    pub fn apply(self, table: &mut Table) -> Result<(), DataError> {
+        match self {
+            Missing::Error => {
+                for c in &table.channels {
+                    if let Some(row) = c.values.iter().position(|v| v.is_nan()) {
+                        return err(format!(
+                            "{}: column '{}', row {row}: missing value (choose --missing interpolate|drop|zero)",
+                            table.path.display(),
+                            c.name
+                        ));
+                    }
+                }
+            }
+            Missing::Zero => table
+                .channels
+                .iter_mut()
+                .flat_map(|c| c.values.iter_mut())
+                .filter(|v| v.is_nan())
+                .for_each(|v| *v = 0.0),
+            Missing::Interpolate => {
+                for c in &mut table.channels {
+                    if !interpolate(&mut c.values) {
+                        return err(format!(
+                            "{}: column '{}' has no values at all",
+                            table.path.display(),
+                            c.name
+                        ));
+                    }
+                }
+            }
+            Missing::Drop => {
+                let keep: Vec<bool> = (0..table.rows())
+                    .map(|r| table.channels.iter().all(|c| !c.values[r].is_nan()))
+                    .collect();
+                for c in &mut table.channels {
+                    c.values = c
+                        .values
+                        .iter()
+                        .zip(&keep)
+                        .filter(|(_, &k)| k)
+                        .map(|(&v, _)| v)
+                        .collect();
+                }
+                if let Some((_, labels)) = &mut table.time {
+                    *labels = labels
+                        .iter()
+                        .zip(&keep)
+                        .filter(|(_, &k)| k)
+                        .map(|(l, _)| l.clone())
+                        .collect();
+                }
+                if table.rows() == 0 {
+                    return err(format!(
+                        "{}: every row has a missing value; nothing left after --missing drop",
+                        table.path.display()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Linear interpolation over NaN runs; false when every value is missing.
+fn interpolate(v: &mut [f64]) -> bool {
+    let known: Vec<usize> = (0..v.len()).filter(|&i| !v[i].is_nan()).collect();
+    let (Some(&first), Some(&last)) = (known.first(), known.last()) else {
+        return false;
+    };
+    for i in 0..first {
+        v[i] = v[first];
+    }
+    for i in last + 1..v.len() {
+        v[i] = v[last];
+    }
+    for w in known.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        for i in a + 1..b {
+            let t = (i - a) as f64 / (b - a) as f64;
+            v[i] = v[a] + t * (v[b] - v[a]);
+        }
+    }
+    true
+}
+
+impl fmt::Display for Missing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Missing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim().to_ascii_lowercase();
+        Missing::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown missing-value policy '{s}' (expected error, interpolate, drop or zero)"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn interpolates_inside_and_holds_edges() {
+        let mut v = [f64::NAN, 1.0, f64::NAN, f64::NAN, 4.0, f64::NAN];
+        assert!(super::interpolate(&mut v));
+        assert_eq!(v, [1.0, 1.0, 2.0, 3.0, 4.0, 4.0]);
+    }
+}

@@ -1,0 +1,102 @@
+//! Windows over a table: window `i` covers rows `[start + i*stride, … + seq_len)`. Windows
+//! are start rows, not copies; a batch is gathered only when an engine needs one.
+
+use super::{err, DataError};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// `START..END`: 0-based data rows, END exclusive (either side may be left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowRange {
+    pub start: usize,
+    pub end: Option<usize>,
+}
+
+impl FromStr for RowRange {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("invalid row range '{s}' (expected START..END, e.g. 0..8640)");
+        let (a, b) = s.split_once("..").ok_or_else(bad)?;
+        let start = if a.trim().is_empty() {
+            0
+        } else {
+            a.trim().parse().map_err(|_| bad())?
+        };
+        let end = if b.trim().is_empty() {
+            None
+        } else {
+            Some(b.trim().parse().map_err(|_| bad())?)
+        };
+        if end.is_some_and(|e| e <= start) {
+            return Err(format!(
+                "invalid row range '{s}': END must be greater than START"
+            ));
+        }
+        Ok(RowRange { start, end })
+    }
+}
+
+impl fmt::Display for RowRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.end {
+            Some(e) => write!(f, "{}..{e}", self.start),
+            None => write!(f, "{}..", self.start),
+        }
+    }
+}
+
+/// The windows of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Windows {
+    /// First row of the selected range.
+    pub first_row: usize,
+    pub seq_len: usize,
+    pub stride: usize,
+    pub count: usize,
+}
+
+impl Windows {
+    /// Windows over `rows` table rows; `seq_len` None = the whole (selected) series.
+    pub fn new(
+        rows: usize,
+        range: Option<RowRange>,
+        seq_len: Option<usize>,
+        stride: usize,
+    ) -> Result<Self, DataError> {
+        let (start, end) = match range {
+            Some(r) => (r.start, r.end.unwrap_or(rows)),
+            None => (0, rows),
+        };
+        if start >= rows || end > rows {
+            return err(format!(
+                "--rows {}: the data has only {rows} rows",
+                range.map_or(String::new(), |r| r.to_string())
+            ));
+        }
+        let avail = end - start;
+        let seq_len = seq_len.unwrap_or(avail);
+        if seq_len == 0 {
+            return err("--seq-len must be at least 1");
+        }
+        if stride == 0 {
+            return err("--stride must be at least 1");
+        }
+        if seq_len > avail {
+            return err(format!(
+                "--seq-len {seq_len} is longer than the {avail} selected rows"
+            ));
+        }
+        Ok(Windows {
+            first_row: start,
+            seq_len,
+            stride,
+            count: (avail - seq_len) / stride + 1,
+        })
+    }
+
+    /// First table row of window `i`.
+    pub fn start(&self, i: usize) -> usize {
+        self.first_row + i * self.stride
+    }
+}

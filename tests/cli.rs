@@ -1,0 +1,293 @@
+//! The real binary: `wavelets` and `decompose` per SPEC §8, exit codes and one-line errors
+//! per §10, and no file left behind by a failed run.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn wavebench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wavebench"))
+        .args(args)
+        .output()
+        .expect("run wavebench")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// A failure: exit 2, exactly one line on stderr, containing every `needle`.
+fn assert_input_error(o: &Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    for n in needles {
+        assert!(err.contains(n), "'{n}' missing from: {err}");
+    }
+}
+
+#[test]
+fn wavelets_lists_all_106_as_table_and_json() {
+    let o = wavebench(&["wavelets"]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.lines().count(), 107, "header + 106");
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("db4 ") && l.contains(" 8 ")));
+    let o = wavebench(&["wavelets", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let list = v["wavelets"].as_array().unwrap();
+    assert_eq!(list.len(), 106);
+    let bior = list.iter().find(|w| w["name"] == "bior2.2").unwrap();
+    assert_eq!(bior["orthogonal"], false);
+    assert_eq!(bior["family"], "bior");
+}
+
+#[test]
+fn decompose_writes_the_spec_json_matching_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let x: Vec<f64> = common::lcg_series(42, 100);
+    let csv = std::iter::once("a,b".to_string())
+        .chain(x.iter().map(|v| format!("{v},{}", -v)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let input = write(dir.path(), "in.csv", &csv);
+    let out = dir.path().join("out.json");
+    let o = wavebench(&[
+        "decompose",
+        &input,
+        "--dtype",
+        "f64",
+        "--engine",
+        "native",
+        "--wavelet",
+        "sym5",
+        "--level",
+        "2",
+        "--mode",
+        "periodization",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let keys: Vec<usize> = [
+        "\"wavelet\"",
+        "\"mode\"",
+        "\"level\"",
+        "\"dtype\"",
+        "\"engine\"",
+        "\"series\"",
+    ]
+    .iter()
+    .map(|k| text.find(k).unwrap())
+    .collect();
+    assert!(
+        keys.windows(2).all(|w| w[0] < w[1]),
+        "keys in the spec's order"
+    );
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["wavelet"], "sym5");
+    assert_eq!(v["mode"], "periodization");
+    assert_eq!(v["dtype"], "f64");
+    assert_eq!(v["engine"], "native");
+    let series = v["series"].as_array().unwrap();
+    assert_eq!(series.len(), 2);
+    assert_eq!(series[1]["column"], "b");
+    let coeffs = series[0]["coeffs"].as_array().unwrap();
+    // periodization: 100 -> 50 -> 25
+    let lens: Vec<usize> = coeffs.iter().map(|c| c.as_array().unwrap().len()).collect();
+    assert_eq!(lens, [25, 25, 50]);
+    // Same numbers as the library computes, and column b is the negation of a.
+    let plan = wavebench::engine::Plan::new(
+        wavebench::wavelet::lookup("sym5").unwrap(),
+        "periodization".parse().unwrap(),
+        2,
+        100,
+    )
+    .unwrap();
+    let want = wavebench::engine::native::decompose(&x, &plan);
+    let got: Vec<f64> = coeffs
+        .iter()
+        .flat_map(|c| c.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()))
+        .collect();
+    assert_eq!(got.len(), want.len());
+    // Equal up to the last ulp (the CSV round trip goes through polars' float parser).
+    assert!(got
+        .iter()
+        .zip(&want)
+        .all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs().max(1.0)));
+    let neg: Vec<f64> = series[1]["coeffs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()))
+        .collect();
+    assert!(got.iter().zip(&neg).all(|(a, b)| (a + b).abs() < 1e-12));
+}
+
+#[test]
+fn decompose_to_stdout_with_windows() {
+    let o = wavebench(&[
+        "decompose",
+        "sample_data/synthetic.csv",
+        "--columns",
+        "regime",
+        "--rows",
+        "0..64",
+        "--seq-len",
+        "32",
+        "--stride",
+        "16",
+        "--level",
+        "1",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let series = v["series"].as_array().unwrap();
+    assert_eq!(series.len(), 3, "windows at 0, 16, 32");
+    assert_eq!(series[2]["start"], 32);
+    assert_eq!(v["dtype"], "f32");
+}
+
+#[test]
+fn level_above_max_is_computed_with_a_warning() {
+    let o = wavebench(&[
+        "decompose",
+        "sample_data/synthetic.csv",
+        "--columns",
+        "regime",
+        "--rows",
+        "0..20",
+        "--level",
+        "3",
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("above the maximum 1"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["series"][0]["coeffs"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn bad_input_is_exit_2_with_one_line_naming_the_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = wavebench(&[
+        "decompose",
+        "sample_data/synthetic.csv",
+        "--wavelet",
+        "db44",
+    ]);
+    assert_input_error(&o, &["db44", "db4"]);
+    let o = wavebench(&["decompose", "sample_data/synthetic.csv", "--mode", "mirror"]);
+    assert_input_error(&o, &["--mode", "mirror"]);
+    let nan = write(d, "nan.csv", "t,x,y\n0,1,2\n1,2,\n2,3,4\n");
+    let o = wavebench(&["decompose", &nan]);
+    assert_input_error(&o, &["nan.csv", "'y'", "row 1"]);
+    let o = wavebench(&["decompose", &write(d, "inf.csv", "x\n1\ninf\n")]);
+    assert_input_error(&o, &["inf.csv", "'x'", "row 1", "infinite"]);
+    let o = wavebench(&["decompose", &write(d, "empty.csv", "")]);
+    assert_input_error(&o, &["empty.csv", "empty"]);
+    let o = wavebench(&["decompose", &write(d, "header.csv", "a,b\n")]);
+    assert_input_error(&o, &["header.csv", "no data rows"]);
+    let o = wavebench(&["decompose", &write(d, "text.csv", "name,city\nx,y\n")]);
+    assert_input_error(&o, &["text.csv", "no numeric columns"]);
+    let o = wavebench(&[
+        "decompose",
+        "sample_data/synthetic.csv",
+        "--columns",
+        "nope",
+    ]);
+    assert_input_error(&o, &["synthetic.csv", "'nope'"]);
+    let o = wavebench(&["decompose", "sample_data/synthetic.csv", "--rows", "10..5"]);
+    assert_input_error(&o, &["--rows"]);
+    let o = wavebench(&[
+        "decompose",
+        "sample_data/synthetic.csv",
+        "--seq-len",
+        "99999",
+    ]);
+    assert_input_error(&o, &["--seq-len"]);
+    let o = wavebench(&[
+        "decompose",
+        &write(d, "one.csv", "x\n5\n"),
+        "--mode",
+        "reflect",
+    ]);
+    assert_input_error(&o, &["too short", "reflect"]);
+    let o = wavebench(&["decompose", "no/such/file.csv"]);
+    assert_input_error(&o, &["no/such/file.csv"]);
+    // Unwritable output: exit 2, and nothing left in the folder.
+    let ro = d.join("missing-dir").join("out.json");
+    let o = wavebench(&[
+        "decompose",
+        "sample_data/synthetic.csv",
+        "--rows",
+        "0..64",
+        "-o",
+        ro.to_str().unwrap(),
+    ]);
+    assert_input_error(&o, &["out.json"]);
+    let leftovers: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn missing_value_policies() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "gaps.csv", "x\n1\n\n3\n4\n");
+    let o = wavebench(&[
+        "decompose",
+        &p,
+        "--wavelet",
+        "haar",
+        "--level",
+        "1",
+        "--missing",
+        "interpolate",
+        "--dtype",
+        "f64",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ca = v["series"][0]["coeffs"][0].as_array().unwrap();
+    // haar on [1, 2, 3, 4]: cA = [3, 7] / sqrt 2
+    assert!((ca[0].as_f64().unwrap() - 3.0 / 2f64.sqrt()).abs() < 1e-12);
+    let o = wavebench(&[
+        "decompose",
+        &p,
+        "--wavelet",
+        "haar",
+        "--level",
+        "1",
+        "--missing",
+        "drop",
+        "--dtype",
+        "f64",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["series"][0]["coeffs"][0].as_array().unwrap().len(),
+        2,
+        "3 rows left, reflect: (3+1)/2"
+    );
+}
