@@ -1,5 +1,6 @@
 //! The command line (SPEC §8): clap definitions → Config → the library.
 
+mod bench_decompose;
 mod decompose;
 mod wavelets;
 
@@ -27,6 +28,17 @@ pub enum Command {
         /// Output as JSON instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// Time the decomposition alone over every window (what `make bench` runs).
+    #[command(hide = true)]
+    BenchDecompose {
+        input: PathBuf,
+        #[arg(long, default_value = "native,torch-cpu")]
+        engines: String,
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        #[command(flatten)]
+        common: Common,
     },
     /// Wavelet coefficients of every series as JSON.
     Decompose {
@@ -187,6 +199,12 @@ pub fn run(command: Command) -> Result<(), Failure> {
             output,
             common,
         } => decompose::run(&path, &output, &common),
+        Command::BenchDecompose {
+            input: path,
+            engines,
+            repeat,
+            common,
+        } => bench_decompose::run(&path, &engines, repeat.max(1), &common),
         Command::Gui { .. } => Err(input("the app is opened by the binary's main")),
     }
 }

@@ -90,6 +90,8 @@ pub struct Plan {
     pub levels: Vec<LevelPlan>,
     /// `[cA_n, cD_n, …, cD_1]` lengths, pywt order.
     pub band_lens: Vec<usize>,
+    /// Where each band starts inside one series' concatenated coefficients.
+    pub offsets: Vec<usize>,
     /// Decomposition filters reversed, so each level is a correlation.
     pub lo_rev: Vec<f64>,
     pub hi_rev: Vec<f64>,
@@ -120,12 +122,19 @@ impl Plan {
             n = lp.n_out;
             levels.push(lp);
         }
+        let band_lens = wavelet::band_lengths(len, f, mode, level);
+        let offsets = band_lens.iter().scan(0, |acc, &l| {
+            let o = *acc;
+            *acc += l;
+            Some(o)
+        });
         Ok(Plan {
+            offsets: offsets.collect(),
             wavelet,
             mode,
             level,
             len,
-            band_lens: wavelet::band_lengths(len, f, mode, level),
+            band_lens,
             levels,
             lo_rev: wavelet.dec_lo.iter().rev().copied().collect(),
             hi_rev: wavelet.dec_hi.iter().rev().copied().collect(),
@@ -143,15 +152,7 @@ impl Plan {
 
     /// Offset of band `k` inside one series' concatenated coefficients.
     pub fn band_offsets(&self) -> Vec<usize> {
-        let mut acc = 0;
-        self.band_lens
-            .iter()
-            .map(|l| {
-                let o = acc;
-                acc += l;
-                o
-            })
-            .collect()
+        self.offsets.clone()
     }
 
     /// The longest extended input of any level (scratch size).

@@ -1,0 +1,74 @@
+//! `wavebench bench-decompose` (hidden; `make bench` drives it): the decomposition alone,
+//! every window of every channel as one batch, median wall time per engine.
+
+use super::{Common, Failure};
+use crate::data::{self, LoadOptions, Windows};
+use crate::engine::{self, EngineKind, Plan, Values};
+use crate::wavelet;
+use std::path::Path;
+use std::time::Instant;
+
+pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result<(), Failure> {
+    let cfg = common.config()?;
+    let t = Instant::now();
+    let mut table = data::load(
+        path,
+        &LoadOptions {
+            columns: cfg.columns.clone(),
+        },
+    )?;
+    cfg.missing.apply(&mut table)?;
+    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let seq = cfg.seq_len.unwrap_or(512);
+    let win = Windows::new(
+        table.rows(),
+        cfg.row_range().map_err(Failure::Input)?,
+        Some(seq),
+        cfg.stride,
+    )?;
+    let t = Instant::now();
+    // Channel-major like numpy's sliding_window_view(data.T, seq, axis=1).reshape(-1, seq).
+    let mut batch = Vec::with_capacity(table.channels.len() * win.count * seq);
+    for c in &table.channels {
+        for i in 0..win.count {
+            batch.extend_from_slice(&c.values[win.start(i)..win.start(i) + seq]);
+        }
+    }
+    let values = Values::from_f64(&batch, cfg.dtype);
+    let prep_ms = t.elapsed().as_secs_f64() * 1e3;
+    let w = wavelet::lookup(&cfg.wavelet).map_err(|e| Failure::Input(e.to_string()))?;
+    let plan = Plan::new(w, cfg.mode, cfg.level, seq).map_err(|e| Failure::Input(e.to_string()))?;
+    let series = batch.len() / seq;
+    println!("{{\"what\":\"setup\",\"series\":{series},\"length\":{seq},\"load_ms\":{load_ms:.3},\"prepare_ms\":{prep_ms:.3}}}");
+    for name in engines.split(',') {
+        let kind: EngineKind = name
+            .parse()
+            .map_err(|e: String| Failure::Input(format!("--engines: {e}")))?;
+        let sel = engine::select(kind);
+        let mut eng = sel.engine;
+        if let Some(n) = sel.notice {
+            eprintln!("wavebench: {n}");
+        }
+        let mut times = Vec::with_capacity(repeat);
+        for r in 0..=repeat {
+            let t = Instant::now();
+            let out = eng.decompose(values.as_ref(), &plan)?;
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            std::hint::black_box(&out);
+            if r > 0 {
+                times.push(ms); // the first run is a warm-up (plans, thread pools)
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        println!(
+            "{{\"what\":\"decompose\",\"engine\":\"{}\",\"device\":\"{}\",\"dtype\":\"{}\",\"median_ms\":{median:.3},\"min_ms\":{:.3},\"max_ms\":{:.3}}}",
+            eng.kind().name(),
+            eng.device_name(),
+            cfg.dtype,
+            times[0],
+            times[times.len() - 1]
+        );
+    }
+    Ok(())
+}
