@@ -189,9 +189,10 @@ mod tests {
 
     #[test]
     fn max_level_matches_pywt() {
-        // pywt.dwt_max_level(512, 8) == 6, (7, 8) == 1, (6, 8) == 0, (1, 2) == 0
+        // pywt.dwt_max_level(512, 8) == 6, (7, 8) == 0, (14, 8) == 1, (6, 8) == 0, (1, 2) == 0
         assert_eq!(max_level(512, 8), 6);
-        assert_eq!(max_level(7, 8), 1);
+        assert_eq!(max_level(7, 8), 0);
+        assert_eq!(max_level(14, 8), 1);
         assert_eq!(max_level(6, 8), 0);
         assert_eq!(max_level(1, 2), 0);
         assert_eq!(max_level(2, 2), 1);
@@ -200,8 +201,8 @@ mod tests {
 
     #[test]
     fn band_lengths_follow_pywt() {
-        // pywt.wavedec(np.zeros(512), 'db4', level=3) lengths: [70, 70, 134, 259]
-        assert_eq!(band_lengths(512, 8, Mode::Reflect, 3), [70, 70, 134, 259]);
+        // pywt.wavedec(np.zeros(512), "db4", level=3) lengths: [70, 70, 133, 259]
+        assert_eq!(band_lengths(512, 8, Mode::Reflect, 3), [70, 70, 133, 259]);
         assert_eq!(band_lengths(17, 8, Mode::Periodization, 2), [5, 5, 9]);
     }
 }

@@ -227,7 +227,7 @@ mod tests {
     fn mirrors() {
         let x = [1.0, 2.0, 3.0];
         let s: Vec<f64> = (-4..7).map(|k| value(Mode::Symmetric, &x, k)).collect();
-        assert_eq!(s, [2.0, 3.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 3.0, 2.0, 1.0]);
+        assert_eq!(s, [3.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 3.0, 2.0, 1.0, 1.0]);
         let r: Vec<f64> = (-4..7).map(|k| value(Mode::Reflect, &x, k)).collect();
         assert_eq!(r, [1.0, 2.0, 3.0, 2.0, 1.0, 2.0, 3.0, 2.0, 1.0, 2.0, 3.0]);
         assert_eq!("Reflect".parse::<Mode>(), Ok(Mode::Reflect));
