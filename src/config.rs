@@ -1,7 +1,7 @@
 //! The run configuration: what the CLI's options, `--config FILE.toml` and the app's
 //! "export configuration" all describe. Defaults are the seed generator's.
 
-use crate::data::{Missing, Normalize, RowRange};
+use crate::data::{self, DataError, LoadOptions, Missing, Normalize, RowRange, Table, Windows};
 use crate::engine::{DType, EngineKind};
 use crate::wavelet::Mode;
 use serde::{Deserialize, Serialize};
@@ -59,5 +59,29 @@ impl Config {
 
     pub fn row_range(&self) -> Result<Option<RowRange>, String> {
         self.rows.as_deref().map(str::parse).transpose()
+    }
+
+    /// Load `path` with this configuration's columns and missing-value policy.
+    pub fn load_table(&self, path: &Path) -> Result<Table, DataError> {
+        let mut table = data::load(
+            path,
+            &LoadOptions {
+                columns: self.columns.clone(),
+            },
+        )?;
+        self.missing.apply(&mut table)?;
+        Ok(table)
+    }
+
+    /// The windows over `rows` rows; `default_seq_len` when none is configured.
+    pub fn windows(
+        &self,
+        rows: usize,
+        default_seq_len: Option<usize>,
+    ) -> Result<Windows, DataError> {
+        let range = self
+            .row_range()
+            .map_err(|e| DataError(format!("--rows: {e}")))?;
+        Windows::new(rows, range, self.seq_len.or(default_seq_len), self.stride)
     }
 }

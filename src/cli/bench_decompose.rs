@@ -2,7 +2,6 @@
 //! every window of every channel as one batch, median wall time per engine.
 
 use super::{Common, Failure};
-use crate::data::{self, LoadOptions, Windows};
 use crate::engine::{self, EngineKind, Plan, Values};
 use crate::wavelet;
 use std::path::Path;
@@ -11,21 +10,10 @@ use std::time::Instant;
 pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result<(), Failure> {
     let cfg = common.config()?;
     let t = Instant::now();
-    let mut table = data::load(
-        path,
-        &LoadOptions {
-            columns: cfg.columns.clone(),
-        },
-    )?;
-    cfg.missing.apply(&mut table)?;
+    let table = cfg.load_table(path)?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
-    let seq = cfg.seq_len.unwrap_or(512);
-    let win = Windows::new(
-        table.rows(),
-        cfg.row_range().map_err(Failure::Input)?,
-        Some(seq),
-        cfg.stride,
-    )?;
+    let win = cfg.windows(table.rows(), Some(512))?;
+    let seq = win.seq_len;
     let t = Instant::now();
     // Channel-major like numpy's sliding_window_view(data.T, seq, axis=1).reshape(-1, seq).
     let mut batch = Vec::with_capacity(table.channels.len() * win.count * seq);

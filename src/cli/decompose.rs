@@ -1,7 +1,6 @@
 //! `wavebench decompose INPUT [-o OUT]`: coefficients as JSON.
 
 use super::{Common, Failure};
-use crate::data::{self, LoadOptions, Windows};
 use crate::engine::{self, Plan, Values};
 use crate::export;
 use crate::wavelet;
@@ -11,19 +10,8 @@ use std::path::Path;
 
 pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
     let cfg = common.config()?;
-    let mut table = data::load(
-        path,
-        &LoadOptions {
-            columns: cfg.columns.clone(),
-        },
-    )?;
-    cfg.missing.apply(&mut table)?;
-    let windows = Windows::new(
-        table.rows(),
-        cfg.row_range().map_err(Failure::Input)?,
-        cfg.seq_len,
-        cfg.stride,
-    )?;
+    let table = cfg.load_table(path)?;
+    let windows = cfg.windows(table.rows(), None)?;
     let w = wavelet::lookup(&cfg.wavelet).map_err(|e| Failure::Input(e.to_string()))?;
     let plan = Plan::new(w, cfg.mode, cfg.level, windows.seq_len)
         .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
@@ -120,12 +108,7 @@ impl Serialize for Bands<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let base = self.series * self.plan.coeffs_per_series();
         let mut seq = s.serialize_seq(Some(self.plan.bands()))?;
-        for (off, len) in self
-            .plan
-            .band_offsets()
-            .into_iter()
-            .zip(&self.plan.band_lens)
-        {
+        for (&off, len) in self.plan.offsets.iter().zip(&self.plan.band_lens) {
             let r = base + off..base + off + len;
             match self.values {
                 Values::F32(v) => seq.serialize_element(&v[r])?,

@@ -90,9 +90,7 @@ fn read_frame(path: &Path, format: Format) -> PolarsResult<DataFrame> {
 
 fn is_time_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["date", "time", "timestamp", "datetime", "ds"]
-        .iter()
-        .any(|k| n == *k || n.contains("date") || n.contains("time"))
+    n == "ds" || n.contains("date") || n.contains("time")
 }
 
 /// Load a file into a [`Table`]; every message names the file (and column, row).

@@ -102,10 +102,14 @@ pub fn decompose_series<T: Real>(x: &[T], plan: &Plan, out: &mut [T], s: &mut Sc
     }
 }
 
+/// `data` as f64 when the plan transforms this precision in f64 (`Plan::work_dtype`).
+fn widened<T: Real>(data: &[T], plan: &Plan) -> Option<Vec<f64>> {
+    (plan.work_dtype(T::DTYPE) != T::DTYPE).then(|| data.iter().map(|v| v.to_f64()).collect())
+}
+
 /// Decompose every series of `data` (row-major, `plan.len` samples each).
 pub fn decompose<T: Real>(data: &[T], plan: &Plan) -> Vec<T> {
-    if T::DTYPE == crate::engine::DType::F32 && plan.mode.extrapolates() {
-        let wide: Vec<f64> = data.iter().map(|v| v.to_f64()).collect();
+    if let Some(wide) = widened(data, plan) {
         return decompose(&wide, plan)
             .into_iter()
             .map(T::from_f64)
@@ -211,14 +215,13 @@ mod simd {
 /// Summaries of every series: band statistics taken while the coefficients are in cache,
 /// plus the Time-LLM statistics of the series itself when `with_stats`.
 pub fn summarize<T: Real>(data: &[T], plan: &Plan, with_stats: bool) -> Vec<SeriesSummary> {
-    if T::DTYPE == crate::engine::DType::F32 && plan.mode.extrapolates() {
-        let wide: Vec<f64> = data.iter().map(|v| v.to_f64()).collect();
+    if let Some(wide) = widened(data, plan) {
         return summarize(&wide, plan, with_stats);
     }
     let len = plan.len;
     let rows = data.len() / len.max(1);
     let stride = plan.coeffs_per_series();
-    let offsets = plan.band_offsets();
+    let offsets = &plan.offsets;
     let mut out = vec![SeriesSummary::default(); rows];
     if rows == 0 {
         return out;
@@ -300,7 +303,7 @@ pub fn waverec<T: Real>(bands: &[&[T]], plan: &Plan) -> Vec<T> {
 /// Per-band reconstruction (multiresolution analysis): band `k` alone through `waverec`,
 /// trimmed to the input length. The components sum to the signal.
 pub fn mra<T: Real>(coeffs: &[T], plan: &Plan) -> Vec<Vec<T>> {
-    let offsets = plan.band_offsets();
+    let offsets = &plan.offsets;
     let zeros: Vec<Vec<T>> = plan.band_lens.iter().map(|&l| vec![T::ZERO; l]).collect();
     (0..plan.bands())
         .map(|k| {

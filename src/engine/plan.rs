@@ -13,6 +13,7 @@
 //! edges. This matches pywt's `downsampling_convolution` (and its periodization variant,
 //! which pads odd inputs with their last sample and starts at `F/2`).
 
+use super::DType;
 use crate::wavelet::{self, Mode, Tap, Wavelet};
 use std::ops::Range;
 
@@ -141,6 +142,16 @@ impl Plan {
         })
     }
 
+    /// The precision a batch of `dtype` is transformed in: f32 is widened to f64 in the
+    /// extrapolating modes (see `Mode::extrapolates`), and rounded once at the end.
+    pub fn work_dtype(&self, dtype: DType) -> DType {
+        if self.mode.extrapolates() {
+            DType::F64
+        } else {
+            dtype
+        }
+    }
+
     pub fn bands(&self) -> usize {
         self.level + 1
     }
@@ -148,11 +159,6 @@ impl Plan {
     /// Coefficients per series, all bands together.
     pub fn coeffs_per_series(&self) -> usize {
         self.band_lens.iter().sum()
-    }
-
-    /// Offset of band `k` inside one series' concatenated coefficients.
-    pub fn band_offsets(&self) -> Vec<usize> {
-        self.offsets.clone()
     }
 
     /// The longest extended input of any level (scratch size).

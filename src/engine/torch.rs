@@ -79,37 +79,24 @@ impl Torch {
             plan.len,
             dtype,
         );
-        if !self.prepared.contains_key(&key) {
-            let kind = kind_of(dtype);
-            let f = plan.wavelet.filter_length as i64;
-            let w: Vec<f64> = plan.lo_rev.iter().chain(&plan.hi_rev).copied().collect();
-            let weight = Tensor::f_from_slice(&w)?
-                .f_view([2, 1, f])?
-                .f_to_dtype(kind, false, false)?
-                .f_to_device_(self.device, kind, false, false)?;
-            let levels = plan
-                .levels
-                .iter()
-                .map(|lp| level_terms(lp, self.device, kind))
-                .collect::<Result<_, _>>()?;
-            self.prepared.insert(key, Prepared { levels, weight });
-        }
-        Ok(&self.prepared[&PlanKey(
-            plan.wavelet.name.clone(),
-            plan.mode,
-            plan.level,
-            plan.len,
-            dtype,
-        )])
-    }
-
-    /// The precision the transform runs in: f32 input is widened in extrapolating modes
-    /// (see `Mode::extrapolates`).
-    fn work_dtype(x: SeriesRef<'_>, plan: &Plan) -> DType {
-        if plan.mode.extrapolates() {
-            DType::F64
-        } else {
-            x.dtype()
+        let device = self.device;
+        match self.prepared.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => Ok(e.into_mut()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let kind = kind_of(dtype);
+                let f = plan.wavelet.filter_length as i64;
+                let w: Vec<f64> = plan.lo_rev.iter().chain(&plan.hi_rev).copied().collect();
+                let weight = Tensor::f_from_slice(&w)?
+                    .f_view([2, 1, f])?
+                    .f_to_dtype(kind, false, false)?
+                    .f_to_device_(device, kind, false, false)?;
+                let levels = plan
+                    .levels
+                    .iter()
+                    .map(|lp| level_terms(lp, device, kind))
+                    .collect::<Result<_, _>>()?;
+                Ok(e.insert(Prepared { levels, weight }))
+            }
         }
     }
 
@@ -176,7 +163,7 @@ impl Torch {
             timer.add(stage, t.elapsed());
         };
         let t = Instant::now();
-        let work = Self::work_dtype(x, plan);
+        let work = plan.work_dtype(x.dtype());
         let xt = self.upload(x, plan.len, work)?;
         lap(timer, Stage::Upload, t);
 
@@ -381,7 +368,7 @@ impl Engine for Torch {
             if rows == 0 {
                 return Ok(Values::from_f64(&[], x.dtype()));
             }
-            let work = Self::work_dtype(x, plan);
+            let work = plan.work_dtype(x.dtype());
             let xt = me.upload(x, plan.len, work)?;
             let bands = me.wavedec(&xt, plan, work)?;
             let all = Tensor::f_cat(&bands, 1)?.f_to_device_(
