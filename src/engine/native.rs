@@ -16,9 +16,10 @@ const CHUNK: usize = 64;
 
 /// Per-task working memory, sized once from the plan.
 pub struct Scratch<T> {
-    ext: Vec<T>,
+    /// The even and odd samples of the current level's extended input.
     even: Vec<T>,
     odd: Vec<T>,
+    /// The approximation carried to the next level.
     approx: Vec<T>,
     lo: Vec<T>,
     hi: Vec<T>,
@@ -28,7 +29,6 @@ impl<T: Real> Scratch<T> {
     pub fn new(plan: &Plan) -> Self {
         let ext = plan.max_ext_len();
         Scratch {
-            ext: vec![T::ZERO; ext],
             even: vec![T::ZERO; ext.div_ceil(2)],
             odd: vec![T::ZERO; ext / 2],
             approx: vec![T::ZERO; plan.len],
@@ -38,17 +38,44 @@ impl<T: Real> Scratch<T> {
     }
 }
 
-/// Write `xe` (the extended input of one level) into `ext[..ext_len]`.
+/// Write the extended input `xe` of one level straight into its even (`xe[2m]`) and odd
+/// (`xe[2m+1]`) phases: interior samples are strided copies, edges come from their taps.
 #[inline(always)]
-fn extend<T: Real>(x: &[T], lp: &LevelPlan, ext: &mut [T]) {
-    let n = lp.interior.len();
-    ext[lp.interior.clone()].copy_from_slice(&x[lp.src_start..lp.src_start + n]);
+fn extend_split<T: Real>(x: &[T], lp: &LevelPlan, even: &mut [T], odd: &mut [T]) {
+    let (lo, hi) = (lp.interior.start, lp.interior.end);
+    if hi > lo {
+        // xe[t] = src[t - lo] for t in lo..hi: one pass of pairs fills both phases.
+        let mut src = &x[lp.src_start..lp.src_start + (hi - lo)];
+        let mut t = lo;
+        if t % 2 == 1 {
+            odd[t / 2] = src[0];
+            src = &src[1..];
+            t += 1;
+        }
+        let base = t / 2;
+        let pairs = src.chunks_exact(2);
+        if let [last] = pairs.remainder() {
+            even[base + src.len() / 2] = *last;
+        }
+        for ((e, o), p) in even[base..]
+            .iter_mut()
+            .zip(odd[base..].iter_mut())
+            .zip(pairs)
+        {
+            *e = p[0];
+            *o = p[1];
+        }
+    }
     for (t, taps) in &lp.edges {
         let mut v = T::ZERO;
         for tap in taps {
             v += T::from_f64(tap.coef) * x[tap.index];
         }
-        ext[*t] = v;
+        if t % 2 == 0 {
+            even[t / 2] = v;
+        } else {
+            odd[t / 2] = v;
+        }
     }
 }
 
@@ -76,29 +103,21 @@ fn correlate<T: Real>(even: &[T], odd: &[T], lo: &[T], hi: &[T], a: &mut [T], d:
 pub fn decompose_series<T: Real>(x: &[T], plan: &Plan, out: &mut [T], s: &mut Scratch<T>) {
     let offsets = &plan.offsets;
     let n = plan.level;
-    s.approx[..x.len()].copy_from_slice(x);
     for (lvl, lp) in plan.levels.iter().enumerate() {
-        extend(&s.approx[..lp.n_in], lp, &mut s.ext);
-        let ext = &s.ext[..lp.ext_len];
+        // Level 1 reads the series itself; deeper levels the previous approximation,
+        // which is free to be overwritten once split into the phases.
+        let input = if lvl == 0 { x } else { &s.approx[..lp.n_in] };
+        extend_split(input, lp, &mut s.even, &mut s.odd);
         let (ne, no) = (lp.ext_len.div_ceil(2), lp.ext_len / 2);
-        for (i, pair) in ext.chunks(2).enumerate() {
-            s.even[i] = pair[0];
-            if let Some(&o) = pair.get(1) {
-                s.odd[i] = o;
-            }
-        }
         // Detail band of this level: cD_(lvl+1) sits at index n - lvl.
         let (head, tail) = out.split_at_mut(offsets[n - lvl]);
         let d = &mut tail[..lp.n_out];
-        if lvl + 1 == n {
-            let a = &mut head[..lp.n_out];
-            correlate(&s.even[..ne], &s.odd[..no], &s.lo, &s.hi, a, d);
+        let a = if lvl + 1 == n {
+            &mut head[..lp.n_out]
         } else {
-            // The approximation is the next level's input; the ext buffer already holds
-            // what this level needed, so it can be overwritten in place.
-            let (approx, _) = s.approx.split_at_mut(lp.n_out);
-            correlate(&s.even[..ne], &s.odd[..no], &s.lo, &s.hi, approx, d);
-        }
+            &mut s.approx[..lp.n_out]
+        };
+        correlate(&s.even[..ne], &s.odd[..no], &s.lo, &s.hi, a, d);
     }
 }
 
@@ -122,19 +141,42 @@ pub fn decompose<T: Real>(data: &[T], plan: &Plan) -> Vec<T> {
     if rows == 0 || stride == 0 {
         return out;
     }
-    let wide = simd::wide_vectors();
     data.par_chunks(len * CHUNK)
         .zip(out.par_chunks_mut(stride * CHUNK))
-        .for_each(|(xs, os)| {
-            let mut s = Scratch::new(plan);
-            if wide {
-                // SAFETY: wide_vectors() checked that this CPU has AVX2.
-                unsafe { simd::decompose_chunk_avx2(xs, os, plan, &mut s) }
-            } else {
-                decompose_chunk(xs, os, plan, &mut s)
-            }
-        });
+        .for_each(|(xs, os)| simd::decompose_rows(xs, os, plan));
     out
+}
+
+/// Decompose consecutive series of `xs` into consecutive rows of `os`.
+#[inline(always)]
+fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
+    let mut s = Scratch::new(plan);
+    for (x, o) in xs
+        .chunks_exact(plan.len)
+        .zip(os.chunks_exact_mut(plan.coeffs_per_series()))
+    {
+        decompose_series(x, plan, o, &mut s);
+    }
+}
+
+/// Summarise consecutive series of `xs` into `sums`.
+#[inline(always)]
+fn summarize_rows<T: Real>(xs: &[T], sums: &mut [SeriesSummary], plan: &Plan, with_stats: bool) {
+    let mut s = Scratch::new(plan);
+    let mut coeffs = vec![T::ZERO; plan.coeffs_per_series()];
+    let mut stats = with_stats.then(|| StatsScratch::new(plan.len));
+    for (x, sum) in xs.chunks_exact(plan.len).zip(sums.iter_mut()) {
+        decompose_series(x, plan, &mut coeffs, &mut s);
+        sum.bands = plan
+            .offsets
+            .iter()
+            .zip(&plan.band_lens)
+            .map(|(&o, &l)| BandSummary::of(&coeffs[o..o + l]))
+            .collect();
+        if let Some(st) = stats.as_mut() {
+            sum.stats = Some(st.compute(x));
+        }
+    }
 }
 
 /// A zeroed buffer. Large ones are backed by transparent huge pages where the kernel offers
@@ -160,55 +202,54 @@ fn big_buffer<T: Real>(n: usize) -> Vec<T> {
     v
 }
 
-#[inline(always)]
-fn decompose_chunk<T: Real>(xs: &[T], os: &mut [T], plan: &Plan, s: &mut Scratch<T>) {
-    for (x, o) in xs
-        .chunks_exact(plan.len)
-        .zip(os.chunks_exact_mut(plan.coeffs_per_series()))
-    {
-        decompose_series(x, plan, o, s);
-    }
-}
-
-/// The same kernels compiled for wider vectors, chosen at run time: the binary stays
-/// portable, and CPUs with AVX2 get 8-wide f32 arithmetic in the filter loops.
+/// The row loops compiled a second time for wider vectors, chosen at run time: the binary
+/// stays portable, and CPUs with AVX2 get 8-wide f32 arithmetic in the filter loops. (The
+/// kernels are `inline(always)` so they are compiled inside the AVX2 frames; a closure is
+/// not reliably inlined there, so each entry point is spelled out.)
 mod simd {
     use super::*;
 
-    pub fn wide_vectors() -> bool {
+    pub fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
         #[cfg(target_arch = "x86_64")]
-        {
-            std::is_x86_feature_detected!("avx2")
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { avx2::decompose_rows(xs, os, plan) };
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
+        super::decompose_rows(xs, os, plan)
     }
 
-    /// # Safety
-    /// The CPU must support AVX2 (see `wide_vectors`).
+    pub fn summarize_rows<T: Real>(
+        xs: &[T],
+        sums: &mut [SeriesSummary],
+        plan: &Plan,
+        with_stats: bool,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { avx2::summarize_rows(xs, sums, plan, with_stats) };
+        }
+        super::summarize_rows(xs, sums, plan, with_stats)
+    }
+
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn decompose_chunk_avx2<T: Real>(
-        xs: &[T],
-        os: &mut [T],
-        plan: &Plan,
-        s: &mut Scratch<T>,
-    ) {
-        decompose_chunk(xs, os, plan, s)
-    }
+    mod avx2 {
+        use super::super::{Plan, Real, SeriesSummary};
 
-    /// # Safety
-    /// Always safe off x86-64 (plain kernels).
-    #[cfg(not(target_arch = "x86_64"))]
-    pub unsafe fn decompose_chunk_avx2<T: Real>(
-        xs: &[T],
-        os: &mut [T],
-        plan: &Plan,
-        s: &mut Scratch<T>,
-    ) {
-        decompose_chunk(xs, os, plan, s)
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
+            super::super::decompose_rows(xs, os, plan)
+        }
+
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn summarize_rows<T: Real>(
+            xs: &[T],
+            sums: &mut [SeriesSummary],
+            plan: &Plan,
+            with_stats: bool,
+        ) {
+            super::super::summarize_rows(xs, sums, plan, with_stats)
+        }
     }
 }
 
@@ -220,30 +261,13 @@ pub fn summarize<T: Real>(data: &[T], plan: &Plan, with_stats: bool) -> Vec<Seri
     }
     let len = plan.len;
     let rows = data.len() / len.max(1);
-    let stride = plan.coeffs_per_series();
-    let offsets = &plan.offsets;
     let mut out = vec![SeriesSummary::default(); rows];
     if rows == 0 {
         return out;
     }
     data.par_chunks(len * CHUNK)
         .zip(out.par_chunks_mut(CHUNK))
-        .for_each(|(xs, sums)| {
-            let mut s = Scratch::new(plan);
-            let mut coeffs = vec![T::ZERO; stride];
-            let mut stats = with_stats.then(|| StatsScratch::new(len));
-            for (x, sum) in xs.chunks_exact(len).zip(sums.iter_mut()) {
-                decompose_series(x, plan, &mut coeffs, &mut s);
-                sum.bands = offsets
-                    .iter()
-                    .zip(&plan.band_lens)
-                    .map(|(&o, &l)| BandSummary::of(&coeffs[o..o + l]))
-                    .collect();
-                if let Some(st) = stats.as_mut() {
-                    sum.stats = Some(st.compute(x));
-                }
-            }
-        });
+        .for_each(|(xs, sums)| simd::summarize_rows(xs, sums, plan, with_stats));
     out
 }
 
