@@ -1,0 +1,125 @@
+//! Table → windows → batches → engine summaries → features: the headless pipeline, in
+//! chunks of windows so memory stays bounded, timed stage by stage (SPEC §7).
+
+use crate::data::{Normalize, Table, Windows};
+use crate::engine::{self, DType, Engine, EngineError, Plan, SeriesSummary, Values};
+use crate::features::{self, Aggregate, Features};
+use crate::timing::{Stage, Timer};
+use std::ops::Range;
+
+/// Windows per chunk (times the channels): a few MB of samples at a time.
+const CHUNK_WINDOWS: usize = 4096;
+
+/// One prompt unit: what one prompt describes, and where it comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit {
+    pub window: usize,
+    pub start: usize,
+    /// The channel, for `series` aggregation.
+    pub column: Option<String>,
+    pub features: Features,
+}
+
+/// How the run is shaped.
+#[derive(Debug, Clone)]
+pub struct Shape<'a> {
+    pub table: &'a Table,
+    pub windows: Windows,
+    pub plan: &'a Plan,
+    pub normalize: Normalize,
+    pub dtype: DType,
+    pub aggregate: Aggregate,
+    pub batch_size: usize,
+}
+
+/// Features need a level the windows can hold (SPEC §10).
+pub fn check_level(plan: &Plan) -> Result<(), String> {
+    let max = plan.wavelet.max_level(plan.len);
+    if max < 1 || plan.level > max {
+        return Err(format!(
+            "level {} is above the maximum level {max} for length {} and wavelet '{}' (features need 1 <= level <= {max})",
+            plan.level, plan.len, plan.wavelet.name
+        ));
+    }
+    Ok(())
+}
+
+/// Gather windows `w` (all channels, window-major), normalised, as one contiguous batch.
+pub fn gather(shape: &Shape<'_>, w: Range<usize>) -> Values {
+    let seq = shape.windows.seq_len;
+    let mut batch = Vec::with_capacity(w.len() * shape.table.channels.len() * seq);
+    for i in w {
+        let s = shape.windows.start(i);
+        for c in &shape.table.channels {
+            let from = batch.len();
+            batch.extend_from_slice(&c.values[s..s + seq]);
+            shape.normalize.apply(&mut batch[from..]);
+        }
+    }
+    Values::from_f64(&batch, shape.dtype)
+}
+
+/// The groups of a chunk of windows `w`: (series range within the chunk, unit identity).
+fn groups(shape: &Shape<'_>, w: Range<usize>) -> Vec<(Range<usize>, usize, Option<String>)> {
+    let n = shape.table.channels.len();
+    match shape.aggregate {
+        Aggregate::Series => w
+            .clone()
+            .flat_map(|i| (0..n).map(move |c| (i, c)))
+            .enumerate()
+            .map(|(k, (i, c))| (k..k + 1, i, Some(shape.table.channels[c].name.clone())))
+            .collect(),
+        Aggregate::Sample => w
+            .clone()
+            .enumerate()
+            .map(|(k, i)| (k * n..(k + 1) * n, i, None))
+            .collect(),
+        Aggregate::Batch => w
+            .clone()
+            .step_by(shape.batch_size)
+            .map(|i| {
+                let end = (i + shape.batch_size).min(w.end);
+                ((i - w.start) * n..(end - w.start) * n, i, None)
+            })
+            .collect(),
+    }
+}
+
+/// Run the pipeline to features. `progress` is told how many windows are done.
+pub fn features(
+    engine: &mut Box<dyn Engine>,
+    notice: &mut Option<String>,
+    shape: &Shape<'_>,
+    timer: &mut Timer,
+    mut progress: impl FnMut(usize),
+) -> Result<Vec<Unit>, EngineError> {
+    let total = shape.windows.count;
+    // Chunks hold whole batches, so a batch never straddles two chunks.
+    let chunk = if shape.aggregate == Aggregate::Batch {
+        (CHUNK_WINDOWS / shape.batch_size).max(1) * shape.batch_size
+    } else {
+        CHUNK_WINDOWS
+    };
+    let mut units = Vec::new();
+    let mut w0 = 0;
+    while w0 < total {
+        let w = w0..(w0 + chunk).min(total);
+        let batch = timer.time(Stage::Prepare, || gather(shape, w.clone()));
+        let sums: Vec<SeriesSummary> = engine::with_fallback(engine, notice, |e| {
+            e.summarize(batch.as_ref(), shape.plan, true, timer)
+        })?;
+        let groups = groups(shape, w.clone());
+        let t = std::time::Instant::now();
+        units.extend(groups.into_iter().map(|(r, window, column)| Unit {
+            window,
+            start: shape.windows.start(window),
+            column,
+            features: features::compute(&sums[r]),
+        }));
+        // The feature functions are one pass; charge them to the description stage.
+        timer.add(Stage::Difficulty, t.elapsed());
+        progress(w.end);
+        w0 = w.end;
+    }
+    Ok(units)
+}

@@ -1,0 +1,152 @@
+//! Prompts (SPEC §6): minijinja templates over the features, with Python's number
+//! formatting as filters (`pyrepr`, `f(".2f")`, `pylist`), the four built-ins of
+//! `assets/templates/`, and user template files. Errors carry line and column.
+
+pub mod pyfmt;
+
+use crate::features::Features;
+use minijinja::value::Value;
+use minijinja::{Environment, ErrorKind, UndefinedBehavior};
+use serde::Serialize;
+
+/// The built-in templates, by name.
+pub const BUILTINS: [(&str, &str); 4] = [
+    (
+        "timellm",
+        include_str!("../../assets/templates/timellm.jinja"),
+    ),
+    (
+        "dwt-minimal",
+        include_str!("../../assets/templates/dwt-minimal.jinja"),
+    ),
+    (
+        "dwt-balanced",
+        include_str!("../../assets/templates/dwt-balanced.jinja"),
+    ),
+    (
+        "dwt-detailed",
+        include_str!("../../assets/templates/dwt-detailed.jinja"),
+    ),
+];
+
+pub const DEFAULT_TEMPLATE: &str = "dwt-balanced";
+
+pub fn builtin(name: &str) -> Option<&'static str> {
+    BUILTINS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+/// A template problem, located in the template's source (1-based line and column).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}{message}", location(.line, .column))]
+pub struct TemplateError {
+    pub message: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+fn location(line: &Option<usize>, column: &Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!("line {l}, column {c}: "),
+        (Some(l), None) => format!("line {l}: "),
+        _ => String::new(),
+    }
+}
+
+/// What a template sees: every feature, plus the run's description and lengths.
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptVars<'a> {
+    #[serde(flatten)]
+    pub features: &'a Features,
+    pub description: &'a str,
+    pub seq_len: usize,
+    pub pred_len: usize,
+}
+
+/// A compiled template, ready to render many prompts.
+pub struct Prompter {
+    env: Environment<'static>,
+    source: String,
+}
+
+const NAME: &str = "prompt";
+
+impl Prompter {
+    /// Compile template source text (a built-in's or a user's).
+    pub fn new(source: &str) -> Result<Self, TemplateError> {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.add_filter("pyrepr", |x: f64| pyfmt::repr(x));
+        env.add_filter(
+            "f",
+            |x: f64, spec: &str| -> Result<String, minijinja::Error> {
+                let precision = spec
+                    .strip_prefix('.')
+                    .and_then(|s| s.strip_suffix('f'))
+                    .and_then(|p| p.parse::<usize>().ok())
+                    .ok_or_else(|| {
+                        minijinja::Error::new(
+                            ErrorKind::InvalidOperation,
+                            format!("unsupported format '{spec}' (use \".Nf\")"),
+                        )
+                    })?;
+                Ok(pyfmt::fixed(x, precision))
+            },
+        );
+        env.add_filter("pylist", |v: Value| -> Result<String, minijinja::Error> {
+            let items: Result<Vec<String>, _> = v
+                .try_iter()?
+                .map(|item| match i64::try_from(item.clone()) {
+                    Ok(i) => Ok(i.to_string()),
+                    Err(_) => f64::try_from(item).map(pyfmt::repr),
+                })
+                .collect();
+            Ok(format!("[{}]", items?.join(", ")))
+        });
+        let mut me = Prompter {
+            env,
+            source: source.to_string(),
+        };
+        me.env
+            .add_template_owned(NAME, source.to_string())
+            .map_err(|e| me.locate(&e))?;
+        Ok(me)
+    }
+
+    /// A built-in by name, or a template file.
+    pub fn from_name_or_file(spec: &str) -> Result<Self, String> {
+        if let Some(src) = builtin(spec) {
+            return Prompter::new(src).map_err(|e| format!("built-in template '{spec}': {e}"));
+        }
+        let path = std::path::Path::new(spec);
+        if !path.exists() {
+            let names: Vec<&str> = BUILTINS.iter().map(|(n, _)| *n).collect();
+            return Err(format!(
+                "--template: '{spec}' is neither a built-in ({}) nor a file",
+                names.join(", ")
+            ));
+        }
+        let src = std::fs::read_to_string(path).map_err(|e| format!("{spec}: cannot read: {e}"))?;
+        Prompter::new(&src).map_err(|e| format!("{spec}: {e}"))
+    }
+
+    pub fn render(&self, vars: &PromptVars<'_>) -> Result<String, TemplateError> {
+        let tmpl = self.env.get_template(NAME).map_err(|e| self.locate(&e))?;
+        tmpl.render(vars).map_err(|e| self.locate(&e))
+    }
+
+    fn locate(&self, e: &minijinja::Error) -> TemplateError {
+        let column = e.range().map(|r| {
+            let before = &self.source[..r.start.min(self.source.len())];
+            before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1
+        });
+        let message = match e.detail() {
+            Some(d) => format!("{}: {d}", e.kind()),
+            None => e.kind().to_string(),
+        };
+        TemplateError {
+            message,
+            line: e.line(),
+            column,
+        }
+    }
+}

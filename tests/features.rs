@@ -1,0 +1,184 @@
+//! Features and prompts against an independent reference (scripts/ref_features.py: pywt +
+//! numpy, prompts by Python f-strings): every aggregation, every built-in template, on the
+//! native and torch-cpu engines. f64 numbers within 1e-9, descriptions and prompts exact.
+
+use serde_json::Value;
+use wavebench::config::Config;
+use wavebench::data::Normalize;
+use wavebench::engine::{self, DType, EngineKind, Plan};
+use wavebench::features::{Aggregate, Features};
+use wavebench::pipeline::{self, Shape};
+use wavebench::prompt::{PromptVars, Prompter, BUILTINS};
+use wavebench::timing::Timer;
+use wavebench::wavelet;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+fn check(case: &str, kind: EngineKind) {
+    let path = format!(
+        "{}/tests/fixtures/features/{case}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cfg = Config {
+        columns: Some(
+            doc["columns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap().to_string())
+                .collect(),
+        ),
+        rows: Some(format!("{}..{}", doc["rows"][0], doc["rows"][1])),
+        seq_len: Some(doc["seq_len"].as_u64().unwrap() as usize),
+        stride: doc["stride"].as_u64().unwrap() as usize,
+        ..Config::default()
+    };
+    let csv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv");
+    let table = cfg.load_table(&csv).unwrap();
+    let windows = cfg.windows(table.rows(), None).unwrap();
+    let w = wavelet::lookup(doc["wavelet"].as_str().unwrap()).unwrap();
+    let plan = Plan::new(
+        w,
+        doc["mode"].as_str().unwrap().parse().unwrap(),
+        doc["level"].as_u64().unwrap() as usize,
+        windows.seq_len,
+    )
+    .unwrap();
+    pipeline::check_level(&plan).unwrap();
+    let prompters: Vec<(&str, Prompter)> = BUILTINS
+        .iter()
+        .map(|(n, s)| (*n, Prompter::new(s).unwrap()))
+        .collect();
+    let mut sel = engine::select(kind);
+    assert_eq!(sel.engine.kind(), kind);
+    for agg in Aggregate::ALL {
+        let shape = Shape {
+            table: &table,
+            windows,
+            plan: &plan,
+            normalize: Normalize::Revin,
+            dtype: DType::F64,
+            aggregate: agg,
+            batch_size: doc["batch_size"].as_u64().unwrap() as usize,
+        };
+        let units = pipeline::features(
+            &mut sel.engine,
+            &mut sel.notice,
+            &shape,
+            &mut Timer::default(),
+            |_| {},
+        )
+        .unwrap();
+        let want = doc["units"][agg.name()].as_array().unwrap();
+        assert_eq!(units.len(), want.len(), "{case} {agg}: unit count");
+        for (u, e) in units.iter().zip(want) {
+            let at = format!("{case} {kind} {agg} window {}", u.window);
+            assert_eq!(u.window as u64, e["window"].as_u64().unwrap(), "{at}");
+            assert_eq!(u.start as u64, e["start"].as_u64().unwrap(), "{at}");
+            assert_eq!(u.column.as_deref(), e["column"].as_str(), "{at}");
+            let got = serde_json::to_value(&u.features).unwrap();
+            for (key, ev) in e["features"].as_object().unwrap() {
+                let gv = &got[key];
+                match ev {
+                    Value::Number(n) if n.is_f64() => assert!(
+                        close(gv.as_f64().unwrap(), n.as_f64().unwrap()),
+                        "{at} {key}: {gv} vs {ev}"
+                    ),
+                    Value::Array(items) if items.iter().any(|v| v.is_f64()) => {
+                        let g = gv.as_array().unwrap();
+                        assert_eq!(g.len(), items.len(), "{at} {key}");
+                        for (a, b) in g.iter().zip(items) {
+                            assert!(
+                                close(a.as_f64().unwrap(), b.as_f64().unwrap()),
+                                "{at} {key}: {gv} vs {ev}"
+                            );
+                        }
+                    }
+                    _ => assert_eq!(gv, ev, "{at} {key}"),
+                }
+            }
+            let description = doc["description"].as_str().unwrap();
+            let pred_len = doc["pred_len"].as_u64().unwrap() as usize;
+            let mut reference = e["features"].clone();
+            for (k, v) in e["exact"].as_object().unwrap() {
+                // Exact floats from their repr: JSON number parsing may be off by an ulp.
+                reference[k] = serde_json::json!(v.as_str().unwrap().parse::<f64>().unwrap());
+            }
+            let reference: Features = serde_json::from_value(reference).unwrap();
+            for (name, p) in &prompters {
+                // Formatting, byte for byte: the reference's own numbers through our template.
+                let vars = PromptVars {
+                    features: &reference,
+                    description,
+                    seq_len: windows.seq_len,
+                    pred_len,
+                };
+                assert_eq!(
+                    p.render(&vars).unwrap(),
+                    e["prompts"][*name].as_str().unwrap(),
+                    "{at} template {name} (reference features)"
+                );
+                // Our numbers too, where the template rounds them (timellm prints every bit
+                // of repr, where numpy's pairwise sums and ours differ in the last ulp).
+                if *name != "timellm" {
+                    let vars = PromptVars {
+                        features: &u.features,
+                        description,
+                        seq_len: windows.seq_len,
+                        pred_len,
+                    };
+                    assert_eq!(
+                        p.render(&vars).unwrap(),
+                        e["prompts"][*name].as_str().unwrap(),
+                        "{at} template {name}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn native_matches_the_reference() {
+    for case in [
+        "db4-l3-reflect",
+        "sym5-l2-periodization",
+        "haar-l4-symmetric-odd",
+    ] {
+        check(case, EngineKind::Native);
+    }
+}
+
+#[test]
+fn torch_cpu_matches_the_reference() {
+    for case in [
+        "db4-l3-reflect",
+        "sym5-l2-periodization",
+        "haar-l4-symmetric-odd",
+    ] {
+        check(case, EngineKind::TorchCpu);
+    }
+}
+
+#[test]
+fn template_errors_name_line_and_column() {
+    let e = Prompter::new("line one\nvalue {{ min | f(\".2f\") }\n")
+        .err()
+        .expect("syntax error");
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.column.is_some(), "{e}");
+    let p = Prompter::new("{{ nonsense }}").unwrap();
+    let f = wavebench::features::compute(&[]);
+    let err = p
+        .render(&PromptVars {
+            features: &f,
+            description: "",
+            seq_len: 1,
+            pred_len: 1,
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("undefined"), "{err}");
+}
