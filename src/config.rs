@@ -3,6 +3,7 @@
 
 use crate::data::{self, DataError, LoadOptions, Missing, Normalize, RowRange, Table, Windows};
 use crate::engine::{DType, EngineKind};
+use crate::features::Aggregate;
 use crate::wavelet::Mode;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -25,6 +26,16 @@ pub struct Config {
     /// Normalisation; the command's default when absent (none for decompose, revin else).
     pub normalize: Option<Normalize>,
     pub missing: Missing,
+    /// Built-in template name or a template file.
+    pub template: String,
+    /// Dataset description for the prompt.
+    pub description: String,
+    pub pred_len: usize,
+    pub aggregate: Aggregate,
+    /// Windows per prompt for `aggregate = "batch"`.
+    pub batch_size: usize,
+    /// Synchronise the device at stage boundaries so stage times are exact (CUDA).
+    pub precise_timing: bool,
 }
 
 impl Default for Config {
@@ -41,6 +52,12 @@ impl Default for Config {
             stride: 1,
             normalize: None,
             missing: Missing::Error,
+            template: crate::prompt::DEFAULT_TEMPLATE.into(),
+            description: String::new(),
+            pred_len: 96,
+            aggregate: Aggregate::Series,
+            batch_size: 32,
+            precise_timing: false,
         }
     }
 }

@@ -37,3 +37,273 @@ pub fn write_atomic(
         format!("{}: cannot write: {e}", path.display())
     })
 }
+
+use crate::features::Features;
+use crate::pipeline::Unit;
+use serde::Serialize;
+
+/// The feature table formats, chosen by the output's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeatureFormat {
+    Parquet,
+    Csv,
+    JsonLines,
+}
+
+impl FeatureFormat {
+    pub fn for_path(path: &Path) -> Result<Self, String> {
+        if path.as_os_str() == "-" {
+            return Ok(FeatureFormat::JsonLines);
+        }
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("parquet") => Ok(FeatureFormat::Parquet),
+            Some("csv") => Ok(FeatureFormat::Csv),
+            Some("jsonl") | Some("ndjson") => Ok(FeatureFormat::JsonLines),
+            _ => Err(format!(
+                "-o {}: expected a .parquet, .csv or .jsonl file (or - for JSON lines on stdout)",
+                path.display()
+            )),
+        }
+    }
+}
+
+/// One feature row: the unit's place, then every feature.
+#[derive(Serialize)]
+struct FeatureRow<'a> {
+    window: usize,
+    start: usize,
+    column: Option<&'a str>,
+    #[serde(flatten)]
+    features: &'a Features,
+}
+
+fn row(u: &Unit) -> FeatureRow<'_> {
+    FeatureRow {
+        window: u.window,
+        start: u.start,
+        column: u.column.as_deref(),
+        features: &u.features,
+    }
+}
+
+pub fn write_features(path: &Path, format: FeatureFormat, units: &[Unit]) -> Result<(), String> {
+    match format {
+        FeatureFormat::JsonLines => write_atomic(path, |w| {
+            for u in units {
+                serde_json::to_writer(&mut *w, &row(u)).map_err(io::Error::other)?;
+                w.write_all(b"\n")?;
+            }
+            Ok(())
+        }),
+        FeatureFormat::Csv => write_atomic(path, |w| write_csv(w, units)),
+        FeatureFormat::Parquet => {
+            let mut df = feature_frame(units).map_err(|e| format!("{}: {e}", path.display()))?;
+            write_atomic(path, |w| {
+                polars::prelude::ParquetWriter::new(w)
+                    .finish(&mut df)
+                    .map(|_| ())
+                    .map_err(io::Error::other)
+            })
+        }
+    }
+}
+
+/// Feature columns in SPEC §8's order.
+const FEATURE_KEYS: [&str; 24] = [
+    "window",
+    "start",
+    "column",
+    "energy_ratio",
+    "energy_entropy",
+    "dominant_band",
+    "dominant_energy",
+    "freq_pattern",
+    "trends",
+    "trends_sign",
+    "trend_consistency",
+    "trend_desc",
+    "band_stds",
+    "snr_db",
+    "volatility_ratio",
+    "stability_desc",
+    "signal_quality",
+    "difficulty_score",
+    "difficulty",
+    "min",
+    "max",
+    "median",
+    "trend",
+    "lags",
+];
+
+/// CSV: lists spread over `name_0, name_1, …`; text quoted when it must be.
+fn write_csv(w: &mut dyn Write, units: &[Unit]) -> io::Result<()> {
+    let values: Vec<serde_json::Value> = units
+        .iter()
+        .map(|u| serde_json::to_value(row(u)))
+        .collect::<Result<_, _>>()?;
+    let Some(first) = values.first() else {
+        return Ok(());
+    };
+    let mut header = Vec::new();
+    for k in FEATURE_KEYS {
+        match first[k].as_array() {
+            Some(items) => header.extend((0..items.len()).map(|i| format!("{k}_{i}"))),
+            None => header.push(k.to_string()),
+        }
+    }
+    writeln!(w, "{}", header.join(","))?;
+    for v in &values {
+        let mut cells = Vec::with_capacity(header.len());
+        for k in FEATURE_KEYS {
+            match &v[k] {
+                serde_json::Value::Array(items) => cells.extend(items.iter().map(cell)),
+                other => cells.push(cell(other)),
+            }
+        }
+        writeln!(w, "{}", cells.join(","))?;
+    }
+    Ok(())
+}
+
+fn cell(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) if s.contains([',', '"', '\n']) => {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        }
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The feature table as a polars frame (lists stay lists, for Parquet).
+fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelude::DataFrame> {
+    use polars::prelude::*;
+    let f =
+        |get: fn(&Features) -> f64| units.iter().map(|u| get(&u.features)).collect::<Vec<f64>>();
+    let s = |get: fn(&Features) -> &str| {
+        units
+            .iter()
+            .map(|u| get(&u.features).to_string())
+            .collect::<Vec<String>>()
+    };
+    let list_f = |get: fn(&Features) -> &[f64]| {
+        units
+            .iter()
+            .map(|u| Series::new("".into(), get(&u.features)))
+            .collect::<Vec<_>>()
+    };
+    let cols: Vec<Column> = vec![
+        Series::new(
+            "window".into(),
+            units.iter().map(|u| u.window as u64).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "start".into(),
+            units.iter().map(|u| u.start as u64).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "column".into(),
+            units
+                .iter()
+                .map(|u| u.column.clone())
+                .collect::<Vec<Option<String>>>(),
+        )
+        .into(),
+        Series::new("energy_ratio".into(), list_f(|x| &x.energy_ratio)).into(),
+        Series::new("energy_entropy".into(), f(|x| x.energy_entropy)).into(),
+        Series::new(
+            "dominant_band".into(),
+            units
+                .iter()
+                .map(|u| u.features.dominant_band as u64)
+                .collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new("dominant_energy".into(), f(|x| x.dominant_energy)).into(),
+        Series::new("freq_pattern".into(), s(|x| &x.freq_pattern)).into(),
+        Series::new("trends".into(), list_f(|x| &x.trends)).into(),
+        Series::new(
+            "trends_sign".into(),
+            units
+                .iter()
+                .map(|u| {
+                    Series::new(
+                        "".into(),
+                        u.features
+                            .trends_sign
+                            .iter()
+                            .map(|&v| v as i32)
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new("trend_consistency".into(), f(|x| x.trend_consistency)).into(),
+        Series::new("trend_desc".into(), s(|x| &x.trend_desc)).into(),
+        Series::new("band_stds".into(), list_f(|x| &x.band_stds)).into(),
+        Series::new("snr_db".into(), f(|x| x.snr_db)).into(),
+        Series::new("volatility_ratio".into(), f(|x| x.volatility_ratio)).into(),
+        Series::new("stability_desc".into(), s(|x| &x.stability_desc)).into(),
+        Series::new("signal_quality".into(), s(|x| &x.signal_quality)).into(),
+        Series::new("difficulty_score".into(), f(|x| x.difficulty_score)).into(),
+        Series::new("difficulty".into(), s(|x| &x.difficulty)).into(),
+        Series::new("min".into(), f(|x| x.min)).into(),
+        Series::new("max".into(), f(|x| x.max)).into(),
+        Series::new("median".into(), f(|x| x.median)).into(),
+        Series::new("trend".into(), f(|x| x.trend)).into(),
+        Series::new(
+            "lags".into(),
+            units
+                .iter()
+                .map(|u| {
+                    Series::new(
+                        "".into(),
+                        u.features
+                            .lags
+                            .iter()
+                            .map(|&v| v as u64)
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect::<Vec<_>>(),
+        )
+        .into(),
+    ];
+    DataFrame::new(units.len(), cols)
+}
+
+/// `{"window","start","column","prompt","features":{…}}` a line.
+pub fn write_prompts(path: &Path, units: &[Unit], prompts: &[String]) -> Result<(), String> {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        window: usize,
+        start: usize,
+        column: Option<&'a str>,
+        prompt: &'a str,
+        features: &'a Features,
+    }
+    write_atomic(path, |w| {
+        for (u, p) in units.iter().zip(prompts) {
+            let line = Line {
+                window: u.window,
+                start: u.start,
+                column: u.column.as_deref(),
+                prompt: p,
+                features: &u.features,
+            };
+            serde_json::to_writer(&mut *w, &line).map_err(io::Error::other)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+}

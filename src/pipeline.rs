@@ -2,9 +2,12 @@
 //! chunks of windows so memory stays bounded, timed stage by stage (SPEC §7).
 
 use crate::data::{Normalize, Table, Windows};
-use crate::engine::{self, DType, Engine, EngineError, Plan, SeriesSummary, Values};
+use crate::engine::{
+    self, DType, Engine, EngineError, Plan, Real, SeriesSummary, StatsRequest, Values,
+};
 use crate::features::{self, Aggregate, Features};
 use crate::timing::{Stage, Timer};
+use rayon::prelude::*;
 use std::ops::Range;
 
 /// Windows per chunk (times the channels): a few MB of samples at a time.
@@ -46,17 +49,29 @@ pub fn check_level(plan: &Plan) -> Result<(), String> {
 
 /// Gather windows `w` (all channels, window-major), normalised, as one contiguous batch.
 pub fn gather(shape: &Shape<'_>, w: Range<usize>) -> Values {
-    let seq = shape.windows.seq_len;
-    let mut batch = Vec::with_capacity(w.len() * shape.table.channels.len() * seq);
-    for i in w {
-        let s = shape.windows.start(i);
-        for c in &shape.table.channels {
-            let from = batch.len();
-            batch.extend_from_slice(&c.values[s..s + seq]);
-            shape.normalize.apply(&mut batch[from..]);
-        }
+    match shape.dtype {
+        DType::F32 => Values::F32(gather_as(shape, w)),
+        DType::F64 => Values::F64(gather_as(shape, w)),
     }
-    Values::from_f64(&batch, shape.dtype)
+}
+
+fn gather_as<T: Real>(shape: &Shape<'_>, w: Range<usize>) -> Vec<T> {
+    let seq = shape.windows.seq_len;
+    let channels = &shape.table.channels;
+    let mut batch = vec![T::ZERO; w.len() * channels.len() * seq];
+    batch.par_chunks_mut(seq).enumerate().for_each_init(
+        || vec![0.0f64; seq],
+        |scratch, (k, out)| {
+            let (i, c) = (w.start + k / channels.len(), k % channels.len());
+            let s = shape.windows.start(i);
+            scratch.copy_from_slice(&channels[c].values[s..s + seq]);
+            shape.normalize.apply(scratch);
+            for (o, &v) in out.iter_mut().zip(scratch.iter()) {
+                *o = T::from_f64(v);
+            }
+        },
+    );
+    batch
 }
 
 /// The groups of a chunk of windows `w`: (series range within the chunk, unit identity).
@@ -100,13 +115,22 @@ pub fn features(
     } else {
         CHUNK_WINDOWS
     };
+    // Lags are read from each group's first series only.
+    let channels = shape.table.channels.len();
+    let lags = StatsRequest {
+        lags_every: match shape.aggregate {
+            Aggregate::Series => 1,
+            Aggregate::Sample => channels,
+            Aggregate::Batch => channels * shape.batch_size,
+        },
+    };
     let mut units = Vec::new();
     let mut w0 = 0;
     while w0 < total {
         let w = w0..(w0 + chunk).min(total);
         let batch = timer.time(Stage::Prepare, || gather(shape, w.clone()));
         let sums: Vec<SeriesSummary> = engine::with_fallback(engine, notice, |e| {
-            e.summarize(batch.as_ref(), shape.plan, true, timer)
+            e.summarize(batch.as_ref(), shape.plan, Some(lags), timer)
         })?;
         let groups = groups(shape, w.clone());
         let t = std::time::Instant::now();

@@ -61,7 +61,8 @@ impl StatsScratch {
         }
     }
 
-    pub fn compute<T: Real>(&mut self, x: &[T]) -> SeriesStats {
+    /// The statistics of `x`; lags only when `lags` (they cost two FFTs).
+    pub fn compute<T: Real>(&mut self, x: &[T], lags: bool) -> SeriesStats {
         debug_assert_eq!(x.len(), self.len);
         let len = x.len();
         if len == 0 {
@@ -83,7 +84,7 @@ impl StatsScratch {
             max,
             median,
             trend,
-            lags: self.lags(),
+            lags: if lags { self.lags() } else { Vec::new() },
         }
     }
 
@@ -112,7 +113,7 @@ impl StatsScratch {
 }
 
 /// Indices of the `TOP_LAGS` largest autocorrelations, by the rule in the module docs.
-/// `corr` is overwritten with the rounded, symmetrised ratios.
+/// `corr` is overwritten with the symmetrised ratios to lag 0.
 pub fn rank_lags(corr: &mut [f64], order: &mut Vec<usize>) -> Vec<usize> {
     let n = corr.len();
     for k in 1..n.div_ceil(2) {
@@ -121,15 +122,36 @@ pub fn rank_lags(corr: &mut [f64], order: &mut Vec<usize>) -> Vec<usize> {
         corr[n - k] = m;
     }
     let r0 = corr[0];
-    for c in corr.iter_mut() {
-        // A constant series has r_0 = 0: every lag ties and the smallest come first.
-        let ratio = if r0 != 0.0 { *c / r0 } else { 0.0 };
-        *c = (ratio * 1e9).round() / 1e9;
-    }
+    // A constant series has r_0 = 0: every lag ties and the smallest come first.
+    let scale = if r0 != 0.0 { 1.0 / r0 } else { 0.0 };
+    let round9 = |v: f64| (v * 1e9).round() / 1e9;
+    // One pass keeping the best TOP_LAGS (rounded ratio, lag), larger first. Scanning lags
+    // upwards and inserting only when strictly larger keeps the smaller lag first on ties.
+    // Rounding is monotone, so a raw ratio at or below the current last one cannot beat
+    // it: only the few candidates above are rounded.
     order.clear();
-    order.extend(0..n);
-    order.sort_by(|&a, &b| corr[b].total_cmp(&corr[a]).then(a.cmp(&b)));
-    order.iter().take(TOP_LAGS).copied().collect()
+    let mut best: [f64; TOP_LAGS] = [f64::NEG_INFINITY; TOP_LAGS];
+    let mut last_raw = f64::NEG_INFINITY;
+    for k in 0..n {
+        let raw = corr[k] * scale;
+        corr[k] = raw;
+        if order.len() == TOP_LAGS && raw <= last_raw {
+            continue;
+        }
+        let v = round9(raw);
+        let pos = best[..order.len()]
+            .iter()
+            .position(|&b| v > b)
+            .unwrap_or(order.len());
+        if pos < TOP_LAGS {
+            order.insert(pos, k);
+            order.truncate(TOP_LAGS);
+            best.copy_within(pos..TOP_LAGS - 1, pos + 1);
+            best[pos] = v;
+            last_raw = corr[order[order.len() - 1]];
+        }
+    }
+    order.clone()
 }
 
 #[cfg(test)]
@@ -139,7 +161,7 @@ mod tests {
     #[test]
     fn median_is_lower_middle_and_trend_is_end_minus_start() {
         let mut s = StatsScratch::new(4);
-        let st = s.compute(&[3.0f64, 1.0, 4.0, 2.0]);
+        let st = s.compute(&[3.0f64, 1.0, 4.0, 2.0], true);
         assert_eq!((st.min, st.max, st.median, st.trend), (1.0, 4.0, 2.0, -1.0));
     }
 
@@ -147,7 +169,7 @@ mod tests {
     fn lags_of_a_period_4_signal() {
         let x: Vec<f64> = (0..16).map(|i| [1.0, 0.0, -1.0, 0.0][i % 4]).collect();
         let mut s = StatsScratch::new(16);
-        let lags = s.compute(&x).lags;
+        let lags = s.compute(&x, true).lags;
         // r peaks at multiples of 4; mirror lags come out smaller first.
         assert_eq!(&lags[..4], &[0, 4, 8, 12]);
     }
@@ -156,6 +178,6 @@ mod tests {
     fn odd_length_uses_t_minus_one_autocorrelation() {
         let x = [1.0f64, 2.0, 0.5, -1.0, 3.0];
         let mut s = StatsScratch::new(5);
-        assert_eq!(s.compute(&x).lags.len(), 4);
+        assert_eq!(s.compute(&x, true).lags.len(), 4);
     }
 }

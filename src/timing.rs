@@ -107,3 +107,184 @@ impl Timer {
             .collect()
     }
 }
+
+/// One engine's timings over the repeats of a benchmark.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub engine: String,
+    pub device: String,
+    pub series: usize,
+    pub length: usize,
+    pub host_syncs: usize,
+    pub stages: std::collections::BTreeMap<String, StageStats>,
+    pub total_ms: f64,
+    pub series_per_s: f64,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct StageStats {
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub share: f64,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        0.0
+    } else {
+        v[v.len() / 2]
+    }
+}
+
+impl RunReport {
+    /// Summarise the timers of `repeats` runs of one engine.
+    pub fn from_runs(
+        engine: &str,
+        device: &str,
+        series: usize,
+        length: usize,
+        runs: &[Timer],
+    ) -> Self {
+        let mut totals: Vec<f64> = runs.iter().map(|t| t.total().as_secs_f64() * 1e3).collect();
+        let total_ms = median(&mut totals);
+        let mut stages = std::collections::BTreeMap::new();
+        let medians: Vec<(Stage, f64, f64, f64)> = Stage::ALL
+            .iter()
+            .map(|&s| {
+                let mut v: Vec<f64> = runs.iter().map(|t| t.get(s).as_secs_f64() * 1e3).collect();
+                let m = median(&mut v);
+                (
+                    s,
+                    m,
+                    v.first().copied().unwrap_or(0.0),
+                    v.last().copied().unwrap_or(0.0),
+                )
+            })
+            .collect();
+        let sum: f64 = medians.iter().map(|m| m.1).sum();
+        for (s, m, lo, hi) in medians {
+            stages.insert(
+                s.name().to_string(),
+                StageStats {
+                    median_ms: m,
+                    min_ms: lo,
+                    max_ms: hi,
+                    share: if sum > 0.0 { m / sum } else { 0.0 },
+                },
+            );
+        }
+        RunReport {
+            engine: engine.into(),
+            device: device.into(),
+            series,
+            length,
+            host_syncs: runs.first().map_or(0, |t| t.host_syncs),
+            stages,
+            total_ms,
+            series_per_s: if total_ms > 0.0 {
+                series as f64 / (total_ms / 1e3)
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// The machine a report was measured on.
+#[derive(Debug, Clone, Serialize)]
+pub struct Machine {
+    pub cpu: String,
+    pub cores: usize,
+    pub gpu: Option<String>,
+    pub os: String,
+}
+
+impl Machine {
+    pub fn describe(gpu: Option<String>) -> Self {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|t| {
+                t.lines().find_map(|l| {
+                    l.strip_prefix("model name")
+                        .map(|r| r.trim_start_matches([' ', '\t', ':']).to_string())
+                })
+            })
+            .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Machine {
+            cpu,
+            cores,
+            gpu,
+            os: std::env::consts::OS.into(),
+        }
+    }
+}
+
+/// SPEC §7's report: `{"config","machine","runs":[…]}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report<C: Serialize> {
+    pub config: C,
+    pub machine: Machine,
+    pub runs: Vec<RunReport>,
+}
+
+impl<C: Serialize> Report<C> {
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from(
+            "engine,device,series,length,host_syncs,stage,median_ms,min_ms,max_ms,share\n",
+        );
+        for r in &self.runs {
+            for s in Stage::ALL {
+                let st = &r.stages[s.name()];
+                out += &format!(
+                    "{},\"{}\",{},{},{},{},{:.4},{:.4},{:.4},{:.4}\n",
+                    r.engine,
+                    r.device,
+                    r.series,
+                    r.length,
+                    r.host_syncs,
+                    s.name(),
+                    st.median_ms,
+                    st.min_ms,
+                    st.max_ms,
+                    st.share
+                );
+            }
+        }
+        out
+    }
+
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!(
+            "# wavebench timing report\n\nMachine: {} ({} cores){}\n\n",
+            self.machine.cpu,
+            self.machine.cores,
+            self.machine
+                .gpu
+                .as_ref()
+                .map(|g| format!(", GPU {g}"))
+                .unwrap_or_default()
+        );
+        for r in &self.runs {
+            out += &format!(
+                "## {} — {}\n\n{} series × {}, total {:.2} ms (median), {:.0} series/s, {} host syncs\n\n| stage | median ms | min ms | max ms | share |\n|---|---:|---:|---:|---:|\n",
+                r.engine, r.device, r.series, r.length, r.total_ms, r.series_per_s, r.host_syncs
+            );
+            for s in Stage::ALL {
+                let st = &r.stages[s.name()];
+                out += &format!(
+                    "| {} | {:.3} | {:.3} | {:.3} | {:.1} % |\n",
+                    s.name(),
+                    st.median_ms,
+                    st.min_ms,
+                    st.max_ms,
+                    st.share * 100.0
+                );
+            }
+            out += "\n";
+        }
+        out
+    }
+}

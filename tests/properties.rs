@@ -3,7 +3,9 @@
 //! periodization, and the engines agreeing on random batches.
 
 use proptest::prelude::*;
-use wavebench::engine::{native, select, Engine, EngineKind, Native, Plan, SeriesRef, Values};
+use wavebench::engine::{
+    native, select, Engine, EngineKind, Native, Plan, SeriesRef, StatsRequest, Values,
+};
 use wavebench::timing::Timer;
 use wavebench::wavelet::{self, Mode};
 
@@ -101,8 +103,8 @@ proptest! {
             prop_assert!((p - q).abs() <= 1e-10 * scale, "{w} {mode}: {p} vs {q}");
         }
         // Summaries too (the reductions run on the device for torch).
-        let sa = Native.summarize(SeriesRef::F64(&batch), &plan, true, &mut Timer::default()).unwrap();
-        let sb = torch.summarize(SeriesRef::F64(&batch), &plan, true, &mut Timer::default()).unwrap();
+        let sa = Native.summarize(SeriesRef::F64(&batch), &plan, Some(StatsRequest::ALL), &mut Timer::default()).unwrap();
+        let sb = torch.summarize(SeriesRef::F64(&batch), &plan, Some(StatsRequest::ALL), &mut Timer::default()).unwrap();
         for (p, q) in sa.iter().zip(&sb) {
             for (bp, bq) in p.bands.iter().zip(&q.bands) {
                 prop_assert!((bp.energy - bq.energy).abs() <= 1e-9 * bp.energy.max(1.0));

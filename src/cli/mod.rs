@@ -1,7 +1,11 @@
 //! The command line (SPEC §8): clap definitions → Config → the library.
 
+mod bench;
 mod bench_decompose;
 mod decompose;
+mod features;
+mod prompts;
+mod run;
 mod wavelets;
 
 use crate::config::Config;
@@ -39,6 +43,43 @@ pub enum Command {
         repeat: usize,
         #[command(flatten)]
         common: Common,
+    },
+    /// Features of every prompt unit, as Parquet, CSV or JSON lines.
+    Features {
+        input: PathBuf,
+        /// OUT.parquet, OUT.csv, OUT.jsonl, or - for JSON lines on stdout.
+        #[arg(short, long)]
+        output: PathBuf,
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        prompt: run::PromptOpts,
+    },
+    /// Prompts as JSON lines: {"window","start","column","prompt","features"}.
+    Prompts {
+        input: PathBuf,
+        /// OUT.jsonl, or - for stdout.
+        #[arg(short, long)]
+        output: PathBuf,
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        prompt: run::PromptOpts,
+    },
+    /// Time the whole pipeline per engine and write the timing report (SPEC §7).
+    Bench {
+        input: PathBuf,
+        #[arg(long, default_value = "native,torch-cpu")]
+        engines: String,
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        /// REPORT.json, REPORT.csv or REPORT.md (Markdown on stdout when absent).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        prompt: run::PromptOpts,
     },
     /// Wavelet coefficients of every series as JSON.
     Decompose {
@@ -205,6 +246,33 @@ pub fn run(command: Command) -> Result<(), Failure> {
             repeat,
             common,
         } => bench_decompose::run(&path, &engines, repeat.max(1), &common),
+        Command::Features {
+            input: path,
+            output,
+            common,
+            prompt,
+        } => features::run(&path, &output, &common, &prompt),
+        Command::Prompts {
+            input: path,
+            output,
+            common,
+            prompt,
+        } => prompts::run(&path, &output, &common, &prompt),
+        Command::Bench {
+            input: path,
+            engines,
+            repeat,
+            output,
+            common,
+            prompt,
+        } => bench::run(
+            &path,
+            &engines,
+            repeat.max(1),
+            output.as_deref(),
+            &common,
+            &prompt,
+        ),
         Command::Gui { .. } => Err(input("the app is opened by the binary's main")),
     }
 }

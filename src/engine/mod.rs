@@ -83,6 +83,24 @@ pub enum EngineError {
     Plan(#[from] PlanError),
 }
 
+/// Which Time-LLM statistics `summarize` computes, besides the band summaries.
+///
+/// min, max, median and trend are cheap and needed for every series; lags cost two FFTs and
+/// are only ever read from the first series of a prompt's group, so they are computed for
+/// every `lags_every`-th series (1 for `series`, the group size for `sample`/`batch`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatsRequest {
+    pub lags_every: usize,
+}
+
+impl StatsRequest {
+    pub const ALL: StatsRequest = StatsRequest { lags_every: 1 };
+
+    pub fn lags_for(&self, series: usize) -> bool {
+        series % self.lags_every.max(1) == 0
+    }
+}
+
 /// The seam between the pipeline and a back end.
 pub trait Engine: Send {
     /// The concrete back end (never `Auto`).
@@ -92,12 +110,12 @@ pub trait Engine: Send {
     /// Coefficients of every series: row-major, `plan.coeffs_per_series()` per series,
     /// bands concatenated in pywt order.
     fn decompose(&mut self, x: SeriesRef<'_>, plan: &Plan) -> Result<Values, EngineError>;
-    /// Band summaries (and Time-LLM statistics when `with_stats`) of every series.
+    /// Band summaries (and the Time-LLM statistics `stats` asks for) of every series.
     fn summarize(
         &mut self,
         x: SeriesRef<'_>,
         plan: &Plan,
-        with_stats: bool,
+        stats: Option<StatsRequest>,
         timer: &mut Timer,
     ) -> Result<Vec<SeriesSummary>, EngineError>;
 }
@@ -123,13 +141,13 @@ impl Engine for Native {
         &mut self,
         x: SeriesRef<'_>,
         plan: &Plan,
-        with_stats: bool,
+        stats: Option<StatsRequest>,
         timer: &mut Timer,
     ) -> Result<Vec<SeriesSummary>, EngineError> {
         // Decomposition, band moments and statistics are fused into one pass per series.
         Ok(timer.time(Stage::Decompose, || match x {
-            SeriesRef::F32(v) => native::summarize(v, plan, with_stats),
-            SeriesRef::F64(v) => native::summarize(v, plan, with_stats),
+            SeriesRef::F32(v) => native::summarize(v, plan, stats),
+            SeriesRef::F64(v) => native::summarize(v, plan, stats),
         }))
     }
 }

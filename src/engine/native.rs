@@ -8,6 +8,7 @@
 use super::plan::{idwt_len, LevelPlan, Plan};
 use super::real::Real;
 use super::summary::{BandSummary, SeriesSummary};
+use super::StatsRequest;
 use crate::stats::StatsScratch;
 use rayon::prelude::*;
 
@@ -161,11 +162,17 @@ fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
 
 /// Summarise consecutive series of `xs` into `sums`.
 #[inline(always)]
-fn summarize_rows<T: Real>(xs: &[T], sums: &mut [SeriesSummary], plan: &Plan, with_stats: bool) {
+fn summarize_rows<T: Real>(
+    xs: &[T],
+    sums: &mut [SeriesSummary],
+    plan: &Plan,
+    first: usize,
+    stats: Option<StatsRequest>,
+) {
     let mut s = Scratch::new(plan);
     let mut coeffs = vec![T::ZERO; plan.coeffs_per_series()];
-    let mut stats = with_stats.then(|| StatsScratch::new(plan.len));
-    for (x, sum) in xs.chunks_exact(plan.len).zip(sums.iter_mut()) {
+    let mut scratch = stats.map(|_| StatsScratch::new(plan.len));
+    for (i, (x, sum)) in xs.chunks_exact(plan.len).zip(sums.iter_mut()).enumerate() {
         decompose_series(x, plan, &mut coeffs, &mut s);
         sum.bands = plan
             .offsets
@@ -173,8 +180,8 @@ fn summarize_rows<T: Real>(xs: &[T], sums: &mut [SeriesSummary], plan: &Plan, wi
             .zip(&plan.band_lens)
             .map(|(&o, &l)| BandSummary::of(&coeffs[o..o + l]))
             .collect();
-        if let Some(st) = stats.as_mut() {
-            sum.stats = Some(st.compute(x));
+        if let (Some(st), Some(req)) = (scratch.as_mut(), stats) {
+            sum.stats = Some(st.compute(x, req.lags_for(first + i)));
         }
     }
 }
@@ -222,19 +229,20 @@ mod simd {
         xs: &[T],
         sums: &mut [SeriesSummary],
         plan: &Plan,
-        with_stats: bool,
+        first: usize,
+        stats: Option<StatsRequest>,
     ) {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2.
-            return unsafe { avx2::summarize_rows(xs, sums, plan, with_stats) };
+            return unsafe { avx2::summarize_rows(xs, sums, plan, first, stats) };
         }
-        super::summarize_rows(xs, sums, plan, with_stats)
+        super::summarize_rows(xs, sums, plan, first, stats)
     }
 
     #[cfg(target_arch = "x86_64")]
     mod avx2 {
-        use super::super::{Plan, Real, SeriesSummary};
+        use super::super::{Plan, Real, SeriesSummary, StatsRequest};
 
         #[target_feature(enable = "avx2")]
         pub unsafe fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
@@ -246,18 +254,23 @@ mod simd {
             xs: &[T],
             sums: &mut [SeriesSummary],
             plan: &Plan,
-            with_stats: bool,
+            first: usize,
+            stats: Option<StatsRequest>,
         ) {
-            super::super::summarize_rows(xs, sums, plan, with_stats)
+            super::super::summarize_rows(xs, sums, plan, first, stats)
         }
     }
 }
 
 /// Summaries of every series: band statistics taken while the coefficients are in cache,
-/// plus the Time-LLM statistics of the series itself when `with_stats`.
-pub fn summarize<T: Real>(data: &[T], plan: &Plan, with_stats: bool) -> Vec<SeriesSummary> {
+/// plus the Time-LLM statistics of the series itself that `stats` asks for.
+pub fn summarize<T: Real>(
+    data: &[T],
+    plan: &Plan,
+    stats: Option<StatsRequest>,
+) -> Vec<SeriesSummary> {
     if let Some(wide) = widened(data, plan) {
-        return summarize(&wide, plan, with_stats);
+        return summarize(&wide, plan, stats);
     }
     let len = plan.len;
     let rows = data.len() / len.max(1);
@@ -267,7 +280,8 @@ pub fn summarize<T: Real>(data: &[T], plan: &Plan, with_stats: bool) -> Vec<Seri
     }
     data.par_chunks(len * CHUNK)
         .zip(out.par_chunks_mut(CHUNK))
-        .for_each(|(xs, sums)| simd::summarize_rows(xs, sums, plan, with_stats));
+        .enumerate()
+        .for_each(|(c, (xs, sums))| simd::summarize_rows(xs, sums, plan, c * CHUNK, stats));
     out
 }
 

@@ -8,7 +8,7 @@
 
 use super::plan::{LevelPlan, Plan};
 use super::summary::{BandSummary, SeriesSummary};
-use super::{DType, Engine, EngineError, EngineKind, SeriesRef, Values};
+use super::{DType, Engine, EngineError, EngineKind, SeriesRef, StatsRequest, Values};
 use crate::stats::{SeriesStats, TOP_LAGS};
 use crate::timing::{Stage, Timer};
 use std::collections::HashMap;
@@ -147,7 +147,7 @@ impl Torch {
         &mut self,
         x: SeriesRef<'_>,
         plan: &Plan,
-        with_stats: bool,
+        stats: Option<StatsRequest>,
         timer: &mut Timer,
     ) -> Result<Vec<SeriesSummary>, TchError> {
         let rows = x.values() / plan.len.max(1);
@@ -213,11 +213,19 @@ impl Torch {
             ]);
         }
         let mut n_lags = 0;
-        if with_stats {
+        let every = stats.map_or(1, |s| s.lags_every.max(1)) as i64;
+        if stats.is_some() {
             let t = Instant::now();
             let xs = xt.f_to_dtype(Kind::Double, false, false)?;
-            let (lags, n) = device_lags(&xs)?;
+            // Lags only for the series that will use them (every `every`-th), scattered back
+            // into a [rows, n] tensor; the other rows keep -1.
+            let picked = xs.f_slice(0, 0, rows as i64, every)?;
+            let (some, n) = device_lags(&picked)?;
             n_lags = n;
+            let at =
+                Tensor::f_arange_start_step(0, rows as i64, every, (Kind::Int64, xs.device()))?;
+            let lags = Tensor::f_full([rows as i64, n as i64], -1, (Kind::Int64, xs.device()))?
+                .f_index_copy(0, &at, &some)?;
             let last = xs.f_select(1, plan.len as i64 - 1)?;
             columns.extend([
                 xs.f_amin(-1, false)?,
@@ -259,14 +267,18 @@ impl Torch {
                         }
                     })
                     .collect();
-                let stats = with_stats.then(|| {
+                let stats = stats.map(|_| {
                     let s = &row[plan.bands() * BAND_FIELDS..];
                     SeriesStats {
                         min: s[0],
                         max: s[1],
                         median: s[2],
                         trend: s[3],
-                        lags: s[4..4 + n_lags].iter().map(|&v| v as usize).collect(),
+                        lags: s[4..4 + n_lags]
+                            .iter()
+                            .filter(|&&v| v >= 0.0)
+                            .map(|&v| v as usize)
+                            .collect(),
                     }
                 });
                 SeriesSummary { bands, stats }
@@ -296,10 +308,15 @@ fn device_lags(xs: &Tensor) -> Result<(Tensor, usize), TchError> {
     let nonzero = r0.f_ne(0.0)?;
     let safe = r0.f_where_self(&nonzero, &r0.f_ones_like()?)?;
     let ratio = r.f_div(&safe)?.f_where_self(&nonzero, &r.f_zeros_like()?)?;
-    let ratio = ratio.f_mul_scalar(1e9)?.f_round()?.f_div_scalar(1e9)?;
-    let (_, order) = ratio.f_sort_stable(true, 1, true)?;
+    // Ratios rounded to 9 decimals are integers in units of 1e-9; `round * (n+1) - lag` is a
+    // unique key (exact in f64: |key| < 2^53) that orders larger ratios first and, among
+    // equal ones, the smaller lag first, so an ordinary top-k gives the stable order.
+    let rounded = ratio.f_mul_scalar(1e9)?.f_round()?;
+    let lag = Tensor::f_arange(n, (Kind::Double, xs.device()))?;
+    let key = rounded.f_mul_scalar((n + 1) as f64)?.f_sub(&lag)?;
     let k = TOP_LAGS.min(n as usize);
-    Ok((order.f_narrow(1, 0, k as i64)?, k))
+    let (_, order) = key.f_topk(k as i64, 1, true, true)?;
+    Ok((order, k))
 }
 
 fn level_terms(lp: &LevelPlan, device: Device, kind: Kind) -> Result<PreparedLevel, TchError> {
@@ -397,10 +414,10 @@ impl Engine for Torch {
         &mut self,
         x: SeriesRef<'_>,
         plan: &Plan,
-        with_stats: bool,
+        stats: Option<StatsRequest>,
         timer: &mut Timer,
     ) -> Result<Vec<SeriesSummary>, EngineError> {
-        self.summarize_impl(x, plan, with_stats, timer)
+        self.summarize_impl(x, plan, stats, timer)
             .map_err(|e| self.err(e))
     }
 }

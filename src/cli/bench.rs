@@ -1,0 +1,103 @@
+//! `wavebench bench INPUT --engines … --repeat R -o REPORT.{json,csv,md}`: the whole
+//! pipeline, every stage timed, prompts rendered and discarded, after a warm-up.
+
+use super::run::{self, PromptOpts, Run};
+use super::{Common, Failure};
+use crate::engine::{self, EngineKind};
+use crate::export;
+use crate::prompt::PromptVars;
+use crate::timing::{Machine, Report, RunReport, Stage, Timer};
+use std::path::Path;
+
+pub fn run(
+    path: &Path,
+    engines: &str,
+    repeat: usize,
+    output: Option<&Path>,
+    common: &Common,
+    opts: &PromptOpts,
+) -> Result<(), Failure> {
+    let format = match output.and_then(|p| p.extension()).and_then(|e| e.to_str()) {
+        None if output.is_none() || output == Some(Path::new("-")) => "md",
+        Some(e @ ("json" | "csv" | "md")) => e,
+        _ => {
+            return Err(Failure::Input(format!(
+                "-o {}: expected a .json, .csv or .md report",
+                output.map_or(String::new(), |p| p.display().to_string())
+            )))
+        }
+    };
+    let r = Run::prepare(path, common, opts)?;
+    let prompter = r.prompter()?;
+    let mut runs = Vec::new();
+    let mut gpu = None;
+    for name in engines.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let kind: EngineKind = name
+            .parse()
+            .map_err(|e: String| Failure::Input(format!("--engines: {e}")))?;
+        let sel = engine::select(kind);
+        let (mut eng, mut notice) = (sel.engine, sel.notice);
+        run::notice(&notice, common.quiet);
+        if eng.kind() == EngineKind::TorchCuda {
+            gpu = Some(eng.device_name());
+        }
+        let bar = run::progress(repeat + 1, common.quiet, eng.kind().name());
+        let mut timers = Vec::with_capacity(repeat);
+        for rep in 0..=repeat {
+            let mut timer = Timer::new(r.cfg.precise_timing);
+            // Each repeat loads the file again: loading is a stage of the pipeline.
+            let table = timer.time(Stage::Load, || r.cfg.load_table(path))?;
+            let shape = crate::pipeline::Shape {
+                table: &table,
+                ..r.shape()
+            };
+            let units =
+                crate::pipeline::features(&mut eng, &mut notice, &shape, &mut timer, |_| {})?;
+            let rendered = timer.time(Stage::Render, || {
+                units
+                    .iter()
+                    .map(|u| {
+                        prompter.render(&PromptVars {
+                            features: &u.features,
+                            description: &r.cfg.description,
+                            seq_len: r.windows.seq_len,
+                            pred_len: r.cfg.pred_len,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            });
+            std::hint::black_box(
+                rendered
+                    .map_err(|e| Failure::Input(format!("template '{}': {e}", r.cfg.template)))?,
+            );
+            if rep > 0 {
+                timers.push(timer); // the first run warms plans, pools and caches
+            }
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        run::notice(&notice, common.quiet);
+        let series = r.windows.count * r.table.channels.len();
+        runs.push(RunReport::from_runs(
+            eng.kind().name(),
+            &eng.device_name(),
+            series,
+            r.windows.seq_len,
+            &timers,
+        ));
+    }
+    let report = Report {
+        config: &r.cfg,
+        machine: Machine::describe(gpu),
+        runs,
+    };
+    let text = match format {
+        "json" => {
+            serde_json::to_string_pretty(&report).map_err(|e| Failure::Internal(e.to_string()))?
+        }
+        "csv" => report.to_csv(),
+        _ => report.to_markdown(),
+    };
+    let out = output.unwrap_or(Path::new("-"));
+    export::write_atomic(out, |w| w.write_all(text.as_bytes())).map_err(Failure::Input)
+}
