@@ -26,7 +26,7 @@ APT_PACKAGES := pkg-config libssl-dev libdbus-1-dev libx11-dev libxcursor-dev li
 
 SAMPLE := sample_data/synthetic.csv
 
-.PHONY: all setup apt venv target-link build run test bench assets fixtures clean
+.PHONY: all setup apt venv target-link build run test bench assets fixtures sample-data reference clean
 
 all: build
 
@@ -78,9 +78,11 @@ assets: venv
 
 fixtures: venv
 	$(PYTHON) scripts/gen_fixtures.py
+	$(PYTHON) scripts/ref_features.py
 
 sample-data: venv
 	$(PYTHON) scripts/gen_sample_data.py
+	$(PYTHON) scripts/gen_public_data.py
 
 clean:
 	cargo clean
