@@ -292,17 +292,29 @@ pub fn write_prompts(path: &Path, units: &[Unit], prompts: &[String]) -> Result<
         prompt: &'a str,
         features: &'a Features,
     }
+    use rayon::prelude::*;
+    // Serialise in parallel, a block at a time, then write in order.
     write_atomic(path, |w| {
-        for (u, p) in units.iter().zip(prompts) {
-            let line = Line {
-                window: u.window,
-                start: u.start,
-                column: u.column.as_deref(),
-                prompt: p,
-                features: &u.features,
-            };
-            serde_json::to_writer(&mut *w, &line).map_err(io::Error::other)?;
-            w.write_all(b"\n")?;
+        for (us, ps) in units.chunks(8192).zip(prompts.chunks(8192)) {
+            let lines: Vec<Vec<u8>> = us
+                .par_iter()
+                .zip(ps)
+                .map(|(u, p)| {
+                    let line = Line {
+                        window: u.window,
+                        start: u.start,
+                        column: u.column.as_deref(),
+                        prompt: p,
+                        features: &u.features,
+                    };
+                    let mut buf = serde_json::to_vec(&line).map_err(io::Error::other)?;
+                    buf.push(b'\n');
+                    Ok(buf)
+                })
+                .collect::<io::Result<_>>()?;
+            for l in lines {
+                w.write_all(&l)?;
+            }
         }
         Ok(())
     })

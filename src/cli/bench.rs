@@ -5,7 +5,6 @@ use super::run::{self, PromptOpts, Run};
 use super::{Common, Failure};
 use crate::engine::{self, EngineKind};
 use crate::export;
-use crate::prompt::PromptVars;
 use crate::timing::{Machine, Report, RunReport, Stage, Timer};
 use std::path::Path;
 
@@ -54,17 +53,12 @@ pub fn run(
             let units =
                 crate::pipeline::features(&mut eng, &mut notice, &shape, &mut timer, |_| {})?;
             let rendered = timer.time(Stage::Render, || {
-                units
-                    .iter()
-                    .map(|u| {
-                        prompter.render(&PromptVars {
-                            features: &u.features,
-                            description: &r.cfg.description,
-                            seq_len: r.windows.seq_len,
-                            pred_len: r.cfg.pred_len,
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()
+                prompter.render_all(
+                    &units,
+                    &r.cfg.description,
+                    r.windows.seq_len,
+                    r.cfg.pred_len,
+                )
             });
             std::hint::black_box(
                 rendered

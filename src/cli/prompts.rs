@@ -4,7 +4,6 @@ use super::run::{self, PromptOpts, Run};
 use super::{Common, Failure};
 use crate::engine;
 use crate::export;
-use crate::prompt::PromptVars;
 use crate::timing::{Stage, Timer};
 use std::path::Path;
 
@@ -22,17 +21,12 @@ pub fn run(path: &Path, output: &Path, common: &Common, opts: &PromptOpts) -> Re
     bar.finish_and_clear();
     run::notice(&notice, common.quiet);
     let prompts = timer.time(Stage::Render, || {
-        units
-            .iter()
-            .map(|u| {
-                prompter.render(&PromptVars {
-                    features: &u.features,
-                    description: &r.cfg.description,
-                    seq_len: r.windows.seq_len,
-                    pred_len: r.cfg.pred_len,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()
+        prompter.render_all(
+            &units,
+            &r.cfg.description,
+            r.windows.seq_len,
+            r.cfg.pred_len,
+        )
     });
     let prompts =
         prompts.map_err(|e| Failure::Input(format!("template '{}': {e}", r.cfg.template)))?;

@@ -129,6 +129,28 @@ impl Prompter {
         Prompter::new(&src).map_err(|e| format!("{spec}: {e}"))
     }
 
+    /// Render one prompt per unit, in parallel (the environment is shared read-only).
+    pub fn render_all(
+        &self,
+        units: &[crate::pipeline::Unit],
+        description: &str,
+        seq_len: usize,
+        pred_len: usize,
+    ) -> Result<Vec<String>, TemplateError> {
+        use rayon::prelude::*;
+        units
+            .par_iter()
+            .map(|u| {
+                self.render(&PromptVars {
+                    features: &u.features,
+                    description,
+                    seq_len,
+                    pred_len,
+                })
+            })
+            .collect()
+    }
+
     pub fn render(&self, vars: &PromptVars<'_>) -> Result<String, TemplateError> {
         let tmpl = self.env.get_template(NAME).map_err(|e| self.locate(&e))?;
         tmpl.render(vars).map_err(|e| self.locate(&e))
