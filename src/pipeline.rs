@@ -147,3 +147,88 @@ pub fn features(
     }
     Ok(units)
 }
+
+/// Everything the app shows about one channel of one window.
+#[derive(Debug, Clone)]
+pub struct Inspection {
+    pub window: usize,
+    pub start: usize,
+    /// The window as the engine saw it (normalised).
+    pub x: Vec<f64>,
+    /// `[cA_n, cD_n, …, cD_1]`.
+    pub coeffs: Vec<Vec<f64>>,
+    /// Per-band reconstruction (MRA), each as long as the window.
+    pub mra: Vec<Vec<f64>>,
+    /// Samples at each end of each band that the signal extension reaches.
+    pub boundary: Vec<usize>,
+    pub features: Features,
+    pub prompt: Result<String, crate::prompt::TemplateError>,
+    pub timer: Timer,
+    pub engine: String,
+    pub device: String,
+}
+
+/// What to inspect, and how to describe it.
+pub struct InspectRequest<'a> {
+    pub shape: Shape<'a>,
+    pub channel: usize,
+    pub window: usize,
+    pub prompter: &'a crate::prompt::Prompter,
+    pub description: &'a str,
+    pub pred_len: usize,
+}
+
+/// One channel of one window through the same path as the whole pipeline (so its
+/// features and prompt equal that unit's in `features`/`prompts`), plus the arrays to plot.
+pub fn inspect(
+    engine: &mut Box<dyn Engine>,
+    notice: &mut Option<String>,
+    req: &InspectRequest<'_>,
+) -> Result<Inspection, EngineError> {
+    let shape = &req.shape;
+    let mut timer = Timer::new(false);
+    let seq = shape.windows.seq_len;
+    let start = shape.windows.start(req.window);
+    let mut x = shape.table.channels[req.channel].values[start..start + seq].to_vec();
+    timer.time(Stage::Prepare, || shape.normalize.apply(&mut x));
+    let batch = Values::from_f64(&x, shape.dtype);
+    let sums = engine::with_fallback(engine, notice, |e| {
+        e.summarize(
+            batch.as_ref(),
+            shape.plan,
+            Some(StatsRequest::ALL),
+            &mut timer,
+        )
+    })?;
+    let features = timer.time(Stage::Difficulty, || features::compute(&sums));
+    let prompt = timer.time(Stage::Render, || {
+        req.prompter.render(&crate::prompt::PromptVars {
+            features: &features,
+            description: req.description,
+            seq_len: seq,
+            pred_len: req.pred_len,
+        })
+    });
+    // The arrays to plot come from the native kernels (microseconds for one window).
+    let coeffs = engine::native::decompose(&batch.to_f64(), shape.plan);
+    let offsets = &shape.plan.offsets;
+    let bands = (0..shape.plan.bands())
+        .map(|k| coeffs[offsets[k]..offsets[k] + shape.plan.band_lens[k]].to_vec())
+        .collect();
+    let mra = engine::native::mra(&coeffs, shape.plan);
+    Ok(Inspection {
+        window: req.window,
+        start,
+        x: batch.to_f64(),
+        coeffs: bands,
+        mra,
+        boundary: (0..shape.plan.bands())
+            .map(|k| shape.plan.boundary_width(k))
+            .collect(),
+        features,
+        prompt,
+        timer,
+        engine: engine.kind().name().to_string(),
+        device: engine.device_name(),
+    })
+}

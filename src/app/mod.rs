@@ -1,50 +1,72 @@
-//! The workbench window (SPEC §9). This first version shows a data set's series, the
-//! current window and its per-band reconstruction, with the wavelet, level and mode knobs;
-//! the app issue grows it into the full workbench.
+//! The workbench window (SPEC §9). The UI thread only draws: a worker thread owns the data
+//! and the engines (`worker.rs`), answers requests tagged with a generation number, and the
+//! UI keeps only the newest answer. Each view lives in `views/`; what is remembered between
+//! sessions is `state::Settings`.
 
-use crate::data::{self, LoadOptions, Missing, Table, Windows};
-use crate::engine::{native, Plan};
-use crate::wavelet::{self, Mode};
-use egui_plot::{Legend, Line, Plot, PlotPoints, VLine};
+pub mod state;
+pub mod views;
+pub mod worker;
+
+use crate::data::Table;
+use crate::pipeline::Inspection;
+use state::Settings;
 use std::path::PathBuf;
+use std::sync::Arc;
+use worker::{Reply, Request, Worker};
 
 pub fn run(file: Option<PathBuf>) -> Result<(), crate::cli::Failure> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
-            .with_inner_size([1280.0, 800.0])
+            .with_inner_size([1400.0, 900.0])
             .with_title("wavebench"),
         ..Default::default()
     };
     eframe::run_native(
         "wavebench",
         options,
-        Box::new(move |_cc| Ok(Box::new(Workbench::new(file)))),
+        Box::new(move |cc| {
+            let saved: Option<Settings> = cc
+                .storage
+                .and_then(|s| eframe::get_value(s, eframe::APP_KEY));
+            Ok(Box::new(Workbench::new(
+                file.or(saved.as_ref().and_then(|s| s.file.clone())),
+                saved.unwrap_or_default(),
+                &cc.egui_ctx,
+            )))
+        }),
     )
     .map_err(|e| crate::cli::Failure::Internal(format!("cannot open the window: {e}")))
 }
 
 pub struct Workbench {
-    table: Option<Table>,
+    pub settings: Settings,
+    worker: Worker,
+    /// Generation of the newest request; replies from older ones are dropped.
+    gen: u64,
+    table: Option<Arc<Table>>,
+    result: Option<Box<Inspection>>,
     status: String,
-    channel: usize,
-    seq_len: usize,
-    window: usize,
-    wavelet: String,
-    level: usize,
-    mode: Mode,
+    /// The settings the current (or pending) result was asked for.
+    asked: Option<Settings>,
+    busy: bool,
+    config_view: views::config::ConfigView,
+    timing_view: views::timing::TimingView,
 }
 
 impl Workbench {
-    pub fn new(file: Option<PathBuf>) -> Self {
+    pub fn new(file: Option<PathBuf>, settings: Settings, ctx: &egui::Context) -> Self {
+        let ctx = ctx.clone();
         let mut app = Workbench {
+            settings,
+            worker: Worker::spawn(move || ctx.request_repaint()),
+            gen: 0,
             table: None,
-            status: "Open a data file (File ▸ Open or drop one here).".into(),
-            channel: 0,
-            seq_len: 512,
-            window: 0,
-            wavelet: "db4".into(),
-            level: 3,
-            mode: Mode::Reflect,
+            result: None,
+            status: "Open a data file: File > Open, or drop one on the window.".into(),
+            asked: None,
+            busy: false,
+            config_view: Default::default(),
+            timing_view: Default::default(),
         };
         if let Some(f) = file {
             app.open(f);
@@ -52,29 +74,103 @@ impl Workbench {
         app
     }
 
-    fn open(&mut self, path: PathBuf) {
-        match data::load(&path, &LoadOptions::default())
-            .and_then(|mut t| Missing::Interpolate.apply(&mut t).map(|_| t))
-        {
-            Ok(t) => {
-                self.status = format!(
-                    "{}: {} rows × {} channels",
-                    path.display(),
-                    t.rows(),
-                    t.channels.len()
-                );
-                self.seq_len = self.seq_len.min(t.rows());
-                self.window = 0;
-                self.channel = 0;
-                self.table = Some(t);
+    pub fn open(&mut self, path: PathBuf) {
+        self.gen += 1;
+        self.busy = true;
+        self.status = format!("loading {} ...", path.display());
+        self.worker.send(Request::Load {
+            gen: self.gen,
+            path,
+            missing: self.settings.missing,
+        });
+    }
+
+    /// Whether a request is still being worked on.
+    pub fn is_busy(&self) -> bool {
+        self.busy
+    }
+
+    /// Loaded, and the shown result answers the current settings.
+    pub fn is_idle(&self) -> bool {
+        !self.busy
+            && self.table.is_some()
+            && self.result.is_some()
+            && self.asked.as_ref() == Some(&self.settings)
+    }
+
+    pub fn result(&self) -> Option<&Inspection> {
+        self.result.as_deref()
+    }
+
+    pub fn table(&self) -> Option<&Table> {
+        self.table.as_deref()
+    }
+
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    fn poll(&mut self) {
+        while let Some(reply) = self.worker.try_recv() {
+            match reply {
+                Reply::Loaded { gen, path, table } if gen == self.gen => {
+                    self.status = format!(
+                        "{}: {} rows × {} channels",
+                        path.display(),
+                        table.rows(),
+                        table.channels.len()
+                    );
+                    self.settings.file = Some(path);
+                    self.settings.channel = self.settings.channel.min(table.channels.len() - 1);
+                    self.table = Some(table);
+                    self.asked = None;
+                    self.busy = false;
+                }
+                Reply::Inspected {
+                    gen,
+                    result,
+                    notice,
+                } if gen == self.gen => {
+                    self.busy = false;
+                    match result {
+                        Ok(r) => {
+                            self.timing_view.record(&r);
+                            self.result = Some(r);
+                            if let Some(n) = notice {
+                                self.status = n;
+                            }
+                        }
+                        Err(e) => self.status = e,
+                    }
+                }
+                Reply::Failed { gen, message } if gen == self.gen => {
+                    self.busy = false;
+                    self.status = message;
+                }
+                _ => {} // an answer to a request that a newer one replaced
             }
-            Err(e) => self.status = e.0,
         }
     }
-}
 
-impl eframe::App for Workbench {
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    /// Ask for the current window again when any knob moved since the last request.
+    fn request_if_changed(&mut self) {
+        let Some(table) = &self.table else { return };
+        if self.asked.as_ref() == Some(&self.settings) {
+            return;
+        }
+        self.gen += 1;
+        self.busy = true;
+        self.asked = Some(self.settings.clone());
+        self.worker.send(Request::Inspect {
+            gen: self.gen,
+            settings: Box::new(self.settings.clone()),
+            table: table.clone(),
+        });
+    }
+
+    /// Draw the whole window (also what the kittest tests drive).
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        self.poll();
         let dropped: Vec<PathBuf> = ui.ctx().input(|i| {
             i.raw
                 .dropped_files
@@ -88,112 +184,91 @@ impl eframe::App for Workbench {
         }
         egui::Panel::top("menu").show(ui, |ui| {
             ui.horizontal(|ui| {
-                if ui.button("Open…").clicked() {
-                    if let Some(p) = rfd::FileDialog::new().pick_file() {
-                        self.open(p);
+                ui.menu_button("File", |ui| {
+                    if ui.button("Open...").clicked() {
+                        if let Some(p) = rfd::FileDialog::new().pick_file() {
+                            self.open(p);
+                        }
                     }
+                    if ui.button("Export configuration (TOML)...").clicked() {
+                        if let Some(p) = rfd::FileDialog::new()
+                            .set_file_name("wavebench.toml")
+                            .save_file()
+                        {
+                            let toml = self.settings.config().to_toml();
+                            self.status =
+                                crate::export::write_atomic(&p, |w| w.write_all(toml.as_bytes()))
+                                    .map_or_else(
+                                        |e| e,
+                                        |_| format!("configuration written to {}", p.display()),
+                                    );
+                        }
+                    }
+                });
+                ui.checkbox(&mut self.settings.raw_coefficients, "raw coefficients");
+                if self.busy {
+                    ui.spinner();
                 }
                 ui.label(&self.status);
             });
         });
-        egui::Panel::left("config").show(ui, |ui| self.config_ui(ui));
-        egui::CentralPanel::default().show(ui, |ui| self.views_ui(ui));
-    }
-}
-
-impl Workbench {
-    fn config_ui(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Configuration");
-        let Some(table) = &self.table else { return };
-        egui::ComboBox::from_label("channel")
-            .selected_text(&table.channels[self.channel].name)
-            .show_ui(ui, |ui| {
-                for (i, c) in table.channels.iter().enumerate() {
-                    ui.selectable_value(&mut self.channel, i, &c.name);
-                }
+        egui::Panel::left("config")
+            .resizable(true)
+            .default_size(300.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    if let Some(table) = &self.table {
+                        ui.heading("Data");
+                        views::data::controls(ui, table, &mut self.settings);
+                        ui.separator();
+                    }
+                    let device = self
+                        .result
+                        .as_ref()
+                        .map_or(String::new(), |r| format!("{}: {}", r.engine, r.device));
+                    self.config_view.ui(ui, &mut self.settings, &device);
+                });
             });
-        let rows = table.rows();
-        ui.add(egui::Slider::new(&mut self.seq_len, 2..=rows.min(4096)).text("window length"));
-        let windows = rows.saturating_sub(self.seq_len) + 1;
-        self.window = self.window.min(windows - 1);
-        ui.add(egui::Slider::new(&mut self.window, 0..=windows - 1).text("window"));
-        egui::ComboBox::from_label("wavelet")
-            .selected_text(&self.wavelet)
-            .show_ui(ui, |ui| {
-                for w in wavelet::all() {
-                    ui.selectable_value(&mut self.wavelet, w.name.clone(), &w.name);
-                }
-            });
-        egui::ComboBox::from_label("mode")
-            .selected_text(self.mode.name())
-            .show_ui(ui, |ui| {
-                for m in Mode::ALL {
-                    ui.selectable_value(&mut self.mode, m, m.name());
-                }
-            });
-        let max = wavelet::lookup(&self.wavelet)
-            .map_or(1, |w| w.max_level(self.seq_len))
-            .max(1);
-        self.level = self.level.clamp(1, max);
-        ui.add(egui::Slider::new(&mut self.level, 1..=max).text("level"));
-    }
-
-    fn views_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(table) = &self.table else {
-            ui.centered_and_justified(|ui| ui.label("No data loaded."));
-            return;
-        };
-        let Ok(win) = Windows::new(table.rows(), None, Some(self.seq_len), 1) else {
-            return;
-        };
-        let start = win.start(self.window.min(win.count - 1));
-        let values = &table.channels[self.channel].values;
-        let link = egui::Id::unique("x");
-        Plot::new("series")
-            .height(160.0)
-            .legend(Legend::default())
-            .link_axis(link, [true, false])
-            .show(ui, |p| {
-                p.line(Line::new(
-                    "series",
-                    PlotPoints::from_iter(values.iter().enumerate().map(|(i, &v)| [i as f64, v])),
-                ));
-                p.vline(VLine::new("window start", start as f64));
-                p.vline(VLine::new("window end", (start + self.seq_len) as f64));
-            });
-        let Ok(w) = wavelet::lookup(&self.wavelet) else {
-            return;
-        };
-        let Ok(plan) = Plan::new(w, self.mode, self.level, self.seq_len) else {
-            return;
-        };
-        let x = &values[start..start + self.seq_len];
-        let coeffs = native::decompose(x, &plan);
-        let comps = native::mra(&coeffs, &plan);
-        let names = band_names(self.level);
-        let h = (ui.available_height() / comps.len() as f32 - 8.0).max(60.0);
-        egui::ScrollArea::vertical().show(ui, |ui| {
-            for (k, c) in comps.iter().enumerate() {
-                Plot::new(("band", k))
-                    .height(h)
-                    .legend(Legend::default())
-                    .link_axis(link, [true, false])
-                    .show(ui, |p| {
-                        p.line(Line::new(
-                            names[k].clone(),
-                            PlotPoints::from_iter(
-                                c.iter().enumerate().map(|(i, &v)| [(start + i) as f64, v]),
-                            ),
-                        ));
+        egui::CentralPanel::default().show(ui, |ui| {
+            let Some(table) = self.table.clone() else {
+                ui.centered_and_justified(|ui| ui.label("No data loaded."));
+                return;
+            };
+            let link = egui::Id::unique("time axis");
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                views::data::series_plot(ui, &table, &self.settings, link);
+                let Some(r) = &self.result else { return };
+                egui::CollapsingHeader::new("Prompt")
+                    .default_open(true)
+                    .show(ui, |ui| {
+                        views::prompt::ui(ui, Some(&r.prompt), &mut self.settings)
                     });
-            }
+                egui::CollapsingHeader::new("Bands")
+                    .default_open(true)
+                    .show(ui, |ui| {
+                        views::bands::ui(ui, r, self.settings.raw_coefficients, link)
+                    });
+                egui::CollapsingHeader::new("Energy, trends and stds")
+                    .default_open(true)
+                    .show(ui, |ui| views::energy::ui(ui, &r.features));
+                egui::CollapsingHeader::new("Features")
+                    .default_open(true)
+                    .show(ui, |ui| views::features::ui(ui, &r.features));
+                egui::CollapsingHeader::new("Timing")
+                    .default_open(true)
+                    .show(ui, |ui| self.timing_view.ui(ui, r));
+            });
         });
+        self.request_if_changed();
     }
 }
 
-/// `cA_n, cD_n, …, cD_1`.
-pub fn band_names(level: usize) -> Vec<String> {
-    std::iter::once(format!("cA{level}"))
-        .chain((1..=level).rev().map(|j| format!("cD{j}")))
-        .collect()
+impl eframe::App for Workbench {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.settings);
+    }
 }

@@ -1,0 +1,104 @@
+//! The configuration panel: wavelet (family + search), level up to the maximum, mode,
+//! engine, precision, normalisation, template and prompt options.
+
+use crate::app::state::Settings;
+use crate::data::Normalize;
+use crate::engine::{DType, EngineKind};
+use crate::prompt::BUILTINS;
+use crate::wavelet::{self, Mode};
+
+#[derive(Default)]
+pub struct ConfigView {
+    family: String,
+    search: String,
+}
+
+impl ConfigView {
+    pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings, device: &str) {
+        ui.heading("Wavelet");
+        ui.horizontal(|ui| {
+            egui::ComboBox::from_label("family")
+                .selected_text(if self.family.is_empty() {
+                    "all families"
+                } else {
+                    &self.family
+                })
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.family, String::new(), "all families");
+                    for f in wavelet::families() {
+                        ui.selectable_value(&mut self.family, f.to_string(), f);
+                    }
+                });
+            ui.add(
+                egui::TextEdit::singleline(&mut self.search)
+                    .hint_text("search")
+                    .desired_width(70.0),
+            );
+        });
+        egui::ComboBox::from_label("wavelet")
+            .selected_text(&s.wavelet)
+            .show_ui(ui, |ui| {
+                for w in wavelet::all().iter().filter(|w| {
+                    (self.family.is_empty() || w.family == self.family)
+                        && w.name.contains(self.search.trim())
+                }) {
+                    ui.selectable_value(
+                        &mut s.wavelet,
+                        w.name.clone(),
+                        format!("{} ({} taps)", w.name, w.filter_length),
+                    );
+                }
+            });
+        let max = wavelet::lookup(&s.wavelet)
+            .map_or(1, |w| w.max_level(s.seq_len))
+            .max(1);
+        s.level = s.level.clamp(1, max);
+        ui.add(egui::Slider::new(&mut s.level, 1..=max).text(format!("level (max {max})")));
+        egui::ComboBox::from_label("mode")
+            .selected_text(s.mode.name())
+            .show_ui(ui, |ui| {
+                for m in Mode::ALL {
+                    ui.selectable_value(&mut s.mode, m, m.name());
+                }
+            });
+        ui.separator();
+        ui.heading("Engine");
+        egui::ComboBox::from_label("engine")
+            .selected_text(s.engine.name())
+            .show_ui(ui, |ui| {
+                for k in EngineKind::ALL {
+                    ui.selectable_value(&mut s.engine, k, k.name());
+                }
+            });
+        ui.small(device);
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut s.dtype, DType::F32, "f32");
+            ui.selectable_value(&mut s.dtype, DType::F64, "f64");
+        });
+        egui::ComboBox::from_label("normalise")
+            .selected_text(s.normalize.name())
+            .show_ui(ui, |ui| {
+                for n in Normalize::ALL {
+                    ui.selectable_value(&mut s.normalize, n, n.name());
+                }
+            });
+        ui.separator();
+        ui.heading("Prompt");
+        let before = s.template.clone();
+        egui::ComboBox::from_label("template")
+            .selected_text(&s.template)
+            .show_ui(ui, |ui| {
+                for (name, _) in BUILTINS {
+                    ui.selectable_value(&mut s.template, name.to_string(), name);
+                }
+                ui.selectable_value(&mut s.template, "custom".to_string(), "custom");
+            });
+        if s.template != before {
+            if let Some(src) = crate::prompt::builtin(&s.template) {
+                s.template_text = src.to_string();
+            }
+        }
+        ui.add(egui::TextEdit::singleline(&mut s.description).hint_text("dataset description"));
+        ui.add(egui::Slider::new(&mut s.pred_len, 1..=1024).text("prediction length"));
+    }
+}

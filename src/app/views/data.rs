@@ -1,0 +1,72 @@
+//! The data panel: channel, window length and position, and the series with the current
+//! window highlighted.
+
+use crate::app::state::Settings;
+use crate::data::Table;
+use egui_plot::{Legend, Line, Plot, PlotPoints, Span};
+
+pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
+    ui.label(format!(
+        "{} rows × {} channels",
+        table.rows(),
+        table.channels.len()
+    ));
+    if !table.skipped.is_empty() {
+        ui.label(format!(
+            "skipped (not numeric): {}",
+            table.skipped.join(", ")
+        ));
+    }
+    let name = table
+        .channels
+        .get(s.channel)
+        .map_or("", |c| c.name.as_str());
+    egui::ComboBox::from_label("channel")
+        .selected_text(name)
+        .show_ui(ui, |ui| {
+            for (i, c) in table.channels.iter().enumerate() {
+                ui.selectable_value(&mut s.channel, i, &c.name);
+            }
+        });
+    let rows = table.rows().max(2);
+    s.seq_len = s.seq_len.clamp(2, rows);
+    ui.add(egui::Slider::new(&mut s.seq_len, 2..=rows.min(4096)).text("window length"));
+    let last = rows - s.seq_len;
+    s.window = s.window.min(last);
+    ui.add(egui::Slider::new(&mut s.window, 0..=last).text("window (arrow keys)"));
+    // Step windows with the arrow keys when no text field has focus.
+    if !ui.ctx().egui_wants_keyboard_input() {
+        let (left, right) = ui.input(|i| {
+            (
+                i.key_pressed(egui::Key::ArrowLeft),
+                i.key_pressed(egui::Key::ArrowRight),
+            )
+        });
+        if left {
+            s.window = s.window.saturating_sub(1);
+        }
+        if right {
+            s.window = (s.window + 1).min(last);
+        }
+    }
+}
+
+pub fn series_plot(ui: &mut egui::Ui, table: &Table, s: &Settings, link: egui::Id) {
+    let Some(c) = table.channels.get(s.channel) else {
+        return;
+    };
+    Plot::new("series")
+        .height(150.0)
+        .legend(Legend::default())
+        .link_axis(link, [true, false])
+        .show(ui, |p| {
+            p.line(Line::new(
+                c.name.clone(),
+                PlotPoints::from_iter(c.values.iter().enumerate().map(|(i, &v)| [i as f64, v])),
+            ));
+            p.span(Span::new(
+                "current window",
+                s.window as f64..=(s.window + s.seq_len) as f64,
+            ));
+        });
+}

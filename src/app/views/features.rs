@@ -1,0 +1,50 @@
+//! The features and their descriptions.
+
+use crate::features::Features;
+use crate::prompt::pyfmt;
+
+pub fn ui(ui: &mut egui::Ui, f: &Features) {
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.3}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    egui::Grid::new("features")
+        .striped(true)
+        .num_columns(2)
+        .show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(k);
+                ui.label(v);
+                ui.end_row();
+            };
+            row("frequency pattern", f.freq_pattern.clone());
+            row("trend", f.trend_desc.clone());
+            row("signal quality", f.signal_quality.clone());
+            row("stability", f.stability_desc.clone());
+            row(
+                "difficulty",
+                format!("{} ({:.1})", f.difficulty, f.difficulty_score),
+            );
+            row("energy ratio", list(&f.energy_ratio));
+            row("energy entropy", format!("{:.4}", f.energy_entropy));
+            row(
+                "dominant band",
+                format!("{} ({:.3})", f.dominant_band, f.dominant_energy),
+            );
+            row("trend consistency", format!("{:.2}", f.trend_consistency));
+            row("SNR", format!("{:.2} dB", f.snr_db));
+            row("volatility ratio", format!("{:.3}", f.volatility_ratio));
+            row(
+                "min / max / median",
+                format!(
+                    "{} / {} / {}",
+                    pyfmt::repr(f.min),
+                    pyfmt::repr(f.max),
+                    pyfmt::repr(f.median)
+                ),
+            );
+            row("top lags", format!("{:?}", f.lags));
+        });
+}

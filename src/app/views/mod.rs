@@ -1,0 +1,16 @@
+//! One file per view; each draws what it is given and changes only `Settings`.
+
+pub mod bands;
+pub mod config;
+pub mod data;
+pub mod energy;
+pub mod features;
+pub mod prompt;
+pub mod timing;
+
+/// `cA_n, cD_n, …, cD_1`.
+pub fn band_names(level: usize) -> Vec<String> {
+    std::iter::once(format!("cA{level}"))
+        .chain((1..=level).rev().map(|j| format!("cD{j}")))
+        .collect()
+}

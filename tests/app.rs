@@ -1,0 +1,188 @@
+//! The real app, driven headless with egui_kittest: open a sample file, check that the
+//! prompt shown is the one the pipeline produces for that configuration, turn knobs, break
+//! the template.
+
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use std::path::PathBuf;
+use wavebench::app::state::Settings;
+use wavebench::app::Workbench;
+use wavebench::data::{Normalize, Windows};
+use wavebench::engine::{self, DType, EngineKind, Plan};
+use wavebench::features::Aggregate;
+use wavebench::pipeline::{self, Shape};
+use wavebench::prompt::{PromptVars, Prompter};
+use wavebench::timing::Timer;
+
+fn sample() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv")
+}
+
+fn harness(settings: Settings) -> Harness<'static, Workbench> {
+    let app = Workbench::new(Some(sample()), settings, &egui::Context::default());
+    Harness::builder()
+        .with_size([1400.0, 1000.0])
+        .build_ui_state(|ui, app: &mut Workbench| app.show(ui), app)
+}
+
+/// Step frames until the worker has answered the current settings.
+fn settle(h: &mut Harness<'_, Workbench>) {
+    for _ in 0..1000 {
+        h.step();
+        if h.state().is_idle() {
+            h.step();
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("the app did not settle: {}", h.state().status());
+}
+
+/// The prompt `wavebench prompts` produces for this window and channel.
+fn pipeline_prompt(s: &Settings) -> String {
+    let cfg = wavebench::config::Config {
+        missing: s.missing,
+        ..Default::default()
+    };
+    let table = cfg.load_table(&sample()).unwrap();
+    let windows = Windows::new(table.rows(), None, Some(s.seq_len), 1).unwrap();
+    let plan = Plan::new(
+        wavebench::wavelet::lookup(&s.wavelet).unwrap(),
+        s.mode,
+        s.level,
+        s.seq_len,
+    )
+    .unwrap();
+    let shape = Shape {
+        table: &table,
+        windows,
+        plan: &plan,
+        normalize: Normalize::Revin,
+        dtype: DType::F32,
+        aggregate: Aggregate::Series,
+        batch_size: 1,
+    };
+    let mut sel = engine::select(EngineKind::Native);
+    let units = pipeline::features(
+        &mut sel.engine,
+        &mut sel.notice,
+        &shape,
+        &mut Timer::default(),
+        |_| {},
+    )
+    .unwrap();
+    let unit = units
+        .iter()
+        .find(|u| {
+            u.window == s.window
+                && u.column.as_deref() == Some(table.channels[s.channel].name.as_str())
+        })
+        .unwrap();
+    let p = Prompter::new(&s.template_text).unwrap();
+    p.render(&PromptVars {
+        features: &unit.features,
+        description: &s.description,
+        seq_len: s.seq_len,
+        pred_len: s.pred_len,
+    })
+    .unwrap()
+}
+
+fn settings() -> Settings {
+    Settings {
+        seq_len: 256,
+        window: 100,
+        channel: 1,
+        description: "Synthetic".into(),
+        pred_len: 24,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn shows_the_pipeline_prompt_and_follows_the_knobs() {
+    let mut h = harness(settings());
+    settle(&mut h);
+    assert!(
+        h.state().status().contains("4000 rows × 4 channels"),
+        "{}",
+        h.state().status()
+    );
+    let want = pipeline_prompt(&h.state().settings);
+    assert_eq!(h.state().result().unwrap().prompt.as_ref().unwrap(), &want);
+    // The prompt is on screen, as one selectable label.
+    h.get_by_label(&want);
+    h.get_by_label_contains("frequency pattern");
+    h.get_by_label("Copy prompt");
+
+    // Another wavelet and level: recomputed, and still the pipeline's prompt.
+    h.state_mut().settings.wavelet = "sym6".into();
+    h.state_mut().settings.level = 2;
+    h.state_mut().settings.window = 1500;
+    settle(&mut h);
+    let r = h.state().result().unwrap();
+    assert_eq!(r.coeffs.len(), 3, "level 2: three bands");
+    assert_eq!(r.mra[0].len(), 256);
+    let want2 = pipeline_prompt(&h.state().settings);
+    assert_ne!(want, want2);
+    assert_eq!(r.prompt.as_ref().unwrap(), &want2);
+    h.get_by_label(&want2);
+}
+
+#[test]
+fn a_broken_template_shows_its_error_where_it_was_typed() {
+    let mut h = harness(settings());
+    settle(&mut h);
+    h.state_mut().settings.template = "custom".into();
+    h.state_mut().settings.template_text =
+        "Range {{ min | f(\".2f\") }}\nBroken {{ max | f(\".2f\") \n".into();
+    settle(&mut h);
+    let err = h
+        .state()
+        .result()
+        .unwrap()
+        .prompt
+        .as_ref()
+        .unwrap_err()
+        .clone();
+    assert_eq!(err.line, Some(2), "{err}");
+    h.get_by_label_contains("template error: line 2");
+    // Features are still computed and shown.
+    h.get_by_label_contains("frequency pattern");
+    // Fixing it brings the prompt back.
+    h.state_mut().settings.template_text = "Range {{ min | f(\".2f\") }}".into();
+    settle(&mut h);
+    assert!(h
+        .state()
+        .result()
+        .unwrap()
+        .prompt
+        .as_ref()
+        .unwrap()
+        .starts_with("Range "));
+}
+
+#[test]
+fn a_bad_file_is_reported_in_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("text.csv");
+    std::fs::write(&bad, "name,city\nx,y\n").unwrap();
+    let app = Workbench::new(Some(bad), Settings::default(), &egui::Context::default());
+    let mut h = Harness::builder()
+        .with_size([1000.0, 700.0])
+        .build_ui_state(|ui, app: &mut Workbench| app.show(ui), app);
+    for _ in 0..400 {
+        h.step();
+        if !h.state().is_busy() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    h.step();
+    assert!(
+        h.state().status().contains("no numeric columns"),
+        "{}",
+        h.state().status()
+    );
+    h.get_by_label_contains("no numeric columns");
+}
