@@ -193,6 +193,12 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
             .map(|u| get(&u.features).to_string())
             .collect::<Vec<String>>()
     };
+    let list_i = |get: fn(&Features) -> Vec<i64>| {
+        units
+            .iter()
+            .map(|u| Series::new("".into(), get(&u.features)))
+            .collect::<Vec<_>>()
+    };
     let list_f = |get: fn(&Features) -> &[f64]| {
         units
             .iter()
@@ -233,19 +239,7 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
         Series::new("trends".into(), list_f(|x| &x.trends)).into(),
         Series::new(
             "trends_sign".into(),
-            units
-                .iter()
-                .map(|u| {
-                    Series::new(
-                        "".into(),
-                        u.features
-                            .trends_sign
-                            .iter()
-                            .map(|&v| v as i32)
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .collect::<Vec<_>>(),
+            list_i(|x| x.trends_sign.iter().map(|&v| v as i64).collect()),
         )
         .into(),
         Series::new("trend_consistency".into(), f(|x| x.trend_consistency)).into(),
@@ -263,19 +257,7 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
         Series::new("trend".into(), f(|x| x.trend)).into(),
         Series::new(
             "lags".into(),
-            units
-                .iter()
-                .map(|u| {
-                    Series::new(
-                        "".into(),
-                        u.features
-                            .lags
-                            .iter()
-                            .map(|&v| v as u64)
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .collect::<Vec<_>>(),
+            list_i(|x| x.lags.iter().map(|&v| v as i64).collect()),
         )
         .into(),
     ];

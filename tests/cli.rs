@@ -3,15 +3,10 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
+use common::{assert_input_error, wavebench};
 
-fn wavebench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavebench"))
-        .args(args)
-        .output()
-        .expect("run wavebench")
-}
+use std::path::Path;
+use std::process::Output;
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -24,18 +19,6 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 /// A failure: exit 2, exactly one line on stderr, containing every `needle`.
-fn assert_input_error(o: &Output, needles: &[&str]) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line expected: {err}"
-    );
-    for n in needles {
-        assert!(err.contains(n), "'{n}' missing from: {err}");
-    }
-}
 
 #[test]
 fn wavelets_lists_all_106_as_table_and_json() {

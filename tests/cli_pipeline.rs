@@ -1,17 +1,13 @@
 //! The real binary: `features`, `prompts`, `bench` and `--config` on sample data (SPEC §8),
 //! and their bad input (SPEC §10): exit 2, one line, nothing left behind.
 
+mod common;
+
+use common::{assert_input_error, wavebench};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const SAMPLE: &str = "sample_data/synthetic.csv";
-
-fn wavebench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavebench"))
-        .args(args)
-        .output()
-        .expect("run wavebench")
-}
 
 fn ok(o: &Output) -> String {
     assert!(
@@ -21,19 +17,6 @@ fn ok(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn assert_input_error(o: &Output, needles: &[&str]) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line expected: {err}"
-    );
-    for n in needles {
-        assert!(err.contains(n), "'{n}' missing from: {err}");
-    }
 }
 
 fn no_leftovers(dir: &Path) {

@@ -4,9 +4,11 @@
 use super::{Common, Failure};
 use crate::config::Config;
 use crate::data::{Normalize, Table, Windows};
+use crate::engine;
 use crate::engine::Plan;
-use crate::pipeline::{self, Shape};
+use crate::pipeline::{self, Shape, Unit};
 use crate::prompt::Prompter;
+use crate::timing::Timer;
 use crate::wavelet;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -105,6 +107,22 @@ impl Run {
             aggregate: self.cfg.aggregate,
             batch_size: self.cfg.batch_size,
         }
+    }
+
+    /// The pipeline's units on the configured engine, with a progress bar and any
+    /// fallback notice on stderr.
+    pub fn units(&self, quiet: bool, what: &str) -> Result<(Vec<Unit>, Timer), Failure> {
+        let sel = engine::select(self.cfg.engine);
+        let (mut eng, mut note) = (sel.engine, sel.notice);
+        notice(&note, quiet);
+        let bar = progress(self.windows.count, quiet, what);
+        let mut timer = Timer::new(self.cfg.precise_timing);
+        let units = pipeline::features(&mut eng, &mut note, &self.shape(), &mut timer, |done| {
+            bar.set_position(done as u64)
+        })?;
+        bar.finish_and_clear();
+        notice(&note, quiet);
+        Ok((units, timer))
     }
 
     pub fn prompter(&self) -> Result<Prompter, Failure> {

@@ -77,3 +77,25 @@ pub fn etth1() -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ETTh1.csv");
     p.exists().then_some(p)
 }
+
+/// Run the real binary.
+pub fn wavebench(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_wavebench"))
+        .args(args)
+        .output()
+        .expect("run wavebench")
+}
+
+/// A failure on the user's input: exit 2, exactly one line on stderr, containing every needle.
+pub fn assert_input_error(o: &std::process::Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    for n in needles {
+        assert!(err.contains(n), "'{n}' missing from: {err}");
+    }
+}
