@@ -11,5 +11,6 @@ pub mod features;
 pub mod pipeline;
 pub mod prompt;
 pub mod stats;
+pub mod sweep;
 pub mod timing;
 pub mod wavelet;

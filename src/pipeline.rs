@@ -100,13 +100,14 @@ fn groups(shape: &Shape<'_>, w: Range<usize>) -> Vec<(Range<usize>, usize, Optio
     }
 }
 
-/// Run the pipeline to features. `progress` is told how many windows are done.
+/// Run the pipeline to features. `progress` is told how many windows are done after each
+/// chunk and answers whether to go on (false cancels the run: `EngineError::Cancelled`).
 pub fn features(
     engine: &mut Box<dyn Engine>,
     notice: &mut Option<String>,
     shape: &Shape<'_>,
     timer: &mut Timer,
-    mut progress: impl FnMut(usize),
+    mut progress: impl FnMut(usize) -> bool,
 ) -> Result<Vec<Unit>, EngineError> {
     let total = shape.windows.count;
     // Chunks hold whole batches, so a batch never straddles two chunks.
@@ -142,7 +143,9 @@ pub fn features(
         }));
         // The feature functions are one pass; charge them to the description stage.
         timer.add(Stage::Difficulty, t.elapsed());
-        progress(w.end);
+        if !progress(w.end) {
+            return Err(EngineError::Cancelled);
+        }
         w0 = w.end;
     }
     Ok(units)

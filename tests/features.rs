@@ -69,7 +69,7 @@ fn check(case: &str, kind: EngineKind) {
             &mut sel.notice,
             &shape,
             &mut Timer::default(),
-            |_| {},
+            |_| true,
         )
         .unwrap();
         let want = doc["units"][agg.name()].as_array().unwrap();

@@ -12,7 +12,7 @@ use crate::pipeline::Inspection;
 use state::Settings;
 use std::path::PathBuf;
 use std::sync::Arc;
-use worker::{Reply, Request, Worker};
+use worker::{Job, JobKind, JobOutput, Reply, Request, Worker};
 
 pub fn run(file: Option<PathBuf>) -> Result<(), crate::cli::Failure> {
     let options = eframe::NativeOptions {
@@ -51,6 +51,9 @@ pub struct Workbench {
     busy: bool,
     config_view: views::config::ConfigView,
     timing_view: views::timing::TimingView,
+    pub sweep_view: views::sweep::SweepView,
+    /// The data-set-wide job running, if any.
+    job: Option<Job>,
 }
 
 impl Workbench {
@@ -67,6 +70,8 @@ impl Workbench {
             busy: false,
             config_view: Default::default(),
             timing_view: Default::default(),
+            sweep_view: Default::default(),
+            job: None,
         };
         if let Some(f) = file {
             app.open(f);
@@ -88,6 +93,81 @@ impl Workbench {
     /// Whether a request is still being worked on.
     pub fn is_busy(&self) -> bool {
         self.busy
+    }
+
+    /// Start a data-set-wide job (one at a time).
+    fn start(&mut self, what: &str, kind: impl FnOnce(Arc<Table>, Box<Settings>) -> JobKind) {
+        let Some(table) = self.table.clone() else {
+            return;
+        };
+        if self.job.is_some() {
+            return;
+        }
+        self.status = format!("{what} ...");
+        self.job = Some(
+            self.worker
+                .start(what, kind(table, Box::new(self.settings.clone()))),
+        );
+    }
+
+    /// Sweep every wavelet × level over the data set in the background.
+    pub fn start_sweep(&mut self) {
+        self.start("sweep", |table, settings| JobKind::Sweep {
+            table,
+            settings,
+        });
+    }
+
+    /// Export every window's prompt (JSONL) in the background.
+    pub fn export_prompts(&mut self, path: PathBuf) {
+        self.start("prompt export", |table, settings| JobKind::ExportPrompts {
+            table,
+            settings,
+            path,
+        });
+    }
+
+    /// Export every window's features (Parquet, CSV or JSONL by extension) in the background.
+    pub fn export_features(&mut self, path: PathBuf) {
+        self.start("feature export", |table, settings| {
+            JobKind::ExportFeatures {
+                table,
+                settings,
+                path,
+            }
+        });
+    }
+
+    pub fn cancel_job(&mut self) {
+        if let Some(j) = &self.job {
+            j.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    pub fn job_running(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Save the window as PNG (asynchronously, when the next frame is drawn).
+    fn export_png(&mut self, ctx: &egui::Context, path: PathBuf) {
+        let shown = path.display().to_string();
+        ctx.send_viewport_cmd(egui::ViewportCommand::Screenshot(
+            egui::ScreenshotCallback::new(move |img| {
+                let bytes: Vec<u8> = img
+                    .pixels
+                    .iter()
+                    .flat_map(|c| c.to_srgba_unmultiplied())
+                    .collect();
+                if let Some(buf) =
+                    image::RgbaImage::from_raw(img.size[0] as u32, img.size[1] as u32, bytes)
+                {
+                    if let Err(e) = buf.save(&path) {
+                        eprintln!("wavebench: {}: cannot write PNG: {e}", path.display());
+                    }
+                }
+            }),
+        ));
+        self.status = format!("plots will be written to {shown}");
     }
 
     /// Loaded, and the shown result answers the current settings.
@@ -143,6 +223,20 @@ impl Workbench {
                         Err(e) => self.status = e,
                     }
                 }
+                Reply::JobDone { what, result } => {
+                    self.job = None;
+                    self.status = match result {
+                        Ok(JobOutput::Sweep(rows)) => {
+                            let n = rows.len();
+                            self.sweep_view.rows = rows;
+                            format!("sweep done: {n} configurations")
+                        }
+                        Ok(JobOutput::Exported { path, units }) => {
+                            format!("{what}: {units} rows written to {}", path.display())
+                        }
+                        Err(e) => e,
+                    };
+                }
                 Reply::Failed { gen, message } if gen == self.gen => {
                     self.busy = false;
                     self.status = message;
@@ -190,6 +284,68 @@ impl Workbench {
                             self.open(p);
                         }
                     }
+                    let have_data = self.table.is_some() && self.job.is_none();
+                    if ui
+                        .add_enabled(have_data, egui::Button::new("Export prompts (JSONL)..."))
+                        .clicked()
+                    {
+                        if let Some(p) = rfd::FileDialog::new()
+                            .set_file_name("prompts.jsonl")
+                            .save_file()
+                        {
+                            self.export_prompts(p);
+                        }
+                    }
+                    if ui
+                        .add_enabled(
+                            have_data,
+                            egui::Button::new("Export features (Parquet/CSV)..."),
+                        )
+                        .clicked()
+                    {
+                        if let Some(p) = rfd::FileDialog::new()
+                            .set_file_name("features.parquet")
+                            .save_file()
+                        {
+                            self.export_features(p);
+                        }
+                    }
+                    if ui.button("Export timing (JSON)...").clicked() {
+                        if let (Some(r), Some(p)) = (
+                            &self.result,
+                            rfd::FileDialog::new()
+                                .set_file_name("timing.json")
+                                .save_file(),
+                        ) {
+                            let report = crate::timing::RunReport::from_runs(
+                                &r.engine,
+                                &r.device,
+                                1,
+                                r.x.len(),
+                                std::slice::from_ref(&r.timer),
+                            );
+                            let doc = crate::timing::Report {
+                                config: self.settings.config(),
+                                machine: crate::timing::Machine::describe(None),
+                                runs: vec![report],
+                            };
+                            let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+                            self.status =
+                                crate::export::write_atomic(&p, |w| w.write_all(text.as_bytes()))
+                                    .map_or_else(
+                                        |e| e,
+                                        |_| format!("timing written to {}", p.display()),
+                                    );
+                        }
+                    }
+                    if ui.button("Export plots (PNG)...").clicked() {
+                        if let Some(p) = rfd::FileDialog::new()
+                            .set_file_name("wavebench.png")
+                            .save_file()
+                        {
+                            self.export_png(ui.ctx(), p);
+                        }
+                    }
                     if ui.button("Export configuration (TOML)...").clicked() {
                         if let Some(p) = rfd::FileDialog::new()
                             .set_file_name("wavebench.toml")
@@ -212,6 +368,20 @@ impl Workbench {
                 ui.label(&self.status);
             });
         });
+        if let Some(job) = self.job.clone() {
+            egui::Panel::bottom("job").show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.add(
+                        egui::ProgressBar::new(job.fraction())
+                            .text(format!("{} {:.0} %", job.what, job.fraction() * 100.0))
+                            .desired_width(400.0),
+                    );
+                    if ui.button("Cancel").clicked() {
+                        self.cancel_job();
+                    }
+                });
+            });
+        }
         egui::Panel::left("config")
             .resizable(true)
             .default_size(300.0)
@@ -257,6 +427,14 @@ impl Workbench {
                 egui::CollapsingHeader::new("Timing")
                     .default_open(true)
                     .show(ui, |ui| self.timing_view.ui(ui, r));
+                let running = self.job.is_some();
+                let start = egui::CollapsingHeader::new("Sweep")
+                    .default_open(true)
+                    .show(ui, |ui| self.sweep_view.ui(ui, &mut self.settings, running))
+                    .body_returned;
+                if start == Some(true) {
+                    self.start_sweep();
+                }
             });
         });
         self.request_if_changed();

@@ -8,6 +8,7 @@ use crate::pipeline::{self, InspectRequest, Inspection, Shape};
 use crate::prompt::Prompter;
 use crate::wavelet;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
@@ -24,7 +25,50 @@ pub enum Request {
     },
 }
 
+/// Data-set-wide work, run on its own thread so the window stays interactive.
+pub enum JobKind {
+    Sweep {
+        table: Arc<Table>,
+        settings: Box<Settings>,
+    },
+    ExportPrompts {
+        table: Arc<Table>,
+        settings: Box<Settings>,
+        path: PathBuf,
+    },
+    ExportFeatures {
+        table: Arc<Table>,
+        settings: Box<Settings>,
+        path: PathBuf,
+    },
+}
+
+pub enum JobOutput {
+    Sweep(Vec<crate::sweep::SweepRow>),
+    Exported { path: PathBuf, units: usize },
+}
+
+/// A running job as the UI sees it: progress, and a flag that cancels it.
+#[derive(Clone)]
+pub struct Job {
+    pub what: String,
+    pub done: Arc<AtomicUsize>,
+    pub total: Arc<AtomicUsize>,
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Job {
+    pub fn fraction(&self) -> f32 {
+        let total = self.total.load(Ordering::Relaxed).max(1);
+        self.done.load(Ordering::Relaxed) as f32 / total as f32
+    }
+}
+
 pub enum Reply {
+    JobDone {
+        what: String,
+        result: Result<JobOutput, String>,
+    },
     Loaded {
         gen: u64,
         path: PathBuf,
@@ -44,19 +88,56 @@ pub enum Reply {
 pub struct Worker {
     tx: Sender<Request>,
     rx: Receiver<Reply>,
+    replies: Sender<Reply>,
+    wake: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl Worker {
     /// Start the worker; `wake` is called after every reply (the UI repaints).
-    pub fn spawn(wake: impl Fn() + Send + 'static) -> Self {
+    pub fn spawn(wake: impl Fn() + Send + Sync + 'static) -> Self {
         let (tx, requests) = channel::<Request>();
         let (replies, rx) = channel::<Reply>();
+        let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(wake);
+        let (to_ui, w) = (replies.clone(), wake.clone());
         std::thread::Builder::new()
             .name("wavebench-worker".into())
-            .spawn(move || serve(requests, replies, wake))
+            .spawn(move || serve(requests, to_ui, move || w()))
             .map(|_| ())
             .unwrap_or_else(|e| eprintln!("wavebench: cannot start the worker thread: {e}"));
-        Worker { tx, rx }
+        Worker {
+            tx,
+            rx,
+            replies,
+            wake,
+        }
+    }
+
+    /// Start a data-set-wide job on its own thread.
+    pub fn start(&self, what: &str, kind: JobKind) -> Job {
+        let job = Job {
+            what: what.to_string(),
+            done: Arc::default(),
+            total: Arc::new(AtomicUsize::new(1)),
+            cancel: Arc::default(),
+        };
+        let (j, replies, wake) = (job.clone(), self.replies.clone(), self.wake.clone());
+        let spawned = std::thread::Builder::new()
+            .name("wavebench-job".into())
+            .spawn(move || {
+                let result = run_job(kind, &j, &*wake);
+                let _ = replies.send(Reply::JobDone {
+                    what: j.what.clone(),
+                    result,
+                });
+                wake();
+            });
+        if let Err(e) = spawned {
+            let _ = self.replies.send(Reply::JobDone {
+                what: what.to_string(),
+                result: Err(format!("cannot start a thread: {e}")),
+            });
+        }
+        job
     }
 
     pub fn send(&self, r: Request) {
@@ -174,4 +255,104 @@ fn inspect(
         result.prompt = Err(e);
     }
     Ok(Box::new(result))
+}
+
+fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, String> {
+    let tick = |done: usize, total: usize| {
+        job.total.store(total, Ordering::Relaxed);
+        job.done.store(done, Ordering::Relaxed);
+        wake();
+        !job.cancel.load(Ordering::Relaxed)
+    };
+    match kind {
+        JobKind::Sweep { table, settings } => crate::sweep::run(
+            &table,
+            settings.seq_len,
+            settings.mode,
+            settings.normalize,
+            tick,
+        )
+        .map(JobOutput::Sweep)
+        .map_err(|e| job_error(job, e)),
+        JobKind::ExportPrompts {
+            table,
+            settings,
+            path,
+        } => {
+            let prompter =
+                Prompter::new(&settings.template_text).map_err(|e| format!("template: {e}"))?;
+            let units = all_units(&table, &settings, job, tick)?;
+            let prompts = prompter
+                .render_all(
+                    &units,
+                    &settings.description,
+                    settings.seq_len,
+                    settings.pred_len,
+                )
+                .map_err(|e| format!("template: {e}"))?;
+            crate::export::write_prompts(&path, &units, &prompts)?;
+            Ok(JobOutput::Exported {
+                path,
+                units: units.len(),
+            })
+        }
+        JobKind::ExportFeatures {
+            table,
+            settings,
+            path,
+        } => {
+            let format = crate::export::FeatureFormat::for_path(&path)?;
+            let units = all_units(&table, &settings, job, tick)?;
+            crate::export::write_features(&path, format, &units)?;
+            Ok(JobOutput::Exported {
+                path,
+                units: units.len(),
+            })
+        }
+    }
+}
+
+/// Every prompt unit of the data set under `settings` (all windows at its stride).
+fn all_units(
+    table: &Table,
+    settings: &Settings,
+    job: &Job,
+    mut tick: impl FnMut(usize, usize) -> bool,
+) -> Result<Vec<pipeline::Unit>, String> {
+    let windows = Windows::new(
+        table.rows(),
+        None,
+        Some(settings.seq_len),
+        settings.stride.max(1),
+    )
+    .map_err(|e| e.0)?;
+    let w = wavelet::lookup(&settings.wavelet).map_err(|e| e.to_string())?;
+    let plan =
+        Plan::new(w, settings.mode, settings.level, windows.seq_len).map_err(|e| e.to_string())?;
+    pipeline::check_level(&plan)?;
+    let shape = Shape {
+        table,
+        windows,
+        plan: &plan,
+        normalize: settings.normalize,
+        dtype: settings.dtype,
+        aggregate: settings.aggregate,
+        batch_size: settings.batch_size.max(1),
+    };
+    let mut sel = engine::select(settings.engine);
+    pipeline::features(
+        &mut sel.engine,
+        &mut sel.notice,
+        &shape,
+        &mut crate::timing::Timer::default(),
+        |done| tick(done, windows.count),
+    )
+    .map_err(|e| job_error(job, e))
+}
+
+fn job_error(job: &Job, e: crate::engine::EngineError) -> String {
+    match e {
+        crate::engine::EngineError::Cancelled => format!("{} cancelled", job.what),
+        other => other.to_string(),
+    }
 }

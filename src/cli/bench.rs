@@ -51,7 +51,7 @@ pub fn run(
                 ..r.shape()
             };
             let units =
-                crate::pipeline::features(&mut eng, &mut notice, &shape, &mut timer, |_| {})?;
+                crate::pipeline::features(&mut eng, &mut notice, &shape, &mut timer, |_| true)?;
             let rendered = timer.time(Stage::Render, || {
                 prompter.render_all(
                     &units,

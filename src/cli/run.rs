@@ -118,7 +118,8 @@ impl Run {
         let bar = progress(self.windows.count, quiet, what);
         let mut timer = Timer::new(self.cfg.precise_timing);
         let units = pipeline::features(&mut eng, &mut note, &self.shape(), &mut timer, |done| {
-            bar.set_position(done as u64)
+            bar.set_position(done as u64);
+            true
         })?;
         bar.finish_and_clear();
         notice(&note, quiet);

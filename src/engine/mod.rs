@@ -81,6 +81,8 @@ pub enum EngineError {
     },
     #[error(transparent)]
     Plan(#[from] PlanError),
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// Which Time-LLM statistics `summarize` computes, besides the band summaries.

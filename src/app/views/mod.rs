@@ -6,6 +6,7 @@ pub mod data;
 pub mod energy;
 pub mod features;
 pub mod prompt;
+pub mod sweep;
 pub mod timing;
 
 /// `cA_n, cD_n, …, cD_1`.
