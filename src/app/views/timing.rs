@@ -2,7 +2,6 @@
 //! runs, engine and device.
 
 use crate::pipeline::Inspection;
-use crate::timing::Stage;
 use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
 use std::collections::VecDeque;
 
@@ -40,6 +39,12 @@ impl TimingView {
                 ))
             })
             .collect();
+        ui.horizontal_wrapped(|ui| {
+            for (i, (stage, ms)) in stages.iter().enumerate() {
+                let share = if total > 0.0 { ms / total * 100.0 } else { 0.0 };
+                ui.small(format!("{i} {} {ms:.3} ms ({share:.1} %)", stage.name()));
+            }
+        });
         ui.columns(2, |cols| {
             Plot::new("stages").height(140.0).show(&mut cols[0], |p| {
                 p.bar_chart(BarChart::new("ms per stage", bars))
@@ -53,12 +58,5 @@ impl TimingView {
                 ));
             });
         });
-        ui.small(
-            Stage::ALL
-                .iter()
-                .map(|s| s.name())
-                .collect::<Vec<_>>()
-                .join(" | "),
-        );
     }
 }

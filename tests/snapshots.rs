@@ -1,0 +1,102 @@
+//! Snapshots of the main views, rendered with wgpu (Mesa's lavapipe on a machine without a
+//! GPU). Baselines live in tests/snapshots/; `UPDATE_SNAPSHOTS=1 cargo test --test snapshots`
+//! regenerates them. Each view is drawn from a fixed inspection so the pictures are stable
+//! (the timing view gets fixed stage times instead of measured ones).
+
+use egui_kittest::Harness;
+use std::path::PathBuf;
+use std::time::Duration;
+use wavebench::app::state::Settings;
+use wavebench::app::views;
+use wavebench::config::Config;
+use wavebench::data::{Normalize, Windows};
+use wavebench::engine::{self, DType, EngineKind, Plan};
+use wavebench::features::Aggregate;
+use wavebench::pipeline::{self, InspectRequest, Inspection, Shape};
+use wavebench::prompt::Prompter;
+use wavebench::timing::{Stage, Timer};
+
+fn inspection() -> Inspection {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv");
+    let table = Config::default().load_table(&path).unwrap();
+    let windows = Windows::new(table.rows(), None, Some(256), 1).unwrap();
+    let plan = Plan::new(
+        wavebench::wavelet::lookup("db4").unwrap(),
+        Default::default(),
+        3,
+        256,
+    )
+    .unwrap();
+    let prompter = Prompter::new(wavebench::prompt::builtin("dwt-balanced").unwrap()).unwrap();
+    let shape = Shape {
+        table: &table,
+        windows,
+        plan: &plan,
+        normalize: Normalize::Revin,
+        dtype: DType::F64,
+        aggregate: Aggregate::Series,
+        batch_size: 1,
+    };
+    let mut sel = engine::select(EngineKind::Native);
+    let req = InspectRequest {
+        shape,
+        channel: 0,
+        window: 300,
+        prompter: &prompter,
+        description: "Synthetic test data",
+        pred_len: 24,
+    };
+    let mut r = pipeline::inspect(&mut sel.engine, &mut sel.notice, &req).unwrap();
+    let mut t = Timer::new(false);
+    for (i, s) in Stage::ALL.iter().enumerate() {
+        t.add(*s, Duration::from_micros(100 * (i as u64 % 4 + 1)));
+    }
+    r.timer = t;
+    r.device = "CPU (native, 2 threads)".into();
+    r
+}
+
+fn snapshot(name: &str, size: [f32; 2], mut draw: impl FnMut(&mut egui::Ui)) {
+    let mut h = Harness::builder()
+        .with_size(size)
+        .wgpu()
+        .build_ui(move |ui| {
+            egui::CentralPanel::default().show(ui, |ui| draw(ui));
+        });
+    h.run();
+    h.snapshot(name);
+}
+
+#[test]
+fn bands() {
+    let r = inspection();
+    let link = egui::Id::unique("snapshot axis");
+    snapshot("bands", [900.0, 560.0], |ui| {
+        views::bands::ui(ui, &r, false, link)
+    });
+}
+
+#[test]
+fn energy_and_features() {
+    let r = inspection();
+    snapshot("energy_features", [900.0, 520.0], |ui| {
+        views::energy::ui(ui, &r.features);
+        views::features::ui(ui, &r.features);
+    });
+}
+
+#[test]
+fn prompt() {
+    let r = inspection();
+    let mut s = Settings::default();
+    snapshot("prompt", [900.0, 220.0], |ui| {
+        views::prompt::ui(ui, Some(&r.prompt), &mut s)
+    });
+}
+
+#[test]
+fn timing() {
+    let r = inspection();
+    let mut timing = views::timing::TimingView::default();
+    snapshot("timing", [900.0, 220.0], |ui| timing.ui(ui, &r));
+}
