@@ -314,3 +314,39 @@ fn exports_write_what_the_pipeline_computes_and_cancel_leaves_nothing() {
         .collect();
     assert!(leftovers.is_empty());
 }
+
+#[test]
+fn compare_shows_both_configurations_on_the_same_window() {
+    let mut h = harness_sized(settings(), 2600.0);
+    settle(&mut h);
+    h.get_by_label("Pin for compare").click();
+    h.run_steps(3);
+    assert!(h.state().compare().is_some());
+    h.state_mut().settings.wavelet = "haar".into();
+    h.state_mut().settings.level = 1;
+    let wait_b = |h: &mut Harness<'_, Workbench>| {
+        for _ in 0..1000 {
+            h.step();
+            let c = h.state().compare().unwrap();
+            if h.state().is_idle() && c.result.as_ref().is_some_and(|r| r.window == h.state().settings.window) {
+                h.step();
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        panic!("compare did not settle");
+    };
+    wait_b(&mut h);
+    let b = h.state().compare().unwrap();
+    let b_settings = b.settings_for(&h.state().settings);
+    assert_eq!((b_settings.wavelet.as_str(), b_settings.level), ("db4", 3));
+    assert_eq!(b.result.as_ref().unwrap().prompt.as_ref().unwrap(), &pipeline_prompt(&b_settings));
+    assert_eq!(h.state().result().unwrap().prompt.as_ref().unwrap(), &pipeline_prompt(&h.state().settings));
+    h.get_by_label("A: haar level 1 reflect");
+    h.get_by_label("B: db4 level 3 reflect");
+    h.get_by_label_contains("Prompt diff");
+    // B follows A's window.
+    h.state_mut().settings.window = 2222;
+    wait_b(&mut h);
+    assert_eq!(h.state().compare().unwrap().result.as_ref().unwrap().start, 2222);
+}

@@ -38,6 +38,39 @@ pub fn run(file: Option<PathBuf>) -> Result<(), crate::cli::Failure> {
     .map_err(|e| crate::cli::Failure::Internal(format!("cannot open the window: {e}")))
 }
 
+/// Configuration B of the compare view: its own wavelet, level, mode, precision,
+/// normalisation and template, on A's data, window and channel.
+pub struct Compare {
+    pinned: Settings,
+    pub result: Option<Box<Inspection>>,
+    asked: Option<Settings>,
+    gen: u64,
+}
+
+impl Compare {
+    pub fn settings_for(&self, a: &Settings) -> Settings {
+        let p = &self.pinned;
+        Settings {
+            wavelet: p.wavelet.clone(),
+            level: p.level,
+            mode: p.mode,
+            dtype: p.dtype,
+            normalize: p.normalize,
+            engine: p.engine,
+            template: p.template.clone(),
+            template_text: p.template_text.clone(),
+            ..a.clone()
+        }
+    }
+
+    pub fn label(&self) -> String {
+        format!(
+            "{} level {} {}",
+            self.pinned.wavelet, self.pinned.level, self.pinned.mode
+        )
+    }
+}
+
 pub struct Workbench {
     pub settings: Settings,
     worker: Worker,
@@ -52,6 +85,8 @@ pub struct Workbench {
     config_view: views::config::ConfigView,
     timing_view: views::timing::TimingView,
     pub sweep_view: views::sweep::SweepView,
+    /// A second configuration shown beside the main one.
+    compare: Option<Compare>,
     /// The data-set-wide job running, if any.
     job: Option<Job>,
 }
@@ -71,6 +106,7 @@ impl Workbench {
             config_view: Default::default(),
             timing_view: Default::default(),
             sweep_view: Default::default(),
+            compare: None,
             job: None,
         };
         if let Some(f) = file {
@@ -204,10 +240,24 @@ impl Workbench {
                     self.settings.channel = self.settings.channel.min(table.channels.len() - 1);
                     self.table = Some(table);
                     self.asked = None;
+                    if let Some(c) = self.compare.as_mut() {
+                        c.asked = None;
+                    }
                     self.busy = false;
                 }
                 Reply::Inspected {
                     gen,
+                    slot: 1,
+                    result,
+                    ..
+                } => {
+                    if let Some(c) = self.compare.as_mut().filter(|c| c.gen == gen) {
+                        c.result = result.ok();
+                    }
+                }
+                Reply::Inspected {
+                    gen,
+                    slot: 0,
                     result,
                     notice,
                 } if gen == self.gen => {
@@ -257,9 +307,43 @@ impl Workbench {
         self.asked = Some(self.settings.clone());
         self.worker.send(Request::Inspect {
             gen: self.gen,
+            slot: 0,
             settings: Box::new(self.settings.clone()),
             table: table.clone(),
         });
+    }
+
+    /// The same for the compared configuration, which follows the main window and channel.
+    fn request_compare_if_changed(&mut self) {
+        let (Some(table), Some(c)) = (&self.table, self.compare.as_mut()) else {
+            return;
+        };
+        let wanted = c.settings_for(&self.settings);
+        if c.asked.as_ref() == Some(&wanted) {
+            return;
+        }
+        c.gen += 1;
+        c.asked = Some(wanted.clone());
+        self.worker.send(Request::Inspect {
+            gen: c.gen,
+            slot: 1,
+            settings: Box::new(wanted),
+            table: table.clone(),
+        });
+    }
+
+    /// Pin the current configuration as B, to compare with whatever A becomes.
+    pub fn pin_for_compare(&mut self) {
+        self.compare = Some(Compare {
+            pinned: self.settings.clone(),
+            result: None,
+            asked: None,
+            gen: 0,
+        });
+    }
+
+    pub fn compare(&self) -> Option<&Compare> {
+        self.compare.as_ref()
     }
 
     /// Draw the whole window (also what the kittest tests drive).
@@ -362,6 +446,19 @@ impl Workbench {
                     }
                 });
                 ui.checkbox(&mut self.settings.raw_coefficients, "raw coefficients");
+                if self.compare.is_none() {
+                    if ui
+                        .button("Pin for compare")
+                        .on_hover_text(
+                            "Keep this configuration as B and compare it with the knobs' A",
+                        )
+                        .clicked()
+                    {
+                        self.pin_for_compare();
+                    }
+                } else if ui.button("Stop comparing").clicked() {
+                    self.compare = None;
+                }
                 if self.busy {
                     ui.spinner();
                 }
@@ -427,6 +524,19 @@ impl Workbench {
                 egui::CollapsingHeader::new("Timing")
                     .default_open(true)
                     .show(ui, |ui| self.timing_view.ui(ui, r));
+                if let Some(c) = &self.compare {
+                    if let Some(b) = &c.result {
+                        let a_label = format!(
+                            "{} level {} {}",
+                            self.settings.wavelet, self.settings.level, self.settings.mode
+                        );
+                        egui::CollapsingHeader::new("Compare")
+                            .default_open(true)
+                            .show(ui, |ui| {
+                                views::compare::ui(ui, (&a_label, r), (&c.label(), b))
+                            });
+                    }
+                }
                 let running = self.job.is_some();
                 let start = egui::CollapsingHeader::new("Sweep")
                     .default_open(true)
@@ -438,6 +548,7 @@ impl Workbench {
             });
         });
         self.request_if_changed();
+        self.request_compare_if_changed();
     }
 }
 

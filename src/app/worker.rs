@@ -18,8 +18,10 @@ pub enum Request {
         path: PathBuf,
         missing: crate::data::Missing,
     },
+    /// Inspect a window; `slot` 0 is the main view, 1 the compared configuration.
     Inspect {
         gen: u64,
+        slot: usize,
         settings: Box<Settings>,
         table: Arc<Table>,
     },
@@ -76,6 +78,7 @@ pub enum Reply {
     },
     Inspected {
         gen: u64,
+        slot: usize,
         result: Result<Box<Inspection>, String>,
         notice: Option<String>,
     },
@@ -154,10 +157,8 @@ fn serve(requests: Receiver<Request>, replies: Sender<Reply>, wake: impl Fn()) {
     while let Ok(mut req) = requests.recv() {
         // Only the newest inspection matters: skip the ones a knob already replaced.
         while let Ok(next) = requests.try_recv() {
-            if matches!(
-                (&req, &next),
-                (Request::Inspect { .. }, Request::Inspect { .. })
-            ) {
+            let same_slot = matches!((&req, &next), (Request::Inspect { slot: a, .. }, Request::Inspect { slot: b, .. }) if a == b);
+            if same_slot {
                 req = next;
             } else {
                 handle(req, &mut engines, &replies);
@@ -187,6 +188,7 @@ fn handle(
         },
         Request::Inspect {
             gen,
+            slot,
             settings,
             table,
         } => {
@@ -202,6 +204,7 @@ fn handle(
             let result = inspect(&settings, &table, engine, notice);
             Reply::Inspected {
                 gen,
+                slot,
                 result,
                 notice: notice.clone(),
             }

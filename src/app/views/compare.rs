@@ -1,0 +1,103 @@
+//! Compare: two configurations of the same window side by side: features, the prompt diff,
+//! and timings.
+
+use crate::pipeline::Inspection;
+
+pub fn ui(ui: &mut egui::Ui, (a_name, a): (&str, &Inspection), (b_name, b): (&str, &Inspection)) {
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.3}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    egui::Grid::new("compare")
+        .striped(true)
+        .num_columns(3)
+        .show(ui, |ui| {
+            ui.strong("");
+            ui.strong(format!("A: {a_name}"));
+            ui.strong(format!("B: {b_name}"));
+            ui.end_row();
+            let (fa, fb) = (&a.features, &b.features);
+            let rows: [(&str, String, String); 9] = [
+                (
+                    "frequency pattern",
+                    fa.freq_pattern.clone(),
+                    fb.freq_pattern.clone(),
+                ),
+                ("trend", fa.trend_desc.clone(), fb.trend_desc.clone()),
+                (
+                    "signal quality",
+                    fa.signal_quality.clone(),
+                    fb.signal_quality.clone(),
+                ),
+                (
+                    "difficulty",
+                    format!("{} ({:.1})", fa.difficulty, fa.difficulty_score),
+                    format!("{} ({:.1})", fb.difficulty, fb.difficulty_score),
+                ),
+                (
+                    "energy ratio",
+                    list(&fa.energy_ratio),
+                    list(&fb.energy_ratio),
+                ),
+                (
+                    "energy entropy",
+                    format!("{:.4}", fa.energy_entropy),
+                    format!("{:.4}", fb.energy_entropy),
+                ),
+                (
+                    "SNR",
+                    format!("{:.2} dB", fa.snr_db),
+                    format!("{:.2} dB", fb.snr_db),
+                ),
+                (
+                    "volatility ratio",
+                    format!("{:.3}", fa.volatility_ratio),
+                    format!("{:.3}", fb.volatility_ratio),
+                ),
+                (
+                    "time",
+                    format!("{:.3} ms", a.timer.total().as_secs_f64() * 1e3),
+                    format!("{:.3} ms", b.timer.total().as_secs_f64() * 1e3),
+                ),
+            ];
+            for (k, va, vb) in rows {
+                ui.label(k);
+                if va == vb {
+                    ui.label(&va);
+                    ui.label(&vb);
+                } else {
+                    ui.strong(&va);
+                    ui.strong(&vb);
+                }
+                ui.end_row();
+            }
+        });
+    ui.separator();
+    ui.label("Prompt diff (- A, + B):");
+    let (pa, pb) = (
+        a.prompt.as_deref().unwrap_or(""),
+        b.prompt.as_deref().unwrap_or(""),
+    );
+    let (la, lb): (Vec<&str>, Vec<&str>) = (pa.lines().collect(), pb.lines().collect());
+    let (removed, added) = (
+        egui::Color32::from_rgb(230, 110, 110),
+        egui::Color32::from_rgb(110, 200, 120),
+    );
+    for i in 0..la.len().max(lb.len()) {
+        match (la.get(i), lb.get(i)) {
+            (Some(x), Some(y)) if x == y => {
+                ui.monospace(format!("  {x}"));
+            }
+            (x, y) => {
+                if let Some(x) = x {
+                    ui.colored_label(removed, egui::RichText::new(format!("- {x}")).monospace());
+                }
+                if let Some(y) = y {
+                    ui.colored_label(added, egui::RichText::new(format!("+ {y}")).monospace());
+                }
+            }
+        }
+    }
+}
