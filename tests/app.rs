@@ -328,7 +328,11 @@ fn compare_shows_both_configurations_on_the_same_window() {
         for _ in 0..1000 {
             h.step();
             let c = h.state().compare().unwrap();
-            if h.state().is_idle() && c.result.as_ref().is_some_and(|r| r.window == h.state().settings.window) {
+            if h.state().is_idle()
+                && c.result
+                    .as_ref()
+                    .is_some_and(|r| r.window == h.state().settings.window)
+            {
                 h.step();
                 return;
             }
@@ -340,13 +344,69 @@ fn compare_shows_both_configurations_on_the_same_window() {
     let b = h.state().compare().unwrap();
     let b_settings = b.settings_for(&h.state().settings);
     assert_eq!((b_settings.wavelet.as_str(), b_settings.level), ("db4", 3));
-    assert_eq!(b.result.as_ref().unwrap().prompt.as_ref().unwrap(), &pipeline_prompt(&b_settings));
-    assert_eq!(h.state().result().unwrap().prompt.as_ref().unwrap(), &pipeline_prompt(&h.state().settings));
+    assert_eq!(
+        b.result.as_ref().unwrap().prompt.as_ref().unwrap(),
+        &pipeline_prompt(&b_settings)
+    );
+    assert_eq!(
+        h.state().result().unwrap().prompt.as_ref().unwrap(),
+        &pipeline_prompt(&h.state().settings)
+    );
     h.get_by_label("A: haar level 1 reflect");
     h.get_by_label("B: db4 level 3 reflect");
     h.get_by_label_contains("Prompt diff");
     // B follows A's window.
     h.state_mut().settings.window = 2222;
     wait_b(&mut h);
-    assert_eq!(h.state().compare().unwrap().result.as_ref().unwrap().start, 2222);
+    assert_eq!(
+        h.state().compare().unwrap().result.as_ref().unwrap().start,
+        2222
+    );
+}
+
+#[test]
+fn the_missing_value_policy_reloads_the_file() {
+    let gaps = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic_gaps.csv");
+    let app = Workbench::new(
+        Some(gaps),
+        Settings {
+            missing: wavebench::data::Missing::Error,
+            ..settings()
+        },
+        &egui::Context::default(),
+    );
+    let mut h = Harness::builder()
+        .with_size([1400.0, 1000.0])
+        .build_ui_state(|ui, app: &mut Workbench| app.show(ui), app);
+    for _ in 0..400 {
+        h.step();
+        if !h.state().is_busy() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    h.step();
+    assert!(
+        h.state().status().contains("missing value"),
+        "{}",
+        h.state().status()
+    );
+    assert!(h.state().table().is_none());
+    // The error names the row; the file stays chosen, so another policy can load it.
+    h.state_mut().settings.missing = wavebench::data::Missing::Interpolate;
+    h.state_mut()
+        .open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic_gaps.csv"));
+    settle(&mut h);
+    let table = h.state().table().unwrap();
+    assert!(table
+        .channels
+        .iter()
+        .all(|c| c.values.iter().all(|v| v.is_finite())));
+    // Switching the policy on a loaded file reloads it.
+    h.state_mut().settings.missing = wavebench::data::Missing::Drop;
+    settle(&mut h);
+    assert!(
+        h.state().table().unwrap().rows() < 4000,
+        "rows with a gap dropped"
+    );
 }

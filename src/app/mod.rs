@@ -74,11 +74,16 @@ impl Compare {
 pub struct Workbench {
     pub settings: Settings,
     worker: Worker,
-    /// Generation of the newest request; replies from older ones are dropped.
+    /// Generation of the newest inspection request; older replies are dropped.
     gen: u64,
+    /// Generation of the newest load; a load in flight holds back inspections.
+    load_gen: u64,
+    loading: bool,
     table: Option<Arc<Table>>,
     result: Option<Box<Inspection>>,
     status: String,
+    /// The missing-value policy the table was loaded with.
+    loaded_missing: crate::data::Missing,
     /// The settings the current (or pending) result was asked for.
     asked: Option<Settings>,
     busy: bool,
@@ -98,10 +103,13 @@ impl Workbench {
             settings,
             worker: Worker::spawn(move || ctx.request_repaint()),
             gen: 0,
+            load_gen: 0,
+            loading: false,
             table: None,
             result: None,
             status: "Open a data file: File > Open, or drop one on the window.".into(),
             asked: None,
+            loaded_missing: crate::data::Missing::Error,
             busy: false,
             config_view: Default::default(),
             timing_view: Default::default(),
@@ -116,11 +124,13 @@ impl Workbench {
     }
 
     pub fn open(&mut self, path: PathBuf) {
-        self.gen += 1;
+        self.load_gen += 1;
+        self.loading = true;
         self.busy = true;
         self.status = format!("loading {} ...", path.display());
+        self.loaded_missing = self.settings.missing;
         self.worker.send(Request::Load {
-            gen: self.gen,
+            gen: self.load_gen,
             path,
             missing: self.settings.missing,
         });
@@ -229,7 +239,8 @@ impl Workbench {
     fn poll(&mut self) {
         while let Some(reply) = self.worker.try_recv() {
             match reply {
-                Reply::Loaded { gen, path, table } if gen == self.gen => {
+                Reply::Loaded { gen, path, table } if gen == self.load_gen => {
+                    self.loading = false;
                     self.status = format!(
                         "{}: {} rows × {} channels",
                         path.display(),
@@ -287,7 +298,8 @@ impl Workbench {
                         Err(e) => e,
                     };
                 }
-                Reply::Failed { gen, message } if gen == self.gen => {
+                Reply::Failed { gen, message } if gen == self.load_gen => {
+                    self.loading = false;
                     self.busy = false;
                     self.status = message;
                 }
@@ -299,6 +311,9 @@ impl Workbench {
     /// Ask for the current window again when any knob moved since the last request.
     fn request_if_changed(&mut self) {
         let Some(table) = &self.table else { return };
+        if self.loading {
+            return; // the table is about to be replaced
+        }
         if self.asked.as_ref() == Some(&self.settings) {
             return;
         }
@@ -487,6 +502,7 @@ impl Workbench {
                     if let Some(table) = &self.table {
                         ui.heading("Data");
                         views::data::controls(ui, table, &mut self.settings);
+                        views::data::policy_and_export_shape(ui, &mut self.settings);
                         ui.separator();
                     }
                     let device = self
@@ -547,6 +563,12 @@ impl Workbench {
                 }
             });
         });
+        // A new missing-value policy means a new table: reload in the background.
+        if self.table.is_some() && self.settings.missing != self.loaded_missing {
+            if let Some(f) = self.settings.file.clone() {
+                self.open(f);
+            }
+        }
         self.request_if_changed();
         self.request_compare_if_changed();
     }

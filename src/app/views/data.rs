@@ -2,7 +2,8 @@
 //! window highlighted.
 
 use crate::app::state::Settings;
-use crate::data::Table;
+use crate::data::{Missing, Table};
+use crate::features::Aggregate;
 use egui_plot::{Legend, Line, Plot, PlotPoints, Span};
 
 pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
@@ -48,6 +49,29 @@ pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
         if right {
             s.window = (s.window + 1).min(last);
         }
+    }
+}
+
+/// Missing values (changing the policy reloads the file) and how data-set-wide work
+/// (exports) windows the data.
+pub fn policy_and_export_shape(ui: &mut egui::Ui, s: &mut Settings) {
+    egui::ComboBox::from_label("missing values")
+        .selected_text(s.missing.name())
+        .show_ui(ui, |ui| {
+            for m in Missing::ALL {
+                ui.selectable_value(&mut s.missing, m, m.name());
+            }
+        });
+    ui.add(egui::Slider::new(&mut s.stride, 1..=s.seq_len.max(1)).text("stride (exports)"));
+    egui::ComboBox::from_label("aggregate (exports)")
+        .selected_text(s.aggregate.name())
+        .show_ui(ui, |ui| {
+            for a in Aggregate::ALL {
+                ui.selectable_value(&mut s.aggregate, a, a.name());
+            }
+        });
+    if s.aggregate == Aggregate::Batch {
+        ui.add(egui::Slider::new(&mut s.batch_size, 1..=256).text("batch size"));
     }
 }
 
