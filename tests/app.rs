@@ -24,23 +24,32 @@ fn harness(settings: Settings) -> Harness<'static, Workbench> {
 
 /// A window `height` tall (tall enough to show views far down the scroll area).
 fn harness_sized(settings: Settings, height: f32) -> Harness<'static, Workbench> {
-    let app = Workbench::new(Some(sample()), settings, &egui::Context::default());
+    harness_at(sample(), settings, height)
+}
+
+fn harness_at(file: PathBuf, settings: Settings, height: f32) -> Harness<'static, Workbench> {
+    let app = Workbench::new(Some(file), settings, &egui::Context::default());
     Harness::builder()
         .with_size([1400.0, height])
         .build_ui_state(|ui, app: &mut Workbench| app.show(ui), app)
 }
 
-/// Step frames until the worker has answered the current settings.
-fn settle(h: &mut Harness<'_, Workbench>) {
+/// Step frames until `done` holds (bounded), then one more to draw the outcome.
+fn step_until(h: &mut Harness<'_, Workbench>, done: impl Fn(&Workbench) -> bool) {
     for _ in 0..1000 {
         h.step();
-        if h.state().is_idle() {
+        if done(h.state()) {
             h.step();
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    panic!("the app did not settle: {}", h.state().status());
+    panic!("the app did not get there: {}", h.state().status());
+}
+
+/// Step frames until the worker has answered the current settings.
+fn settle(h: &mut Harness<'_, Workbench>) {
+    step_until(h, Workbench::is_idle);
 }
 
 /// The prompt `wavebench prompts` produces for this window and channel.
@@ -172,18 +181,8 @@ fn a_bad_file_is_reported_in_the_window() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("text.csv");
     std::fs::write(&bad, "name,city\nx,y\n").unwrap();
-    let app = Workbench::new(Some(bad), Settings::default(), &egui::Context::default());
-    let mut h = Harness::builder()
-        .with_size([1000.0, 700.0])
-        .build_ui_state(|ui, app: &mut Workbench| app.show(ui), app);
-    for _ in 0..400 {
-        h.step();
-        if !h.state().is_busy() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    h.step();
+    let mut h = harness_at(bad, Settings::default(), 700.0);
+    step_until(&mut h, |app| !app.is_busy());
     assert!(
         h.state().status().contains("no numeric columns"),
         "{}",
@@ -194,15 +193,7 @@ fn a_bad_file_is_reported_in_the_window() {
 
 /// Step until the running job has finished.
 fn finish_job(h: &mut Harness<'_, Workbench>) {
-    for _ in 0..6000 {
-        h.step();
-        if !h.state().job_running() {
-            h.step();
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    panic!("the job did not finish: {}", h.state().status());
+    step_until(h, |app| !app.job_running());
 }
 
 #[test]
@@ -367,25 +358,15 @@ fn compare_shows_both_configurations_on_the_same_window() {
 #[test]
 fn the_missing_value_policy_reloads_the_file() {
     let gaps = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic_gaps.csv");
-    let app = Workbench::new(
-        Some(gaps),
+    let mut h = harness_at(
+        gaps,
         Settings {
             missing: wavebench::data::Missing::Error,
             ..settings()
         },
-        &egui::Context::default(),
+        1000.0,
     );
-    let mut h = Harness::builder()
-        .with_size([1400.0, 1000.0])
-        .build_ui_state(|ui, app: &mut Workbench| app.show(ui), app);
-    for _ in 0..400 {
-        h.step();
-        if !h.state().is_busy() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    h.step();
+    step_until(&mut h, |app| !app.is_busy());
     assert!(
         h.state().status().contains("missing value"),
         "{}",
