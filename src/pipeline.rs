@@ -179,6 +179,8 @@ pub struct InspectRequest<'a> {
     pub prompter: &'a crate::prompt::Prompter,
     pub description: &'a str,
     pub pred_len: usize,
+    /// Synchronise the device at stage boundaries (see `Timer::precise`).
+    pub precise: bool,
 }
 
 /// One channel of one window through the same path as the whole pipeline (so its
@@ -189,7 +191,7 @@ pub fn inspect(
     req: &InspectRequest<'_>,
 ) -> Result<Inspection, EngineError> {
     let shape = &req.shape;
-    let mut timer = Timer::new(false);
+    let mut timer = Timer::new(req.precise);
     let seq = shape.windows.seq_len;
     let start = shape.windows.start(req.window);
     let mut x = shape.table.channels[req.channel].values[start..start + seq].to_vec();

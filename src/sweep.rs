@@ -80,12 +80,13 @@ pub fn configurations(seq_len: usize) -> Vec<(&'static str, usize)> {
 /// `progress(done, total)` answers whether to go on.
 pub fn run(
     table: &Table,
+    rows: Option<crate::data::RowRange>,
     seq_len: usize,
     mode: Mode,
     normalize: Normalize,
     mut progress: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<SweepRow>, EngineError> {
-    let windows = Windows::new(table.rows(), None, Some(seq_len), seq_len)
+    let windows = Windows::new(table.rows(), rows, Some(seq_len), seq_len)
         .map_err(|_| EngineError::Cancelled)?;
     let configs = configurations(seq_len);
     let mut engine = engine::select(engine::EngineKind::Native);

@@ -391,3 +391,39 @@ fn the_missing_value_policy_reloads_the_file() {
         "rows with a gap dropped"
     );
 }
+
+#[test]
+fn the_row_range_selects_what_is_inspected_and_exported() {
+    let mut h = harness(Settings {
+        row_start: 1000,
+        row_end: 2000,
+        window: 10,
+        ..settings()
+    });
+    settle(&mut h);
+    let r = h.state().result().unwrap();
+    assert_eq!(r.start, 1010);
+    // The same window of the whole file, as the pipeline sees it.
+    let whole = Settings {
+        row_start: 0,
+        row_end: 0,
+        window: 1010,
+        ..h.state().settings.clone()
+    };
+    assert_eq!(r.prompt.as_ref().unwrap(), &pipeline_prompt(&whole));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.jsonl");
+    h.state_mut().settings.stride = 100;
+    h.state_mut().export_features(out.clone());
+    finish_job(&mut h);
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // (1000 - 256) / 100 + 1 = 8 windows x 4 channels, all inside the range.
+    assert_eq!(rows.len(), 8 * 4);
+    assert!(rows
+        .iter()
+        .all(|r| (1000..2000 - 256 + 1).contains(&r["start"].as_u64().unwrap())));
+}

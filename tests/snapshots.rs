@@ -45,6 +45,7 @@ fn inspection() -> Inspection {
         prompter: &prompter,
         description: "Synthetic test data",
         pred_len: 24,
+        precise: false,
     };
     let mut r = pipeline::inspect(&mut sel.engine, &mut sel.notice, &req).unwrap();
     let mut t = Timer::new(false);

@@ -14,6 +14,11 @@ pub struct Settings {
     pub channel: usize,
     pub seq_len: usize,
     pub window: usize,
+    /// First data row used (0-based) and the end (exclusive; 0 = to the end of the file).
+    pub row_start: usize,
+    pub row_end: usize,
+    /// Synchronise the device at stage boundaries (exact stage times on CUDA).
+    pub precise_timing: bool,
     /// Window stride for data-set-wide work (exports).
     pub stride: usize,
     pub batch_size: usize,
@@ -42,6 +47,9 @@ impl Default for Settings {
             channel: 0,
             seq_len: 512,
             window: 0,
+            row_start: 0,
+            row_end: 0,
+            precise_timing: true,
             stride: 1,
             batch_size: 32,
             wavelet: "db4".into(),
@@ -64,6 +72,15 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The selected rows, when they are not the whole file.
+    pub fn row_range(&self) -> Option<crate::data::RowRange> {
+        let end = (self.row_end > self.row_start).then_some(self.row_end);
+        (self.row_start > 0 || end.is_some()).then_some(crate::data::RowRange {
+            start: self.row_start,
+            end,
+        })
+    }
+
     /// The CLI's configuration for these settings (what "export configuration" writes).
     pub fn config(&self) -> crate::config::Config {
         crate::config::Config {
@@ -75,6 +92,8 @@ impl Settings {
             seq_len: Some(self.seq_len),
             stride: self.stride,
             batch_size: self.batch_size,
+            rows: self.row_range().map(|r| r.to_string()),
+            precise_timing: self.precise_timing,
             normalize: Some(self.normalize),
             missing: self.missing,
             template: self.template.clone(),

@@ -222,7 +222,7 @@ fn inspect(
     let channel = s.channel.min(table.channels.len().saturating_sub(1));
     let windows = Windows::new(
         table.rows(),
-        None,
+        s.row_range(),
         Some(s.seq_len.min(table.rows()).max(1)),
         1,
     )
@@ -252,6 +252,7 @@ fn inspect(
         prompter: &prompter,
         description: &s.description,
         pred_len: s.pred_len,
+        precise: s.precise_timing,
     };
     let mut result = pipeline::inspect(engine, notice, &req).map_err(|e| e.to_string())?;
     if let Some(e) = template_error {
@@ -270,6 +271,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
     match kind {
         JobKind::Sweep { table, settings } => crate::sweep::run(
             &table,
+            settings.row_range(),
             settings.seq_len,
             settings.mode,
             settings.normalize,
@@ -324,7 +326,7 @@ fn all_units(
 ) -> Result<Vec<pipeline::Unit>, String> {
     let windows = Windows::new(
         table.rows(),
-        None,
+        settings.row_range(),
         Some(settings.seq_len),
         settings.stride.max(1),
     )

@@ -75,6 +75,17 @@ pub fn ui(ui: &mut egui::Ui, (a_name, a): (&str, &Inspection), (b_name, b): (&st
             }
         });
     ui.separator();
+    ui.columns(2, |cols| {
+        cols[0].label(format!("bands of A: {a_name}"));
+        cols[0].push_id("compare a", |ui| {
+            super::bands::ui(ui, a, false, egui::Id::unique("compare a"))
+        });
+        cols[1].label(format!("bands of B: {b_name}"));
+        cols[1].push_id("compare b", |ui| {
+            super::bands::ui(ui, b, false, egui::Id::unique("compare b"))
+        });
+    });
+    ui.separator();
     ui.label("Prompt diff (- A, + B):");
     let (pa, pb) = (
         a.prompt.as_deref().unwrap_or(""),

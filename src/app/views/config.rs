@@ -71,6 +71,8 @@ impl ConfigView {
                 }
             });
         ui.small(device);
+        ui.checkbox(&mut s.precise_timing, "precise timing")
+            .on_hover_text("Synchronise the GPU at each stage boundary so stage times are exact (CUDA; costs a little speed)");
         ui.horizontal(|ui| {
             ui.selectable_value(&mut s.dtype, DType::F32, "f32");
             ui.selectable_value(&mut s.dtype, DType::F64, "f64");

@@ -30,9 +30,22 @@ pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
             }
         });
     let rows = table.rows().max(2);
-    s.seq_len = s.seq_len.clamp(2, rows);
-    ui.add(egui::Slider::new(&mut s.seq_len, 2..=rows.min(4096)).text("window length"));
-    let last = rows - s.seq_len;
+    ui.horizontal(|ui| {
+        ui.label("rows");
+        ui.add(egui::DragValue::new(&mut s.row_start).range(0..=rows - 2));
+        ui.label("to");
+        ui.add(egui::DragValue::new(&mut s.row_end).range(0..=rows))
+            .on_hover_text("0 = to the end");
+    });
+    let end = if s.row_end > s.row_start {
+        s.row_end.min(rows)
+    } else {
+        rows
+    };
+    let avail = end.saturating_sub(s.row_start).max(2);
+    s.seq_len = s.seq_len.clamp(2, avail);
+    ui.add(egui::Slider::new(&mut s.seq_len, 2..=avail.min(4096)).text("window length"));
+    let last = avail - s.seq_len;
     s.window = s.window.min(last);
     ui.add(egui::Slider::new(&mut s.window, 0..=last).text("window (arrow keys)"));
     // Step windows with the arrow keys when no text field has focus.
