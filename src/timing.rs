@@ -231,6 +231,18 @@ pub struct Report<C: Serialize> {
 }
 
 impl<C: Serialize> Report<C> {
+    /// The report as `json`, `csv` or `md` (Markdown).
+    pub fn render(&self, format: &str) -> Result<String, String> {
+        match format {
+            "json" => serde_json::to_string_pretty(self).map_err(|e| e.to_string()),
+            "csv" => Ok(self.to_csv()),
+            "md" => Ok(self.to_markdown()),
+            other => Err(format!(
+                "unknown report format '{other}' (expected json, csv or md)"
+            )),
+        }
+    }
+
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
             "engine,device,series,length,host_syncs,stage,median_ms,min_ms,max_ms,share\n",

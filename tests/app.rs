@@ -427,3 +427,37 @@ fn the_row_range_selects_what_is_inspected_and_exported() {
         .iter()
         .all(|r| (1000..2000 - 256 + 1).contains(&r["start"].as_u64().unwrap())));
 }
+
+#[test]
+fn timing_and_column_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Settings {
+        seq_len: 128,
+        stride: 128,
+        ..settings()
+    });
+    settle(&mut h);
+    for ext in ["json", "csv", "md"] {
+        let p = dir.path().join(format!("timing.{ext}"));
+        h.state_mut().export_timing(&p);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains("decompose"), "{ext}: {text}");
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("timing.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["runs"][0]["engine"], "native");
+    assert_eq!(v["config"]["wavelet"], "db4");
+    // Only the chosen column is exported.
+    h.state_mut().settings.export_columns = vec!["regime".into()];
+    let out = dir.path().join("regime.jsonl");
+    h.state_mut().export_features(out.clone());
+    finish_job(&mut h);
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), (4000 - 128) / 128 + 1);
+    assert!(rows.iter().all(|r| r["column"] == "regime"));
+}

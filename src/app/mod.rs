@@ -194,6 +194,34 @@ impl Workbench {
         self.job.is_some()
     }
 
+    /// Write the current window's timing report; the format follows the extension
+    /// (`.json`, `.csv`, `.md`).
+    pub fn export_timing(&mut self, path: &std::path::Path) {
+        let Some(r) = &self.result else { return };
+        let report = crate::timing::RunReport::from_runs(
+            &r.engine,
+            &r.device,
+            1,
+            r.x.len(),
+            std::slice::from_ref(&r.timer),
+        );
+        let gpu = (r.engine == "torch-cuda").then(|| r.device.clone());
+        let doc = crate::timing::Report {
+            config: self.settings.config(),
+            machine: crate::timing::Machine::describe(gpu),
+            runs: vec![report],
+        };
+        let format = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("json")
+            .to_ascii_lowercase();
+        self.status = doc
+            .render(&format)
+            .and_then(|text| crate::export::write_atomic(path, |w| w.write_all(text.as_bytes())))
+            .map_or_else(|e| e, |_| format!("timing written to {}", path.display()));
+    }
+
     /// Save the window as PNG (asynchronously, when the next frame is drawn).
     fn export_png(&mut self, ctx: &egui::Context, path: PathBuf) {
         let shown = path.display().to_string();
@@ -409,32 +437,12 @@ impl Workbench {
                             self.export_features(p);
                         }
                     }
-                    if ui.button("Export timing (JSON)...").clicked() {
-                        if let (Some(r), Some(p)) = (
-                            &self.result,
-                            rfd::FileDialog::new()
-                                .set_file_name("timing.json")
-                                .save_file(),
-                        ) {
-                            let report = crate::timing::RunReport::from_runs(
-                                &r.engine,
-                                &r.device,
-                                1,
-                                r.x.len(),
-                                std::slice::from_ref(&r.timer),
-                            );
-                            let doc = crate::timing::Report {
-                                config: self.settings.config(),
-                                machine: crate::timing::Machine::describe(None),
-                                runs: vec![report],
-                            };
-                            let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-                            self.status =
-                                crate::export::write_atomic(&p, |w| w.write_all(text.as_bytes()))
-                                    .map_or_else(
-                                        |e| e,
-                                        |_| format!("timing written to {}", p.display()),
-                                    );
+                    if ui.button("Export timing (JSON/CSV/Markdown)...").clicked() {
+                        if let Some(p) = rfd::FileDialog::new()
+                            .set_file_name("timing.json")
+                            .save_file()
+                        {
+                            self.export_timing(&p);
                         }
                     }
                     if ui.button("Export plots (PNG)...").clicked() {
@@ -502,7 +510,7 @@ impl Workbench {
                     if let Some(table) = &self.table {
                         ui.heading("Data");
                         views::data::controls(ui, table, &mut self.settings);
-                        views::data::policy_and_export_shape(ui, &mut self.settings);
+                        views::data::policy_and_export_shape(ui, table, &mut self.settings);
                         ui.separator();
                     }
                     let device = self

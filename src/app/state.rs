@@ -19,6 +19,8 @@ pub struct Settings {
     pub row_end: usize,
     /// Synchronise the device at stage boundaries (exact stage times on CUDA).
     pub precise_timing: bool,
+    /// Columns the exports include (empty = every numeric column).
+    pub export_columns: Vec<String>,
     /// Window stride for data-set-wide work (exports).
     pub stride: usize,
     pub batch_size: usize,
@@ -47,6 +49,7 @@ impl Default for Settings {
             channel: 0,
             seq_len: 512,
             window: 0,
+            export_columns: Vec::new(),
             row_start: 0,
             row_end: 0,
             precise_timing: true,
@@ -93,6 +96,7 @@ impl Settings {
             stride: self.stride,
             batch_size: self.batch_size,
             rows: self.row_range().map(|r| r.to_string()),
+            columns: (!self.export_columns.is_empty()).then(|| self.export_columns.clone()),
             precise_timing: self.precise_timing,
             normalize: Some(self.normalize),
             missing: self.missing,

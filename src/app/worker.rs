@@ -317,13 +317,29 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
     }
 }
 
-/// Every prompt unit of the data set under `settings` (all windows at its stride).
+/// Every prompt unit of the data set under `settings` (all windows at its stride, the
+/// chosen columns).
 fn all_units(
     table: &Table,
     settings: &Settings,
     job: &Job,
     mut tick: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<pipeline::Unit>, String> {
+    let subset;
+    let table = if settings.export_columns.is_empty() {
+        table
+    } else {
+        subset = Table {
+            channels: table
+                .channels
+                .iter()
+                .filter(|c| settings.export_columns.contains(&c.name))
+                .cloned()
+                .collect(),
+            ..table.clone()
+        };
+        &subset
+    };
     let windows = Windows::new(
         table.rows(),
         settings.row_range(),

@@ -85,13 +85,7 @@ pub fn run(
         machine: Machine::describe(gpu),
         runs,
     };
-    let text = match format {
-        "json" => {
-            serde_json::to_string_pretty(&report).map_err(|e| Failure::Internal(e.to_string()))?
-        }
-        "csv" => report.to_csv(),
-        _ => report.to_markdown(),
-    };
+    let text = report.render(format).map_err(Failure::Internal)?;
     let out = output.unwrap_or(Path::new("-"));
     export::write_atomic(out, |w| w.write_all(text.as_bytes())).map_err(Failure::Input)
 }

@@ -67,7 +67,7 @@ pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
 
 /// Missing values (changing the policy reloads the file) and how data-set-wide work
 /// (exports) windows the data.
-pub fn policy_and_export_shape(ui: &mut egui::Ui, s: &mut Settings) {
+pub fn policy_and_export_shape(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
     egui::ComboBox::from_label("missing values")
         .selected_text(s.missing.name())
         .show_ui(ui, |ui| {
@@ -76,6 +76,26 @@ pub fn policy_and_export_shape(ui: &mut egui::Ui, s: &mut Settings) {
             }
         });
     ui.add(egui::Slider::new(&mut s.stride, 1..=s.seq_len.max(1)).text("stride (exports)"));
+    egui::CollapsingHeader::new("columns (exports)").show(ui, |ui| {
+        for c in &table.channels {
+            let mut on = s.export_columns.is_empty() || s.export_columns.contains(&c.name);
+            if ui.checkbox(&mut on, &c.name).changed() {
+                if s.export_columns.is_empty() {
+                    s.export_columns = table.channels.iter().map(|c| c.name.clone()).collect();
+                }
+                s.export_columns.retain(|n| n != &c.name);
+                if on {
+                    s.export_columns.push(c.name.clone());
+                }
+                // Keep file order; all selected is the same as none chosen.
+                s.export_columns
+                    .sort_by_key(|n| table.channels.iter().position(|c| &c.name == n));
+                if s.export_columns.len() == table.channels.len() {
+                    s.export_columns.clear();
+                }
+            }
+        }
+    });
     egui::ComboBox::from_label("aggregate (exports)")
         .selected_text(s.aggregate.name())
         .show_ui(ui, |ui| {
