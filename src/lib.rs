@@ -11,6 +11,7 @@ pub mod features;
 pub mod pipeline;
 pub mod prompt;
 pub mod stats;
+pub mod sums;
 pub mod sweep;
 pub mod timing;
 pub mod wavelet;

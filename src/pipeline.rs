@@ -3,11 +3,10 @@
 
 use crate::data::{Normalize, Table, Windows};
 use crate::engine::{
-    self, DType, Engine, EngineError, Plan, Real, SeriesSummary, StatsRequest, Values,
+    self, DType, Engine, EngineError, Plan, SeriesSummary, StatsRequest, WindowBatch,
 };
 use crate::features::{self, Aggregate, Features};
 use crate::timing::{Stage, Timer};
-use rayon::prelude::*;
 use std::ops::Range;
 
 /// Windows per chunk (times the channels): a few MB of samples at a time.
@@ -47,31 +46,22 @@ pub fn check_level(plan: &Plan) -> Result<(), String> {
     Ok(())
 }
 
-/// Gather windows `w` (all channels, window-major), normalised, as one contiguous batch.
-pub fn gather(shape: &Shape<'_>, w: Range<usize>) -> Values {
-    match shape.dtype {
-        DType::F32 => Values::F32(gather_as(shape, w)),
-        DType::F64 => Values::F64(gather_as(shape, w)),
+impl Shape<'_> {
+    /// Windows `w` (all channels) as a batch for an engine.
+    pub fn batch(&self, w: Range<usize>) -> WindowBatch<'_> {
+        WindowBatch {
+            channels: self
+                .table
+                .channels
+                .iter()
+                .map(|c| c.values.as_slice())
+                .collect(),
+            windows: self.windows,
+            range: w,
+            normalize: self.normalize,
+            dtype: self.dtype,
+        }
     }
-}
-
-fn gather_as<T: Real>(shape: &Shape<'_>, w: Range<usize>) -> Vec<T> {
-    let seq = shape.windows.seq_len;
-    let channels = &shape.table.channels;
-    let mut batch = vec![T::ZERO; w.len() * channels.len() * seq];
-    batch.par_chunks_mut(seq).enumerate().for_each_init(
-        || vec![0.0f64; seq],
-        |scratch, (k, out)| {
-            let (i, c) = (w.start + k / channels.len(), k % channels.len());
-            let s = shape.windows.start(i);
-            scratch.copy_from_slice(&channels[c].values[s..s + seq]);
-            shape.normalize.apply(scratch);
-            for (o, &v) in out.iter_mut().zip(scratch.iter()) {
-                *o = T::from_f64(v);
-            }
-        },
-    );
-    batch
 }
 
 /// The groups of a chunk of windows `w`: (series range within the chunk, unit identity).
@@ -129,9 +119,9 @@ pub fn features(
     let mut w0 = 0;
     while w0 < total {
         let w = w0..(w0 + chunk).min(total);
-        let batch = timer.time(Stage::Prepare, || gather(shape, w.clone()));
+        let batch = shape.batch(w.clone());
         let sums: Vec<SeriesSummary> = engine::with_fallback(engine, notice, |e| {
-            e.summarize(batch.as_ref(), shape.plan, Some(lags), timer)
+            e.summarize_windows(&batch, shape.plan, Some(lags), timer)
         })?;
         let groups = groups(shape, w.clone());
         let t = std::time::Instant::now();
@@ -194,17 +184,19 @@ pub fn inspect(
     let mut timer = Timer::new(req.precise);
     let seq = shape.windows.seq_len;
     let start = shape.windows.start(req.window);
-    let mut x = shape.table.channels[req.channel].values[start..start + seq].to_vec();
-    timer.time(Stage::Prepare, || shape.normalize.apply(&mut x));
-    let batch = Values::from_f64(&x, shape.dtype);
+    // The same engine call as `features` makes, on a batch of this one series, so the
+    // numbers (to the last bit) and the prompt are that unit's.
+    let one = WindowBatch {
+        channels: vec![shape.table.channels[req.channel].values.as_slice()],
+        windows: shape.windows,
+        range: req.window..req.window + 1,
+        normalize: shape.normalize,
+        dtype: shape.dtype,
+    };
     let sums = engine::with_fallback(engine, notice, |e| {
-        e.summarize(
-            batch.as_ref(),
-            shape.plan,
-            Some(StatsRequest::ALL),
-            &mut timer,
-        )
+        e.summarize_windows(&one, shape.plan, Some(StatsRequest::ALL), &mut timer)
     })?;
+    let batch = one.gather();
     let features = timer.time(Stage::Difficulty, || features::compute(&sums));
     let prompt = timer.time(Stage::Render, || {
         req.prompter.render(&crate::prompt::PromptVars {

@@ -2,6 +2,7 @@
 //! and the report written as JSON, CSV or Markdown.
 
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The pipeline's stages, in order.
@@ -105,6 +106,40 @@ impl Timer {
             .iter()
             .map(|&s| (s, self.get(s).as_secs_f64() * 1e3))
             .collect()
+    }
+}
+
+/// Per-stage time of a pass whose stages run interleaved on many threads (the native
+/// engine's fused blocks): each thread adds the time it spends in each stage, and the
+/// pass's wall time is then split between the stages in those proportions.
+#[derive(Debug, Default)]
+pub struct StageClock {
+    nanos: [AtomicU64; 11],
+}
+
+impl StageClock {
+    /// Charge the time since `since` to `stage`; returns now, the start of the next lap.
+    pub fn lap(&self, stage: Stage, since: Instant) -> Instant {
+        let now = Instant::now();
+        let ns = now.duration_since(since).as_nanos() as u64;
+        self.nanos[stage as usize].fetch_add(ns, Ordering::Relaxed);
+        now
+    }
+
+    /// Add `wall` to `timer`, split between the stages by their share of thread time.
+    pub fn charge(&self, wall: Duration, timer: &mut Timer) {
+        let ns: Vec<u64> = self
+            .nanos
+            .iter()
+            .map(|n| n.load(Ordering::Relaxed))
+            .collect();
+        let total: u64 = ns.iter().sum();
+        if total == 0 {
+            return;
+        }
+        for s in Stage::ALL {
+            timer.add(s, wall.mul_f64(ns[s as usize] as f64 / total as f64));
+        }
     }
 }
 

@@ -19,12 +19,14 @@ fn check(path: &std::path::Path) {
     let t =
         load(path, &LoadOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(
-        t.time.as_ref().map(|t| t.0.as_str()),
+        t.time.as_ref().map(|t| t.name.as_str()),
         Some("date"),
         "{}",
         path.display()
     );
-    assert_eq!(t.time.as_ref().unwrap().1.len(), 4);
+    let time = t.time.as_ref().unwrap();
+    assert_eq!(time.len(), 4);
+    assert_eq!(time.label(1).as_deref(), Some("2021-01-01 01:00:00"));
     let names: Vec<&str> = t.channels.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["load", "temp"], "{}", path.display());
     assert_eq!(

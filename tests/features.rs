@@ -182,3 +182,88 @@ fn template_errors_name_line_and_column() {
         .unwrap_err();
     assert!(err.to_string().contains("undefined"), "{err}");
 }
+
+/// The native engine summarises windows straight from the table (lane groups, blocks,
+/// sliding medians); the gathered-batch path summarises the same series one by one. Over
+/// thousands of overlapping windows (several tasks, partial blocks and lane groups, both
+/// strides that slide and that restart) they must agree: statistics exactly (sliding order
+/// statistics are exact), band moments to summation order.
+#[test]
+fn window_path_equals_the_gathered_batch() {
+    use wavebench::engine::{Engine, Native, StatsRequest, Values};
+    let table = Config::default()
+        .load_table(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv"),
+        )
+        .unwrap();
+    let cases = [
+        ("db4", "reflect", 3, 96, 1, DType::F32, Normalize::Revin),
+        ("sym5", "smooth", 2, 64, 3, DType::F32, Normalize::Zscore),
+        (
+            "haar",
+            "periodization",
+            4,
+            33,
+            1,
+            DType::F64,
+            Normalize::None,
+        ),
+        (
+            "coif2",
+            "symmetric",
+            2,
+            50,
+            11,
+            DType::F64,
+            Normalize::Revin,
+        ),
+    ];
+    for (w, mode, level, seq, stride, dtype, normalize) in cases {
+        let windows = wavebench::data::Windows::new(table.rows(), None, Some(seq), stride).unwrap();
+        let plan = Plan::new(
+            wavelet::lookup(w).unwrap(),
+            mode.parse().unwrap(),
+            level,
+            seq,
+        )
+        .unwrap();
+        let shape = Shape {
+            table: &table,
+            windows,
+            plan: &plan,
+            normalize,
+            dtype,
+            aggregate: Aggregate::Series,
+            batch_size: 1,
+        };
+        let batch = shape.batch(0..windows.count);
+        let lags = Some(StatsRequest { lags_every: 5 });
+        let fused = Native
+            .summarize_windows(&batch, &plan, lags, &mut Timer::default())
+            .unwrap();
+        let gathered: Values = batch.gather();
+        let direct = Native
+            .summarize(gathered.as_ref(), &plan, lags, &mut Timer::default())
+            .unwrap();
+        assert_eq!(fused.len(), direct.len());
+        assert!(windows.count > 300, "{w}: too few windows to cross tasks");
+        for (k, (a, b)) in fused.iter().zip(&direct).enumerate() {
+            let at = format!("{w} {mode} seq {seq} stride {stride} {dtype} series {k}");
+            assert_eq!(a.stats, b.stats, "{at}");
+            assert_eq!(a.bands.len(), b.bands.len(), "{at}");
+            for (x, y) in a.bands.iter().zip(&b.bands) {
+                assert_eq!((x.first, x.last, x.len), (y.first, y.last, y.len), "{at}");
+                let near = |p: f64, q: f64, scale: f64| (p - q).abs() <= 1e-12 * scale.max(1e-300);
+                assert!(
+                    near(x.energy, y.energy, y.energy),
+                    "{at}: energy {x:?} {y:?}"
+                );
+                assert!(
+                    near(x.mean, y.mean, (y.energy / y.len as f64).sqrt()),
+                    "{at}: mean {x:?} {y:?}"
+                );
+                assert!(near(x.m2, y.m2, y.energy), "{at}: m2 {x:?} {y:?}");
+            }
+        }
+    }
+}

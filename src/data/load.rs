@@ -1,7 +1,7 @@
 //! Reading a file through polars: CSV/TSV (delimiter sniffed, UTF-8 BOM skipped), Parquet,
 //! Arrow IPC, NDJSON. A date/time column becomes the x axis; numeric columns are channels.
 
-use super::{err, Channel, DataError, Table};
+use super::{err, Channel, DataError, Table, TimeAxis};
 use polars::prelude::*;
 use std::fs::File;
 use std::io::Read;
@@ -77,7 +77,7 @@ fn read_frame(path: &Path, format: Format) -> PolarsResult<DataFrame> {
         Format::Csv(sep) => CsvReadOptions::default()
             .with_has_header(true)
             .with_infer_schema_length(Some(10_000))
-            .map_parse_options(|p| p.with_separator(sep).with_try_parse_dates(true))
+            .map_parse_options(|p| p.with_separator(sep))
             .try_into_reader_with_file_path(Some(path.into()))?
             .finish(),
         Format::Parquet => ParquetReader::new(File::open(path)?).finish(),
@@ -91,6 +91,16 @@ fn read_frame(path: &Path, format: Format) -> PolarsResult<DataFrame> {
 fn is_time_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     n == "ds" || n.contains("date") || n.contains("time")
+}
+
+/// `YYYY-MM-DD…`, `YYYY/MM/DD…` or `HH:MM…`: a text column that holds dates or times.
+/// (Dates stay text: parsing them is most of a CSV's load time, and only labels are needed.)
+fn looks_like_time(v: &str) -> bool {
+    let b = v.trim().as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.len() >= r.end && b[r].iter().all(u8::is_ascii_digit);
+    (digits(0..4) && b.len() > 6 && matches!(b[4], b'-' | b'/') && b[5].is_ascii_digit())
+        || (digits(0..2) && b.len() > 4 && b[2] == b':' && digits(3..5))
 }
 
 /// Load a file into a [`Table`]; every message names the file (and column, row).
@@ -125,19 +135,15 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
     for col in df.columns() {
         let name = col.name().to_string();
         let dtype = col.dtype();
-        if table.time.is_none()
-            && (dtype.is_temporal() || (dtype == &DataType::String && is_time_name(&name)))
-        {
-            let labels = col
-                .cast(&DataType::String)
-                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
-            let labels = labels
-                .str()
-                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
-            table.time = Some((
-                name,
-                labels.iter().map(|s| s.unwrap_or("").to_string()).collect(),
-            ));
+        let text_time = dtype == &DataType::String
+            && (is_time_name(&name)
+                || col
+                    .str()
+                    .ok()
+                    .and_then(|s| s.iter().flatten().next())
+                    .is_some_and(looks_like_time));
+        if table.time.is_none() && (dtype.is_temporal() || text_time) {
+            table.time = Some(TimeAxis::new(name, col.clone()));
             continue;
         }
         if dtype.is_primitive_numeric() || dtype == &DataType::Boolean {

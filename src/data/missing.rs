@@ -78,13 +78,14 @@ impl Missing {
                         .map(|(&v, _)| v)
                         .collect();
                 }
-                if let Some((_, labels)) = &mut table.time {
-                    *labels = labels
-                        .iter()
-                        .zip(&keep)
-                        .filter(|(_, &k)| k)
-                        .map(|(l, _)| l.clone())
-                        .collect();
+                if let Some(time) = &mut table.time {
+                    time.retain(&keep).map_err(|e| {
+                        DataError(format!(
+                            "{}: column '{}': {e}",
+                            table.path.display(),
+                            time.name
+                        ))
+                    })?;
                 }
                 if table.rows() == 0 {
                     return err(format!(

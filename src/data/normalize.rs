@@ -1,5 +1,6 @@
 //! Per-window, per-channel normalisation before features.
 
+use crate::sums;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -25,20 +26,51 @@ impl Normalize {
         }
     }
 
-    /// Normalise one series in place.
-    pub fn apply(self, x: &mut [f64]) {
+    /// The map this normalisation applies to the series `x`.
+    #[inline(always)]
+    pub fn affine(self, x: &[f64]) -> Affine {
         if self == Normalize::None || x.is_empty() {
-            return;
+            return Affine::IDENTITY;
         }
         let n = x.len() as f64;
-        let mean = x.iter().sum::<f64>() / n;
-        let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+        let mean = sums::sum_by(x, |v| v) / n;
+        let var = sums::sum_by(x, |v| (v - mean) * (v - mean)) / n;
         let denom = match self {
             Normalize::Revin => (var + 1e-5).sqrt(),
             _ if var > 0.0 => var.sqrt(),
             _ => 1.0,
         };
-        x.iter_mut().for_each(|v| *v = (*v - mean) / denom);
+        Affine {
+            mean,
+            scale: 1.0 / denom,
+        }
+    }
+
+    /// Normalise one series in place.
+    pub fn apply(self, x: &mut [f64]) {
+        let a = self.affine(x);
+        x.iter_mut().for_each(|v| *v = a.map(*v));
+    }
+}
+
+/// `v ↦ (v - mean) · scale` with `scale = 1 / std > 0` (a multiply: division would be most
+/// of a window's cost). Monotone, also after rounding, so order statistics of a normalised
+/// window are the normalised order statistics of the raw one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Affine {
+    pub mean: f64,
+    pub scale: f64,
+}
+
+impl Affine {
+    pub const IDENTITY: Affine = Affine {
+        mean: 0.0,
+        scale: 1.0,
+    };
+
+    #[inline(always)]
+    pub fn map(&self, v: f64) -> f64 {
+        (v - self.mean) * self.scale
     }
 }
 

@@ -5,12 +5,17 @@
 //! outputs, which the compiler vectorises. Scratch buffers live per rayon task (a chunk of
 //! series), so the hot loop allocates nothing per series.
 
+use super::batch::WindowBatch;
+use super::lanes::{self, Lane, LaneScratch, LANES};
 use super::plan::{idwt_len, LevelPlan, Plan};
 use super::real::Real;
 use super::summary::{BandSummary, SeriesSummary};
 use super::StatsRequest;
-use crate::stats::StatsScratch;
+use crate::data::Affine;
+use crate::stats::{SeriesStats, SlidingOrder, StatsScratch};
+use crate::timing::{Stage, StageClock};
 use rayon::prelude::*;
+use std::time::Instant;
 
 /// Series per rayon task: big enough to amortise scheduling, small enough to balance.
 const CHUNK: usize = 64;
@@ -160,6 +165,18 @@ fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
     }
 }
 
+/// The summary of each band of one series' coefficients. A plain loop, not an iterator
+/// chain: the sums must be inlined into the caller's AVX2 frame to be vectorised.
+#[inline(always)]
+fn band_summaries<T: Real>(coeffs: &[T], plan: &Plan, bands: &mut Vec<BandSummary>) {
+    bands.clear();
+    bands.reserve_exact(plan.bands());
+    for k in 0..plan.bands() {
+        let o = plan.offsets[k];
+        bands.push(BandSummary::of(&coeffs[o..o + plan.band_lens[k]]));
+    }
+}
+
 /// Summarise consecutive series of `xs` into `sums`.
 #[inline(always)]
 fn summarize_rows<T: Real>(
@@ -174,12 +191,7 @@ fn summarize_rows<T: Real>(
     let mut scratch = stats.map(|_| StatsScratch::new(plan.len));
     for (i, (x, sum)) in xs.chunks_exact(plan.len).zip(sums.iter_mut()).enumerate() {
         decompose_series(x, plan, &mut coeffs, &mut s);
-        sum.bands = plan
-            .offsets
-            .iter()
-            .zip(&plan.band_lens)
-            .map(|(&o, &l)| BandSummary::of(&coeffs[o..o + l]))
-            .collect();
+        band_summaries(&coeffs, plan, &mut sum.bands);
         if let (Some(st), Some(req)) = (scratch.as_mut(), stats) {
             sum.stats = Some(st.compute(x, req.lags_for(first + i)));
         }
@@ -240,9 +252,37 @@ mod simd {
         super::summarize_rows(xs, sums, plan, first, stats)
     }
 
+    pub fn summarize_task<W: Real>(
+        batch: &WindowBatch<'_>,
+        w0: usize,
+        sums: &mut [SeriesSummary],
+        plan: &Plan,
+        stats: Option<StatsRequest>,
+        clock: &StageClock,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { avx2::summarize_task::<W>(batch, w0, sums, plan, stats, clock) };
+        }
+        super::summarize_task::<W>(batch, w0, sums, plan, stats, clock)
+    }
+
     #[cfg(target_arch = "x86_64")]
     mod avx2 {
-        use super::super::{Plan, Real, SeriesSummary, StatsRequest};
+        use super::super::{Plan, Real, SeriesSummary, StageClock, StatsRequest, WindowBatch};
+
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn summarize_task<W: Real>(
+            batch: &WindowBatch<'_>,
+            w0: usize,
+            sums: &mut [SeriesSummary],
+            plan: &Plan,
+            stats: Option<StatsRequest>,
+            clock: &StageClock,
+        ) {
+            super::super::summarize_task::<W>(batch, w0, sums, plan, stats, clock)
+        }
 
         #[target_feature(enable = "avx2")]
         pub unsafe fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
@@ -283,6 +323,115 @@ pub fn summarize<T: Real>(
         .enumerate()
         .for_each(|(c, (xs, sums))| simd::summarize_rows(xs, sums, plan, c * CHUNK, stats));
     out
+}
+
+/// Windows per rayon task of `summarize_windows`: each task restarts its sliding medians.
+const TASK_WINDOWS: usize = 256;
+/// Windows per block inside a task (all channels): a block's samples and coefficients stay
+/// in L2 while it goes through the stages one after another.
+const BLOCK_WINDOWS: usize = 16;
+
+/// Summaries of every series of a window batch, computed in `W` (the plan's working
+/// precision), without ever materialising the batch: each task reads its windows block by
+/// block, normalised, and takes min/max/median from sliding sorted windows of the raw
+/// channel (normalisation is monotone, so those map straight across). Thread time per
+/// stage goes to `clock`.
+pub fn summarize_windows<W: Real>(
+    batch: &WindowBatch<'_>,
+    plan: &Plan,
+    stats: Option<StatsRequest>,
+    clock: &StageClock,
+) -> Vec<SeriesSummary> {
+    debug_assert_eq!(batch.seq_len(), plan.len);
+    let n = batch.channel_count();
+    let mut out = vec![SeriesSummary::default(); batch.series()];
+    if out.is_empty() {
+        return out;
+    }
+    out.par_chunks_mut(TASK_WINDOWS * n)
+        .enumerate()
+        .for_each(|(t, sums)| {
+            simd::summarize_task::<W>(batch, t * TASK_WINDOWS, sums, plan, stats, clock)
+        });
+    out
+}
+
+/// One task: windows `batch.range.start + w0 ..` (as many as `sums` holds), block by block,
+/// eight series per lane group (see `lanes`).
+#[inline(always)]
+fn summarize_task<W: Real>(
+    batch: &WindowBatch<'_>,
+    w0: usize,
+    sums: &mut [SeriesSummary],
+    plan: &Plan,
+    stats: Option<StatsRequest>,
+    clock: &StageClock,
+) {
+    let (n, len, stride) = (batch.channel_count(), plan.len, plan.coeffs_per_series());
+    let block = BLOCK_WINDOWS * n;
+    let groups = block.div_ceil(LANES);
+    let mut s = LaneScratch::<W>::new(plan);
+    let mut xs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * len];
+    let mut coeffs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * stride];
+    let mut maps = vec![Affine::IDENTITY; block];
+    let mut order: Vec<SlidingOrder> = (0..n).map(|_| SlidingOrder::new(len)).collect();
+    let mut fft = stats.map(|_| StatsScratch::new(len));
+    let mut row = vec![W::ZERO; len];
+    let mut bands: Vec<Vec<BandSummary>> = vec![Vec::new(); LANES];
+    for (b, sums) in sums.chunks_mut(block).enumerate() {
+        // Series k of this block: window `first + k / n`, channel `k % n`, lane k % LANES
+        // of group k / LANES.
+        let local = w0 + b * BLOCK_WINDOWS;
+        let first = batch.range.start + local;
+        let used = sums.len().div_ceil(LANES);
+        let mut t = Instant::now();
+        for k in 0..sums.len() {
+            let group = &mut xs[k / LANES * len..][..len];
+            let lane = k % LANES;
+            maps[k] = batch.fill_with(first + k / n, k % n, |t, v| group[t][lane] = v);
+        }
+        t = clock.lap(Stage::Prepare, t);
+        for (x, c) in xs
+            .chunks_exact(len)
+            .zip(coeffs.chunks_exact_mut(stride))
+            .take(used)
+        {
+            lanes::decompose(x, plan, c, &mut s);
+        }
+        t = clock.lap(Stage::Decompose, t);
+        for (group, c) in sums.chunks_mut(LANES).zip(coeffs.chunks_exact(stride)) {
+            lanes::band_summaries(c, plan, &mut bands);
+            for (sum, b) in group.iter_mut().zip(&mut bands) {
+                sum.bands = std::mem::take(b);
+            }
+        }
+        t = clock.lap(Stage::Frequency, t);
+        let (Some(req), Some(fft)) = (stats, fft.as_mut()) else {
+            continue;
+        };
+        for (k, sum) in sums.iter_mut().enumerate() {
+            let (i, c) = (first + k / n, k % n);
+            let (lo, hi, mid) = order[c].window(batch.channels[c], batch.windows.start(i));
+            let norm = |v: f64| batch.dtype.round(maps[k].map(v));
+            let x = &xs[k / LANES * len..][..len];
+            let lane = k % LANES;
+            sum.stats = Some(SeriesStats {
+                min: norm(lo),
+                max: norm(hi),
+                median: norm(mid),
+                trend: x[len - 1][lane].to_f64() - x[0][lane].to_f64(),
+                lags: if req.lags_for(local * n + k) {
+                    for (r, v) in row.iter_mut().zip(x) {
+                        *r = v[lane];
+                    }
+                    fft.lags_of(&row)
+                } else {
+                    Vec::new()
+                },
+            });
+        }
+        clock.lap(Stage::Statistics, t);
+    }
 }
 
 /// One level of pywt's `idwt`: `a` and `d` of equal length (either may be all zeros).

@@ -20,6 +20,15 @@ impl DType {
             DType::F64 => "f64",
         }
     }
+
+    /// `v` rounded to this precision (and back).
+    #[inline(always)]
+    pub fn round(self, v: f64) -> f64 {
+        match self {
+            DType::F32 => v as f32 as f64,
+            DType::F64 => v,
+        }
+    }
 }
 
 impl fmt::Display for DType {

@@ -4,6 +4,7 @@
 
 use super::real::Real;
 use crate::stats::SeriesStats;
+use crate::sums;
 use serde::{Deserialize, Serialize};
 
 /// Moments of one band's coefficients.
@@ -21,19 +22,15 @@ pub struct BandSummary {
 }
 
 impl BandSummary {
+    #[inline(always)]
     pub fn of<T: Real>(c: &[T]) -> Self {
         let len = c.len();
         if len == 0 {
             return BandSummary::default();
         }
-        let (mut sum, mut energy) = (0.0f64, 0.0f64);
-        for &v in c {
-            let v = v.to_f64();
-            sum += v;
-            energy += v * v;
-        }
+        let (sum, energy) = sums::sum_and_squares_by(c, |v| v.to_f64());
         let mean = sum / len as f64;
-        let m2 = c.iter().map(|&v| (v.to_f64() - mean).powi(2)).sum();
+        let m2 = sums::sum_by(c, |v| (v.to_f64() - mean) * (v.to_f64() - mean));
         BandSummary {
             energy,
             mean,

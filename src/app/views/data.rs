@@ -31,10 +31,12 @@ pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
         });
     let rows = table.rows().max(2);
     ui.horizontal(|ui| {
-        ui.label("rows");
-        ui.add(egui::DragValue::new(&mut s.row_start).range(0..=rows - 2));
-        ui.label("to");
+        let from = ui.label("rows");
+        ui.add(egui::DragValue::new(&mut s.row_start).range(0..=rows - 2))
+            .labelled_by(from.id);
+        let to = ui.label("to");
         ui.add(egui::DragValue::new(&mut s.row_end).range(0..=rows))
+            .labelled_by(to.id)
             .on_hover_text("0 = to the end");
     });
     let end = if s.row_end > s.row_start {
