@@ -2,7 +2,7 @@
 //! every window of every channel as one batch, median wall time per engine.
 
 use super::{Common, Failure};
-use crate::engine::{self, EngineKind, Plan, Values};
+use crate::engine::{self, DType, Engine, EngineKind, Plan, Real, SeriesRef, Values};
 use crate::wavelet;
 use std::path::Path;
 use std::time::Instant;
@@ -28,6 +28,19 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
     let plan = Plan::new(w, cfg.mode, cfg.level, seq).map_err(|e| Failure::Input(e.to_string()))?;
     let series = batch.len() / seq;
     println!("{{\"what\":\"setup\",\"series\":{series},\"length\":{seq},\"load_ms\":{load_ms:.3},\"prepare_ms\":{prep_ms:.3}}}");
+    // Steady state of a caller that keeps its output buffer (no allocation, no page faults).
+    if engines.split(',').any(|e| e.trim() == "native") && plan.work_dtype(cfg.dtype) == cfg.dtype {
+        let times = match values.as_ref() {
+            SeriesRef::F32(v) => time_into(v, &plan, repeat),
+            SeriesRef::F64(v) => time_into(v, &plan, repeat),
+        };
+        print_times(
+            "native-reused-buffer",
+            &engine::Native.device_name(),
+            cfg.dtype,
+            times,
+        );
+    }
     for name in engines.split(',') {
         let kind: EngineKind = name
             .parse()
@@ -47,16 +60,32 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
                 times.push(ms); // the first run is a warm-up (plans, thread pools)
             }
         }
-        times.sort_by(f64::total_cmp);
-        let median = times[times.len() / 2];
-        println!(
-            "{{\"what\":\"decompose\",\"engine\":\"{}\",\"device\":\"{}\",\"dtype\":\"{}\",\"median_ms\":{median:.3},\"min_ms\":{:.3},\"max_ms\":{:.3}}}",
-            eng.kind().name(),
-            eng.device_name(),
-            cfg.dtype,
-            times[0],
-            times[times.len() - 1]
-        );
+        print_times(eng.kind().name(), &eng.device_name(), cfg.dtype, times);
     }
     Ok(())
+}
+
+/// Median, min and max of `times` as one JSON line.
+fn print_times(engine: &str, device: &str, dtype: DType, mut times: Vec<f64>) {
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    println!(
+        "{{\"what\":\"decompose\",\"engine\":\"{engine}\",\"device\":\"{device}\",\"dtype\":\"{dtype}\",\"median_ms\":{median:.3},\"min_ms\":{:.3},\"max_ms\":{:.3}}}",
+        times[0],
+        times[times.len() - 1]
+    );
+}
+
+/// `native::decompose_into` one buffer, `repeat` times after a warm-up.
+fn time_into<T: Real>(x: &[T], plan: &Plan, repeat: usize) -> Vec<f64> {
+    let mut out = vec![T::ZERO; x.len() / plan.len * plan.coeffs_per_series()];
+    (0..=repeat)
+        .map(|_| {
+            let t = Instant::now();
+            engine::native::decompose_into(x, plan, &mut out);
+            std::hint::black_box(&out);
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .skip(1)
+        .collect()
 }

@@ -140,17 +140,30 @@ pub fn decompose<T: Real>(data: &[T], plan: &Plan) -> Vec<T> {
             .map(T::from_f64)
             .collect();
     }
-    let len = plan.len;
-    let stride = plan.coeffs_per_series();
+    let rows = data.len() / plan.len.max(1);
+    let mut out = big_buffer::<T>(rows * plan.coeffs_per_series());
+    decompose_into(data, plan, &mut out);
+    out
+}
+
+/// `decompose` into a caller's buffer of `rows × plan.coeffs_per_series()` (plan once,
+/// execute many: a buffer reused across batches costs no page faults). Inputs the plan
+/// transforms in f64 (`Plan::work_dtype`) go through `decompose` instead.
+pub fn decompose_into<T: Real>(data: &[T], plan: &Plan, out: &mut [T]) {
+    let (len, stride) = (plan.len, plan.coeffs_per_series());
     let rows = data.len() / len.max(1);
-    let mut out = big_buffer::<T>(rows * stride);
+    assert_eq!(out.len(), rows * stride, "decompose_into: output size");
+    assert_eq!(
+        plan.work_dtype(T::DTYPE),
+        T::DTYPE,
+        "decompose_into: widened plan"
+    );
     if rows == 0 || stride == 0 {
-        return out;
+        return;
     }
     data.par_chunks(len * CHUNK)
         .zip(out.par_chunks_mut(stride * CHUNK))
         .for_each(|(xs, os)| simd::decompose_rows(xs, os, plan));
-    out
 }
 
 /// Decompose consecutive series of `xs` into consecutive rows of `os`.
