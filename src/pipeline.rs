@@ -49,13 +49,20 @@ pub fn check_level(plan: &Plan) -> Result<(), String> {
 impl Shape<'_> {
     /// Windows `w` (all channels) as a batch for an engine.
     pub fn batch(&self, w: Range<usize>) -> WindowBatch<'_> {
-        WindowBatch {
-            channels: self
-                .table
+        self.batch_of(
+            self.table
                 .channels
                 .iter()
                 .map(|c| c.values.as_slice())
                 .collect(),
+            w,
+        )
+    }
+
+    /// Windows `w` of the given channels only.
+    fn batch_of<'a>(&'a self, channels: Vec<&'a [f64]>, w: Range<usize>) -> WindowBatch<'a> {
+        WindowBatch {
+            channels,
             windows: self.windows,
             range: w,
             normalize: self.normalize,
@@ -186,13 +193,10 @@ pub fn inspect(
     let start = shape.windows.start(req.window);
     // The same engine call as `features` makes, on a batch of this one series, so the
     // numbers (to the last bit) and the prompt are that unit's.
-    let one = WindowBatch {
-        channels: vec![shape.table.channels[req.channel].values.as_slice()],
-        windows: shape.windows,
-        range: req.window..req.window + 1,
-        normalize: shape.normalize,
-        dtype: shape.dtype,
-    };
+    let one = shape.batch_of(
+        vec![shape.table.channels[req.channel].values.as_slice()],
+        req.window..req.window + 1,
+    );
     let sums = engine::with_fallback(engine, notice, |e| {
         e.summarize_windows(&one, shape.plan, Some(StatsRequest::ALL), &mut timer)
     })?;
