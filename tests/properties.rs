@@ -1,10 +1,11 @@
 //! Properties of the transform that hold for any input (proptest): perfect reconstruction,
 //! MRA components summing to the signal, Parseval for orthogonal wavelets under
-//! periodization, and the engines agreeing on random batches.
+//! periodization, the engines agreeing on random batches, and the native kernels giving
+//! the same bits on every instruction set this CPU has.
 
 use proptest::prelude::*;
 use wavebench::engine::{
-    native, select, Engine, EngineKind, Native, Plan, SeriesRef, StatsRequest, Values,
+    native, select, Engine, EngineKind, Isa, Native, Plan, SeriesRef, StatsRequest, Values,
 };
 use wavebench::timing::Timer;
 use wavebench::wavelet::{self, Mode};
@@ -114,6 +115,35 @@ proptest! {
             let (ps, qs) = (p.stats.as_ref().unwrap(), q.stats.as_ref().unwrap());
             prop_assert_eq!(ps.median, qs.median);
             prop_assert_eq!(&ps.lags, &qs.lags);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// AVX-512, AVX2+FMA and plain Rust sum every tap in the same order with fused
+    /// multiply-adds, so their coefficients and summaries must agree to the bit (the pywt
+    /// fixtures check whichever one this CPU runs by default).
+    #[test]
+    fn instruction_sets_give_the_same_bits((w, mode, level, x) in setup(), rows in 1usize..40) {
+        let n = x.len();
+        let wide: Vec<f64> = (0..rows).flat_map(|r| x.iter().map(move |v| v * (r as f64 + 1.0) - r as f64)).collect();
+        let narrow: Vec<f32> = wide.iter().map(|&v| v as f32).collect();
+        let plan = Plan::new(wavelet::lookup(&w).unwrap(), mode, level, n).unwrap();
+        let base64 = native::decompose_on(Isa::Portable, &wide, &plan);
+        let base32 = native::decompose_on(Isa::Portable, &narrow, &plan);
+        let sums = native::summarize_on(Isa::Portable, &narrow, &plan, None);
+        for isa in Isa::ALL.into_iter().filter(|i| i.supported()) {
+            let c64 = native::decompose_on(isa, &wide, &plan);
+            let c32 = native::decompose_on(isa, &narrow, &plan);
+            prop_assert!(c64.iter().zip(&base64).all(|(a, b)| a.to_bits() == b.to_bits()), "{} f64 {w} {mode}", isa.name());
+            prop_assert!(c32.iter().zip(&base32).all(|(a, b)| a.to_bits() == b.to_bits()), "{} f32 {w} {mode}", isa.name());
+            prop_assert_eq!((c64.len(), c32.len()), (base64.len(), base32.len()));
+            let s = native::summarize_on(isa, &narrow, &plan, None);
+            for (p, q) in s.iter().zip(&sums) {
+                prop_assert_eq!(&p.bands, &q.bands, "{} summaries {} {}", isa.name(), w, mode);
+            }
         }
     }
 }

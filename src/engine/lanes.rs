@@ -7,7 +7,7 @@
 //! coefficient is summed in the same order as the per-series kernel in `native`, so the
 //! coefficients are bit for bit the same.
 //!
-//! Everything here is `inline(always)`, to be compiled inside the caller's AVX2 frame.
+//! Everything here is `inline(always)`, to be compiled inside the caller's AVX2+FMA frame.
 
 use super::plan::{LevelPlan, Plan};
 use super::real::Real;
@@ -57,11 +57,12 @@ fn extend<T: Real>(x: &[Lane<T>], lp: &LevelPlan, ext: &mut [Lane<T>]) {
     }
 }
 
-/// `acc + c · s` lane-wise. (Whole arrays by value: LLVM turns this shape into vector
-/// code; the same arithmetic updated in place through `&mut` came out scalar.)
+/// `c · s + acc` lane-wise, fused like every native kernel. (Whole arrays by value: LLVM
+/// turns this shape into vector code; the same arithmetic updated in place through `&mut`
+/// came out scalar.)
 #[inline(always)]
 fn madd<T: Real>(acc: Lane<T>, c: T, s: &Lane<T>) -> Lane<T> {
-    std::array::from_fn(|k| acc[k] + c * s[k])
+    std::array::from_fn(|k| c.mul_add(s[k], acc[k]))
 }
 
 /// `a[o] = Σ_j lo[j] ext[2o+j]`, `d[o] = Σ_j hi[j] ext[2o+j]`, both sums in registers.

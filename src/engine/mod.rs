@@ -11,12 +11,14 @@ mod lanes;
 pub mod native;
 pub mod plan;
 mod real;
+pub mod simd;
 pub mod summary;
 pub mod torch;
 
 pub use batch::WindowBatch;
 pub use plan::{Plan, PlanError};
 pub use real::{DType, Real, SeriesRef, Values};
+pub use simd::Isa;
 pub use summary::{BandSummary, SeriesSummary};
 
 use crate::timing::{Stage, StageClock, Timer};
@@ -146,7 +148,11 @@ impl Engine for Native {
         EngineKind::Native
     }
     fn device_name(&self) -> String {
-        format!("CPU (native, {} threads)", rayon::current_num_threads())
+        format!(
+            "CPU (native {}, {} threads)",
+            Isa::active().name(),
+            rayon::current_num_threads()
+        )
     }
     fn decompose(&mut self, x: SeriesRef<'_>, plan: &Plan) -> Result<Values, EngineError> {
         Ok(match x {

@@ -1,14 +1,16 @@
 //! The native engine: pure Rust kernels, generic over f32/f64, parallel over series.
 //!
 //! Each level is a polyphase correlation: the extended input is split into its even and
-//! odd samples, after which every filter tap is one contiguous multiply-add over the
-//! outputs, which the compiler vectorises. Scratch buffers live per rayon task (a chunk of
-//! series), so the hot loop allocates nothing per series.
+//! odd samples, after which every filter tap is one multiply-add of contiguous vectors.
+//! The correlation is written over [`Vector`] and compiled for AVX-512, AVX2+FMA or plain
+//! Rust, chosen at run time. Scratch buffers live per rayon task (a chunk of series), so
+//! the hot loop allocates nothing per series.
 
 use super::batch::WindowBatch;
 use super::lanes::{self, Lane, LaneScratch, LANES};
 use super::plan::{idwt_len, LevelPlan, Plan};
 use super::real::Real;
+use super::simd::{Isa, Portable, Vector};
 use super::summary::{BandSummary, SeriesSummary};
 use super::StatsRequest;
 use crate::data::Affine;
@@ -19,6 +21,10 @@ use std::time::Instant;
 
 /// Series per rayon task: big enough to amortise scheduling, small enough to balance.
 const CHUNK: usize = 64;
+
+/// Samples of slack after each phase: the last vector of a correlation may read (and then
+/// discard) up to one widest vector past the end.
+const PAD: usize = 16;
 
 /// Per-task working memory, sized once from the plan.
 pub struct Scratch<T> {
@@ -35,8 +41,8 @@ impl<T: Real> Scratch<T> {
     pub fn new(plan: &Plan) -> Self {
         let ext = plan.max_ext_len();
         Scratch {
-            even: vec![T::ZERO; ext.div_ceil(2)],
-            odd: vec![T::ZERO; ext / 2],
+            even: vec![T::ZERO; ext.div_ceil(2) + PAD],
+            odd: vec![T::ZERO; ext / 2 + PAD],
             approx: vec![T::ZERO; plan.len],
             lo: plan.lo_rev.iter().map(|&v| T::from_f64(v)).collect(),
             hi: plan.hi_rev.iter().map(|&v| T::from_f64(v)).collect(),
@@ -75,7 +81,7 @@ fn extend_split<T: Real>(x: &[T], lp: &LevelPlan, even: &mut [T], odd: &mut [T])
     for (t, taps) in &lp.edges {
         let mut v = T::ZERO;
         for tap in taps {
-            v += T::from_f64(tap.coef) * x[tap.index];
+            v = T::from_f64(tap.coef).mul_add(x[tap.index], v);
         }
         if t % 2 == 0 {
             even[t / 2] = v;
@@ -85,28 +91,78 @@ fn extend_split<T: Real>(x: &[T], lp: &LevelPlan, even: &mut [T], odd: &mut [T])
     }
 }
 
-/// `a[o] = Σ_j lo[j] xe[2o+j]`, `d[o] = Σ_j hi[j] xe[2o+j]` through the even/odd phases.
+/// `a[o] = Σ_j lo[j] xe[2o+j]`, `d[o] = Σ_j hi[j] xe[2o+j]` through the even/odd phases
+/// (`xe[2m] = even[m]`, `xe[2m+1] = odd[m]`).
+///
+/// Both sums of a block of outputs stay in registers across all taps: one load and two
+/// fused multiply-adds per tap and vector, the sum running over the taps in order from
+/// zero (as `lanes::correlate` does, so the two kernels agree to the bit). Blocks of four
+/// vectors give eight independent chains, enough to keep both FMA units busy; the rest
+/// goes one vector at a time, the last one reading into the phases' padding and storing
+/// only its real outputs.
 #[inline(always)]
-fn correlate<T: Real>(even: &[T], odd: &[T], lo: &[T], hi: &[T], a: &mut [T], d: &mut [T]) {
-    let n = a.len();
-    a.fill(T::ZERO);
-    d.fill(T::ZERO);
-    for (j, (&l, &h)) in lo.iter().zip(hi).enumerate() {
-        let src = if j % 2 == 0 {
-            &even[j / 2..j / 2 + n]
-        } else {
-            &odd[j / 2..j / 2 + n]
-        };
-        for ((a, d), &s) in a.iter_mut().zip(d.iter_mut()).zip(src) {
-            *a = *a + l * s;
-            *d = *d + h * s;
+fn correlate<V: Vector>(
+    even: &[V::T],
+    odd: &[V::T],
+    lo: &[V::T],
+    hi: &[V::T],
+    a: &mut [V::T],
+    d: &mut [V::T],
+) {
+    let (n, l, f) = (a.len(), V::LANES, lo.len());
+    assert!(d.len() == n && hi.len() == f, "correlate: lengths");
+    let reach = n.next_multiple_of(l) + f / 2;
+    assert!(
+        even.len() >= reach && odd.len() >= reach,
+        "correlate: padding"
+    );
+    let (ep, op) = (even.as_ptr(), odd.as_ptr());
+    // Tap j reads xe[2o + j]: phase j % 2, from index j / 2 + o.
+    let src = |j: usize, o: usize| if j % 2 == 0 { ep } else { op }.wrapping_add(j / 2 + o);
+    // SAFETY: the vector instructions are those of the caller's frame (`Vector`'s
+    // contract); loads stay below `reach` (asserted), stores below `n`.
+    unsafe {
+        let zero = V::splat(V::T::ZERO);
+        let mut o = 0;
+        while o + 4 * l <= n {
+            let (mut sa, mut sd) = ([zero; 4], [zero; 4]);
+            for (j, (&cl, &ch)) in lo.iter().zip(hi).enumerate() {
+                let (cl, ch, p) = (V::splat(cl), V::splat(ch), src(j, o));
+                for k in 0..4 {
+                    let x = V::load(p.add(k * l));
+                    sa[k] = cl.mul_add(x, sa[k]);
+                    sd[k] = ch.mul_add(x, sd[k]);
+                }
+            }
+            for k in 0..4 {
+                sa[k].store(a.as_mut_ptr().add(o + k * l));
+                sd[k].store(d.as_mut_ptr().add(o + k * l));
+            }
+            o += 4 * l;
+        }
+        while o < n {
+            let (mut sa, mut sd) = (zero, zero);
+            for (j, (&cl, &ch)) in lo.iter().zip(hi).enumerate() {
+                let x = V::load(src(j, o));
+                sa = V::splat(cl).mul_add(x, sa);
+                sd = V::splat(ch).mul_add(x, sd);
+            }
+            let (pa, pd) = (a.as_mut_ptr().add(o), d.as_mut_ptr().add(o));
+            if n - o >= l {
+                sa.store(pa);
+                sd.store(pd);
+            } else {
+                sa.store_part(pa, n - o);
+                sd.store_part(pd, n - o);
+            }
+            o += l;
         }
     }
 }
 
 /// Decompose one series into `out` (bands concatenated, pywt order).
 #[inline(always)]
-pub fn decompose_series<T: Real>(x: &[T], plan: &Plan, out: &mut [T], s: &mut Scratch<T>) {
+fn decompose_series<V: Vector>(x: &[V::T], plan: &Plan, out: &mut [V::T], s: &mut Scratch<V::T>) {
     let offsets = &plan.offsets;
     let n = plan.level;
     for (lvl, lp) in plan.levels.iter().enumerate() {
@@ -114,7 +170,6 @@ pub fn decompose_series<T: Real>(x: &[T], plan: &Plan, out: &mut [T], s: &mut Sc
         // which is free to be overwritten once split into the phases.
         let input = if lvl == 0 { x } else { &s.approx[..lp.n_in] };
         extend_split(input, lp, &mut s.even, &mut s.odd);
-        let (ne, no) = (lp.ext_len.div_ceil(2), lp.ext_len / 2);
         // Detail band of this level: cD_(lvl+1) sits at index n - lvl.
         let (head, tail) = out.split_at_mut(offsets[n - lvl]);
         let d = &mut tail[..lp.n_out];
@@ -123,7 +178,7 @@ pub fn decompose_series<T: Real>(x: &[T], plan: &Plan, out: &mut [T], s: &mut Sc
         } else {
             &mut s.approx[..lp.n_out]
         };
-        correlate(&s.even[..ne], &s.odd[..no], &s.lo, &s.hi, a, d);
+        correlate::<V>(&s.even, &s.odd, &s.lo, &s.hi, a, d);
     }
 }
 
@@ -134,15 +189,21 @@ fn widened<T: Real>(data: &[T], plan: &Plan) -> Option<Vec<f64>> {
 
 /// Decompose every series of `data` (row-major, `plan.len` samples each).
 pub fn decompose<T: Real>(data: &[T], plan: &Plan) -> Vec<T> {
+    decompose_on(Isa::active(), data, plan)
+}
+
+/// `decompose` with the kernels of `isa` (which this CPU must support). Every instruction
+/// set gives the same bits.
+pub fn decompose_on<T: Real>(isa: Isa, data: &[T], plan: &Plan) -> Vec<T> {
     if let Some(wide) = widened(data, plan) {
-        return decompose(&wide, plan)
+        return decompose_on(isa, &wide, plan)
             .into_iter()
             .map(T::from_f64)
             .collect();
     }
     let rows = data.len() / plan.len.max(1);
     let mut out = big_buffer::<T>(rows * plan.coeffs_per_series());
-    decompose_into(data, plan, &mut out);
+    fill(isa, data, plan, &mut out);
     out
 }
 
@@ -150,6 +211,11 @@ pub fn decompose<T: Real>(data: &[T], plan: &Plan) -> Vec<T> {
 /// execute many: a buffer reused across batches costs no page faults). Inputs the plan
 /// transforms in f64 (`Plan::work_dtype`) go through `decompose` instead.
 pub fn decompose_into<T: Real>(data: &[T], plan: &Plan, out: &mut [T]) {
+    fill(Isa::active(), data, plan, out)
+}
+
+fn fill<T: Real>(isa: Isa, data: &[T], plan: &Plan, out: &mut [T]) {
+    assert!(isa.supported(), "the CPU lacks {}", isa.name());
     let (len, stride) = (plan.len, plan.coeffs_per_series());
     let rows = data.len() / len.max(1);
     assert_eq!(out.len(), rows * stride, "decompose_into: output size");
@@ -163,18 +229,18 @@ pub fn decompose_into<T: Real>(data: &[T], plan: &Plan, out: &mut [T]) {
     }
     data.par_chunks(len * CHUNK)
         .zip(out.par_chunks_mut(stride * CHUNK))
-        .for_each(|(xs, os)| simd::decompose_rows(xs, os, plan));
+        .for_each(|(xs, os)| dispatch::decompose_rows(isa, xs, os, plan));
 }
 
 /// Decompose consecutive series of `xs` into consecutive rows of `os`.
 #[inline(always)]
-fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
+fn decompose_rows<V: Vector>(xs: &[V::T], os: &mut [V::T], plan: &Plan) {
     let mut s = Scratch::new(plan);
     for (x, o) in xs
         .chunks_exact(plan.len)
         .zip(os.chunks_exact_mut(plan.coeffs_per_series()))
     {
-        decompose_series(x, plan, o, &mut s);
+        decompose_series::<V>(x, plan, o, &mut s);
     }
 }
 
@@ -192,18 +258,18 @@ fn band_summaries<T: Real>(coeffs: &[T], plan: &Plan, bands: &mut Vec<BandSummar
 
 /// Summarise consecutive series of `xs` into `sums`.
 #[inline(always)]
-fn summarize_rows<T: Real>(
-    xs: &[T],
+fn summarize_rows<V: Vector>(
+    xs: &[V::T],
     sums: &mut [SeriesSummary],
     plan: &Plan,
     first: usize,
     stats: Option<StatsRequest>,
 ) {
     let mut s = Scratch::new(plan);
-    let mut coeffs = vec![T::ZERO; plan.coeffs_per_series()];
+    let mut coeffs = vec![V::T::ZERO; plan.coeffs_per_series()];
     let mut scratch = stats.map(|_| StatsScratch::new(plan.len));
     for (i, (x, sum)) in xs.chunks_exact(plan.len).zip(sums.iter_mut()).enumerate() {
-        decompose_series(x, plan, &mut coeffs, &mut s);
+        decompose_series::<V>(x, plan, &mut coeffs, &mut s);
         band_summaries(&coeffs, plan, &mut sum.bands);
         if let (Some(st), Some(req)) = (scratch.as_mut(), stats) {
             sum.stats = Some(st.compute(x, req.lags_for(first + i)));
@@ -234,38 +300,45 @@ fn big_buffer<T: Real>(n: usize) -> Vec<T> {
     v
 }
 
-/// The row loops compiled a second time for wider vectors, chosen at run time: the binary
-/// stays portable, and CPUs with AVX2 get 8-wide f32 arithmetic in the filter loops. (The
-/// kernels are `inline(always)` so they are compiled inside the AVX2 frames; a closure is
-/// not reliably inlined there, so each entry point is spelled out.)
-mod simd {
+/// The row loops compiled once per instruction set, chosen at run time: the binary stays
+/// portable, and CPUs with AVX-512 or AVX2+FMA get their vectors. (The kernels are
+/// `inline(always)` so they are compiled inside these frames; a closure is not reliably
+/// inlined there, so each entry point is spelled out.)
+mod dispatch {
     use super::*;
 
-    pub fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
-            return unsafe { avx2::decompose_rows(xs, os, plan) };
+    pub fn decompose_rows<T: Real>(isa: Isa, xs: &[T], os: &mut [T], plan: &Plan) {
+        match isa {
+            // SAFETY (both): callers checked `isa.supported()`.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { x86::decompose_rows_avx512(xs, os, plan) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { x86::decompose_rows_avx2(xs, os, plan) },
+            _ => super::decompose_rows::<Portable<T>>(xs, os, plan),
         }
-        super::decompose_rows(xs, os, plan)
     }
 
     pub fn summarize_rows<T: Real>(
+        isa: Isa,
         xs: &[T],
         sums: &mut [SeriesSummary],
         plan: &Plan,
         first: usize,
         stats: Option<StatsRequest>,
     ) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
-            return unsafe { avx2::summarize_rows(xs, sums, plan, first, stats) };
+        match isa {
+            // SAFETY (both): callers checked `isa.supported()`.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { x86::summarize_rows_avx512(xs, sums, plan, first, stats) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { x86::summarize_rows_avx2(xs, sums, plan, first, stats) },
+            _ => super::summarize_rows::<Portable<T>>(xs, sums, plan, first, stats),
         }
-        super::summarize_rows(xs, sums, plan, first, stats)
     }
 
+    /// The lane kernels are eight-wide arrays either way, so AVX-512 runs the AVX2 frame.
     pub fn summarize_task<W: Real>(
+        isa: Isa,
         batch: &WindowBatch<'_>,
         w0: usize,
         sums: &mut [SeriesSummary],
@@ -274,18 +347,55 @@ mod simd {
         clock: &StageClock,
     ) {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
-            return unsafe { avx2::summarize_task::<W>(batch, w0, sums, plan, stats, clock) };
+        if isa >= Isa::Avx2 {
+            // SAFETY: `Isa::active` only picks what the CPU supports.
+            return unsafe { x86::summarize_task::<W>(batch, w0, sums, plan, stats, clock) };
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
         super::summarize_task::<W>(batch, w0, sums, plan, stats, clock)
     }
 
     #[cfg(target_arch = "x86_64")]
-    mod avx2 {
-        use super::super::{Plan, Real, SeriesSummary, StageClock, StatsRequest, WindowBatch};
+    mod x86 {
+        use super::super::{
+            decompose_rows, summarize_rows, Plan, Real, SeriesSummary, StageClock, StatsRequest,
+            WindowBatch,
+        };
 
-        #[target_feature(enable = "avx2")]
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        pub unsafe fn decompose_rows_avx512<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
+            decompose_rows::<T::Avx512>(xs, os, plan)
+        }
+
+        #[target_feature(enable = "avx2,fma")]
+        pub unsafe fn decompose_rows_avx2<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
+            decompose_rows::<T::Avx2>(xs, os, plan)
+        }
+
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        pub unsafe fn summarize_rows_avx512<T: Real>(
+            xs: &[T],
+            sums: &mut [SeriesSummary],
+            plan: &Plan,
+            first: usize,
+            stats: Option<StatsRequest>,
+        ) {
+            summarize_rows::<T::Avx512>(xs, sums, plan, first, stats)
+        }
+
+        #[target_feature(enable = "avx2,fma")]
+        pub unsafe fn summarize_rows_avx2<T: Real>(
+            xs: &[T],
+            sums: &mut [SeriesSummary],
+            plan: &Plan,
+            first: usize,
+            stats: Option<StatsRequest>,
+        ) {
+            summarize_rows::<T::Avx2>(xs, sums, plan, first, stats)
+        }
+
+        #[target_feature(enable = "avx2,fma")]
         pub unsafe fn summarize_task<W: Real>(
             batch: &WindowBatch<'_>,
             w0: usize,
@@ -295,22 +405,6 @@ mod simd {
             clock: &StageClock,
         ) {
             super::super::summarize_task::<W>(batch, w0, sums, plan, stats, clock)
-        }
-
-        #[target_feature(enable = "avx2")]
-        pub unsafe fn decompose_rows<T: Real>(xs: &[T], os: &mut [T], plan: &Plan) {
-            super::super::decompose_rows(xs, os, plan)
-        }
-
-        #[target_feature(enable = "avx2")]
-        pub unsafe fn summarize_rows<T: Real>(
-            xs: &[T],
-            sums: &mut [SeriesSummary],
-            plan: &Plan,
-            first: usize,
-            stats: Option<StatsRequest>,
-        ) {
-            super::super::summarize_rows(xs, sums, plan, first, stats)
         }
     }
 }
@@ -322,8 +416,19 @@ pub fn summarize<T: Real>(
     plan: &Plan,
     stats: Option<StatsRequest>,
 ) -> Vec<SeriesSummary> {
+    summarize_on(Isa::active(), data, plan, stats)
+}
+
+/// `summarize` with the kernels of `isa` (which this CPU must support).
+pub fn summarize_on<T: Real>(
+    isa: Isa,
+    data: &[T],
+    plan: &Plan,
+    stats: Option<StatsRequest>,
+) -> Vec<SeriesSummary> {
+    assert!(isa.supported(), "the CPU lacks {}", isa.name());
     if let Some(wide) = widened(data, plan) {
-        return summarize(&wide, plan, stats);
+        return summarize_on(isa, &wide, plan, stats);
     }
     let len = plan.len;
     let rows = data.len() / len.max(1);
@@ -334,7 +439,9 @@ pub fn summarize<T: Real>(
     data.par_chunks(len * CHUNK)
         .zip(out.par_chunks_mut(CHUNK))
         .enumerate()
-        .for_each(|(c, (xs, sums))| simd::summarize_rows(xs, sums, plan, c * CHUNK, stats));
+        .for_each(|(c, (xs, sums))| {
+            dispatch::summarize_rows(isa, xs, sums, plan, c * CHUNK, stats)
+        });
     out
 }
 
@@ -364,7 +471,8 @@ pub fn summarize_windows<W: Real>(
     out.par_chunks_mut(TASK_WINDOWS * n)
         .enumerate()
         .for_each(|(t, sums)| {
-            simd::summarize_task::<W>(batch, t * TASK_WINDOWS, sums, plan, stats, clock)
+            let isa = Isa::active();
+            dispatch::summarize_task::<W>(isa, batch, t * TASK_WINDOWS, sums, plan, stats, clock)
         });
     out
 }

@@ -1,5 +1,6 @@
 //! The two sample types the engines compute in.
 
+use super::simd::{self, Vector};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub};
@@ -48,7 +49,8 @@ impl FromStr for DType {
     }
 }
 
-/// f32 or f64: what the kernels are generic over.
+/// f32 or f64: what the kernels are generic over, with the SIMD vectors of each width the
+/// native kernel runs on.
 pub trait Real:
     Copy
     + Send
@@ -68,13 +70,24 @@ pub trait Real:
 {
     const DTYPE: DType;
     const ZERO: Self;
+    #[cfg(target_arch = "x86_64")]
+    type Avx2: Vector<T = Self>;
+    #[cfg(target_arch = "x86_64")]
+    type Avx512: Vector<T = Self>;
     fn from_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
+    /// `self · a + b` rounded once, like `f32::mul_add`: every kernel sums its filter taps
+    /// this way, so the vector widths agree to the bit.
+    fn mul_add(self, a: Self, b: Self) -> Self;
 }
 
 impl Real for f32 {
     const DTYPE: DType = DType::F32;
     const ZERO: Self = 0.0;
+    #[cfg(target_arch = "x86_64")]
+    type Avx2 = simd::F32x8;
+    #[cfg(target_arch = "x86_64")]
+    type Avx512 = simd::F32x16;
     #[inline(always)]
     fn from_f64(v: f64) -> Self {
         v as f32
@@ -83,11 +96,19 @@ impl Real for f32 {
     fn to_f64(self) -> f64 {
         self as f64
     }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f32::mul_add(self, a, b)
+    }
 }
 
 impl Real for f64 {
     const DTYPE: DType = DType::F64;
     const ZERO: Self = 0.0;
+    #[cfg(target_arch = "x86_64")]
+    type Avx2 = simd::F64x4;
+    #[cfg(target_arch = "x86_64")]
+    type Avx512 = simd::F64x8;
     #[inline(always)]
     fn from_f64(v: f64) -> Self {
         v
@@ -95,6 +116,10 @@ impl Real for f64 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f64::mul_add(self, a, b)
     }
 }
 
