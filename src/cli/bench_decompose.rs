@@ -78,7 +78,7 @@ fn print_times(engine: &str, device: &str, dtype: DType, mut times: Vec<f64>) {
 
 /// `native::decompose_into` one buffer, `repeat` times after a warm-up.
 fn time_into<T: Real>(x: &[T], plan: &Plan, repeat: usize) -> Vec<f64> {
-    let mut out = vec![T::ZERO; x.len() / plan.len * plan.coeffs_per_series()];
+    let mut out = engine::memory::zeroed::<T>(x.len() / plan.len * plan.coeffs_per_series());
     (0..=repeat)
         .map(|_| {
             let t = Instant::now();

@@ -1,5 +1,6 @@
 //! The two sample types the engines compute in.
 
+use super::memory;
 use super::simd::{self, Vector};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -179,8 +180,8 @@ impl Values {
     }
     pub fn from_f64(values: &[f64], dtype: DType) -> Self {
         match dtype {
-            DType::F32 => Values::F32(values.iter().map(|&x| x as f32).collect()),
-            DType::F64 => Values::F64(values.to_vec()),
+            DType::F32 => Values::F32(memory::collect(values, |x| x as f32)),
+            DType::F64 => Values::F64(memory::collect(values, |x| x)),
         }
     }
 }

@@ -69,6 +69,22 @@ impl Isa {
     }
 }
 
+/// Ask the caches for `data` ahead of its use (a hint; nothing where there is no such
+/// instruction).
+#[inline(always)]
+pub fn prefetch<T>(data: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in (0..std::mem::size_of_val(data)).step_by(64) {
+        // SAFETY: a prefetch is only a hint, and the address lies inside `data`.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>((data.as_ptr() as *const i8).add(line))
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = data;
+}
+
 /// A SIMD register of `LANES` samples.
 ///
 /// # Safety
