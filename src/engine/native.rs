@@ -256,7 +256,7 @@ fn decompose_rows<V: Vector>(xs: &[V::T], os: &mut [V::T], plan: &Plan) {
 }
 
 /// The summary of each band of one series' coefficients. A plain loop, not an iterator
-/// chain: the sums must be inlined into the caller's AVX2 frame to be vectorised.
+/// chain: the sums must be inlined into the caller's vector frame to be vectorised.
 #[inline(always)]
 fn band_summaries<T: Real>(coeffs: &[T], plan: &Plan, bands: &mut Vec<BandSummary>) {
     bands.clear();
