@@ -53,7 +53,7 @@ fn inspection() -> Inspection {
         t.add(*s, Duration::from_micros(100 * (i as u64 % 4 + 1)));
     }
     r.timer = t;
-    r.device = "CPU (native, 2 threads)".into();
+    r.device = "CPU (native avx512, 2 threads)".into();
     r
 }
 
