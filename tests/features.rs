@@ -189,7 +189,7 @@ fn template_errors_name_line_and_column() {
 /// statistics are exact), band moments to summation order.
 #[test]
 fn window_path_equals_the_gathered_batch() {
-    use wavebench::engine::{Engine, Native, StatsRequest, Values};
+    use wavebench::engine::{native, Engine, Isa, Native, StatsRequest, Values};
     let table = Config::default()
         .load_table(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv"),
@@ -240,6 +240,20 @@ fn window_path_equals_the_gathered_batch() {
         let fused = Native
             .summarize_windows(&batch, &plan, lags, &mut Timer::default())
             .unwrap();
+        // The plain-Rust build of the same pass (what CPUs without AVX2 run) agrees to the bit.
+        let clock = wavebench::timing::StageClock::default();
+        let portable = match plan.work_dtype(dtype) {
+            DType::F32 => {
+                native::summarize_windows_on::<f32>(Isa::Portable, &batch, &plan, lags, &clock)
+            }
+            DType::F64 => {
+                native::summarize_windows_on::<f64>(Isa::Portable, &batch, &plan, lags, &clock)
+            }
+        };
+        assert!(
+            portable == fused,
+            "{w} {mode}: the portable window pass differs"
+        );
         let gathered: Values = batch.gather();
         let direct = Native
             .summarize(gathered.as_ref(), &plan, lags, &mut Timer::default())

@@ -337,7 +337,7 @@ mod dispatch {
     ) {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 {
-            // SAFETY: `Isa::active` only picks what the CPU supports.
+            // SAFETY: callers checked `isa.supported()`.
             return unsafe { x86::summarize_task::<W>(batch, w0, sums, plan, stats, clock) };
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -451,6 +451,18 @@ pub fn summarize_windows<W: Real>(
     stats: Option<StatsRequest>,
     clock: &StageClock,
 ) -> Vec<SeriesSummary> {
+    summarize_windows_on::<W>(Isa::active(), batch, plan, stats, clock)
+}
+
+/// `summarize_windows` with the kernels of `isa` (which this CPU must support).
+pub fn summarize_windows_on<W: Real>(
+    isa: Isa,
+    batch: &WindowBatch<'_>,
+    plan: &Plan,
+    stats: Option<StatsRequest>,
+    clock: &StageClock,
+) -> Vec<SeriesSummary> {
+    assert!(isa.supported(), "the CPU lacks {}", isa.name());
     debug_assert_eq!(batch.seq_len(), plan.len);
     let n = batch.channel_count();
     let mut out = vec![SeriesSummary::default(); batch.series()];
@@ -460,7 +472,6 @@ pub fn summarize_windows<W: Real>(
     out.par_chunks_mut(TASK_WINDOWS * n)
         .enumerate()
         .for_each(|(t, sums)| {
-            let isa = Isa::active();
             dispatch::summarize_task::<W>(isa, batch, t * TASK_WINDOWS, sums, plan, stats, clock)
         });
     out
