@@ -120,24 +120,12 @@ fn correlate<V: Vector>(
         even.len() >= reach && odd.len() >= reach,
         "correlate: padding"
     );
-    let (ep, op) = (even.as_ptr(), odd.as_ptr());
-    // Tap j reads xe[2o + j]: phase j % 2, from index j / 2 + o.
-    let src = |j: usize, o: usize| if j % 2 == 0 { ep } else { op }.wrapping_add(j / 2 + o);
     // SAFETY: the vector instructions are those of the caller's frame (`Vector`'s
     // contract); loads stay below `reach` (asserted), stores below `n`.
     unsafe {
-        let zero = V::splat(V::T::ZERO);
         let mut o = 0;
         while o + 4 * l <= n {
-            let (mut sa, mut sd) = ([zero; 4], [zero; 4]);
-            for (j, (&cl, &ch)) in lo.iter().zip(hi).enumerate() {
-                let (cl, ch, p) = (V::splat(cl), V::splat(ch), src(j, o));
-                for k in 0..4 {
-                    let x = V::load(p.add(k * l));
-                    sa[k] = cl.mul_add(x, sa[k]);
-                    sd[k] = ch.mul_add(x, sd[k]);
-                }
-            }
+            let (sa, sd) = block_sums::<V, 4>(even, odd, lo, hi, o);
             for k in 0..4 {
                 sa[k].store(a.as_mut_ptr().add(o + k * l));
                 sd[k].store(d.as_mut_ptr().add(o + k * l));
@@ -145,12 +133,7 @@ fn correlate<V: Vector>(
             o += 4 * l;
         }
         while o < n {
-            let (mut sa, mut sd) = (zero, zero);
-            for (j, (&cl, &ch)) in lo.iter().zip(hi).enumerate() {
-                let x = V::load(src(j, o));
-                sa = V::splat(cl).mul_add(x, sa);
-                sd = V::splat(ch).mul_add(x, sd);
-            }
+            let ([sa], [sd]) = block_sums::<V, 1>(even, odd, lo, hi, o);
             let (pa, pd) = (a.as_mut_ptr().add(o), d.as_mut_ptr().add(o));
             if n - o >= l {
                 sa.store(pa);
@@ -162,6 +145,33 @@ fn correlate<V: Vector>(
             o += l;
         }
     }
+}
+
+/// Both filters' sums for the `B` vectors of outputs from `o` on, over all taps.
+///
+/// # Safety
+/// As [`Vector`]'s methods; `even`/`odd` must hold `o + B·LANES + lo.len() / 2` samples.
+#[inline(always)]
+unsafe fn block_sums<V: Vector, const B: usize>(
+    even: &[V::T],
+    odd: &[V::T],
+    lo: &[V::T],
+    hi: &[V::T],
+    o: usize,
+) -> ([V; B], [V; B]) {
+    let zero = V::splat(V::T::ZERO);
+    let (mut sa, mut sd) = ([zero; B], [zero; B]);
+    for (j, (&cl, &ch)) in lo.iter().zip(hi).enumerate() {
+        // Tap j reads xe[2o + j]: phase j % 2, from index j / 2 + o.
+        let p = if j % 2 == 0 { even } else { odd }.as_ptr().add(j / 2 + o);
+        let (cl, ch) = (V::splat(cl), V::splat(ch));
+        for k in 0..B {
+            let x = V::load(p.add(k * V::LANES));
+            sa[k] = cl.mul_add(x, sa[k]);
+            sd[k] = ch.mul_add(x, sd[k]);
+        }
+    }
+    (sa, sd)
 }
 
 /// Decompose one series into `out` (bands concatenated, pywt order).
