@@ -31,7 +31,7 @@ const PREFETCH: usize = 2;
 const PAD: usize = 16;
 
 /// Per-task working memory, sized once from the plan.
-pub struct Scratch<T> {
+struct Scratch<T> {
     /// The even and odd samples of the current level's extended input.
     even: Vec<T>,
     odd: Vec<T>,
@@ -42,7 +42,7 @@ pub struct Scratch<T> {
 }
 
 impl<T: Real> Scratch<T> {
-    pub fn new(plan: &Plan) -> Self {
+    fn new(plan: &Plan) -> Self {
         let ext = plan.max_ext_len();
         Scratch {
             even: vec![T::ZERO; ext.div_ceil(2) + PAD],
