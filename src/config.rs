@@ -1,7 +1,9 @@
-//! The run configuration: what the CLI's options, `--config FILE.toml` and the app's
-//! "export configuration" all describe. Defaults are the seed generator's.
+//! The run configuration: what the CLI's options, `--config FILE.toml`, the app's settings
+//! and its "export configuration" all describe — one type, one set of defaults (the seed
+//! generator's: db4, level 3, reflect; engine auto; missing values refused). `run_spec`
+//! validates it and builds runs from it.
 
-use crate::data::{self, DataError, LoadOptions, Missing, Normalize, RowRange, Table, Windows};
+use crate::data::{Missing, Normalize, RowRange, TimeColumn};
 use crate::engine::{DType, EngineKind};
 use crate::features::Aggregate;
 use crate::wavelet::Mode;
@@ -26,6 +28,10 @@ pub struct Config {
     /// Normalisation; the command's default when absent (none for decompose, revin else).
     pub normalize: Option<Normalize>,
     pub missing: Missing,
+    /// The time axis: detected (auto), none, or a column's name.
+    pub time_column: TimeColumn,
+    /// In a data set, skip a file that cannot be used (with a warning) instead of stopping.
+    pub skip_bad_files: bool,
     /// Built-in template name or a template file.
     pub template: String,
     /// Dataset description for the prompt.
@@ -52,6 +58,8 @@ impl Default for Config {
             stride: 1,
             normalize: None,
             missing: Missing::Error,
+            time_column: TimeColumn::Auto,
+            skip_bad_files: false,
             template: crate::prompt::DEFAULT_TEMPLATE.into(),
             description: String::new(),
             pred_len: 96,
@@ -76,29 +84,5 @@ impl Config {
 
     pub fn row_range(&self) -> Result<Option<RowRange>, String> {
         self.rows.as_deref().map(str::parse).transpose()
-    }
-
-    /// Load `path` with this configuration's columns and missing-value policy.
-    pub fn load_table(&self, path: &Path) -> Result<Table, DataError> {
-        let mut table = data::load(
-            path,
-            &LoadOptions {
-                columns: self.columns.clone(),
-            },
-        )?;
-        self.missing.apply(&mut table)?;
-        Ok(table)
-    }
-
-    /// The windows over `rows` rows; `default_seq_len` when none is configured.
-    pub fn windows(
-        &self,
-        rows: usize,
-        default_seq_len: Option<usize>,
-    ) -> Result<Windows, DataError> {
-        let range = self
-            .row_range()
-            .map_err(|e| DataError(format!("--rows: {e}")))?;
-        Windows::new(rows, range, self.seq_len.or(default_seq_len), self.stride)
     }
 }

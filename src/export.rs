@@ -72,21 +72,41 @@ impl FeatureFormat {
     }
 }
 
+/// Where a unit comes from, as every record carries it.
+#[derive(Serialize)]
+struct Place<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    window: usize,
+    start: usize,
+    start_time: &'a str,
+    column: Option<&'a str>,
+}
+
+impl<'a> Place<'a> {
+    fn of(u: &'a Unit) -> Self {
+        Place {
+            file: u.file.as_deref(),
+            window: u.window,
+            start: u.start,
+            start_time: &u.start_time,
+            column: u.column.as_deref(),
+        }
+    }
+}
+
 /// One feature row: the unit's place, then every feature.
 #[derive(Serialize)]
 struct FeatureRow<'a> {
-    window: usize,
-    start: usize,
-    column: Option<&'a str>,
+    #[serde(flatten)]
+    place: Place<'a>,
     #[serde(flatten)]
     features: &'a Features,
 }
 
 fn row(u: &Unit) -> FeatureRow<'_> {
     FeatureRow {
-        window: u.window,
-        start: u.start,
-        column: u.column.as_deref(),
+        place: Place::of(u),
         features: &u.features,
     }
 }
@@ -113,10 +133,12 @@ pub fn write_features(path: &Path, format: FeatureFormat, units: &[Unit]) -> Res
     }
 }
 
-/// Feature columns in SPEC §8's order.
-const FEATURE_KEYS: [&str; 24] = [
+/// Feature columns in SPEC §8's order (`file` first, for data sets).
+const FEATURE_KEYS: [&str; 26] = [
+    "file",
     "window",
     "start",
+    "start_time",
     "column",
     "energy_ratio",
     "energy_entropy",
@@ -141,7 +163,7 @@ const FEATURE_KEYS: [&str; 24] = [
     "lags",
 ];
 
-/// CSV: lists spread over `name_0, name_1, …`; text quoted when it must be.
+/// CSV: lists spread over `name_0, name_1, …`; text quoted by the csv crate's rules.
 fn write_csv(w: &mut dyn Write, units: &[Unit]) -> io::Result<()> {
     let values: Vec<serde_json::Value> = units
         .iter()
@@ -150,33 +172,35 @@ fn write_csv(w: &mut dyn Write, units: &[Unit]) -> io::Result<()> {
     let Some(first) = values.first() else {
         return Ok(());
     };
+    let keys: Vec<&str> = FEATURE_KEYS
+        .into_iter()
+        .filter(|k| first.get(k).is_some())
+        .collect();
+    let mut out = csv::Writer::from_writer(w);
     let mut header = Vec::new();
-    for k in FEATURE_KEYS {
+    for &k in &keys {
         match first[k].as_array() {
             Some(items) => header.extend((0..items.len()).map(|i| format!("{k}_{i}"))),
             None => header.push(k.to_string()),
         }
     }
-    writeln!(w, "{}", header.join(","))?;
+    out.write_record(&header)?;
     for v in &values {
         let mut cells = Vec::with_capacity(header.len());
-        for k in FEATURE_KEYS {
+        for &k in &keys {
             match &v[k] {
                 serde_json::Value::Array(items) => cells.extend(items.iter().map(cell)),
                 other => cells.push(cell(other)),
             }
         }
-        writeln!(w, "{}", cells.join(","))?;
+        out.write_record(&cells)?;
     }
-    Ok(())
+    out.flush()
 }
 
 fn cell(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Null => String::new(),
-        serde_json::Value::String(s) if s.contains([',', '"', '\n']) => {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        }
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     }
@@ -205,7 +229,20 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
             .map(|u| Series::new("".into(), get(&u.features)))
             .collect::<Vec<_>>()
     };
-    let cols: Vec<Column> = vec![
+    let mut cols: Vec<Column> = Vec::new();
+    if units.iter().any(|u| u.file.is_some()) {
+        cols.push(
+            Series::new(
+                "file".into(),
+                units
+                    .iter()
+                    .map(|u| u.file.as_deref().map(str::to_string))
+                    .collect::<Vec<Option<String>>>(),
+            )
+            .into(),
+        );
+    }
+    cols.extend([
         Series::new(
             "window".into(),
             units.iter().map(|u| u.window as u64).collect::<Vec<_>>(),
@@ -214,6 +251,14 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
         Series::new(
             "start".into(),
             units.iter().map(|u| u.start as u64).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "start_time".into(),
+            units
+                .iter()
+                .map(|u| u.start_time.clone())
+                .collect::<Vec<String>>(),
         )
         .into(),
         Series::new(
@@ -260,21 +305,27 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
             list_i(|x| x.lags.iter().map(|&v| v as i64).collect()),
         )
         .into(),
-    ];
+    ]);
     DataFrame::new(units.len(), cols)
 }
 
-/// `{"window","start","column","prompt","features":{…}}` a line.
+/// `{["file",]"window","start","start_time","column","prompt","features":{…}}` a line.
 pub fn write_prompts(path: &Path, units: &[Unit], prompts: &[String]) -> Result<(), String> {
     #[derive(Serialize)]
     struct Line<'a> {
-        window: usize,
-        start: usize,
-        column: Option<&'a str>,
+        #[serde(flatten)]
+        place: Place<'a>,
         prompt: &'a str,
         features: &'a Features,
     }
     use rayon::prelude::*;
+    if units.len() != prompts.len() {
+        return Err(format!(
+            "internal: {} prompts for {} units",
+            prompts.len(),
+            units.len()
+        ));
+    }
     // Serialise in parallel, a block at a time, then write in order.
     write_atomic(path, |w| {
         for (us, ps) in units.chunks(8192).zip(prompts.chunks(8192)) {
@@ -283,9 +334,7 @@ pub fn write_prompts(path: &Path, units: &[Unit], prompts: &[String]) -> Result<
                 .zip(ps)
                 .map(|(u, p)| {
                     let line = Line {
-                        window: u.window,
-                        start: u.start,
-                        column: u.column.as_deref(),
+                        place: Place::of(u),
                         prompt: p,
                         features: &u.features,
                     };

@@ -4,7 +4,14 @@ use clap::Parser;
 use wavebench::cli::{self, Cli, Command};
 
 fn main() {
-    let args = Cli::parse();
+    let args = match Cli::try_parse() {
+        Ok(a) => a,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            eprintln!("wavebench: {}", one_line(&e.render().to_string()));
+            std::process::exit(2);
+        }
+    };
     let result = match args.command {
         None => wavebench::app::run(None),
         Some(Command::Gui { file }) => wavebench::app::run(file),
@@ -14,4 +21,22 @@ fn main() {
         eprintln!("wavebench: {}", f.message());
         std::process::exit(f.exit_code());
     }
+}
+
+/// clap's error (what, possible values, a suggestion, usage) as one line; `--help` has
+/// the usage.
+fn one_line(rendered: &str) -> String {
+    rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .map(|l| {
+            l.strip_prefix("error: ")
+                .or_else(|| l.strip_prefix("tip: "))
+                .unwrap_or(l)
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

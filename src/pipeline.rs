@@ -15,8 +15,12 @@ const CHUNK_WINDOWS: usize = 4096;
 /// One prompt unit: what one prompt describes, and where it comes from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unit {
+    /// The data set's file (relative), when the input is a data set of several files.
+    pub file: Option<std::sync::Arc<str>>,
     pub window: usize,
     pub start: usize,
+    /// The time at `start` (ISO 8601 for dates), or the row number without a time axis.
+    pub start_time: String,
     /// The channel, for `series` aggregation.
     pub column: Option<String>,
     pub features: Features,
@@ -132,11 +136,26 @@ pub fn features(
         })?;
         let groups = groups(shape, w.clone());
         let t = std::time::Instant::now();
-        units.extend(groups.into_iter().map(|(r, window, column)| Unit {
-            window,
-            start: shape.windows.start(window),
-            column,
-            features: features::compute(&sums[r]),
+        let mut last_time: Option<(usize, String)> = None;
+        units.extend(groups.into_iter().map(|(r, window, column)| {
+            let start = shape.windows.start(window);
+            // Series of one window share its time: format it once.
+            let start_time = match &last_time {
+                Some((s, t)) if *s == start => t.clone(),
+                _ => {
+                    let t = shape.table.time_label(start);
+                    last_time = Some((start, t.clone()));
+                    t
+                }
+            };
+            Unit {
+                file: None,
+                window: shape.windows.first + window,
+                start,
+                start_time,
+                column,
+                features: features::compute(&sums[r]),
+            }
         }));
         // The feature functions are one pass; charge them to the description stage.
         timer.add(Stage::Difficulty, t.elapsed());
@@ -153,6 +172,8 @@ pub fn features(
 pub struct Inspection {
     pub window: usize,
     pub start: usize,
+    /// The time at `start` (see `Unit::start_time`).
+    pub start_time: String,
     /// The window as the engine saw it (normalised).
     pub x: Vec<f64>,
     /// `[cA_n, cD_n, …, cD_1]`.
@@ -220,6 +241,7 @@ pub fn inspect(
     Ok(Inspection {
         window: req.window,
         start,
+        start_time: shape.table.time_label(start),
         x: batch.to_f64(),
         coeffs: bands,
         mra,

@@ -1,12 +1,14 @@
 //! Sweep: every wavelet × level over a data set, each configuration summarised by the mean
 //! of a few features over all its prompt units, to rank configurations.
 
-use crate::data::{Normalize, Table, Windows};
-use crate::engine::{self, DType, EngineError, Plan};
+use crate::config::Config;
+use crate::data::Table;
+use crate::engine::{self, DType};
 use crate::features::{Aggregate, Features};
-use crate::pipeline::{self, Shape};
+use crate::pipeline;
+use crate::run_spec::{Purpose, RunSpec};
 use crate::timing::Timer;
-use crate::wavelet::{self, Mode};
+use crate::wavelet;
 use serde::{Deserialize, Serialize};
 
 /// What a sweep ranks by.
@@ -42,6 +44,24 @@ impl Metric {
         }
     }
 
+    /// Whether a larger mean is better for a prompt: a cleaner signal (SNR), one dominant
+    /// band, consistent trends — rather than high entropy, difficulty or volatility.
+    pub fn higher_is_better(self) -> bool {
+        matches!(
+            self,
+            Metric::SnrDb | Metric::DominantEnergy | Metric::TrendConsistency
+        )
+    }
+
+    /// What "better" means for this metric, in words.
+    pub fn direction(self) -> &'static str {
+        if self.higher_is_better() {
+            "higher is better"
+        } else {
+            "lower is better"
+        }
+    }
+
     pub fn of(self, f: &Features) -> f64 {
         match self {
             Metric::SnrDb => f.snr_db,
@@ -59,6 +79,8 @@ impl Metric {
 pub struct SweepRow {
     pub wavelet: String,
     pub level: usize,
+    /// Coefficients in the approximation band: below 2 its std, and so the SNR, is degenerate.
+    pub approx_len: usize,
     pub means: [f64; 6],
 }
 
@@ -66,6 +88,30 @@ impl SweepRow {
     pub fn get(&self, m: Metric) -> f64 {
         self.means[Metric::ALL.iter().position(|&x| x == m).unwrap_or(0)]
     }
+
+    /// An approximation band of fewer than 2 coefficients has no spread: its std, SNR and
+    /// volatility are artefacts of the level, not of the data.
+    pub fn degenerate(&self) -> bool {
+        self.approx_len < 2
+    }
+}
+
+/// The rows best first by `m` (ties in catalogue order), degenerate ones left out unless
+/// `keep_degenerate`.
+pub fn ranked(rows: &[SweepRow], m: Metric, keep_degenerate: bool) -> Vec<&SweepRow> {
+    let mut order: Vec<&SweepRow> = rows
+        .iter()
+        .filter(|r| keep_degenerate || !r.degenerate())
+        .collect();
+    order.sort_by(|a, b| {
+        let o = a.get(m).total_cmp(&b.get(m));
+        if m.higher_is_better() {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+    order
 }
 
 /// Every (wavelet, level) a window of `seq_len` allows.
@@ -76,49 +122,54 @@ pub fn configurations(seq_len: usize) -> Vec<(&'static str, usize)> {
         .collect()
 }
 
-/// Run the sweep over non-overlapping windows of `seq_len` (the whole data set, once).
-/// `progress(done, total)` answers whether to go on.
+/// Run the sweep over non-overlapping windows of the base configuration's length (the
+/// whole data set, once), every wavelet × level, on the native engine in f64.
+/// `progress(done, total)` answers whether to go on; errors say what went wrong.
 pub fn run(
     table: &Table,
-    rows: Option<crate::data::RowRange>,
-    seq_len: usize,
-    mode: Mode,
-    normalize: Normalize,
+    base: &Config,
     mut progress: impl FnMut(usize, usize) -> bool,
-) -> Result<Vec<SweepRow>, EngineError> {
-    let windows = Windows::new(table.rows(), rows, Some(seq_len), seq_len)
-        .map_err(|_| EngineError::Cancelled)?;
+) -> Result<Vec<SweepRow>, String> {
+    let seq_len = base.seq_len.unwrap_or(table.rows()).min(table.rows());
     let configs = configurations(seq_len);
+    if configs.is_empty() {
+        return Err(format!(
+            "sweep: windows of {seq_len} rows are too short for any wavelet at level 1"
+        ));
+    }
     let mut engine = engine::select(engine::EngineKind::Native);
     let mut rows = Vec::with_capacity(configs.len());
     for (i, (name, level)) in configs.iter().enumerate() {
-        let w = wavelet::lookup(name).map_err(|_| EngineError::Cancelled)?;
-        let plan = Plan::new(w, mode, *level, seq_len)?;
-        let shape = Shape {
-            table,
-            windows,
-            plan: &plan,
-            normalize,
+        let cfg = Config {
+            wavelet: name.to_string(),
+            level: *level,
+            seq_len: Some(seq_len),
+            stride: seq_len,
             dtype: DType::F64,
             aggregate: Aggregate::Series,
-            batch_size: 1,
+            engine: engine::EngineKind::Native,
+            ..base.clone()
         };
+        let spec = RunSpec::new(cfg, Purpose::Features).map_err(|e| format!("sweep: {e}"))?;
+        let prepared = spec.prepare(table).map_err(|e| format!("sweep: {e}"))?;
         let units = pipeline::features(
             &mut engine.engine,
             &mut engine.notice,
-            &shape,
+            &prepared.shape(&spec, table),
             &mut Timer::default(),
             |_| true,
-        )?;
+        )
+        .map_err(|e| format!("sweep at {name} level {level}: {e}"))?;
         let n = units.len().max(1) as f64;
         let means = Metric::ALL.map(|m| units.iter().map(|u| m.of(&u.features)).sum::<f64>() / n);
         rows.push(SweepRow {
             wavelet: name.to_string(),
             level: *level,
+            approx_len: prepared.plan.band_lens[0],
             means,
         });
         if !progress(i + 1, configs.len()) {
-            return Err(EngineError::Cancelled);
+            return Err("sweep cancelled".into());
         }
     }
     Ok(rows)

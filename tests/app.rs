@@ -7,11 +7,12 @@ use egui_kittest::Harness;
 use std::path::PathBuf;
 use wavebench::app::state::Settings;
 use wavebench::app::Workbench;
-use wavebench::data::{Normalize, Windows};
-use wavebench::engine::{self, DType, EngineKind, Plan};
+use wavebench::config::Config;
+use wavebench::engine::{self, EngineKind};
 use wavebench::features::Aggregate;
-use wavebench::pipeline::{self, Shape};
+use wavebench::pipeline;
 use wavebench::prompt::{PromptVars, Prompter};
+use wavebench::run_spec::{Purpose, RunSpec};
 use wavebench::timing::Timer;
 
 fn sample() -> PathBuf {
@@ -54,33 +55,20 @@ fn settle(h: &mut Harness<'_, Workbench>) {
 
 /// The prompt `wavebench prompts` produces for this window and channel.
 fn pipeline_prompt(s: &Settings) -> String {
-    let cfg = wavebench::config::Config {
-        missing: s.missing,
-        ..Default::default()
-    };
-    let table = cfg.load_table(&sample()).unwrap();
-    let windows = Windows::new(table.rows(), None, Some(s.seq_len), 1).unwrap();
-    let plan = Plan::new(
-        wavebench::wavelet::lookup(&s.wavelet).unwrap(),
-        s.mode,
-        s.level,
-        s.seq_len,
-    )
-    .unwrap();
-    let shape = Shape {
-        table: &table,
-        windows,
-        plan: &plan,
-        normalize: Normalize::Revin,
-        dtype: DType::F32,
+    let cfg = Config {
+        stride: 1,
         aggregate: Aggregate::Series,
-        batch_size: 1,
+        rows: None,
+        ..s.run.clone()
     };
+    let spec = RunSpec::new(cfg, Purpose::Features).unwrap();
+    let table = spec.load(&sample()).unwrap();
+    let prepared = spec.prepare(&table).unwrap();
     let mut sel = engine::select(EngineKind::Native);
     let units = pipeline::features(
         &mut sel.engine,
         &mut sel.notice,
-        &shape,
+        &prepared.shape(&spec, &table),
         &mut Timer::default(),
         |_| true,
     )
@@ -95,22 +83,34 @@ fn pipeline_prompt(s: &Settings) -> String {
     let p = Prompter::new(&s.template_text).unwrap();
     p.render(&PromptVars {
         features: &unit.features,
-        description: &s.description,
-        seq_len: s.seq_len,
-        pred_len: s.pred_len,
+        description: &s.run.description,
+        seq_len: s.seq_len(),
+        pred_len: s.run.pred_len,
     })
     .unwrap()
 }
 
+/// The app's settings with this run configuration changed.
+fn with(f: impl FnOnce(&mut Config), base: Settings) -> Settings {
+    let mut s = base;
+    f(&mut s.run);
+    s
+}
+
 fn settings() -> Settings {
-    Settings {
-        seq_len: 256,
-        window: 100,
-        channel: 1,
-        description: "Synthetic".into(),
-        pred_len: 24,
-        ..Default::default()
-    }
+    with(
+        |c| {
+            c.seq_len = Some(256);
+            c.description = "Synthetic".into();
+            c.pred_len = 24;
+            c.engine = EngineKind::Native;
+        },
+        Settings {
+            window: 100,
+            channel: 1,
+            ..Default::default()
+        },
+    )
 }
 
 #[test]
@@ -130,8 +130,8 @@ fn shows_the_pipeline_prompt_and_follows_the_knobs() {
     h.get_by_label("Copy prompt");
 
     // Another wavelet and level: recomputed, and still the pipeline's prompt.
-    h.state_mut().settings.wavelet = "sym6".into();
-    h.state_mut().settings.level = 2;
+    h.state_mut().settings.run.wavelet = "sym6".into();
+    h.state_mut().settings.run.level = 2;
     h.state_mut().settings.window = 1500;
     settle(&mut h);
     let r = h.state().result().unwrap();
@@ -147,7 +147,7 @@ fn shows_the_pipeline_prompt_and_follows_the_knobs() {
 fn a_broken_template_shows_its_error_where_it_was_typed() {
     let mut h = harness(settings());
     settle(&mut h);
-    h.state_mut().settings.template = "custom".into();
+    h.state_mut().settings.run.template = "custom".into();
     h.state_mut().settings.template_text =
         "Range {{ min | f(\".2f\") }}\nBroken {{ max | f(\".2f\") \n".into();
     settle(&mut h);
@@ -184,11 +184,11 @@ fn a_bad_file_is_reported_in_the_window() {
     let mut h = harness_at(bad, Settings::default(), 700.0);
     step_until(&mut h, |app| !app.is_busy());
     assert!(
-        h.state().status().contains("no numeric columns"),
+        h.state().status().contains("has no numbers"),
         "{}",
         h.state().status()
     );
-    h.get_by_label_contains("no numeric columns");
+    h.get_by_label_contains("'name' has no numbers");
 }
 
 /// Step until the running job has finished.
@@ -198,14 +198,10 @@ fn finish_job(h: &mut Harness<'_, Workbench>) {
 
 #[test]
 fn a_sweep_runs_to_completion_and_loads_a_configuration() {
-    let mut h = harness_sized(
-        Settings {
-            seq_len: 64,
-            ..settings()
-        },
-        2600.0,
-    );
+    let mut h = harness_sized(with(|c| c.seq_len = Some(64), settings()), 2600.0);
     settle(&mut h);
+    h.get_by_label("Sweep").click(); // its tab, behind the bands
+    h.run();
     h.get_by_label("Run sweep").click();
     // The click lands within a few frames; then the job runs in the background.
     for _ in 0..10 {
@@ -232,19 +228,22 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
         .state()
         .status()
         .contains(&format!("sweep done: {} configurations", configs.len())));
-    // Ranked by SNR, smallest first: the table's first row is the minimum.
-    let lowest = rows
-        .iter()
-        .min_by(|a, b| a.means[0].total_cmp(&b.means[0]))
-        .unwrap()
-        .clone();
+    // Ranked by SNR, best (highest) first, degenerate configurations hidden.
+    let ranked = wavebench::sweep::ranked(rows, wavebench::sweep::Metric::SnrDb, false);
+    assert!(ranked.iter().all(|r| r.approx_len >= 2));
+    assert!(ranked.windows(2).all(|w| w[0].means[0] >= w[1].means[0]));
+    assert!(
+        ranked.len() < rows.len(),
+        "level 5 of 64 samples leaves 1 coefficient"
+    );
+    let lowest = ranked[0].clone();
     let label = format!("{} level {}", lowest.wavelet, lowest.level);
     h.get_by_label(&label).click();
     settle(&mut h);
     assert_eq!(
         (
-            h.state().settings.wavelet.as_str(),
-            h.state().settings.level
+            h.state().settings.run.wavelet.as_str(),
+            h.state().settings.run.level
         ),
         (lowest.wavelet.as_str(), lowest.level)
     );
@@ -253,11 +252,13 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
 #[test]
 fn exports_write_what_the_pipeline_computes_and_cancel_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = harness(Settings {
-        seq_len: 128,
-        stride: 64,
-        ..settings()
-    });
+    let mut h = harness(with(
+        |c| {
+            c.seq_len = Some(128);
+            c.stride = 64;
+        },
+        settings(),
+    ));
     settle(&mut h);
     let prompts = dir.path().join("p.jsonl");
     h.state_mut().export_prompts(prompts.clone());
@@ -288,7 +289,7 @@ fn exports_write_what_the_pipeline_computes_and_cancel_leaves_nothing() {
 
     // Cancelled straight away: no file, and the window says so.
     let cancelled = dir.path().join("never.jsonl");
-    h.state_mut().settings.stride = 1;
+    h.state_mut().settings.run.stride = 1;
     h.state_mut().export_prompts(cancelled.clone());
     h.state_mut().cancel_job();
     finish_job(&mut h);
@@ -313,8 +314,8 @@ fn compare_shows_both_configurations_on_the_same_window() {
     h.get_by_label("Pin for compare").click();
     h.run_steps(3);
     assert!(h.state().compare().is_some());
-    h.state_mut().settings.wavelet = "haar".into();
-    h.state_mut().settings.level = 1;
+    h.state_mut().settings.run.wavelet = "haar".into();
+    h.state_mut().settings.run.level = 1;
     let wait_b = |h: &mut Harness<'_, Workbench>| {
         for _ in 0..1000 {
             h.step();
@@ -334,7 +335,10 @@ fn compare_shows_both_configurations_on_the_same_window() {
     wait_b(&mut h);
     let b = h.state().compare().unwrap();
     let b_settings = b.settings_for(&h.state().settings);
-    assert_eq!((b_settings.wavelet.as_str(), b_settings.level), ("db4", 3));
+    assert_eq!(
+        (b_settings.run.wavelet.as_str(), b_settings.run.level),
+        ("db4", 3)
+    );
     assert_eq!(
         b.result.as_ref().unwrap().prompt.as_ref().unwrap(),
         &pipeline_prompt(&b_settings)
@@ -360,10 +364,7 @@ fn the_missing_value_policy_reloads_the_file() {
     let gaps = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic_gaps.csv");
     let mut h = harness_at(
         gaps,
-        Settings {
-            missing: wavebench::data::Missing::Error,
-            ..settings()
-        },
+        with(|c| c.missing = wavebench::data::Missing::Error, settings()),
         1000.0,
     );
     step_until(&mut h, |app| !app.is_busy());
@@ -374,7 +375,7 @@ fn the_missing_value_policy_reloads_the_file() {
     );
     assert!(h.state().table().is_none());
     // The error names the row; the file stays chosen, so another policy can load it.
-    h.state_mut().settings.missing = wavebench::data::Missing::Interpolate;
+    h.state_mut().settings.run.missing = wavebench::data::Missing::Interpolate;
     h.state_mut()
         .open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic_gaps.csv"));
     settle(&mut h);
@@ -384,7 +385,7 @@ fn the_missing_value_policy_reloads_the_file() {
         .iter()
         .all(|c| c.values.iter().all(|v| v.is_finite())));
     // Switching the policy on a loaded file reloads it.
-    h.state_mut().settings.missing = wavebench::data::Missing::Drop;
+    h.state_mut().settings.run.missing = wavebench::data::Missing::Drop;
     settle(&mut h);
     assert!(
         h.state().table().unwrap().rows() < 4000,
@@ -394,26 +395,28 @@ fn the_missing_value_policy_reloads_the_file() {
 
 #[test]
 fn the_row_range_selects_what_is_inspected_and_exported() {
-    let mut h = harness(Settings {
-        row_start: 1000,
-        row_end: 2000,
-        window: 10,
-        ..settings()
-    });
+    let mut h = harness(with(
+        |c| c.rows = Some("1000..2000".into()),
+        Settings {
+            window: 10,
+            ..settings()
+        },
+    ));
     settle(&mut h);
     let r = h.state().result().unwrap();
     assert_eq!(r.start, 1010);
     // The same window of the whole file, as the pipeline sees it.
-    let whole = Settings {
-        row_start: 0,
-        row_end: 0,
-        window: 1010,
-        ..h.state().settings.clone()
-    };
+    let whole = with(
+        |c| c.rows = None,
+        Settings {
+            window: 1010,
+            ..h.state().settings.clone()
+        },
+    );
     assert_eq!(r.prompt.as_ref().unwrap(), &pipeline_prompt(&whole));
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("f.jsonl");
-    h.state_mut().settings.stride = 100;
+    h.state_mut().settings.run.stride = 100;
     h.state_mut().export_features(out.clone());
     finish_job(&mut h);
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(&out)
@@ -431,15 +434,18 @@ fn the_row_range_selects_what_is_inspected_and_exported() {
 #[test]
 fn timing_and_column_exports() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = harness(Settings {
-        seq_len: 128,
-        stride: 128,
-        ..settings()
-    });
+    let mut h = harness(with(
+        |c| {
+            c.seq_len = Some(128);
+            c.stride = 128;
+        },
+        settings(),
+    ));
     settle(&mut h);
     for ext in ["json", "csv", "md"] {
         let p = dir.path().join(format!("timing.{ext}"));
         h.state_mut().export_timing(&p);
+        finish_job(&mut h);
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(text.contains("decompose"), "{ext}: {text}");
     }
@@ -449,7 +455,7 @@ fn timing_and_column_exports() {
     assert_eq!(v["runs"][0]["engine"], "native");
     assert_eq!(v["config"]["wavelet"], "db4");
     // Only the chosen column is exported.
-    h.state_mut().settings.export_columns = vec!["regime".into()];
+    h.state_mut().settings.run.columns = Some(vec!["regime".into()]);
     let out = dir.path().join("regime.jsonl");
     h.state_mut().export_features(out.clone());
     finish_job(&mut h);
@@ -460,4 +466,56 @@ fn timing_and_column_exports() {
         .collect();
     assert_eq!(rows.len(), (4000 - 128) / 128 + 1);
     assert!(rows.iter().all(|r| r["column"] == "regime"));
+}
+
+#[test]
+fn layout_theme_and_diff() {
+    use wavebench::app::layout::{self, Pane};
+    let mut h = harness(settings());
+    settle(&mut h);
+    // Every pane is on the first screen, titled.
+    for title in [
+        "Series",
+        "Bands",
+        "Energy, trends, stds",
+        "Prompt",
+        "Features",
+        "Timing",
+    ] {
+        assert!(h.query_all_by_label(title).next().is_some(), "{title}");
+    }
+    // The arrangement survives a save and a restart.
+    layout::toggle(h.state_mut().layout_mut(), Pane::Timing);
+    h.run();
+    let saved = serde_json::to_string(h.state().layout().unwrap()).unwrap();
+    let mut h2 = harness(settings());
+    h2.state_mut()
+        .set_layout(serde_json::from_str(&saved).unwrap());
+    settle(&mut h2);
+    let l = h2.state().layout().unwrap();
+    assert!(!layout::is_open(l, Pane::Timing) && layout::is_open(l, Pane::Prompt));
+    assert!(
+        h2.query_all_by_label("Timing").next().is_none(),
+        "a closed pane stays closed"
+    );
+    // Theme switch: remembered in the settings.
+    h2.state_mut().set_theme(false);
+    h2.run();
+    assert!(!h2.state().settings.dark_theme);
+    assert_eq!(h2.ctx.theme(), egui::Theme::Light);
+    // Compare shows a real diff: B differs from A only in the changed lines.
+    h2.state_mut().pin_for_compare();
+    h2.state_mut().settings.run.level = 2;
+    settle(&mut h2);
+    step_until(&mut h2, |app| {
+        app.compare().is_some_and(|c| c.result.is_some())
+    });
+    let c = h2.state().compare().unwrap().result.as_ref().unwrap();
+    let a = h2.state().result().unwrap();
+    let d = wavebench::diff::diff_lines(a.prompt.as_ref().unwrap(), c.prompt.as_ref().unwrap());
+    let same = d
+        .iter()
+        .filter(|l| l.side == wavebench::diff::Side::Same)
+        .count();
+    assert!(same >= 3, "header lines are shared: {d:?}");
 }

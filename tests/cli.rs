@@ -189,7 +189,14 @@ fn bad_input_is_exit_2_with_one_line_naming_the_fault() {
     let o = wavebench(&["decompose", &write(d, "header.csv", "a,b\n")]);
     assert_input_error(&o, &["header.csv", "no data rows"]);
     let o = wavebench(&["decompose", &write(d, "text.csv", "name,city\nx,y\n")]);
-    assert_input_error(&o, &["text.csv", "no numeric columns"]);
+    assert_input_error(&o, &["text.csv", "'name'", "no numbers"]);
+    let o = wavebench(&[
+        "decompose",
+        &write(d, "text2.csv", "name,city\nx,y\n"),
+        "--missing",
+        "zero",
+    ]);
+    assert_input_error(&o, &["text2.csv", "no numeric columns"]);
     let o = wavebench(&[
         "decompose",
         "sample_data/synthetic.csv",

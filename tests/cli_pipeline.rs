@@ -74,10 +74,11 @@ fn features_in_every_format() {
     let text = std::fs::read_to_string(&csv).unwrap();
     let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
     assert_eq!(
-        &header[..5],
+        &header[..6],
         [
             "window",
             "start",
+            "start_time",
             "column",
             "energy_ratio_0",
             "energy_ratio_1"
@@ -395,4 +396,332 @@ fn pipeline_bad_input() {
         serde_json::json!([0.25, 0.25, 0.25, 0.25])
     );
     assert_eq!(rows.lines().count(), 1);
+}
+
+/// Write `name` in `dir` and return its path as text.
+fn file(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// `n` hourly rows of two smooth channels.
+fn series_csv(n: usize, first_date_hour: usize) -> String {
+    let mut s = String::from("date,volts,amps\n");
+    for i in 0..n {
+        let h = first_date_hour + i;
+        s += &format!(
+            "2021-01-{:02} {:02}:00:00,{:.4},{:.4}\n",
+            1 + h / 24,
+            h % 24,
+            (i as f64 * 0.3).sin() + 0.01 * i as f64,
+            (i as f64 * 0.11).cos()
+        );
+    }
+    s
+}
+
+#[test]
+fn text_cells_and_empty_columns_are_never_dropped_in_silence() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut rows: Vec<String> = (0..80)
+        .map(|i| format!("{i},{}.5,{}", i % 7, i % 5))
+        .collect();
+    rows[3] = "3,n/a?,1".into();
+    let text = file(
+        d,
+        "volts.csv",
+        &format!("t,volts,amps\n{}\n", rows.join("\n")),
+    );
+    // Refused by default: file, column, both row numberings and the cell.
+    assert_input_error(
+        &wavebench(&["features", &text, "-o", "-"]),
+        &[
+            "volts.csv",
+            "'volts'",
+            "data row 3",
+            "line 5",
+            "'n/a?'",
+            "--missing",
+        ],
+    );
+    // Read as missing under another policy, with one warning giving the count.
+    let o = wavebench(&[
+        "features",
+        &text,
+        "--missing",
+        "interpolate",
+        "-o",
+        "-",
+        "--quiet",
+    ]);
+    let out = ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("'volts'") && err.contains("1 non-numeric cell"),
+        "{err}"
+    );
+    let columns: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["column"].to_string())
+        .collect();
+    assert_eq!(
+        columns,
+        ["\"volts\"", "\"amps\""],
+        "volts kept, t is the time axis"
+    );
+
+    // A column without any number: refused under error, skipped with a warning otherwise.
+    let empty = file(
+        d,
+        "empty.csv",
+        &format!(
+            "x,note\n{}",
+            (0..80).map(|i| format!("{i}.5,\n")).collect::<String>()
+        ),
+    );
+    assert_input_error(
+        &wavebench(&["features", &empty, "-o", "-"]),
+        &["empty.csv", "'note'", "no numbers"],
+    );
+    let o = wavebench(&[
+        "features",
+        &empty,
+        "--missing",
+        "zero",
+        "-o",
+        "-",
+        "--quiet",
+    ]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("'note'") && err.contains("skipped"), "{err}");
+}
+
+#[test]
+fn the_index_column_is_the_time_axis_and_records_carry_start_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let idx = file(
+        d,
+        "idx.csv",
+        &format!(
+            "t,x\n{}",
+            (0..100)
+                .map(|i| format!("{},{:.3}\n", 1000 + 2 * i, (i as f64 * 0.2).sin()))
+                .collect::<String>()
+        ),
+    );
+    let out = ok(&wavebench(&[
+        "features",
+        &idx,
+        "--seq-len",
+        "64",
+        "--stride",
+        "30",
+        "-o",
+        "-",
+        "--quiet",
+    ]));
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "t is not a channel: 2 windows × 1 channel");
+    assert!(rows.iter().all(|r| r["column"] == "x"));
+    assert_eq!(rows[1]["start"], 30);
+    assert_eq!(rows[1]["start_time"], "1060");
+    // --time-column none: the counter is a channel again, start_time the row number.
+    let out = ok(&wavebench(&[
+        "features",
+        &idx,
+        "--seq-len",
+        "64",
+        "--stride",
+        "30",
+        "--time-column",
+        "none",
+        "-o",
+        "-",
+        "--quiet",
+    ]));
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0]["column"], "t");
+    assert_eq!(rows[2]["start_time"], "30");
+    assert_input_error(
+        &wavebench(&["features", &idx, "--time-column", "tt", "-o", "-"]),
+        &["--time-column", "'tt'", "t, x"],
+    );
+
+    // Dates: ISO 8601 in JSONL, CSV and Parquet alike.
+    let dated = file(d, "dated.csv", &series_csv(100, 5));
+    let csv_out = d.join("f.csv");
+    ok(&wavebench(&[
+        "features",
+        &dated,
+        "--seq-len",
+        "64",
+        "--stride",
+        "30",
+        "--columns",
+        "amps",
+        "-o",
+        csv_out.to_str().unwrap(),
+        "--quiet",
+    ]));
+    let mut reader = csv::Reader::from_path(&csv_out).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records.len(), 2);
+    assert_eq!(header.len(), records[1].len());
+    let at = header.iter().position(|h| h == "start_time").unwrap();
+    assert_eq!(
+        &records[1][at], "2021-01-02T11:00:00",
+        "row 30 is 5 + 30 hours in"
+    );
+    // An index column beside the dates: the dates are the time axis, the index is said
+    // to be skipped.
+    let both = file(
+        d,
+        "both.csv",
+        &series_csv(100, 0)
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                if i == 0 {
+                    format!("t,{l}\n")
+                } else {
+                    format!("{},{l}\n", i - 1)
+                }
+            })
+            .collect::<String>(),
+    );
+    let o = wavebench(&[
+        "features",
+        &both,
+        "--seq-len",
+        "64",
+        "--stride",
+        "64",
+        "-o",
+        "-",
+        "--quiet",
+    ]);
+    let rows: Vec<serde_json::Value> = ok(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "volts and amps, not t");
+    assert_eq!(rows[0]["start_time"], "2021-01-01T00:00:00");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("'t'") && err.contains("not used as a channel"),
+        "{err}"
+    );
+    let pq = d.join("f.parquet");
+    ok(&wavebench(&[
+        "features",
+        &dated,
+        "--seq-len",
+        "64",
+        "--stride",
+        "30",
+        "-o",
+        pq.to_str().unwrap(),
+        "--quiet",
+    ]));
+    use polars::prelude::SerReader;
+    let df = polars::prelude::ParquetReader::new(std::fs::File::open(&pq).unwrap())
+        .finish()
+        .unwrap();
+    let st = df
+        .column("start_time")
+        .unwrap()
+        .str()
+        .unwrap()
+        .get(0)
+        .unwrap()
+        .to_string();
+    assert_eq!(st, "2021-01-01T05:00:00");
+}
+
+#[test]
+fn a_folder_or_glob_is_a_data_set_and_shards_concatenate_to_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("set");
+    std::fs::create_dir(&set).unwrap();
+    file(&set, "a.csv", &series_csv(150, 0));
+    // Other columns in the second file: each file its own channels.
+    file(
+        &set,
+        "b.csv",
+        &series_csv(90, 0).replace("volts,amps", "volts,watts"),
+    );
+    file(&set, "c.csv", &series_csv(200, 0));
+    file(&set, ".hidden.csv", "not,data\n");
+    file(&set, "notes.md", "# not data");
+    let s = set.to_str().unwrap();
+    let shape = ["--seq-len", "64", "--stride", "8", "--quiet"];
+    let whole = ok(&wavebench(
+        &[&["prompts", s, "-o", "-"][..], &shape].concat(),
+    ));
+    let rows: Vec<serde_json::Value> = whole
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Windows never cross a file: (150-64)/8+1 = 11, (90-64)/8+1 = 4, (200-64)/8+1 = 18.
+    assert_eq!(rows.len(), (11 + 4 + 18) * 2);
+    let files: Vec<&str> = rows.iter().map(|r| r["file"].as_str().unwrap()).collect();
+    assert_eq!(files.iter().filter(|f| **f == "a.csv").count(), 22);
+    assert_eq!(files.iter().filter(|f| **f == "b.csv").count(), 8);
+    assert!(rows.iter().any(|r| r["column"] == "watts"));
+    // A glob names the same set.
+    let glob = format!("{s}/*.csv");
+    assert_eq!(
+        ok(&wavebench(
+            &[&["prompts", &glob, "-o", "-"][..], &shape].concat()
+        )),
+        whole
+    );
+    // Shards, concatenated in order, are the whole run, byte for byte; also on batches.
+    for extra in [&[][..], &["--aggregate", "batch", "--batch-size", "5"][..]] {
+        let whole = ok(&wavebench(
+            &[&["prompts", s, "-o", "-"][..], &shape, extra].concat(),
+        ));
+        for n in [1, 3, 7] {
+            let joined: String = (1..=n)
+                .map(|i| {
+                    let shard = format!("{i}/{n}");
+                    ok(&wavebench(
+                        &[
+                            &["prompts", s, "-o", "-", "--shard", &shard][..],
+                            &shape,
+                            extra,
+                        ]
+                        .concat(),
+                    ))
+                })
+                .collect();
+            assert_eq!(joined, whole, "{n} shards {extra:?}");
+        }
+    }
+    assert_input_error(
+        &wavebench(&["prompts", s, "--shard", "4/3", "-o", "-"]),
+        &["--shard", "4/3"],
+    );
+    // A bad file stops the run with its name, or is skipped with a warning.
+    file(&set, "d.csv", "volts\n1\n2\n");
+    assert_input_error(
+        &wavebench(&[&["prompts", s, "-o", "-"][..], &shape].concat()),
+        &["d.csv", "--seq-len 64"],
+    );
+    let o = wavebench(&[&["prompts", s, "-o", "-", "--skip-bad-files"][..], &shape].concat());
+    assert_eq!(ok(&o), whole);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("d.csv"));
 }

@@ -3,7 +3,7 @@
 //! column detected as the x axis.
 
 use polars::prelude::*;
-use wavebench::data::{load, LoadOptions};
+use wavebench::data::{load, LoadOptions, Missing};
 
 fn frame() -> DataFrame {
     df!(
@@ -16,8 +16,14 @@ fn frame() -> DataFrame {
 }
 
 fn check(path: &std::path::Path) {
-    let t =
-        load(path, &LoadOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // `site` is text: refused under the default policy, skipped with a warning otherwise.
+    let refused = load(path, &LoadOptions::default()).unwrap_err();
+    assert!(refused.0.contains("'site'"), "{refused}");
+    let opts = LoadOptions {
+        missing: Missing::Interpolate,
+        ..Default::default()
+    };
+    let t = load(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(
         t.time.as_ref().map(|t| t.name.as_str()),
         Some("date"),
@@ -26,7 +32,12 @@ fn check(path: &std::path::Path) {
     );
     let time = t.time.as_ref().unwrap();
     assert_eq!(time.len(), 4);
-    assert_eq!(time.label(1).as_deref(), Some("2021-01-01 01:00:00"));
+    assert_eq!(time.label(1).as_deref(), Some("2021-01-01T01:00:00"));
+    assert_eq!(
+        time.step(),
+        Some(3_600_000),
+        "an hourly grid is start + step"
+    );
     let names: Vec<&str> = t.channels.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["load", "temp"], "{}", path.display());
     assert_eq!(
@@ -37,6 +48,7 @@ fn check(path: &std::path::Path) {
     );
     assert_eq!(t.channels[1].values, [10.0, 11.0, 12.0, 13.0]);
     assert_eq!(t.skipped, ["site"]);
+    assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
 }
 
 #[test]

@@ -4,11 +4,12 @@
 
 use serde_json::Value;
 use wavebench::config::Config;
-use wavebench::data::Normalize;
+use wavebench::data::{Normalize, Windows};
 use wavebench::engine::{self, DType, EngineKind, Plan};
 use wavebench::features::{Aggregate, Features};
 use wavebench::pipeline::{self, Shape};
 use wavebench::prompt::{PromptVars, Prompter, BUILTINS};
+use wavebench::run_spec::{Purpose, RunSpec};
 use wavebench::timing::Timer;
 use wavebench::wavelet;
 
@@ -37,8 +38,17 @@ fn check(case: &str, kind: EngineKind) {
         ..Config::default()
     };
     let csv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv");
-    let table = cfg.load_table(&csv).unwrap();
-    let windows = cfg.windows(table.rows(), None).unwrap();
+    let table = RunSpec::new(cfg.clone(), Purpose::Features)
+        .unwrap()
+        .load(&csv)
+        .unwrap();
+    let windows = Windows::new(
+        table.rows(),
+        cfg.row_range().unwrap(),
+        cfg.seq_len,
+        cfg.stride,
+    )
+    .unwrap();
     let w = wavelet::lookup(doc["wavelet"].as_str().unwrap()).unwrap();
     let plan = Plan::new(
         w,
@@ -190,10 +200,9 @@ fn template_errors_name_line_and_column() {
 #[test]
 fn window_path_equals_the_gathered_batch() {
     use wavebench::engine::{native, Engine, Isa, Native, StatsRequest, Values};
-    let table = Config::default()
-        .load_table(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv"),
-        )
+    let table = RunSpec::new(Config::default(), Purpose::Features)
+        .unwrap()
+        .load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv"))
         .unwrap();
     let cases = [
         ("db4", "reflect", 3, 96, 1, DType::F32, Normalize::Revin),

@@ -14,11 +14,26 @@ use wavebench::engine::{self, DType, EngineKind, Plan};
 use wavebench::features::Aggregate;
 use wavebench::pipeline::{self, InspectRequest, Inspection, Shape};
 use wavebench::prompt::Prompter;
+use wavebench::run_spec::{Purpose, RunSpec};
 use wavebench::timing::{Stage, Timer};
 
+fn sample() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv")
+}
+
+fn table() -> wavebench::data::Table {
+    RunSpec::new(Config::default(), Purpose::Features)
+        .unwrap()
+        .load(&sample())
+        .unwrap()
+}
+
 fn inspection() -> Inspection {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv");
-    let table = Config::default().load_table(&path).unwrap();
+    let path = sample();
+    let table = RunSpec::new(Config::default(), Purpose::Features)
+        .unwrap()
+        .load(&path)
+        .unwrap();
     let windows = Windows::new(table.rows(), None, Some(256), 1).unwrap();
     let plan = Plan::new(
         wavebench::wavelet::lookup("db4").unwrap(),
@@ -71,9 +86,10 @@ fn snapshot(name: &str, size: [f32; 2], mut draw: impl FnMut(&mut egui::Ui)) {
 #[test]
 fn bands() {
     let r = inspection();
+    let t = table();
     let link = egui::Id::unique("snapshot axis");
     snapshot("bands", [900.0, 560.0], |ui| {
-        views::bands::ui(ui, &r, false, link)
+        views::bands::ui(ui, &r, &t, false, link)
     });
 }
 
@@ -81,7 +97,9 @@ fn bands() {
 fn energy_and_features() {
     let r = inspection();
     snapshot("energy_features", [900.0, 520.0], |ui| {
-        views::energy::ui(ui, &r.features);
+        ui.allocate_ui(egui::vec2(880.0, 220.0), |ui| {
+            views::energy::ui(ui, &r.features)
+        });
         views::features::ui(ui, &r.features);
     });
 }
@@ -99,5 +117,51 @@ fn prompt() {
 fn timing() {
     let r = inspection();
     let mut timing = views::timing::TimingView::default();
-    snapshot("timing", [900.0, 220.0], |ui| timing.ui(ui, &r));
+    for _ in 0..5 {
+        timing.record(&r);
+    }
+    snapshot("timing", [600.0, 420.0], |ui| timing.ui(ui, &r));
+}
+
+/// The whole dashboard as a researcher first sees it, on the sample data, in a
+/// 1400×900 window. Stage times differ from run to run, so a few hundred pixels of
+/// numbers may differ; layout, labels and plots may not.
+fn dashboard(name: &str, dark: bool) {
+    use wavebench::app::Workbench;
+    let mut settings = Settings {
+        window: 1000,
+        channel: 1,
+        dark_theme: dark,
+        ..Settings::default()
+    };
+    settings.run.engine = EngineKind::Native;
+    settings.run.description = "Synthetic hourly data".into();
+    let app = Workbench::new(Some(sample()), settings, &egui::Context::default());
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .wgpu()
+        .build_ui_state(|ui, app: &mut Workbench| app.show(ui), app);
+    for _ in 0..2000 {
+        h.step();
+        if h.state().is_idle() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(h.state().is_idle(), "{}", h.state().status());
+    h.run();
+    h.snapshot_options(
+        name,
+        &egui_kittest::SnapshotOptions::new().max_failed_pixels(6000),
+    );
+}
+
+#[test]
+fn dashboard_dark() {
+    dashboard("dashboard_dark", true);
+}
+
+#[test]
+fn dashboard_light() {
+    dashboard("dashboard_light", false);
 }

@@ -3,9 +3,15 @@
 //! UI keeps only the newest answer. Each view lives in `views/`; what is remembered between
 //! sessions is `state::Settings`.
 
+pub mod layout;
 pub mod state;
 pub mod views;
 pub mod worker;
+
+use layout::Pane;
+
+/// Where the pane arrangement is saved (beside the settings).
+const LAYOUT_KEY: &str = "wavebench-layout";
 
 use crate::data::Table;
 use crate::pipeline::Inspection;
@@ -28,11 +34,17 @@ pub fn run(file: Option<PathBuf>) -> Result<(), crate::cli::Failure> {
             let saved: Option<Settings> = cc
                 .storage
                 .and_then(|s| eframe::get_value(s, eframe::APP_KEY));
-            Ok(Box::new(Workbench::new(
+            let layout: Option<layout::Layout> =
+                cc.storage.and_then(|s| eframe::get_value(s, LAYOUT_KEY));
+            let mut app = Workbench::new(
                 file.or(saved.as_ref().and_then(|s| s.file.clone())),
                 saved.unwrap_or_default(),
                 &cc.egui_ctx,
-            )))
+            );
+            if let Some(l) = layout {
+                app.set_layout(l);
+            }
+            Ok(Box::new(app))
         }),
     )
     .map_err(|e| crate::cli::Failure::Internal(format!("cannot open the window: {e}")))
@@ -49,25 +61,26 @@ pub struct Compare {
 
 impl Compare {
     pub fn settings_for(&self, a: &Settings) -> Settings {
-        let p = &self.pinned;
+        let p = &self.pinned.run;
         Settings {
-            wavelet: p.wavelet.clone(),
-            level: p.level,
-            mode: p.mode,
-            dtype: p.dtype,
-            normalize: p.normalize,
-            engine: p.engine,
-            template: p.template.clone(),
-            template_text: p.template_text.clone(),
+            run: crate::config::Config {
+                wavelet: p.wavelet.clone(),
+                level: p.level,
+                mode: p.mode,
+                dtype: p.dtype,
+                normalize: p.normalize,
+                engine: p.engine,
+                template: p.template.clone(),
+                ..a.run.clone()
+            },
+            template_text: self.pinned.template_text.clone(),
             ..a.clone()
         }
     }
 
     pub fn label(&self) -> String {
-        format!(
-            "{} level {} {}",
-            self.pinned.wavelet, self.pinned.level, self.pinned.mode
-        )
+        let p = &self.pinned.run;
+        format!("{} level {} {}", p.wavelet, p.level, p.mode)
     }
 }
 
@@ -82,8 +95,8 @@ pub struct Workbench {
     table: Option<Arc<Table>>,
     result: Option<Box<Inspection>>,
     status: String,
-    /// The missing-value policy the table was loaded with.
-    loaded_missing: crate::data::Missing,
+    /// How the table was loaded (missing values, time axis): a change reloads it.
+    loaded_with: crate::data::LoadOptions,
     /// The settings the current (or pending) result was asked for.
     asked: Option<Settings>,
     busy: bool,
@@ -94,6 +107,9 @@ pub struct Workbench {
     compare: Option<Compare>,
     /// The data-set-wide job running, if any.
     job: Option<Job>,
+    /// The panes' arrangement (None until first drawn: the default).
+    layout: Option<layout::Layout>,
+    show_help: bool,
 }
 
 impl Workbench {
@@ -109,14 +125,17 @@ impl Workbench {
             result: None,
             status: "Open a data file: File > Open, or drop one on the window.".into(),
             asked: None,
-            loaded_missing: crate::data::Missing::Error,
+            loaded_with: Default::default(),
             busy: false,
             config_view: Default::default(),
             timing_view: Default::default(),
             sweep_view: Default::default(),
             compare: None,
             job: None,
+            layout: None,
+            show_help: false,
         };
+
         if let Some(f) = file {
             app.open(f);
         }
@@ -128,12 +147,23 @@ impl Workbench {
         self.loading = true;
         self.busy = true;
         self.status = format!("loading {} ...", path.display());
-        self.loaded_missing = self.settings.missing;
+        self.loaded_with = self.load_options();
+        // Remembered even if the load fails: changing the load choices then retries it.
+        self.settings.file = Some(path.clone());
         self.worker.send(Request::Load {
             gen: self.load_gen,
             path,
-            missing: self.settings.missing,
+            options: self.loaded_with.clone(),
         });
+    }
+
+    /// The app loads every column (the channel picker shows them all; exports select).
+    fn load_options(&self) -> crate::data::LoadOptions {
+        crate::data::LoadOptions {
+            columns: None,
+            missing: self.settings.run.missing,
+            time_column: self.settings.run.time_column.clone(),
+        }
     }
 
     /// Whether a request is still being worked on.
@@ -207,7 +237,7 @@ impl Workbench {
         );
         let gpu = (r.engine == "torch-cuda").then(|| r.device.clone());
         let doc = crate::timing::Report {
-            config: self.settings.config(),
+            config: &self.settings.run,
             machine: crate::timing::Machine::describe(gpu),
             runs: vec![report],
         };
@@ -216,10 +246,26 @@ impl Workbench {
             .and_then(|e| e.to_str())
             .unwrap_or("json")
             .to_ascii_lowercase();
-        self.status = doc
-            .render(&format)
-            .and_then(|text| crate::export::write_atomic(path, |w| w.write_all(text.as_bytes())))
-            .map_or_else(|e| e, |_| format!("timing written to {}", path.display()));
+        match doc.render(&format) {
+            Ok(text) => self.write_file("timing export", path.to_path_buf(), text.into_bytes()),
+            Err(e) => self.status = e,
+        }
+    }
+
+    /// Write the configuration as the TOML the CLI reads (`--config`).
+    pub fn export_configuration(&mut self, path: PathBuf) {
+        let toml = self.settings.config().to_toml();
+        self.write_file("configuration export", path, toml.into_bytes());
+    }
+
+    /// Write a small file off the UI thread (atomically), reporting like any job.
+    fn write_file(&mut self, what: &str, path: PathBuf, bytes: Vec<u8>) {
+        if self.job.is_some() {
+            self.status = format!("{what}: wait for the running job to finish");
+            return;
+        }
+        self.status = format!("{what} ...");
+        self.job = Some(self.worker.start(what, JobKind::Write { path, bytes }));
     }
 
     /// Save the window as PNG (asynchronously, when the next frame is drawn).
@@ -232,12 +278,20 @@ impl Workbench {
                     .iter()
                     .flat_map(|c| c.to_srgba_unmultiplied())
                     .collect();
-                if let Some(buf) =
+                let Some(buf) =
                     image::RgbaImage::from_raw(img.size[0] as u32, img.size[1] as u32, bytes)
-                {
-                    if let Err(e) = buf.save(&path) {
-                        eprintln!("wavebench: {}: cannot write PNG: {e}", path.display());
-                    }
+                else {
+                    return;
+                };
+                // Atomic like every other output: a failed write leaves no half PNG.
+                let written = crate::export::write_atomic(&path, |w| {
+                    let mut png = std::io::Cursor::new(Vec::new());
+                    buf.write_to(&mut png, image::ImageFormat::Png)
+                        .map_err(std::io::Error::other)?;
+                    w.write_all(png.get_ref())
+                });
+                if let Err(e) = written {
+                    eprintln!("wavebench: cannot write PNG: {e}");
                 }
             }),
         ));
@@ -275,6 +329,14 @@ impl Workbench {
                         table.rows(),
                         table.channels.len()
                     );
+                    if let Some(w) = table.warnings.first() {
+                        self.status = format!(
+                            "{} ({} warning{}: {w})",
+                            self.status,
+                            table.warnings.len(),
+                            if table.warnings.len() == 1 { "" } else { "s" }
+                        );
+                    }
                     self.settings.file = Some(path);
                     self.settings.channel = self.settings.channel.min(table.channels.len() - 1);
                     self.table = Some(table);
@@ -322,6 +384,9 @@ impl Workbench {
                         }
                         Ok(JobOutput::Exported { path, units }) => {
                             format!("{what}: {units} rows written to {}", path.display())
+                        }
+                        Ok(JobOutput::Written { path }) => {
+                            format!("{what}: written to {}", path.display())
                         }
                         Err(e) => e,
                     };
@@ -403,71 +468,19 @@ impl Workbench {
         if let Some(p) = dropped.into_iter().next() {
             self.open(p);
         }
+        self.shortcuts(ui.ctx());
+        let theme = if self.settings.dark_theme {
+            egui::Theme::Dark
+        } else {
+            egui::Theme::Light
+        };
+        if ui.ctx().theme() != theme {
+            ui.ctx().set_theme(theme);
+        }
         egui::Panel::top("menu").show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.menu_button("File", |ui| {
-                    if ui.button("Open...").clicked() {
-                        if let Some(p) = rfd::FileDialog::new().pick_file() {
-                            self.open(p);
-                        }
-                    }
-                    let have_data = self.table.is_some() && self.job.is_none();
-                    if ui
-                        .add_enabled(have_data, egui::Button::new("Export prompts (JSONL)..."))
-                        .clicked()
-                    {
-                        if let Some(p) = rfd::FileDialog::new()
-                            .set_file_name("prompts.jsonl")
-                            .save_file()
-                        {
-                            self.export_prompts(p);
-                        }
-                    }
-                    if ui
-                        .add_enabled(
-                            have_data,
-                            egui::Button::new("Export features (Parquet/CSV)..."),
-                        )
-                        .clicked()
-                    {
-                        if let Some(p) = rfd::FileDialog::new()
-                            .set_file_name("features.parquet")
-                            .save_file()
-                        {
-                            self.export_features(p);
-                        }
-                    }
-                    if ui.button("Export timing (JSON/CSV/Markdown)...").clicked() {
-                        if let Some(p) = rfd::FileDialog::new()
-                            .set_file_name("timing.json")
-                            .save_file()
-                        {
-                            self.export_timing(&p);
-                        }
-                    }
-                    if ui.button("Export plots (PNG)...").clicked() {
-                        if let Some(p) = rfd::FileDialog::new()
-                            .set_file_name("wavebench.png")
-                            .save_file()
-                        {
-                            self.export_png(ui.ctx(), p);
-                        }
-                    }
-                    if ui.button("Export configuration (TOML)...").clicked() {
-                        if let Some(p) = rfd::FileDialog::new()
-                            .set_file_name("wavebench.toml")
-                            .save_file()
-                        {
-                            let toml = self.settings.config().to_toml();
-                            self.status =
-                                crate::export::write_atomic(&p, |w| w.write_all(toml.as_bytes()))
-                                    .map_or_else(
-                                        |e| e,
-                                        |_| format!("configuration written to {}", p.display()),
-                                    );
-                        }
-                    }
-                });
+            egui::MenuBar::new().ui(ui, |ui| {
+                self.file_menu(ui);
+                self.view_menu(ui);
                 ui.checkbox(&mut self.settings.raw_coefficients, "raw coefficients");
                 if self.compare.is_none() {
                     if ui
@@ -478,6 +491,7 @@ impl Workbench {
                         .clicked()
                     {
                         self.pin_for_compare();
+                        layout::focus(self.layout_mut(), Pane::Compare);
                     }
                 } else if ui.button("Stop comparing").clicked() {
                     self.compare = None;
@@ -504,15 +518,25 @@ impl Workbench {
         }
         egui::Panel::left("config")
             .resizable(true)
-            .default_size(300.0)
+            .default_size(290.0)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
+                    ui.heading("Data");
                     if let Some(table) = &self.table {
-                        ui.heading("Data");
                         views::data::controls(ui, table, &mut self.settings);
-                        views::data::policy_and_export_shape(ui, table, &mut self.settings);
-                        ui.separator();
                     }
+                    let columns: Vec<String> = self.table.as_ref().map_or(Vec::new(), |t| {
+                        t.time
+                            .iter()
+                            .map(|a| a.name.clone())
+                            .chain(t.channels.iter().map(|c| c.name.clone()))
+                            .collect()
+                    });
+                    views::data::load_choices(ui, &mut self.settings, &columns);
+                    if let Some(table) = &self.table {
+                        views::data::export_shape(ui, table, &mut self.settings);
+                    }
+                    ui.separator();
                     let device = self
                         .result
                         .as_ref()
@@ -521,64 +545,297 @@ impl Workbench {
                 });
             });
         egui::CentralPanel::default().show(ui, |ui| {
-            let Some(table) = self.table.clone() else {
-                ui.centered_and_justified(|ui| ui.label("No data loaded."));
-                return;
+            let mut tree = self.layout.take().unwrap_or_else(layout::default_layout);
+            let mut panes = PaneUi {
+                app: self,
+                start_sweep: false,
             };
-            let link = egui::Id::unique("time axis");
-            egui::ScrollArea::vertical().show(ui, |ui| {
-                views::data::series_plot(ui, &table, &self.settings, link);
-                let Some(r) = &self.result else { return };
-                egui::CollapsingHeader::new("Prompt")
-                    .default_open(true)
-                    .show(ui, |ui| {
-                        views::prompt::ui(ui, Some(&r.prompt), &mut self.settings)
-                    });
-                egui::CollapsingHeader::new("Bands")
-                    .default_open(true)
-                    .show(ui, |ui| {
-                        views::bands::ui(ui, r, self.settings.raw_coefficients, link)
-                    });
-                egui::CollapsingHeader::new("Energy, trends and stds")
-                    .default_open(true)
-                    .show(ui, |ui| views::energy::ui(ui, &r.features));
-                egui::CollapsingHeader::new("Features")
-                    .default_open(true)
-                    .show(ui, |ui| views::features::ui(ui, &r.features));
-                egui::CollapsingHeader::new("Timing")
-                    .default_open(true)
-                    .show(ui, |ui| self.timing_view.ui(ui, r));
-                if let Some(c) = &self.compare {
-                    if let Some(b) = &c.result {
-                        let a_label = format!(
-                            "{} level {} {}",
-                            self.settings.wavelet, self.settings.level, self.settings.mode
-                        );
-                        egui::CollapsingHeader::new("Compare")
-                            .default_open(true)
-                            .show(ui, |ui| {
-                                views::compare::ui(ui, (&a_label, r), (&c.label(), b))
-                            });
-                    }
-                }
-                let running = self.job.is_some();
-                let start = egui::CollapsingHeader::new("Sweep")
-                    .default_open(true)
-                    .show(ui, |ui| self.sweep_view.ui(ui, &mut self.settings, running))
-                    .body_returned;
-                if start == Some(true) {
-                    self.start_sweep();
-                }
-            });
+            tree.ui(&mut panes, ui);
+            let start_sweep = panes.start_sweep;
+            self.layout = Some(tree);
+            if start_sweep {
+                self.start_sweep();
+            }
         });
-        // A new missing-value policy means a new table: reload in the background.
-        if self.table.is_some() && self.settings.missing != self.loaded_missing {
+        if self.show_help {
+            help_overlay(ui.ctx(), &mut self.show_help);
+        }
+        // New load choices (missing values, time column) mean a new table: reload.
+        if !self.loading && self.load_options() != self.loaded_with {
             if let Some(f) = self.settings.file.clone() {
                 self.open(f);
             }
         }
         self.request_if_changed();
         self.request_compare_if_changed();
+    }
+
+    /// The arrangement, to rearrange (what the View menu and tab drags do).
+    pub fn layout_mut(&mut self) -> &mut layout::Layout {
+        self.layout.get_or_insert_with(layout::default_layout)
+    }
+
+    /// The arrangement of the panes (saved with the session).
+    pub fn layout(&self) -> Option<&layout::Layout> {
+        self.layout.as_ref()
+    }
+
+    pub fn set_layout(&mut self, l: layout::Layout) {
+        self.layout = Some(l);
+    }
+
+    /// ←/→ step the window (in the data view), Ctrl+O open, Ctrl+E export prompts,
+    /// Ctrl+Shift+C copy the prompt, F1 or ? help.
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        use egui::{Key, KeyboardShortcut, Modifiers};
+        let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
+        let export = KeyboardShortcut::new(Modifiers::COMMAND, Key::E);
+        let copy = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::C);
+        if ctx.input_mut(|i| i.consume_shortcut(&open)) {
+            self.pick_and_open();
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&export)) {
+            self.pick_and_export_prompts();
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&copy)) {
+            if let Some(Ok(p)) = self.result.as_ref().map(|r| &r.prompt) {
+                ctx.copy_text(p.clone());
+                self.status = format!("prompt copied ({} characters)", p.chars().count());
+            }
+        }
+        let typing = ctx.egui_wants_keyboard_input();
+        let help = ctx.input(|i| {
+            i.key_pressed(Key::F1)
+                || (!typing
+                    && i.events
+                        .iter()
+                        .any(|e| matches!(e, egui::Event::Text(t) if t == "?")))
+        });
+        if help {
+            self.show_help = !self.show_help;
+        }
+    }
+
+    fn pick_and_open(&mut self) {
+        match rfd::FileDialog::new().pick_file() {
+            Some(p) => self.open(p),
+            None => self.status = DIALOG_HINT.into(),
+        }
+    }
+
+    fn pick_and_export_prompts(&mut self) {
+        if self.table.is_none() || self.job.is_some() {
+            return;
+        }
+        if let Some(p) = rfd::FileDialog::new()
+            .set_file_name("prompts.jsonl")
+            .save_file()
+        {
+            self.export_prompts(p);
+        }
+    }
+
+    fn file_menu(&mut self, ui: &mut egui::Ui) {
+        ui.menu_button("File", |ui| {
+            if ui
+                .add(egui::Button::new("Open...").shortcut_text("Ctrl+O"))
+                .clicked()
+            {
+                self.pick_and_open();
+            }
+            let have_data = self.table.is_some() && self.job.is_none();
+            if ui
+                .add_enabled(
+                    have_data,
+                    egui::Button::new("Export prompts (JSONL)...").shortcut_text("Ctrl+E"),
+                )
+                .clicked()
+            {
+                self.pick_and_export_prompts();
+            }
+            if ui
+                .add_enabled(
+                    have_data,
+                    egui::Button::new("Export features (Parquet/CSV)..."),
+                )
+                .clicked()
+            {
+                if let Some(p) = rfd::FileDialog::new()
+                    .set_file_name("features.parquet")
+                    .save_file()
+                {
+                    self.export_features(p);
+                }
+            }
+            if ui.button("Export timing (JSON/CSV/Markdown)...").clicked() {
+                if let Some(p) = rfd::FileDialog::new()
+                    .set_file_name("timing.json")
+                    .save_file()
+                {
+                    self.export_timing(&p);
+                }
+            }
+            if ui.button("Export plots (PNG)...").clicked() {
+                if let Some(p) = rfd::FileDialog::new()
+                    .set_file_name("wavebench.png")
+                    .save_file()
+                {
+                    self.export_png(ui.ctx(), p);
+                }
+            }
+            if ui.button("Export configuration (TOML)...").clicked() {
+                if let Some(p) = rfd::FileDialog::new()
+                    .set_file_name("wavebench.toml")
+                    .save_file()
+                {
+                    self.export_configuration(p);
+                }
+            }
+        });
+    }
+
+    fn view_menu(&mut self, ui: &mut egui::Ui) {
+        ui.menu_button("View", |ui| {
+            for pane in Pane::ALL {
+                let mut open = layout::is_open(self.layout_mut(), pane);
+                if ui.checkbox(&mut open, pane.title()).changed() {
+                    layout::toggle(self.layout_mut(), pane);
+                }
+            }
+            ui.separator();
+            if ui.button("Reset layout").clicked() {
+                self.layout = Some(layout::default_layout());
+            }
+            let dark = ui.visuals().dark_mode;
+            if ui
+                .button(if dark { "Light theme" } else { "Dark theme" })
+                .clicked()
+            {
+                self.set_theme(!dark);
+            }
+            if ui
+                .add(egui::Button::new("Keyboard shortcuts").shortcut_text("F1"))
+                .clicked()
+            {
+                self.show_help = true;
+            }
+        });
+    }
+
+    /// Switch between the light and dark theme (remembered with the session).
+    pub fn set_theme(&mut self, dark: bool) {
+        self.settings.dark_theme = dark; // applied at the next frame
+    }
+}
+
+/// What File ▸ Open says when no dialog came up.
+const DIALOG_HINT: &str = "No file chosen (if no dialog appeared, this desktop has no file-dialog service: drop a file on the window, or start with `wavebench gui FILE`)";
+
+fn help_overlay(ctx: &egui::Context, open: &mut bool) {
+    egui::Window::new("Keyboard shortcuts")
+        .open(open)
+        .collapsible(false)
+        .resizable(false)
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .show(ctx, |ui| {
+            egui::Grid::new("shortcuts").num_columns(2).show(ui, |ui| {
+                for (k, what) in [
+                    ("Left / Right", "previous / next window"),
+                    ("Ctrl+O", "open a data file"),
+                    ("Ctrl+E", "export every prompt (JSONL)"),
+                    ("Ctrl+Shift+C", "copy the prompt"),
+                    ("F1 or ?", "this help"),
+                    ("drag a tab", "rearrange the panes (View > Reset layout)"),
+                    (
+                        "drag / scroll on a plot",
+                        "pan / zoom (double-click resets)",
+                    ),
+                    ("click the series", "move the window there"),
+                ] {
+                    ui.strong(k);
+                    ui.label(what);
+                    ui.end_row();
+                }
+            });
+        });
+}
+
+/// Draws each pane of the dashboard from the app's state.
+struct PaneUi<'a> {
+    app: &'a mut Workbench,
+    start_sweep: bool,
+}
+
+impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
+    fn tab_title_for_pane(&mut self, pane: &Pane) -> egui::WidgetText {
+        pane.title().into()
+    }
+
+    fn is_tab_closable(&self, _tiles: &egui_tiles::Tiles<Pane>, _id: egui_tiles::TileId) -> bool {
+        true
+    }
+
+    fn simplification_options(&self) -> egui_tiles::SimplificationOptions {
+        egui_tiles::SimplificationOptions {
+            all_panes_must_have_tabs: true,
+            ..Default::default()
+        }
+    }
+
+    fn gap_width(&self, _style: &egui::Style) -> f32 {
+        4.0
+    }
+
+    fn pane_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        _tile_id: egui_tiles::TileId,
+        pane: &mut Pane,
+    ) -> egui_tiles::UiResponse {
+        let app = &mut *self.app;
+        let link = egui::Id::unique("time axis");
+        let Some(table) = app.table.clone() else {
+            ui.centered_and_justified(|ui| {
+                ui.label("No data loaded: File > Open (Ctrl+O), or drop a file on the window.")
+            });
+            return egui_tiles::UiResponse::None;
+        };
+        let r = app.result.as_deref();
+        match (*pane, r) {
+            (Pane::Overview, _) => views::data::series_plot(ui, &table, &mut app.settings, link),
+            (Pane::Sweep, _) => {
+                let running = app.job.is_some();
+                self.start_sweep |= app.sweep_view.ui(ui, &mut app.settings, running);
+            }
+            (_, None) => {
+                ui.centered_and_justified(|ui| ui.spinner());
+            }
+            (Pane::Bands, Some(r)) => {
+                views::bands::ui(ui, r, &table, app.settings.raw_coefficients, link)
+            }
+            (Pane::Energy, Some(r)) => views::energy::ui(ui, &r.features),
+            (Pane::Features, Some(r)) => views::features::ui(ui, &r.features),
+            (Pane::Prompt, Some(r)) => views::prompt::ui(ui, Some(&r.prompt), &mut app.settings),
+            (Pane::Timing, Some(r)) => app.timing_view.ui(ui, r),
+            (Pane::Compare, Some(r)) => match &app.compare {
+                Some(c) => match &c.result {
+                    Some(b) => {
+                        let a = &app.settings.run;
+                        let a_label = format!("{} level {} {}", a.wavelet, a.level, a.mode);
+                        egui::ScrollArea::vertical().show(ui, |ui| {
+                            views::compare::ui(ui, &table, (&a_label, r), (&c.label(), b))
+                        });
+                    }
+                    None => {
+                        ui.spinner();
+                    }
+                },
+                None => {
+                    ui.label("Pin the current configuration (\"Pin for compare\" in the menu bar), then change the knobs: A and B are shown side by side here.");
+                }
+            },
+        }
+        egui_tiles::UiResponse::None
     }
 }
 
@@ -589,5 +846,8 @@ impl eframe::App for Workbench {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, eframe::APP_KEY, &self.settings);
+        if let Some(l) = &self.layout {
+            eframe::set_value(storage, LAYOUT_KEY, l);
+        }
     }
 }

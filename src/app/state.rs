@@ -1,110 +1,76 @@
-//! What the app remembers between sessions (serde, through eframe's storage).
+//! What the app remembers between sessions (serde, through eframe's storage): the run's
+//! configuration — the very type the CLI reads, with its defaults — plus what only the
+//! view needs.
 
-use crate::data::{Missing, Normalize};
-use crate::engine::{DType, EngineKind};
-use crate::features::Aggregate;
-use crate::wavelet::Mode;
+use crate::config::Config;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+
+/// Window length the app starts with when the configuration leaves it to "the whole
+/// series" (the app inspects one window at a time; whole 10M-row series would not be
+/// interactive).
+pub const DEFAULT_APP_WINDOW: usize = 512;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
     pub file: Option<PathBuf>,
+    /// The run: what `wavebench` reads from `--config` and "Export configuration" writes.
+    /// Its columns and stride shape data-set-wide work (exports, sweep); the view shows
+    /// one channel and one window of it.
+    pub run: Config,
     pub channel: usize,
-    pub seq_len: usize,
     pub window: usize,
-    /// First data row used (0-based) and the end (exclusive; 0 = to the end of the file).
-    pub row_start: usize,
-    pub row_end: usize,
-    /// Synchronise the device at stage boundaries (exact stage times on CUDA).
-    pub precise_timing: bool,
-    /// Columns the exports include (empty = every numeric column).
-    pub export_columns: Vec<String>,
-    /// Window stride for data-set-wide work (exports).
-    pub stride: usize,
-    pub batch_size: usize,
-    pub wavelet: String,
-    pub level: usize,
-    pub mode: Mode,
-    pub engine: EngineKind,
-    pub dtype: DType,
-    pub normalize: Normalize,
-    pub missing: Missing,
-    pub aggregate: Aggregate,
-    /// Built-in template name, or "custom" for `template_text`.
-    pub template: String,
-    /// The editor's text (starts as the chosen built-in).
+    /// The template editor's text (starts as the chosen built-in; "custom" once edited).
     pub template_text: String,
-    pub description: String,
-    pub pred_len: usize,
     /// Plot raw coefficients instead of the per-band reconstruction.
     pub raw_coefficients: bool,
+    pub dark_theme: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
+        let run = Config {
+            seq_len: Some(DEFAULT_APP_WINDOW),
+            ..Config::default()
+        };
         Settings {
             file: None,
-            channel: 0,
-            seq_len: 512,
-            window: 0,
-            export_columns: Vec::new(),
-            row_start: 0,
-            row_end: 0,
-            precise_timing: true,
-            stride: 1,
-            batch_size: 32,
-            wavelet: "db4".into(),
-            level: 3,
-            mode: Mode::Reflect,
-            engine: EngineKind::Native,
-            dtype: DType::F32,
-            normalize: Normalize::Revin,
-            missing: Missing::Interpolate,
-            aggregate: Aggregate::Series,
-            template: crate::prompt::DEFAULT_TEMPLATE.into(),
-            template_text: crate::prompt::builtin(crate::prompt::DEFAULT_TEMPLATE)
+            template_text: crate::prompt::builtin(&run.template)
                 .unwrap_or_default()
                 .to_string(),
-            description: String::new(),
-            pred_len: 96,
+            run,
+            channel: 0,
+            window: 0,
             raw_coefficients: false,
+            dark_theme: true,
         }
     }
 }
 
 impl Settings {
-    /// The selected rows, when they are not the whole file.
-    pub fn row_range(&self) -> Option<crate::data::RowRange> {
-        let end = (self.row_end > self.row_start).then_some(self.row_end);
-        (self.row_start > 0 || end.is_some()).then_some(crate::data::RowRange {
-            start: self.row_start,
-            end,
-        })
+    /// The window length shown (the configuration's, or the app's default).
+    pub fn seq_len(&self) -> usize {
+        self.run.seq_len.unwrap_or(DEFAULT_APP_WINDOW)
     }
 
-    /// The CLI's configuration for these settings (what "export configuration" writes).
-    pub fn config(&self) -> crate::config::Config {
-        crate::config::Config {
-            wavelet: self.wavelet.clone(),
-            level: self.level,
-            mode: self.mode,
-            engine: self.engine,
-            dtype: self.dtype,
-            seq_len: Some(self.seq_len),
-            stride: self.stride,
-            batch_size: self.batch_size,
-            rows: self.row_range().map(|r| r.to_string()),
-            columns: (!self.export_columns.is_empty()).then(|| self.export_columns.clone()),
-            precise_timing: self.precise_timing,
-            normalize: Some(self.normalize),
-            missing: self.missing,
-            template: self.template.clone(),
-            description: self.description.clone(),
-            pred_len: self.pred_len,
-            aggregate: self.aggregate,
-            ..Default::default()
+    /// The selected rows as numbers (`0..0` = all).
+    pub fn row_bounds(&self) -> (usize, usize) {
+        match self.run.row_range() {
+            Ok(Some(r)) => (r.start, r.end.unwrap_or(0)),
+            _ => (0, 0),
         }
+    }
+
+    /// Set the selected rows; `end` 0 = to the end of the file.
+    pub fn set_row_bounds(&mut self, start: usize, end: usize) {
+        let end = (end > start).then_some(end);
+        self.run.rows =
+            (start > 0 || end.is_some()).then(|| crate::data::RowRange { start, end }.to_string());
+    }
+
+    /// The configuration the CLI would run (what "export configuration" writes).
+    pub fn config(&self) -> Config {
+        self.run.clone()
     }
 }

@@ -2,11 +2,12 @@
 //! a generation number and drops replies older than its latest request.
 
 use super::state::Settings;
-use crate::data::{self, LoadOptions, Table, Windows};
-use crate::engine::{self, Engine, EngineKind, Plan};
-use crate::pipeline::{self, InspectRequest, Inspection, Shape};
+use crate::config::Config;
+use crate::data::{self, LoadOptions, Table};
+use crate::engine::{self, Engine, EngineKind};
+use crate::pipeline::{self, InspectRequest, Inspection};
 use crate::prompt::Prompter;
-use crate::wavelet;
+use crate::run_spec::{Purpose, RunSpec};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -16,7 +17,7 @@ pub enum Request {
     Load {
         gen: u64,
         path: PathBuf,
-        missing: crate::data::Missing,
+        options: LoadOptions,
     },
     /// Inspect a window; `slot` 0 is the main view, 1 the compared configuration.
     Inspect {
@@ -29,6 +30,8 @@ pub enum Request {
 
 /// Data-set-wide work, run on its own thread so the window stays interactive.
 pub enum JobKind {
+    /// Write a file (an export the UI already rendered).
+    Write { path: PathBuf, bytes: Vec<u8> },
     Sweep {
         table: Arc<Table>,
         settings: Box<Settings>,
@@ -48,6 +51,7 @@ pub enum JobKind {
 pub enum JobOutput {
     Sweep(Vec<crate::sweep::SweepRow>),
     Exported { path: PathBuf, units: usize },
+    Written { path: PathBuf },
 }
 
 /// A running job as the UI sees it: progress, and a flag that cancels it.
@@ -176,8 +180,8 @@ fn handle(
     replies: &Sender<Reply>,
 ) {
     let reply = match req {
-        Request::Load { gen, path, missing } => match data::load(&path, &LoadOptions::default())
-            .and_then(|mut t| missing.apply(&mut t).map(|_| t))
+        Request::Load { gen, path, options } => match data::load(&path, &options)
+            .and_then(|mut t| options.missing.apply(&mut t).map(|_| t))
         {
             Ok(t) => Reply::Loaded {
                 gen,
@@ -192,11 +196,12 @@ fn handle(
             settings,
             table,
         } => {
-            let idx = match engines.iter().position(|e| e.0 == settings.engine) {
+            let kind = settings.run.engine;
+            let idx = match engines.iter().position(|e| e.0 == kind) {
                 Some(i) => i,
                 None => {
-                    let sel = engine::select(settings.engine);
-                    engines.push((settings.engine, sel.engine, sel.notice));
+                    let sel = engine::select(kind);
+                    engines.push((kind, sel.engine, sel.notice));
                     engines.len() - 1
                 }
             };
@@ -213,6 +218,18 @@ fn handle(
     let _ = replies.send(reply);
 }
 
+/// The configuration of what the view shows: one channel of one window, as the
+/// pipeline computes that unit.
+fn view_config(s: &Settings, table: &Table) -> Config {
+    Config {
+        seq_len: Some(s.seq_len().min(table.rows()).max(1)),
+        stride: 1,
+        aggregate: crate::features::Aggregate::Series,
+        batch_size: 1,
+        ..s.run.clone()
+    }
+}
+
 fn inspect(
     s: &Settings,
     table: &Table,
@@ -220,39 +237,22 @@ fn inspect(
     notice: &mut Option<String>,
 ) -> Result<Box<Inspection>, String> {
     let channel = s.channel.min(table.channels.len().saturating_sub(1));
-    let windows = Windows::new(
-        table.rows(),
-        s.row_range(),
-        Some(s.seq_len.min(table.rows()).max(1)),
-        1,
-    )
-    .map_err(|e| e.0)?;
-    let w = wavelet::lookup(&s.wavelet).map_err(|e| e.to_string())?;
-    let plan = Plan::new(w, s.mode, s.level, windows.seq_len).map_err(|e| e.to_string())?;
-    pipeline::check_level(&plan)?;
+    let spec = RunSpec::new(view_config(s, table), Purpose::Features).map_err(|e| e.0)?;
+    let prepared = spec.prepare(table).map_err(|e| e.0)?;
     // A template that does not compile still gets its features computed and shown; the
     // error goes where the prompt would be.
     let (prompter, template_error) = match Prompter::new(&s.template_text) {
         Ok(p) => (p, None),
         Err(e) => (Prompter::new("").map_err(|e| e.to_string())?, Some(e)),
     };
-    let shape = Shape {
-        table,
-        windows,
-        plan: &plan,
-        normalize: s.normalize,
-        dtype: s.dtype,
-        aggregate: crate::features::Aggregate::Series,
-        batch_size: 1,
-    };
     let req = InspectRequest {
-        shape,
+        shape: prepared.shape(&spec, table),
         channel,
-        window: s.window.min(windows.count - 1),
+        window: s.window.min(prepared.windows.count - 1),
         prompter: &prompter,
-        description: &s.description,
-        pred_len: s.pred_len,
-        precise: s.precise_timing,
+        description: &s.run.description,
+        pred_len: s.run.pred_len,
+        precise: s.run.precise_timing,
     };
     let mut result = pipeline::inspect(engine, notice, &req).map_err(|e| e.to_string())?;
     if let Some(e) = template_error {
@@ -269,16 +269,17 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
         !job.cancel.load(Ordering::Relaxed)
     };
     match kind {
-        JobKind::Sweep { table, settings } => crate::sweep::run(
-            &table,
-            settings.row_range(),
-            settings.seq_len,
-            settings.mode,
-            settings.normalize,
-            tick,
-        )
-        .map(JobOutput::Sweep)
-        .map_err(|e| job_error(job, e)),
+        JobKind::Write { path, bytes } => {
+            crate::export::write_atomic(&path, |w| w.write_all(&bytes))?;
+            Ok(JobOutput::Written { path })
+        }
+        JobKind::Sweep { table, settings } => {
+            let base = Config {
+                seq_len: Some(settings.seq_len()),
+                ..settings.run.clone()
+            };
+            crate::sweep::run(&table, &base, tick).map(JobOutput::Sweep)
+        }
         JobKind::ExportPrompts {
             table,
             settings,
@@ -290,9 +291,9 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
             let prompts = prompter
                 .render_all(
                     &units,
-                    &settings.description,
-                    settings.seq_len,
-                    settings.pred_len,
+                    &settings.run.description,
+                    settings.seq_len(),
+                    settings.run.pred_len,
                 )
                 .map_err(|e| format!("template: {e}"))?;
             crate::export::write_prompts(&path, &units, &prompts)?;
@@ -326,47 +327,35 @@ fn all_units(
     mut tick: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<pipeline::Unit>, String> {
     let subset;
-    let table = if settings.export_columns.is_empty() {
-        table
-    } else {
-        subset = Table {
-            channels: table
-                .channels
-                .iter()
-                .filter(|c| settings.export_columns.contains(&c.name))
-                .cloned()
-                .collect(),
-            ..table.clone()
-        };
-        &subset
+    let table = match &settings.run.columns {
+        None => table,
+        Some(wanted) => {
+            subset = Table {
+                channels: table
+                    .channels
+                    .iter()
+                    .filter(|c| wanted.contains(&c.name))
+                    .cloned()
+                    .collect(),
+                ..table.clone()
+            };
+            &subset
+        }
     };
-    let windows = Windows::new(
-        table.rows(),
-        settings.row_range(),
-        Some(settings.seq_len),
-        settings.stride.max(1),
-    )
-    .map_err(|e| e.0)?;
-    let w = wavelet::lookup(&settings.wavelet).map_err(|e| e.to_string())?;
-    let plan =
-        Plan::new(w, settings.mode, settings.level, windows.seq_len).map_err(|e| e.to_string())?;
-    pipeline::check_level(&plan)?;
-    let shape = Shape {
-        table,
-        windows,
-        plan: &plan,
-        normalize: settings.normalize,
-        dtype: settings.dtype,
-        aggregate: settings.aggregate,
-        batch_size: settings.batch_size.max(1),
+    let cfg = Config {
+        seq_len: Some(settings.seq_len()),
+        ..settings.run.clone()
     };
-    let mut sel = engine::select(settings.engine);
+    let spec = RunSpec::new(cfg, Purpose::Features).map_err(|e| e.0)?;
+    let prepared = spec.prepare(table).map_err(|e| e.0)?;
+    let count = prepared.windows.count;
+    let mut sel = spec.engine();
     pipeline::features(
         &mut sel.engine,
         &mut sel.notice,
-        &shape,
+        &prepared.shape(&spec, table),
         &mut crate::timing::Timer::default(),
-        |done| tick(done, windows.count),
+        |done| tick(done, count),
     )
     .map_err(|e| job_error(job, e))
 }

@@ -27,7 +27,14 @@ pub fn run(
         }
     };
     let r = Run::prepare(path, common, opts)?;
+    let path = r.single_file("bench")?;
     let prompter = r.prompter()?;
+    let cfg = r.cfg();
+    let first = r.spec.load(path)?;
+    for w in &first.warnings {
+        eprintln!("wavebench: {w}");
+    }
+    let prepared = r.spec.prepare(&first)?;
     let mut runs = Vec::new();
     let mut gpu = None;
     for name in engines.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -37,32 +44,30 @@ pub fn run(
         let sel = engine::select(kind);
         let (mut eng, mut notice) = (sel.engine, sel.notice);
         run::notice(&notice, common.quiet);
+        let said = notice.clone();
         if eng.kind() == EngineKind::TorchCuda {
             gpu = Some(eng.device_name());
         }
         let bar = run::progress(repeat + 1, common.quiet, eng.kind().name());
         let mut timers = Vec::with_capacity(repeat);
         for rep in 0..=repeat {
-            let mut timer = Timer::new(r.cfg.precise_timing);
+            let mut timer = Timer::new(cfg.precise_timing);
             // Each repeat loads the file again: loading is a stage of the pipeline.
-            let table = timer.time(Stage::Load, || r.cfg.load_table(path))?;
-            let shape = crate::pipeline::Shape {
-                table: &table,
-                ..r.shape()
-            };
+            let table = timer.time(Stage::Load, || r.spec.load(path))?;
+            let shape = prepared.shape(&r.spec, &table);
             let units =
                 crate::pipeline::features(&mut eng, &mut notice, &shape, &mut timer, |_| true)?;
             let rendered = timer.time(Stage::Render, || {
                 prompter.render_all(
                     &units,
-                    &r.cfg.description,
-                    r.windows.seq_len,
-                    r.cfg.pred_len,
+                    &cfg.description,
+                    prepared.windows.seq_len,
+                    cfg.pred_len,
                 )
             });
             std::hint::black_box(
                 rendered
-                    .map_err(|e| Failure::Input(format!("template '{}': {e}", r.cfg.template)))?,
+                    .map_err(|e| Failure::Input(format!("template '{}': {e}", cfg.template)))?,
             );
             if rep > 0 {
                 timers.push(timer); // the first run warms plans, pools and caches
@@ -70,18 +75,20 @@ pub fn run(
             bar.inc(1);
         }
         bar.finish_and_clear();
-        run::notice(&notice, common.quiet);
-        let series = r.windows.count * r.table.channels.len();
+        if notice != said {
+            run::notice(&notice, common.quiet);
+        }
+        let series = prepared.windows.count * first.channels.len();
         runs.push(RunReport::from_runs(
             eng.kind().name(),
             &eng.device_name(),
             series,
-            r.windows.seq_len,
+            prepared.windows.seq_len,
             &timers,
         ));
     }
     let report = Report {
-        config: &r.cfg,
+        config: cfg,
         machine: Machine::describe(gpu),
         runs,
     };

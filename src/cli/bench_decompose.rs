@@ -3,16 +3,20 @@
 
 use super::{Common, Failure};
 use crate::engine::{self, DType, Engine, EngineKind, Plan, Real, SeriesRef, Values};
-use crate::wavelet;
+use crate::run_spec::{Purpose, RunSpec};
 use std::path::Path;
 use std::time::Instant;
 
 pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result<(), Failure> {
-    let cfg = common.config()?;
+    let mut cfg = common.config()?;
+    cfg.seq_len = cfg.seq_len.or(Some(512));
+    let spec = RunSpec::new(cfg, Purpose::Decompose)?;
+    let cfg = &spec.cfg;
     let t = Instant::now();
-    let table = cfg.load_table(path)?;
+    let table = spec.load(path)?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
-    let win = cfg.windows(table.rows(), Some(512))?;
+    let prepared = spec.prepare(&table)?;
+    let (win, plan) = (prepared.windows, &prepared.plan);
     let seq = win.seq_len;
     let t = Instant::now();
     // Channel-major like numpy's sliding_window_view(data.T, seq, axis=1).reshape(-1, seq).
@@ -24,8 +28,6 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
     }
     let values = Values::from_f64(&batch, cfg.dtype);
     let prep_ms = t.elapsed().as_secs_f64() * 1e3;
-    let w = wavelet::lookup(&cfg.wavelet).map_err(|e| Failure::Input(e.to_string()))?;
-    let plan = Plan::new(w, cfg.mode, cfg.level, seq).map_err(|e| Failure::Input(e.to_string()))?;
     let series = batch.len() / seq;
     println!("{{\"what\":\"setup\",\"series\":{series},\"length\":{seq},\"load_ms\":{load_ms:.3},\"prepare_ms\":{prep_ms:.3}}}");
     // Steady state of a caller that keeps its output buffer (no allocation, no page faults).

@@ -1,28 +1,33 @@
 //! `wavebench decompose INPUT [-o OUT]`: coefficients as JSON.
 
 use super::{Common, Failure};
+use crate::data::DataSet;
 use crate::engine::{self, Plan, Values};
 use crate::export;
-use crate::wavelet;
+use crate::run_spec::{Purpose, RunSpec};
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 use std::path::Path;
 
 pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
-    let cfg = common.config()?;
-    let table = cfg.load_table(path)?;
-    let windows = cfg.windows(table.rows(), None)?;
-    let w = wavelet::lookup(&cfg.wavelet).map_err(|e| Failure::Input(e.to_string()))?;
-    let plan = Plan::new(w, cfg.mode, cfg.level, windows.seq_len)
-        .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
-    let max = w.max_level(windows.seq_len);
-    if cfg.level > max && !common.quiet {
-        eprintln!(
-            "wavebench: warning: level {} is above the maximum {max} for length {} and '{}'; computing anyway, as pywt does",
-            cfg.level, windows.seq_len, w.name
-        );
+    let spec = RunSpec::new(common.config()?, Purpose::Decompose)?;
+    let set = DataSet::resolve(path)?;
+    if set.is_set {
+        return Err(Failure::Input(format!(
+            "{}: decompose takes one file, not a data set",
+            path.display()
+        )));
     }
-    let normalize = cfg.normalize.unwrap_or_default();
+    let table = spec.load(path)?;
+    for w in &table.warnings {
+        eprintln!("wavebench: {w}");
+    }
+    let prepared = spec.prepare(&table)?;
+    if let Some(w) = &prepared.warning {
+        eprintln!("wavebench: {w}");
+    }
+    let (cfg, w, windows, plan) = (&spec.cfg, spec.wavelet, prepared.windows, &prepared.plan);
+    let normalize = spec.normalize();
 
     // Series in order: window-major, channel-minor.
     let mut batch = Vec::with_capacity(windows.count * table.channels.len() * windows.seq_len);
@@ -36,14 +41,14 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
             labels.push((c.name.clone(), i, s));
         }
     }
-    let selected = engine::select(cfg.engine);
+    let selected = spec.engine();
     if let (Some(n), false) = (&selected.notice, common.quiet) {
         eprintln!("wavebench: {n}");
     }
     let (mut eng, mut notice) = (selected.engine, None);
     let values = Values::from_f64(&batch, cfg.dtype);
     let coeffs = engine::with_fallback(&mut eng, &mut notice, |e| {
-        e.decompose(values.as_ref(), &plan)
+        e.decompose(values.as_ref(), plan)
     })?;
     if let (Some(n), false) = (&notice, common.quiet) {
         eprintln!("wavebench: {n}");
@@ -63,7 +68,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
                 start: cfg.seq_len.map(|_| *start),
                 coeffs: Bands {
                     values: &coeffs,
-                    plan: &plan,
+                    plan,
                     series: i,
                 },
             })

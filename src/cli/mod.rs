@@ -9,6 +9,9 @@ mod run;
 mod wavelets;
 
 use crate::config::Config;
+use crate::data::{Missing, Normalize};
+use crate::engine::{DType, EngineKind};
+use crate::wavelet::Mode;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -46,6 +49,7 @@ pub enum Command {
     },
     /// Features of every prompt unit, as Parquet, CSV or JSON lines.
     Features {
+        /// A data file, a folder of them, or a glob such as 'data/*.parquet'
         input: PathBuf,
         /// OUT.parquet, OUT.csv, OUT.jsonl, or - for JSON lines on stdout.
         #[arg(short, long)]
@@ -55,8 +59,9 @@ pub enum Command {
         #[command(flatten)]
         prompt: run::PromptOpts,
     },
-    /// Prompts as JSON lines: {"window","start","column","prompt","features"}.
+    /// Prompts as JSON lines: {"window","start","start_time","column","prompt","features"}.
     Prompts {
+        /// A data file, a folder of them, or a glob such as 'data/*.parquet'
         input: PathBuf,
         /// OUT.jsonl, or - for stdout.
         #[arg(short, long)]
@@ -95,36 +100,49 @@ pub enum Command {
 /// Options every data subcommand shares; each overrides `--config`.
 #[derive(Args, Debug, Default, Clone)]
 pub struct Common {
+    /// Wavelet name, as pywt spells it (db4, sym5, coif2, bior2.2, haar, ...) [default: db4]
     #[arg(long)]
     pub wavelet: Option<String>,
+    /// Decomposition level [default: 3]
     #[arg(long)]
     pub level: Option<usize>,
-    #[arg(long)]
-    pub mode: Option<String>,
-    #[arg(long)]
-    pub engine: Option<String>,
-    #[arg(long)]
-    pub dtype: Option<String>,
-    /// Comma-separated channel names.
+    /// Signal extension mode at the window edges [default: reflect]
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// Where to compute [default: auto = CUDA when usable, else native]
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineKind>,
+    /// Precision of the computation [default: f32]
+    #[arg(long, value_enum)]
+    pub dtype: Option<DType>,
+    /// Comma-separated channel names [default: every numeric column]
     #[arg(long, value_delimiter = ',')]
     pub columns: Option<Vec<String>>,
-    /// START..END data rows (0-based, header excluded, END exclusive).
+    /// START..END data rows (0-based, header excluded, END exclusive) [default: all]
     #[arg(long)]
     pub rows: Option<String>,
+    /// Window length in rows [default: the whole series]
     #[arg(long)]
     pub seq_len: Option<usize>,
+    /// Rows between the starts of consecutive windows [default: 1]
     #[arg(long)]
     pub stride: Option<usize>,
-    /// none | zscore | revin
+    /// Per-window normalisation [default: none for decompose, revin otherwise]
+    #[arg(long, value_enum)]
+    pub normalize: Option<Normalize>,
+    /// What to do with empty, NaN or text cells [default: error]
+    #[arg(long, value_enum)]
+    pub missing: Option<Missing>,
+    /// The time-axis column: a name, or none [default: detected (dates, or an index such as t)]
+    #[arg(long, value_name = "NAME|none")]
+    pub time_column: Option<String>,
+    /// In a data set (folder or glob), skip a file that cannot be used, with a warning
     #[arg(long)]
-    pub normalize: Option<String>,
-    /// error | interpolate | drop | zero
-    #[arg(long)]
-    pub missing: Option<String>,
-    /// A TOML file with any of these options.
-    #[arg(long)]
+    pub skip_bad_files: bool,
+    /// A TOML file with any of these options (snake_case keys)
+    #[arg(long, value_name = "FILE.toml")]
     pub config: Option<PathBuf>,
-    /// No progress bar.
+    /// No progress bar
     #[arg(long, short)]
     pub quiet: bool,
 }
@@ -170,7 +188,7 @@ fn input<T: std::fmt::Display>(e: T) -> Failure {
 }
 
 impl Common {
-    /// Defaults ← `--config` file ← command-line options.
+    /// Defaults ← `--config` file ← command-line options (validated by `RunSpec`).
     pub fn config(&self) -> Result<Config, Failure> {
         let mut c = match &self.config {
             Some(p) => Config::from_file(p).map_err(Failure::Input)?,
@@ -182,20 +200,14 @@ impl Common {
         if let Some(l) = self.level {
             c.level = l;
         }
-        if let Some(m) = &self.mode {
-            c.mode = m
-                .parse()
-                .map_err(|e: String| Failure::Input(format!("--mode: {e}")))?;
+        if let Some(m) = self.mode {
+            c.mode = m;
         }
-        if let Some(e) = &self.engine {
-            c.engine = e
-                .parse()
-                .map_err(|e: String| Failure::Input(format!("--engine: {e}")))?;
+        if let Some(e) = self.engine {
+            c.engine = e;
         }
-        if let Some(d) = &self.dtype {
-            c.dtype = d
-                .parse()
-                .map_err(|e: String| Failure::Input(format!("--dtype: {e}")))?;
+        if let Some(d) = self.dtype {
+            c.dtype = d;
         }
         if self.columns.is_some() {
             c.columns = self.columns.clone();
@@ -209,24 +221,18 @@ impl Common {
         if let Some(s) = self.stride {
             c.stride = s;
         }
-        if let Some(n) = &self.normalize {
-            c.normalize = Some(
-                n.parse()
-                    .map_err(|e: String| Failure::Input(format!("--normalize: {e}")))?,
-            );
+        if let Some(n) = self.normalize {
+            c.normalize = Some(n);
         }
-        if let Some(m) = &self.missing {
-            c.missing = m
+        if let Some(m) = self.missing {
+            c.missing = m;
+        }
+        if let Some(t) = &self.time_column {
+            c.time_column = t
                 .parse()
-                .map_err(|e: String| Failure::Input(format!("--missing: {e}")))?;
+                .map_err(|e: String| Failure::Input(format!("--time-column: {e}")))?;
         }
-        crate::wavelet::lookup(&c.wavelet)
-            .map_err(|e| Failure::Input(format!("--wavelet: {e}")))?;
-        if c.level == 0 {
-            return Err(Failure::Input("--level must be at least 1".into()));
-        }
-        c.row_range()
-            .map_err(|e| Failure::Input(format!("--rows: {e}")))?;
+        c.skip_bad_files |= self.skip_bad_files;
         Ok(c)
     }
 }

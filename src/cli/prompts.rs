@@ -9,16 +9,18 @@ use std::path::Path;
 pub fn run(path: &Path, output: &Path, common: &Common, opts: &PromptOpts) -> Result<(), Failure> {
     let r = Run::prepare(path, common, opts)?;
     let prompter = r.prompter()?;
-    let (units, mut timer) = r.units(common.quiet, "prompts")?;
-    let prompts = timer.time(Stage::Render, || {
-        prompter.render_all(
-            &units,
-            &r.cfg.description,
-            r.windows.seq_len,
-            r.cfg.pred_len,
-        )
-    });
-    let prompts =
-        prompts.map_err(|e| Failure::Input(format!("template '{}': {e}", r.cfg.template)))?;
+    let (files, mut timer) = r.units("prompts")?;
+    let cfg = r.cfg();
+    let mut units = Vec::new();
+    let mut prompts = Vec::new();
+    for f in files {
+        let rendered = timer.time(Stage::Render, || {
+            prompter.render_all(&f.units, &cfg.description, f.seq_len, cfg.pred_len)
+        });
+        prompts.extend(
+            rendered.map_err(|e| Failure::Input(format!("template '{}': {e}", cfg.template)))?,
+        );
+        units.extend(f.units);
+    }
     export::write_prompts(output, &units, &prompts).map_err(Failure::Input)
 }

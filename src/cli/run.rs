@@ -3,36 +3,43 @@
 
 use super::{Common, Failure};
 use crate::config::Config;
-use crate::data::{Normalize, Table, Windows};
-use crate::engine;
-use crate::engine::Plan;
-use crate::pipeline::{self, Shape, Unit};
+use crate::data::{DataSet, Table};
+use crate::features::Aggregate;
+use crate::pipeline::{self, Unit};
 use crate::prompt::Prompter;
+use crate::run_spec::{Prepared, Purpose, RunSpec, Shard};
 use crate::timing::Timer;
-use crate::wavelet;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::Path;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Options of the prompt-making commands; each overrides `--config`.
 #[derive(Args, Debug, Default, Clone)]
 pub struct PromptOpts {
-    /// Built-in template (timellm, dwt-minimal, dwt-balanced, dwt-detailed) or a file.
+    /// Built-in template (timellm, dwt-minimal, dwt-balanced, dwt-detailed) or a file [default: dwt-balanced]
     #[arg(long)]
     pub template: Option<String>,
-    /// Dataset description, or @FILE to read it from a file.
+    /// Dataset description, or @FILE to read it from a file
     #[arg(long)]
     pub description: Option<String>,
+    /// Forecast horizon the prompt announces [default: 96]
     #[arg(long)]
     pub pred_len: Option<usize>,
-    /// series | sample | batch
-    #[arg(long)]
-    pub aggregate: Option<String>,
+    /// What one prompt describes [default: series]
+    #[arg(long, value_enum)]
+    pub aggregate: Option<Aggregate>,
+    /// Windows per prompt with --aggregate batch [default: 32]
     #[arg(long)]
     pub batch_size: Option<usize>,
-    /// Synchronise the device at stage boundaries (exact stage times on CUDA).
+    /// Synchronise the device at stage boundaries (exact stage times on CUDA)
     #[arg(long)]
     pub precise_timing: bool,
+    /// Compute only part I of N of the run's windows (1-based); the N outputs concatenated
+    /// in order equal the whole run's
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
 }
 
 impl PromptOpts {
@@ -54,80 +61,159 @@ impl PromptOpts {
         if let Some(p) = self.pred_len {
             c.pred_len = p;
         }
-        if let Some(a) = &self.aggregate {
-            c.aggregate = a
-                .parse()
-                .map_err(|e: String| Failure::Input(format!("--aggregate: {e}")))?;
+        if let Some(a) = self.aggregate {
+            c.aggregate = a;
         }
         if let Some(b) = self.batch_size {
             c.batch_size = b;
         }
         c.precise_timing |= self.precise_timing;
-        if c.batch_size == 0 {
-            return Err(Failure::Input("--batch-size must be at least 1".into()));
-        }
         Ok(())
     }
 }
 
-/// A loaded, checked run.
+/// A checked run over the input (one file or a data set), this shard's part of it.
 pub struct Run {
-    pub cfg: Config,
-    pub table: Table,
-    pub windows: Windows,
-    pub plan: Plan,
+    pub spec: RunSpec,
+    pub input: PathBuf,
+    pub set: DataSet,
+    pub shard: Option<Shard>,
+    pub quiet: bool,
+    /// Warnings already printed, without their file: a data set of a thousand files
+    /// with the same quirk says it once.
+    said: std::cell::RefCell<std::collections::HashSet<String>>,
+}
+
+/// One file's share of the run's units (prompts are rendered per file: its window length).
+pub struct FileUnits {
+    pub seq_len: usize,
+    pub units: Vec<Unit>,
 }
 
 impl Run {
     pub fn prepare(path: &Path, common: &Common, opts: &PromptOpts) -> Result<Self, Failure> {
         let mut cfg = common.config()?;
         opts.apply(&mut cfg)?;
-        let table = cfg.load_table(path)?;
-        let windows = cfg.windows(table.rows(), None)?;
-        let w =
-            wavelet::lookup(&cfg.wavelet).map_err(|e| Failure::Input(format!("--wavelet: {e}")))?;
-        let plan = Plan::new(w, cfg.mode, cfg.level, windows.seq_len)
-            .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
-        pipeline::check_level(&plan).map_err(|e| Failure::Input(format!("--level: {e}")))?;
+        let spec = RunSpec::new(cfg, Purpose::Features)?;
+        let set = DataSet::resolve(path)?;
         Ok(Run {
-            cfg,
-            table,
-            windows,
-            plan,
+            spec,
+            input: path.to_path_buf(),
+            set,
+            shard: opts.shard,
+            quiet: common.quiet,
+            said: Default::default(),
         })
     }
 
-    pub fn shape(&self) -> Shape<'_> {
-        Shape {
-            table: &self.table,
-            windows: self.windows,
-            plan: &self.plan,
-            normalize: self.cfg.normalize.unwrap_or(Normalize::Revin),
-            dtype: self.cfg.dtype,
-            aggregate: self.cfg.aggregate,
-            batch_size: self.cfg.batch_size,
+    pub fn cfg(&self) -> &Config {
+        &self.spec.cfg
+    }
+
+    /// The one file of a single-file run; commands that take one file say so for a set.
+    pub fn single_file(&self, command: &str) -> Result<&Path, Failure> {
+        match self.set.files.as_slice() {
+            [one] if !self.set.is_set => Ok(one),
+            _ => Err(Failure::Input(format!(
+                "{}: {command} takes one file, not a data set",
+                self.input.display()
+            ))),
         }
     }
 
-    /// The pipeline's units on the configured engine, with a progress bar and any
-    /// fallback notice on stderr.
-    pub fn units(&self, quiet: bool, what: &str) -> Result<(Vec<Unit>, Timer), Failure> {
-        let sel = engine::select(self.cfg.engine);
+    /// Load and prepare one file; a bad file stops the run, or with `--skip-bad-files`
+    /// is reported and skipped (None).
+    fn open(&self, file: &Path) -> Result<Option<(Table, Prepared)>, Failure> {
+        let opened = self
+            .spec
+            .load(file)
+            .and_then(|t| self.spec.prepare(&t).map(|p| (t, p)));
+        match opened {
+            Ok((t, p)) => {
+                let prefix = format!("{}: ", file.display());
+                for w in &t.warnings {
+                    let what = w.strip_prefix(&prefix).unwrap_or(w).to_string();
+                    if self.said.borrow_mut().insert(what) {
+                        eprintln!("wavebench: {w}");
+                    }
+                }
+                Ok(Some((t, p)))
+            }
+            Err(e) if self.spec.cfg.skip_bad_files && self.set.is_set => {
+                eprintln!("wavebench: skipping a bad file: {e}");
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The pipeline's units over every file (this shard's windows of each), with a progress
+    /// bar and the engine's notice on stderr, each said once.
+    pub fn units(&self, what: &str) -> Result<(Vec<FileUnits>, Timer), Failure> {
+        let files = &self.set.files;
+        // A shard needs every file's window count first, to cut the whole run evenly.
+        let parts: Option<Vec<Range<usize>>> = match self.shard {
+            None => None,
+            Some(shard) => {
+                let mut counts = Vec::with_capacity(files.len());
+                for f in files {
+                    counts.push(self.open(f)?.map_or(0, |(_, p)| p.windows.count));
+                }
+                let group = match self.spec.cfg.aggregate {
+                    Aggregate::Batch => self.spec.cfg.batch_size,
+                    _ => 1,
+                };
+                Some(shard.parts(&counts, group))
+            }
+        };
+        let sel = self.spec.engine();
         let (mut eng, mut note) = (sel.engine, sel.notice);
-        notice(&note, quiet);
-        let bar = progress(self.windows.count, quiet, what);
-        let mut timer = Timer::new(self.cfg.precise_timing);
-        let units = pipeline::features(&mut eng, &mut note, &self.shape(), &mut timer, |done| {
-            bar.set_position(done as u64);
-            true
-        })?;
-        bar.finish_and_clear();
-        notice(&note, quiet);
-        Ok((units, timer))
+        notice(&note, self.quiet);
+        let said = note.clone();
+        let mut timer = Timer::new(self.spec.cfg.precise_timing);
+        let mut out = Vec::with_capacity(files.len());
+        for (k, file) in files.iter().enumerate() {
+            if parts.as_ref().is_some_and(|p| p[k].is_empty()) {
+                continue;
+            }
+            let Some((table, prepared)) = self.open(file)? else {
+                continue;
+            };
+            let mut prepared = prepared;
+            if let Some(p) = &parts {
+                prepared.windows = prepared.windows.part(p[k].clone());
+            }
+            let label = if files.len() > 1 {
+                format!("{what} (file {} of {})", k + 1, files.len())
+            } else {
+                what.to_string()
+            };
+            let bar = progress(prepared.windows.count, self.quiet, &label);
+            let shape = prepared.shape(&self.spec, &table);
+            let mut units = pipeline::features(&mut eng, &mut note, &shape, &mut timer, |done| {
+                bar.set_position(done as u64);
+                true
+            })?;
+            bar.finish_and_clear();
+            if self.set.is_set {
+                let name: Arc<str> = self.set.file_name(&self.input, file).into();
+                for u in &mut units {
+                    u.file = Some(name.clone());
+                }
+            }
+            out.push(FileUnits {
+                seq_len: prepared.windows.seq_len,
+                units,
+            });
+        }
+        if note != said {
+            notice(&note, self.quiet);
+        }
+        Ok((out, timer))
     }
 
     pub fn prompter(&self) -> Result<Prompter, Failure> {
-        Prompter::from_name_or_file(&self.cfg.template).map_err(Failure::Input)
+        Prompter::from_name_or_file(&self.spec.cfg.template).map_err(Failure::Input)
     }
 }
 

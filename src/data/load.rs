@@ -1,7 +1,9 @@
 //! Reading a file through polars: CSV/TSV (delimiter sniffed, UTF-8 BOM skipped), Parquet,
-//! Arrow IPC, NDJSON. A date/time column becomes the x axis; numeric columns are channels.
+//! Arrow IPC, NDJSON. A date/time or index column becomes the time axis; numeric columns
+//! are channels; nothing is dropped without a word (`Table::warnings`).
 
-use super::{err, Channel, DataError, Table, TimeAxis};
+use super::time::{self, TimeAxis, TimeColumn};
+use super::{err, Channel, DataError, Missing, Table};
 use polars::prelude::*;
 use std::fs::File;
 use std::io::Read;
@@ -15,10 +17,13 @@ pub enum Format {
     NdJson,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadOptions {
     /// Only these columns (in this order); all numeric columns when None.
     pub columns: Option<Vec<String>>,
+    /// Refuse text cells (`error`) or read them as missing values.
+    pub missing: Missing,
+    pub time_column: TimeColumn,
 }
 
 /// Guess the format from the extension, then the content (delimiter by counting).
@@ -94,7 +99,6 @@ fn is_time_name(name: &str) -> bool {
 }
 
 /// `YYYY-MM-DD…`, `YYYY/MM/DD…` or `HH:MM…`: a text column that holds dates or times.
-/// (Dates stay text: parsing them is most of a CSV's load time, and only labels are needed.)
 fn looks_like_time(v: &str) -> bool {
     let b = v.trim().as_bytes();
     let digits =
@@ -103,9 +107,120 @@ fn looks_like_time(v: &str) -> bool {
         || (digits(0..2) && b.len() > 4 && b[2] == b':' && digits(3..5))
 }
 
+/// Whether `col` can be a time axis: Some(true) for dates, Some(false) for an index.
+fn looks_like_time_axis(col: &Column) -> Option<bool> {
+    let name = col.name().as_str();
+    let dtype = col.dtype();
+    if dtype.is_temporal() {
+        return Some(true);
+    }
+    if dtype == &DataType::String {
+        let first = col.str().ok().and_then(|s| s.iter().flatten().next());
+        return (is_time_name(name) || first.is_some_and(looks_like_time)).then_some(true);
+    }
+    if dtype.is_integer() && time::is_index_name(name) {
+        return integers(col)
+            .is_some_and(|v| time::strictly_increasing(&v))
+            .then_some(false);
+    }
+    None
+}
+
+/// The column's values as i64, None when one is missing.
+fn integers(col: &Column) -> Option<Vec<i64>> {
+    let c = col.cast(&DataType::Int64).ok()?;
+    c.i64().ok()?.iter().collect()
+}
+
+/// The time axis from its column: integers as an index, anything else as dates or labels.
+fn time_axis(col: &Column) -> TimeAxis {
+    let name = col.name().to_string();
+    match integers(col).filter(|_| col.dtype().is_integer()) {
+        Some(ints) => TimeAxis::index(name, ints),
+        None => TimeAxis::from_column(name, col),
+    }
+}
+
+/// Where a row is, for messages: the data row, and for CSV the file's line too.
+fn row_place(format: Format, row: usize) -> String {
+    match format {
+        Format::Csv(_) => format!("data row {row} (line {} of the file)", row + 2),
+        _ => format!("data row {row}"),
+    }
+}
+
+/// A column polars read as text: each cell a number, empty (missing), or text. Text cells
+/// are refused under `--missing error`, else become missing values with one warning; a
+/// column without any number is refused under `error`, else skipped with a warning.
+fn text_column(
+    col: &Column,
+    p: &str,
+    format: Format,
+    missing: Missing,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Vec<f64>>, DataError> {
+    let name = col.name().to_string();
+    let cells = col.str().ok();
+    let mut values = Vec::with_capacity(col.len());
+    let (mut numbers, mut texts) = (0usize, 0usize);
+    let mut first_text: Option<(usize, String)> = None;
+    for row in 0..col.len() {
+        let cell = cells.and_then(|s| s.get(row)).map(str::trim);
+        let v = match cell {
+            None | Some("") => f64::NAN,
+            Some(t) => match t.parse::<f64>() {
+                Ok(v) => {
+                    numbers += 1;
+                    v
+                }
+                Err(_) => {
+                    texts += 1;
+                    first_text.get_or_insert((row, t.to_string()));
+                    f64::NAN
+                }
+            },
+        };
+        values.push(v);
+    }
+    let cure = "choose --missing interpolate|drop|zero to treat such cells as missing";
+    if numbers == 0 {
+        let what = first_text.map_or("every cell is empty".to_string(), |(_, t)| {
+            format!("text such as '{t}'")
+        });
+        if missing == Missing::Error {
+            return err(format!(
+                "{p}: column '{name}' has no numbers ({what}); pick the channels with --columns, or choose --missing interpolate|drop|zero to skip it with a warning"
+            ));
+        }
+        warnings.push(format!(
+            "{p}: column '{name}' has no numbers ({what}); skipped"
+        ));
+        return Ok(None);
+    }
+    if let Some((row, text)) = first_text {
+        if missing == Missing::Error {
+            return err(format!(
+                "{p}: column '{name}', {}: not a number: '{text}' ({cure})",
+                row_place(format, row)
+            ));
+        }
+        warnings.push(format!(
+            "{p}: column '{name}': {texts} non-numeric cell{} treated as missing (first at {}: '{text}')",
+            if texts == 1 { "" } else { "s" },
+            row_place(format, row)
+        ));
+    }
+    Ok(Some(values))
+}
+
 /// Load a file into a [`Table`]; every message names the file (and column, row).
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
-    let p = path.display();
+    let p = path.display().to_string();
+    if path.is_dir() {
+        return err(format!(
+            "{p}: is a folder (give it as a data set: every file in it is read)"
+        ));
+    }
     if !path.exists() {
         return err(format!("{p}: no such file"));
     }
@@ -128,57 +243,132 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
     if df.height() == 0 {
         return err(format!("{p}: has a header but no data rows"));
     }
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    if let TimeColumn::Named(t) = &opts.time_column {
+        if !names.contains(t) {
+            return err(format!(
+                "{p}: --time-column: no column '{t}' (columns: {})",
+                names.join(", ")
+            ));
+        }
+    }
+    if let Some(wanted) = &opts.columns {
+        if let Some(w) = wanted.iter().find(|w| !names.contains(w)) {
+            let near = crate::suggest::nearest(w, names.iter().map(String::as_str), 3);
+            return err(format!(
+                "{p}: no column '{w}'{} (columns: {})",
+                if near.is_empty() {
+                    String::new()
+                } else {
+                    format!("; did you mean {}?", near.join(", "))
+                },
+                names.join(", ")
+            ));
+        }
+    }
     let mut table = Table {
         path: path.to_path_buf(),
         ..Default::default()
     };
+    // The time axis: the named column, else the first date/time column, else the first
+    // index-like integer column. Other columns that look like a time axis are not
+    // channels either (said in a warning), unless asked for with --columns.
+    let candidates: Vec<(usize, bool)> = match &opts.time_column {
+        TimeColumn::None => Vec::new(),
+        _ => df
+            .columns()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| looks_like_time_axis(c).map(|dates| (i, dates)))
+            .collect(),
+    };
+    let axis_at = match &opts.time_column {
+        TimeColumn::Named(t) => names.iter().position(|n| n == t),
+        TimeColumn::None => None,
+        TimeColumn::Auto => candidates
+            .iter()
+            .find(|c| c.1)
+            .or(candidates.first())
+            .map(|c| c.0),
+    };
     // Columns are taken out of the frame one by one and dropped once copied, so the peak
     // holds the file's numbers about twice, not three times.
-    for col in df.into_columns() {
+    for (i, col) in df.into_columns().into_iter().enumerate() {
         let name = col.name().to_string();
-        let dtype = col.dtype();
-        let text_time = dtype == &DataType::String
-            && (is_time_name(&name)
-                || col
-                    .str()
-                    .ok()
-                    .and_then(|s| s.iter().flatten().next())
-                    .is_some_and(looks_like_time));
-        if table.time.is_none() && (dtype.is_temporal() || text_time) {
-            table.time = Some(TimeAxis::new(name, col.clone()));
+        if Some(i) == axis_at {
+            table.time = Some(time_axis(&col));
             continue;
         }
-        if dtype.is_primitive_numeric() || dtype == &DataType::Boolean {
+        let asked = opts.columns.as_ref().is_some_and(|w| w.contains(&name));
+        if !asked && candidates.iter().any(|c| c.0 == i) {
+            if opts.columns.is_none() {
+                let axis = axis_at.map_or("none", |a| names[a].as_str());
+                table.warnings.push(format!(
+                    "{p}: column '{name}' looks like a second time axis (the time axis is '{axis}'); not used as a channel (name it in --columns to use it)"
+                ));
+                table.skipped.push(name);
+            }
+            continue;
+        }
+        if opts.columns.as_ref().is_some_and(|w| !w.contains(&name)) {
+            continue; // the user chose other channels
+        }
+        let dtype = col.dtype().clone();
+        let values = if dtype.is_primitive_numeric() || dtype == DataType::Boolean {
             let f = col
                 .cast(&DataType::Float64)
                 .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
             let f = f
                 .f64()
                 .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
-            let values: Vec<f64> = f.iter().map(|v| v.unwrap_or(f64::NAN)).collect();
-            if let Some(row) = values.iter().position(|v| v.is_infinite()) {
-                return err(format!("{p}: column '{name}', row {row}: infinite value"));
+            f.iter().map(|v| v.unwrap_or(f64::NAN)).collect()
+        } else if matches!(dtype, DataType::String | DataType::Null) || dtype.is_temporal() {
+            let text = col
+                .cast(&DataType::String)
+                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
+            match text_column(&text, &p, format, opts.missing, &mut table.warnings)? {
+                Some(v) => v,
+                None => {
+                    table.skipped.push(name);
+                    continue;
+                }
             }
-            table.channels.push(Channel { name, values });
         } else {
+            if opts.missing == Missing::Error && opts.columns.is_none() {
+                return err(format!(
+                    "{p}: column '{name}' holds {dtype}, not numbers; pick the channels with --columns"
+                ));
+            }
+            table.warnings.push(format!(
+                "{p}: column '{name}' holds {dtype}, not numbers; skipped"
+            ));
             table.skipped.push(name);
+            continue;
+        };
+        if let Some(row) = values.iter().position(|v: &f64| v.is_infinite()) {
+            return err(format!(
+                "{p}: column '{name}', {}: infinite value",
+                row_place(format, row)
+            ));
         }
+        table.channels.push(Channel { name, values });
     }
     if let Some(wanted) = &opts.columns {
+        // In the order asked for.
         let mut picked = Vec::with_capacity(wanted.len());
         for w in wanted {
-            match table.channels.iter().find(|c| &c.name == w) {
-                Some(c) => picked.push(c.clone()),
-                None if table.skipped.contains(w) => {
-                    return err(format!("{p}: column '{w}' is not numeric"))
-                }
-                None => {
-                    let known: Vec<&str> = table.channels.iter().map(|c| c.name.as_str()).collect();
+            match table.channels.iter().position(|c| &c.name == w) {
+                Some(i) => picked.push(table.channels[i].clone()),
+                None if table.time.as_ref().is_some_and(|t| &t.name == w) => {
                     return err(format!(
-                        "{p}: no column '{w}' (numeric columns: {})",
-                        known.join(", ")
-                    ));
+                        "{p}: column '{w}' is the time axis, not a channel (--time-column none makes it one)"
+                    ))
                 }
+                None => return err(format!("{p}: column '{w}' is not numeric")),
             }
         }
         table.channels = picked;
@@ -186,7 +376,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
     if table.channels.is_empty() {
         return err(format!(
             "{p}: no numeric columns (found: {})",
-            table.skipped.join(", ")
+            names.join(", ")
         ));
     }
     Ok(table)

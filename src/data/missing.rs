@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Missing {
     /// Stop, naming file, column and first row.
@@ -41,7 +43,7 @@ impl Missing {
                 for c in &table.channels {
                     if let Some(row) = c.values.iter().position(|v| v.is_nan()) {
                         return err(format!(
-                            "{}: column '{}', row {row}: missing value (choose --missing interpolate|drop|zero)",
+                            "{}: column '{}', data row {row}: missing value (choose --missing interpolate|drop|zero)",
                             table.path.display(),
                             c.name
                         ));

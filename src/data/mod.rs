@@ -1,13 +1,17 @@
 //! Data in: files → [`Table`] (time axis + numeric channels) → windows → normalised batches.
 
+mod dataset;
 mod load;
 mod missing;
 mod normalize;
+pub mod time;
 mod windows;
 
+pub use dataset::DataSet;
 pub use load::{load, Format, LoadOptions};
 pub use missing::Missing;
 pub use normalize::{Affine, Normalize};
+pub use time::{TimeAxis, TimeColumn, TimeKind};
 pub use windows::{RowRange, Windows};
 
 use std::path::PathBuf;
@@ -16,50 +20,14 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Default)]
 pub struct Table {
     pub path: PathBuf,
-    /// The date/time column, if one was detected: the x axis.
+    /// The time axis (dates, or an index column), if the file has one.
     pub time: Option<TimeAxis>,
     pub channels: Vec<Channel>,
     /// Columns that were skipped because they are neither numeric nor the time axis.
     pub skipped: Vec<String>,
-}
-
-/// The date/time column as read: one label per row, kept in the loader's columnar form
-/// (no string per row) and formatted only when a label is asked for.
-#[derive(Debug, Clone)]
-pub struct TimeAxis {
-    pub name: String,
-    labels: polars::prelude::Column,
-}
-
-impl TimeAxis {
-    pub fn new(name: String, labels: polars::prelude::Column) -> Self {
-        TimeAxis { name, labels }
-    }
-
-    pub fn len(&self) -> usize {
-        self.labels.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.labels.len() == 0
-    }
-
-    /// The label of `row` as the file wrote it (dates from typed formats are formatted).
-    pub fn label(&self, row: usize) -> Option<String> {
-        use polars::prelude::AnyValue;
-        match self.labels.get(row).ok()? {
-            AnyValue::Null => None,
-            AnyValue::String(s) => Some(s.to_string()),
-            v => Some(v.to_string()),
-        }
-    }
-
-    /// Keep the rows where `keep` is true.
-    pub fn retain(&mut self, keep: &[bool]) -> Result<(), String> {
-        let mask: polars::prelude::BooleanChunked = keep.iter().copied().map(Some).collect();
-        self.labels = self.labels.filter(&mask).map_err(|e| e.to_string())?;
-        Ok(())
-    }
+    /// What the user must be told about the load (text cells read as missing, skipped
+    /// columns): one line each, naming the file and column.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -75,6 +43,15 @@ impl Table {
 
     pub fn channel(&self, name: &str) -> Option<&Channel> {
         self.channels.iter().find(|c| c.name == name)
+    }
+
+    /// The time of `row` as records carry it (`start_time`): the time axis's text (ISO 8601
+    /// for dates), or the row number when the data has no time axis.
+    pub fn time_label(&self, row: usize) -> String {
+        self.time
+            .as_ref()
+            .and_then(|t| t.label(row))
+            .unwrap_or_else(|| row.to_string())
     }
 }
 

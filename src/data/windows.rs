@@ -49,8 +49,10 @@ impl fmt::Display for RowRange {
 /// The windows of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Windows {
-    /// First row of the selected range.
+    /// The table row where window 0 of these windows starts.
     pub first_row: usize,
+    /// The run's number of window 0 (non-zero for a part of a run, e.g. a shard).
+    pub first: usize,
     pub seq_len: usize,
     pub stride: usize,
     pub count: usize,
@@ -89,14 +91,26 @@ impl Windows {
         }
         Ok(Windows {
             first_row: start,
+            first: 0,
             seq_len,
             stride,
             count: (avail - seq_len) / stride + 1,
         })
     }
 
-    /// First table row of window `i`.
+    /// First table row of window `i` (counted from 0 within these windows).
     pub fn start(&self, i: usize) -> usize {
         self.first_row + i * self.stride
+    }
+
+    /// Windows `part` of these (numbered as in the whole), e.g. one shard's share.
+    pub fn part(&self, part: std::ops::Range<usize>) -> Windows {
+        let part = part.start.min(self.count)..part.end.min(self.count);
+        Windows {
+            first_row: self.start(part.start),
+            first: self.first + part.start,
+            count: part.len(),
+            ..*self
+        }
     }
 }

@@ -28,7 +28,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Which back end the user asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum EngineKind {
     /// CUDA when a GPU is usable, else native.

@@ -10,7 +10,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// What one prompt describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Aggregate {
     /// Each channel of each window.

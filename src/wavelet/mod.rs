@@ -93,33 +93,7 @@ pub fn lookup(name: &str) -> Result<&'static Wavelet, UnknownWavelet> {
 
 /// The `k` known names closest to `name` by edit distance (ties in catalogue order).
 pub fn nearest_names(name: &str, k: usize) -> Vec<String> {
-    let mut scored: Vec<(usize, usize, &str)> = all()
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (levenshtein(name, &w.name), i, w.name.as_str()))
-        .collect();
-    scored.sort();
-    let best = scored.first().map_or(0, |s| s.0);
-    scored
-        .into_iter()
-        .take_while(|s| s.0 <= best.max(2) + 1)
-        .take(k)
-        .map(|s| s.2.to_string())
-        .collect()
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    crate::suggest::nearest(name, all().iter().map(|w| w.name.as_str()), k)
 }
 
 impl Wavelet {

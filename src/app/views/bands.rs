@@ -1,31 +1,59 @@
-//! The bands: per-band reconstruction stacked (or raw coefficients), with the samples the
-//! signal extension reaches shaded.
+//! The bands: per-band reconstruction stacked (or raw coefficients), each plot labelled with
+//! its band, on the data's time axis, zoom and hover cursor linked across plots; the
+//! samples the signal extension reaches are shaded (one legend entry).
 
 use super::band_names;
+use super::time_axis::{self, TimeFormat};
+use crate::data::Table;
 use crate::pipeline::Inspection;
-use egui_plot::{Legend, Line, Plot, PlotPoints, Span};
+use egui_plot::{Legend, Line, Plot, PlotPoints, Polygon};
 
-pub fn ui(ui: &mut egui::Ui, r: &Inspection, raw: bool, link: egui::Id) {
+pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egui::Id) {
     let names = band_names(r.coeffs.len() - 1);
-    let h = ((ui.available_height() - 10.0) / r.coeffs.len() as f32).clamp(70.0, 160.0);
+    let n = names.len() as f32;
+    let h = ((ui.available_height() - 4.0 * n) / n).max(40.0);
+    let fmt = TimeFormat::of(table);
+    let cursor = egui::Id::unique("band cursor");
+    let shade = ui.visuals().weak_text_color().gamma_multiply(0.25);
     for (k, name) in names.iter().enumerate() {
-        let plot = Plot::new(("band", k)).height(h).legend(Legend::default());
+        let last = k + 1 == names.len();
+        let mut plot = Plot::new(("band", k)).height(h);
+        if k == 0 {
+            // One legend for the stack: the shading means the same on every band.
+            plot = plot.legend(Legend::default().position(egui_plot::Corner::RightTop));
+        }
+        let plot = plot
+            .y_axis_label(name.as_str())
+            .y_axis_min_width(46.0)
+            .show_x(true)
+            .link_cursor(cursor, [true, false]);
+        // Shade [a, b] over the band's value range.
+        let shade_span = |p: &mut egui_plot::PlotUi, a: f64, b: f64, lo: f64, hi: f64| {
+            p.polygon(
+                Polygon::new(
+                    "boundary-affected",
+                    PlotPoints::from(vec![[a, lo], [b, lo], [b, hi], [a, hi]]),
+                )
+                .fill_color(shade)
+                .stroke(egui::Stroke::NONE),
+            );
+        };
         if raw {
             let c = &r.coeffs[k];
             let b = r.boundary[k] as f64;
-            plot.show(ui, |p| {
-                p.line(Line::new(
-                    name.clone(),
-                    PlotPoints::from_iter(c.iter().enumerate().map(|(i, &v)| [i as f64, v])),
-                ));
-                if b > 0.0 {
-                    p.span(Span::new("boundary", 0.0..=b - 1.0));
-                    p.span(Span::new(
-                        "boundary",
-                        c.len() as f64 - b..=c.len() as f64 - 1.0,
+            let (lo, hi) = range(c);
+            plot.x_axis_label(if last { "coefficient index" } else { "" })
+                .show(ui, |p| {
+                    p.line(Line::new(
+                        name.clone(),
+                        PlotPoints::from_iter(c.iter().enumerate().map(|(i, &v)| [i as f64, v])),
                     ));
-                }
-            });
+                    if b > 0.0 {
+                        shade_span(p, -0.5, b - 0.5, lo, hi);
+                        let end = c.len() as f64;
+                        shade_span(p, end - b - 0.5, end - 0.5, lo, hi);
+                    }
+                });
         } else {
             let c = &r.mra[k];
             let start = r.start as f64;
@@ -36,19 +64,38 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, raw: bool, link: egui::Id) {
             } else {
                 names.len() - k
             };
-            let reach = (r.boundary[k] << level) as f64;
-            plot.link_axis(link, [true, false]).show(ui, |p| {
-                p.line(Line::new(
-                    name.clone(),
-                    PlotPoints::from_iter(
-                        c.iter().enumerate().map(|(i, &v)| [start + i as f64, v]),
-                    ),
-                ));
-                let end = start + c.len() as f64;
-                let reach = reach.min(c.len() as f64 / 2.0);
-                p.span(Span::new("boundary", start..=start + reach));
-                p.span(Span::new("boundary", end - reach..=end));
-            });
+            let reach = ((r.boundary[k] << level) as f64).min(c.len() as f64 / 2.0);
+            let (lo, hi) = range(c);
+            plot.link_axis(link, [true, false])
+                .x_axis_formatter(fmt.axis(table))
+                .show_axes([last, true])
+                .label_formatter(move |pos| time_axis::readout(fmt, table, pos))
+                .show(ui, |p| {
+                    p.line(Line::new(
+                        name.clone(),
+                        PlotPoints::from_iter(
+                            c.iter().enumerate().map(|(i, &v)| [start + i as f64, v]),
+                        ),
+                    ));
+                    let end = start + c.len() as f64;
+                    if reach > 0.0 {
+                        shade_span(p, start, start + reach, lo, hi);
+                        shade_span(p, end - reach, end, lo, hi);
+                    }
+                });
         }
+    }
+}
+
+fn range(v: &[f64]) -> (f64, f64) {
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
+    if lo.is_finite() && hi > lo {
+        (lo, hi)
+    } else {
+        (lo.min(0.0) - 1.0, hi.max(0.0) + 1.0)
     }
 }

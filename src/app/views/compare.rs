@@ -1,9 +1,16 @@
 //! Compare: two configurations of the same window side by side: features, the prompt diff,
 //! and timings.
 
+use crate::data::Table;
+use crate::diff::Side;
 use crate::pipeline::Inspection;
 
-pub fn ui(ui: &mut egui::Ui, (a_name, a): (&str, &Inspection), (b_name, b): (&str, &Inspection)) {
+pub fn ui(
+    ui: &mut egui::Ui,
+    table: &Table,
+    (a_name, a): (&str, &Inspection),
+    (b_name, b): (&str, &Inspection),
+) {
     let list = |v: &[f64]| {
         v.iter()
             .map(|x| format!("{x:.3}"))
@@ -78,37 +85,45 @@ pub fn ui(ui: &mut egui::Ui, (a_name, a): (&str, &Inspection), (b_name, b): (&st
     ui.columns(2, |cols| {
         cols[0].label(format!("bands of A: {a_name}"));
         cols[0].push_id("compare a", |ui| {
-            super::bands::ui(ui, a, false, egui::Id::unique("compare a"))
+            ui.allocate_ui(egui::vec2(ui.available_width(), 300.0), |ui| {
+                super::bands::ui(ui, a, table, false, egui::Id::unique("compare a"))
+            })
         });
         cols[1].label(format!("bands of B: {b_name}"));
         cols[1].push_id("compare b", |ui| {
-            super::bands::ui(ui, b, false, egui::Id::unique("compare b"))
+            ui.allocate_ui(egui::vec2(ui.available_width(), 300.0), |ui| {
+                super::bands::ui(ui, b, table, false, egui::Id::unique("compare b"))
+            })
         });
     });
     ui.separator();
-    ui.label("Prompt diff (- A, + B):");
+    ui.label("Prompt diff (- A, + B; changed words highlighted):");
     let (pa, pb) = (
         a.prompt.as_deref().unwrap_or(""),
         b.prompt.as_deref().unwrap_or(""),
     );
-    let (la, lb): (Vec<&str>, Vec<&str>) = (pa.lines().collect(), pb.lines().collect());
     let (removed, added) = (
         egui::Color32::from_rgb(230, 110, 110),
         egui::Color32::from_rgb(110, 200, 120),
     );
-    for i in 0..la.len().max(lb.len()) {
-        match (la.get(i), lb.get(i)) {
-            (Some(x), Some(y)) if x == y => {
-                ui.monospace(format!("  {x}"));
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    for line in crate::diff::diff_lines(pa, pb) {
+        let (sign, colour) = match line.side {
+            Side::Same => ("  ", ui.visuals().text_color()),
+            Side::Removed => ("- ", removed),
+            Side::Added => ("+ ", added),
+        };
+        let mut job = egui::text::LayoutJob::default();
+        let plain = egui::TextFormat::simple(font.clone(), colour);
+        job.append(sign, 0.0, plain.clone());
+        for (marked, text) in &line.pieces {
+            let mut f = plain.clone();
+            if *marked {
+                f.background = colour.gamma_multiply(0.35);
+                f.underline = egui::Stroke::new(1.0, colour);
             }
-            (x, y) => {
-                if let Some(x) = x {
-                    ui.colored_label(removed, egui::RichText::new(format!("- {x}")).monospace());
-                }
-                if let Some(y) = y {
-                    ui.colored_label(added, egui::RichText::new(format!("+ {y}")).monospace());
-                }
-            }
+            job.append(text, 0.0, f);
         }
+        ui.label(job);
     }
 }

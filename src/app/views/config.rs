@@ -14,7 +14,10 @@ pub struct ConfigView {
 }
 
 impl ConfigView {
-    pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings, device: &str) {
+    pub fn ui(&mut self, ui: &mut egui::Ui, settings: &mut Settings, device: &str) {
+        let seq_len = settings.seq_len();
+        let template_text = &mut settings.template_text;
+        let s = &mut settings.run;
         ui.heading("Wavelet");
         ui.horizontal(|ui| {
             egui::ComboBox::from_label("family")
@@ -50,7 +53,7 @@ impl ConfigView {
                 }
             });
         let max = wavelet::lookup(&s.wavelet)
-            .map_or(1, |w| w.max_level(s.seq_len))
+            .map_or(1, |w| w.max_level(seq_len))
             .max(1);
         s.level = s.level.clamp(1, max);
         ui.add(egui::Slider::new(&mut s.level, 1..=max).text(format!("level (max {max})")));
@@ -77,13 +80,20 @@ impl ConfigView {
             ui.selectable_value(&mut s.dtype, DType::F32, "f32");
             ui.selectable_value(&mut s.dtype, DType::F64, "f64");
         });
+        // Unset means the features' default (RevIN), as on the command line.
+        let mut normalize = s.normalize.unwrap_or(Normalize::Revin);
         egui::ComboBox::from_label("normalise")
-            .selected_text(s.normalize.name())
+            .selected_text(normalize.name())
             .show_ui(ui, |ui| {
                 for n in Normalize::ALL {
-                    ui.selectable_value(&mut s.normalize, n, n.name());
+                    ui.selectable_value(&mut normalize, n, n.name());
                 }
             });
+        if Some(normalize) != s.normalize
+            && !(s.normalize.is_none() && normalize == Normalize::Revin)
+        {
+            s.normalize = Some(normalize);
+        }
         ui.separator();
         ui.heading("Prompt");
         let before = s.template.clone();
@@ -97,7 +107,7 @@ impl ConfigView {
             });
         if s.template != before {
             if let Some(src) = crate::prompt::builtin(&s.template) {
-                s.template_text = src.to_string();
+                *template_text = src.to_string();
             }
         }
         ui.add(egui::TextEdit::singleline(&mut s.description).hint_text("dataset description"));

@@ -1,8 +1,9 @@
 //! The data panel: channel, window length and position, and the series with the current
 //! window highlighted.
 
+use super::time_axis::{self, TimeFormat};
 use crate::app::state::Settings;
-use crate::data::{Missing, Table};
+use crate::data::{Missing, Table, TimeColumn, TimeKind};
 use crate::features::Aggregate;
 use egui_plot::{Legend, Line, Plot, PlotPoints, Span};
 
@@ -12,11 +13,18 @@ pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
         table.rows(),
         table.channels.len()
     ));
+    match &table.time {
+        Some(t) => ui.label(format!("time axis: '{}' ({})", t.name, kind_name(t.kind))),
+        None => ui.label("time axis: none (row numbers)"),
+    };
     if !table.skipped.is_empty() {
         ui.label(format!(
             "skipped (not numeric): {}",
             table.skipped.join(", ")
         ));
+    }
+    for w in &table.warnings {
+        ui.colored_label(ui.visuals().warn_fg_color, w);
     }
     let name = table
         .channels
@@ -30,26 +38,52 @@ pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
             }
         });
     let rows = table.rows().max(2);
+    let (mut row_start, mut row_end) = s.row_bounds();
     ui.horizontal(|ui| {
         let from = ui.label("rows");
-        ui.add(egui::DragValue::new(&mut s.row_start).range(0..=rows - 2))
+        ui.add(egui::DragValue::new(&mut row_start).range(0..=rows - 2))
             .labelled_by(from.id);
         let to = ui.label("to");
-        ui.add(egui::DragValue::new(&mut s.row_end).range(0..=rows))
-            .labelled_by(to.id)
-            .on_hover_text("0 = to the end");
+        ui.add(
+            egui::DragValue::new(&mut row_end)
+                .range(0..=rows)
+                .custom_formatter(|v, _| {
+                    if v == 0.0 {
+                        "end".into()
+                    } else {
+                        format!("{v}")
+                    }
+                }),
+        )
+        .labelled_by(to.id)
+        .on_hover_text("End row (exclusive); 'end' = to the end of the file");
+        if row_start == 0 && row_end == 0 {
+            ui.weak("(all rows)");
+        }
     });
-    let end = if s.row_end > s.row_start {
-        s.row_end.min(rows)
+    if (row_start, row_end) != s.row_bounds() {
+        s.set_row_bounds(row_start, row_end);
+    }
+    let end = if row_end > row_start {
+        row_end.min(rows)
     } else {
         rows
     };
-    let avail = end.saturating_sub(s.row_start).max(2);
-    s.seq_len = s.seq_len.clamp(2, avail);
-    ui.add(egui::Slider::new(&mut s.seq_len, 2..=avail.min(4096)).text("window length"));
-    let last = avail - s.seq_len;
+    let avail = end.saturating_sub(row_start).max(2);
+    let mut seq_len = s.seq_len().clamp(2, avail);
+    ui.add(egui::Slider::new(&mut seq_len, 2..=avail.min(4096)).text("window length"));
+    if Some(seq_len) != s.run.seq_len {
+        s.run.seq_len = Some(seq_len);
+    }
+    let last = avail - seq_len;
     s.window = s.window.min(last);
-    ui.add(egui::Slider::new(&mut s.window, 0..=last).text("window (arrow keys)"));
+    ui.add(egui::Slider::new(&mut s.window, 0..=last).text("window (Left/Right keys)"));
+    let first_row = row_start + s.window;
+    ui.label(format!(
+        "window: {} to {}",
+        table.time_label(first_row),
+        table.time_label(first_row + seq_len - 1)
+    ));
     // Step windows with the arrow keys when no text field has focus.
     if !ui.ctx().egui_wants_keyboard_input() {
         let (left, right) = ui.input(|i| {
@@ -67,34 +101,66 @@ pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
     }
 }
 
-/// Missing values (changing the policy reloads the file) and how data-set-wide work
-/// (exports) windows the data.
-pub fn policy_and_export_shape(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
+fn kind_name(k: TimeKind) -> &'static str {
+    match k {
+        TimeKind::Index => "index",
+        TimeKind::Date => "dates",
+        TimeKind::DateTime => "date and time",
+        TimeKind::Text => "labels",
+    }
+}
+
+/// The loading choices (missing values, time column; a change reloads the file); shown
+/// also when a load failed, so the user can fix what made it fail.
+pub fn load_choices(ui: &mut egui::Ui, s: &mut Settings, columns: &[String]) {
     egui::ComboBox::from_label("missing values")
-        .selected_text(s.missing.name())
+        .selected_text(s.run.missing.name())
         .show_ui(ui, |ui| {
             for m in Missing::ALL {
-                ui.selectable_value(&mut s.missing, m, m.name());
+                ui.selectable_value(&mut s.run.missing, m, m.name());
+            }
+        })
+        .response
+        .on_hover_text(
+            "Empty, NaN or text cells: refuse (error), interpolate, drop the row, or zero",
+        );
+    egui::ComboBox::from_label("time column")
+        .selected_text(s.run.time_column.to_string())
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut s.run.time_column, TimeColumn::Auto, "auto");
+            ui.selectable_value(&mut s.run.time_column, TimeColumn::None, "none");
+            for c in columns {
+                ui.selectable_value(&mut s.run.time_column, TimeColumn::Named(c.clone()), c);
             }
         });
-    ui.add(egui::Slider::new(&mut s.stride, 1..=s.seq_len.max(1)).text("stride (exports)"));
+}
+
+/// Missing values (changing the policy reloads the file) and how data-set-wide work
+/// (exports) windows the data.
+pub fn export_shape(ui: &mut egui::Ui, table: &Table, settings: &mut Settings) {
+    let seq_len = settings.seq_len();
+    let s = &mut settings.run;
+    ui.add(egui::Slider::new(&mut s.stride, 1..=seq_len.max(1)).text("stride (exports)"));
     egui::CollapsingHeader::new("columns (exports)").show(ui, |ui| {
         for c in &table.channels {
-            let mut on = s.export_columns.is_empty() || s.export_columns.contains(&c.name);
+            let chosen = s.columns.get_or_insert_with(Vec::new);
+            let mut on = chosen.is_empty() || chosen.contains(&c.name);
             if ui.checkbox(&mut on, &c.name).changed() {
-                if s.export_columns.is_empty() {
-                    s.export_columns = table.channels.iter().map(|c| c.name.clone()).collect();
+                if chosen.is_empty() {
+                    *chosen = table.channels.iter().map(|c| c.name.clone()).collect();
                 }
-                s.export_columns.retain(|n| n != &c.name);
+                chosen.retain(|n| n != &c.name);
                 if on {
-                    s.export_columns.push(c.name.clone());
+                    chosen.push(c.name.clone());
                 }
                 // Keep file order; all selected is the same as none chosen.
-                s.export_columns
-                    .sort_by_key(|n| table.channels.iter().position(|c| &c.name == n));
-                if s.export_columns.len() == table.channels.len() {
-                    s.export_columns.clear();
-                }
+                chosen.sort_by_key(|n| table.channels.iter().position(|c| &c.name == n));
+            }
+            if s.columns
+                .as_ref()
+                .is_some_and(|c| c.is_empty() || c.len() == table.channels.len())
+            {
+                s.columns = None;
             }
         }
     });
@@ -110,22 +176,65 @@ pub fn policy_and_export_shape(ui: &mut egui::Ui, table: &Table, s: &mut Setting
     }
 }
 
-pub fn series_plot(ui: &mut egui::Ui, table: &Table, s: &Settings, link: egui::Id) {
+/// The series overview with the current window: min/max per pixel column (a 10M-row
+/// file draws as fast as a small one), on the data's time axis. A click or drag moves the
+/// window there.
+pub fn series_plot(ui: &mut egui::Ui, table: &Table, s: &mut Settings, link: egui::Id) {
     let Some(c) = table.channels.get(s.channel) else {
         return;
     };
-    Plot::new("series")
-        .height(150.0)
+    let fmt = TimeFormat::of(table);
+    let seq_len = s.seq_len();
+    let (row_start, _) = s.row_bounds();
+    let w0 = (row_start + s.window) as f64;
+    let columns = (ui.available_width().max(100.0) as usize).max(1);
+    let shape = decimate(&c.values, columns);
+    let response = Plot::new("series")
         .legend(Legend::default())
+        .x_axis_formatter(fmt.axis(table))
+        .label_formatter(move |pos| time_axis::readout(fmt, table, pos))
+        .allow_drag([false, false])
+        .allow_boxed_zoom(false)
         .link_axis(link, [true, false])
         .show(ui, |p| {
-            p.line(Line::new(
-                c.name.clone(),
-                PlotPoints::from_iter(c.values.iter().enumerate().map(|(i, &v)| [i as f64, v])),
-            ));
-            p.span(Span::new(
-                "current window",
-                s.window as f64..=(s.window + s.seq_len) as f64,
-            ));
+            p.line(Line::new(c.name.clone(), PlotPoints::from(shape)));
+            p.span(Span::new("current window", w0..=w0 + seq_len as f64));
+            let clicked = p.response().clicked() || p.response().dragged();
+            clicked.then(|| p.pointer_coordinate()).flatten()
         });
+    if let Some(at) = response.inner {
+        // Centre the window on the pointer, within the selected rows.
+        let row = (at.x - seq_len as f64 / 2.0).round().max(row_start as f64) as usize;
+        s.window = row - row_start;
+    }
+}
+
+/// `values` as a polyline of at most 2 × `columns` points: the min and max of each
+/// column's rows (in row order), so spikes survive any zoom-out.
+pub fn decimate(values: &[f64], columns: usize) -> Vec<[f64; 2]> {
+    let per = values.len().div_ceil(columns.max(1)).max(1);
+    if per <= 2 {
+        return values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| [i as f64, v])
+            .collect();
+    }
+    let mut out = Vec::with_capacity(2 * columns);
+    for (k, chunk) in values.chunks(per).enumerate() {
+        let base = k * per;
+        let (mut lo, mut hi) = (0, 0);
+        for (i, v) in chunk.iter().enumerate() {
+            if *v < chunk[lo] {
+                lo = i;
+            }
+            if *v > chunk[hi] {
+                hi = i;
+            }
+        }
+        for i in if lo <= hi { [lo, hi] } else { [hi, lo] } {
+            out.push([(base + i) as f64, chunk[i]]);
+        }
+    }
+    out
 }

@@ -1,33 +1,73 @@
-//! Energy ratios per band as bars; band trends and standard deviations beside them.
+//! Energy ratios per band as bars; band trends and standard deviations beside them, each
+//! bar labelled with its band (cA_n … cD_1), negative values drawn below the axis.
 
 use super::band_names;
 use crate::features::Features;
-use egui_plot::{Bar, BarChart, Legend, Plot};
-
-fn bars(name: &str, values: &[f64], labels: &[String]) -> BarChart {
-    BarChart::new(
-        name,
-        values
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| Bar::new(i as f64, v).name(&labels[i]).width(0.7))
-            .collect(),
-    )
-}
+use egui_plot::{Bar, BarChart, Plot, PlotPoint, Text};
 
 pub fn ui(ui: &mut egui::Ui, f: &Features) {
     let labels = band_names(f.energy_ratio.len() - 1);
+    let height = ui.available_height() - 22.0;
     ui.columns(3, |cols| {
-        for (col, (title, values)) in cols.iter_mut().zip([
-            ("energy ratio", &f.energy_ratio),
-            ("band trend", &f.trends),
-            ("band std", &f.band_stds),
+        for (col, (title, values, colour)) in cols.iter_mut().zip([
+            (
+                "energy ratio",
+                &f.energy_ratio,
+                egui::Color32::from_rgb(70, 130, 220),
+            ),
+            (
+                "band trend",
+                &f.trends,
+                egui::Color32::from_rgb(230, 140, 50),
+            ),
+            (
+                "band std",
+                &f.band_stds,
+                egui::Color32::from_rgb(90, 170, 90),
+            ),
         ]) {
-            col.label(title);
+            col.vertical_centered(|ui| ui.strong(title));
+            let bars: Vec<Bar> = values
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    Bar::new(i as f64, v)
+                        .name(format!("{}: {v:.4}", labels[i]))
+                        .width(0.7)
+                        .fill(colour)
+                })
+                .collect();
+            let (lo, hi) = values
+                .iter()
+                .fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
             Plot::new(title)
-                .height(140.0)
-                .legend(Legend::default())
-                .show(col, |p| p.bar_chart(bars(title, values, &labels)));
+                .height(height.max(60.0))
+                .allow_drag(false)
+                .allow_zoom(false)
+                .allow_scroll(false)
+                .show_grid([false, true])
+                .include_y(lo * 1.1 - 0.12 * (hi - lo).max(1e-12))
+                .include_y(hi * 1.1)
+                .include_y(0.0)
+                .show_axes([false, true])
+                .show(col, |p| {
+                    p.bar_chart(
+                        BarChart::new(title, bars)
+                            .element_formatter(Box::new(|b, _| b.name.clone())),
+                    );
+                    // Band names under the bars (axis labels are dropped when dense).
+                    let below = lo.min(0.0) - 0.02 * (hi - lo).max(1e-12);
+                    for (i, name) in labels.iter().enumerate() {
+                        p.text(
+                            Text::new(
+                                name.as_str(),
+                                PlotPoint::new(i as f64, below),
+                                egui::RichText::new(name.as_str()).size(10.0),
+                            )
+                            .anchor(egui::Align2::CENTER_TOP),
+                        );
+                    }
+                });
         }
     });
 }

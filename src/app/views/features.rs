@@ -16,8 +16,9 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
         .show(ui, |ui| {
             let mut row = |k: &str, v: String| {
                 ui.label(k);
-                ui.label(v);
+                let r = ui.label(v);
                 ui.end_row();
+                r
             };
             row("frequency pattern", f.freq_pattern.clone());
             row("trend", f.trend_desc.clone());
@@ -31,20 +32,27 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
             row("energy entropy", format!("{:.4}", f.energy_entropy));
             row(
                 "dominant band",
-                format!("{} ({:.3})", f.dominant_band, f.dominant_energy),
+                format!(
+                    "{} ({:.3})",
+                    super::band_names(f.energy_ratio.len() - 1)
+                        .get(f.dominant_band)
+                        .map_or("?", |s| s.as_str()),
+                    f.dominant_energy
+                ),
             );
             row("trend consistency", format!("{:.2}", f.trend_consistency));
             row("SNR", format!("{:.2} dB", f.snr_db));
             row("volatility ratio", format!("{:.3}", f.volatility_ratio));
             row(
                 "min / max / median",
-                format!(
-                    "{} / {} / {}",
-                    pyfmt::repr(f.min),
-                    pyfmt::repr(f.max),
-                    pyfmt::repr(f.median)
-                ),
-            );
+                format!("{:.4} / {:.4} / {:.4}", f.min, f.max, f.median),
+            )
+            .on_hover_text(format!(
+                "as the prompt prints them: {} / {} / {}",
+                pyfmt::repr(f.min),
+                pyfmt::repr(f.max),
+                pyfmt::repr(f.median)
+            ));
             row("top lags", format!("{:?}", f.lags));
         });
 }

@@ -8,6 +8,7 @@ pub mod energy;
 pub mod features;
 pub mod prompt;
 pub mod sweep;
+pub mod time_axis;
 pub mod timing;
 
 /// `cA_n, cD_n, …, cD_1`.

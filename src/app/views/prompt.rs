@@ -6,12 +6,23 @@ use crate::prompt::TemplateError;
 pub fn ui(ui: &mut egui::Ui, prompt: Option<&Result<String, TemplateError>>, s: &mut Settings) {
     match prompt {
         Some(Ok(text)) => {
-            if ui.button("Copy prompt").clicked() {
-                ui.ctx().copy_text(text.clone());
-            }
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Copy prompt")
+                    .on_hover_text("Ctrl+Shift+C")
+                    .clicked()
+                {
+                    ui.ctx().copy_text(text.clone());
+                }
+                ui.weak(format!(
+                    "{} characters, {} words",
+                    text.chars().count(),
+                    text.split_whitespace().count()
+                ));
+            });
             egui::ScrollArea::vertical()
                 .id_salt("prompt")
-                .max_height(180.0)
+                .max_height((ui.available_height() - 30.0).max(60.0))
                 .show(ui, |ui| {
                     ui.add(
                         egui::Label::new(egui::RichText::new(text).monospace()).selectable(true),
@@ -37,7 +48,7 @@ pub fn ui(ui: &mut egui::Ui, prompt: Option<&Result<String, TemplateError>>, s: 
                 )
                 .changed();
             if edited {
-                s.template = "custom".into();
+                s.run.template = "custom".into();
             }
             if let Some(Err(TemplateError {
                 line: Some(l),

@@ -1,14 +1,26 @@
-//! The sweep: every wavelet × level ranked by a chosen feature, as a sortable table and a
-//! heat map; clicking a row or a cell loads that configuration.
+//! The sweep: every wavelet × level ranked best first by a chosen feature (the direction
+//! is said), as a table and a heat map with wavelet and level labels, a colour scale and
+//! hover values; clicking a row or a cell loads that configuration.
 
 use crate::app::state::Settings;
-use crate::sweep::{Metric, SweepRow};
+use crate::sweep::{self, Metric, SweepRow};
 
 #[derive(Default)]
 pub struct SweepView {
     pub rows: Vec<SweepRow>,
     pub metric: Metric,
-    pub descending: bool,
+    /// Show configurations whose approximation band has fewer than 2 coefficients.
+    pub show_degenerate: bool,
+}
+
+/// Dark blue (low) to yellow (high).
+fn colour(t: f32) -> egui::Color32 {
+    let t = t.clamp(0.0, 1.0);
+    egui::Color32::from_rgb(
+        (30.0 + 225.0 * t) as u8,
+        (40.0 + 180.0 * t) as u8,
+        (110.0 - 70.0 * t) as u8,
+    )
 }
 
 impl SweepView {
@@ -26,22 +38,21 @@ impl SweepView {
                         ui.selectable_value(&mut self.metric, m, m.name());
                     }
                 });
-            ui.checkbox(&mut self.descending, "largest first");
+            ui.label(format!("best first: {}", self.metric.direction()));
+            ui.checkbox(&mut self.show_degenerate, "show degenerate")
+                .on_hover_text("Configurations whose approximation band has fewer than 2 coefficients (their std and SNR mean nothing)");
         });
         if self.rows.is_empty() {
             ui.label("Every wavelet and level over the data set (non-overlapping windows of the current length).");
             return start;
         }
         let m = self.metric;
-        let mut order: Vec<&SweepRow> = self.rows.iter().collect();
-        order.sort_by(|a, b| a.get(m).total_cmp(&b.get(m)));
-        if self.descending {
-            order.reverse();
-        }
+        let order = sweep::ranked(&self.rows, m, self.show_degenerate);
+        let height = ui.available_height();
         ui.columns(2, |cols| {
             egui::ScrollArea::vertical()
                 .id_salt("sweep table")
-                .max_height(320.0)
+                .max_height(height)
                 .show(&mut cols[0], |ui| {
                     egui::Grid::new("sweep grid")
                         .striped(true)
@@ -53,86 +64,130 @@ impl SweepView {
                             ui.end_row();
                             for (rank, row) in order.iter().enumerate() {
                                 ui.label(format!("{}", rank + 1));
-                                let current = s.wavelet == row.wavelet && s.level == row.level;
-                                if ui
-                                    .selectable_label(
-                                        current,
-                                        format!("{} level {}", row.wavelet, row.level),
-                                    )
-                                    .clicked()
-                                {
-                                    s.wavelet = row.wavelet.clone();
-                                    s.level = row.level;
+                                let current =
+                                    s.run.wavelet == row.wavelet && s.run.level == row.level;
+                                let mut label = format!("{} level {}", row.wavelet, row.level);
+                                if row.degenerate() {
+                                    label.push_str(" (degenerate)");
+                                }
+                                if ui.selectable_label(current, label).clicked() {
+                                    s.run.wavelet = row.wavelet.clone();
+                                    s.run.level = row.level;
                                 }
                                 ui.label(format!("{:.4}", row.get(m)));
                                 ui.end_row();
                             }
                         });
                 });
-            heat_map(&mut cols[1], &self.rows, m, s);
+            heat_map(&mut cols[1], &self.rows, m, self.show_degenerate, s);
         });
         start
     }
 }
 
-/// Wavelets down, levels across, colour by the metric (dark = low, bright = high).
-fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, s: &mut Settings) {
-    let levels = rows.iter().map(|r| r.level).max().unwrap_or(1);
+/// Wavelets down, levels across, coloured by the metric; a colour bar beneath.
+fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, degenerate: bool, s: &mut Settings) {
+    let shown: Vec<&SweepRow> = rows
+        .iter()
+        .filter(|r| degenerate || !r.degenerate())
+        .collect();
+    let levels = shown.iter().map(|r| r.level).max().unwrap_or(1);
     let mut names: Vec<&str> = Vec::new();
-    for r in rows {
+    for r in &shown {
         if !names.contains(&r.wavelet.as_str()) {
             names.push(&r.wavelet);
         }
     }
-    let (lo, hi) = rows
+    let (lo, hi) = shown
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
             (lo.min(r.get(m)), hi.max(r.get(m)))
         });
-    let cell = egui::vec2(28.0, 6.0);
+    let t_of = |v: f64| {
+        if hi > lo {
+            ((v - lo) / (hi - lo)) as f32
+        } else {
+            0.5
+        }
+    };
+    let text = ui.visuals().text_color();
+    let small = egui::FontId::proportional(10.0);
+    // Colour scale.
+    ui.horizontal(|ui| {
+        ui.small(format!("{lo:.2}"));
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(140.0, 10.0), egui::Sense::hover());
+        for i in 0..28 {
+            let x = rect.left() + i as f32 * 5.0;
+            ui.painter().rect_filled(
+                egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(5.0, 10.0)),
+                0.0,
+                colour(i as f32 / 27.0),
+            );
+        }
+        ui.small(format!("{hi:.2} {}", m.name()));
+    });
+    let label_w = 70.0;
+    let cell = egui::vec2(
+        ((ui.available_width() - label_w) / levels as f32).clamp(14.0, 40.0),
+        12.0,
+    );
+    // Level labels across the top.
+    let (top, _) = ui.allocate_exact_size(
+        egui::vec2(label_w + cell.x * levels as f32, 14.0),
+        egui::Sense::hover(),
+    );
+    for l in 1..=levels {
+        ui.painter().text(
+            top.min + egui::vec2(label_w + cell.x * (l as f32 - 0.5), 0.0),
+            egui::Align2::CENTER_TOP,
+            format!("L{l}"),
+            small.clone(),
+            text,
+        );
+    }
     egui::ScrollArea::vertical()
         .id_salt("sweep heat map")
-        .max_height(320.0)
         .show(ui, |ui| {
             let (rect, _) = ui.allocate_exact_size(
-                egui::vec2(cell.x * levels as f32 + 60.0, cell.y * names.len() as f32),
+                egui::vec2(
+                    label_w + cell.x * levels as f32,
+                    cell.y * names.len() as f32,
+                ),
                 egui::Sense::hover(),
             );
-            for r in rows {
-                let i = names.iter().position(|n| *n == r.wavelet).unwrap_or(0);
-                let t = if hi > lo {
-                    ((r.get(m) - lo) / (hi - lo)) as f32
-                } else {
-                    0.5
-                };
-                let min =
-                    rect.min + egui::vec2(60.0 + cell.x * (r.level - 1) as f32, cell.y * i as f32);
-                let cell_rect = egui::Rect::from_min_size(min, cell);
-                let colour = egui::Color32::from_rgb(
-                    (40.0 + 215.0 * t) as u8,
-                    (60.0 + 120.0 * t) as u8,
-                    (120.0 - 80.0 * t) as u8,
+            for (i, n) in names.iter().enumerate() {
+                ui.painter().text(
+                    rect.min + egui::vec2(label_w - 4.0, cell.y * (i as f32 + 0.5)),
+                    egui::Align2::RIGHT_CENTER,
+                    *n,
+                    small.clone(),
+                    text,
                 );
-                ui.painter().rect_filled(cell_rect.shrink(0.5), 0.0, colour);
+            }
+            for r in &shown {
+                let i = names.iter().position(|n| *n == r.wavelet).unwrap_or(0);
+                let min = rect.min
+                    + egui::vec2(label_w + cell.x * (r.level - 1) as f32, cell.y * i as f32);
+                let cell_rect = egui::Rect::from_min_size(min, cell);
+                ui.painter()
+                    .rect_filled(cell_rect.shrink(0.5), 0.0, colour(t_of(r.get(m))));
                 let response = ui.interact(
                     cell_rect,
                     ui.scope_id().with((&r.wavelet, r.level)),
                     egui::Sense::click(),
                 );
                 if response.clicked() {
-                    s.wavelet = r.wavelet.clone();
-                    s.level = r.level;
+                    s.run.wavelet = r.wavelet.clone();
+                    s.run.level = r.level;
                 }
-                response.on_hover_text(format!("{} level {}: {:.4}", r.wavelet, r.level, r.get(m)));
-            }
-            for (i, n) in names.iter().enumerate().step_by(4) {
-                ui.painter().text(
-                    rect.min + egui::vec2(0.0, cell.y * i as f32),
-                    egui::Align2::LEFT_TOP,
-                    *n,
-                    egui::FontId::monospace(7.0),
-                    ui.visuals().text_color(),
-                );
+                response.on_hover_text(format!(
+                    "{} level {}: {} = {:.4}{}",
+                    r.wavelet,
+                    r.level,
+                    m.name(),
+                    r.get(m),
+                    if r.degenerate() { " (degenerate)" } else { "" }
+                ));
             }
         });
 }

@@ -1,0 +1,365 @@
+//! The time axis: which column gives each row its time, how it is stored (a regular grid is
+//! start + step, not a label per row) and how a time reads as text (ISO 8601 for dates).
+
+use chrono::{DateTime, Datelike, NaiveDate, Timelike};
+use polars::prelude::{AnyValue, Column, DataType};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which column is the time axis: detected (the default), none, or a named one.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum TimeColumn {
+    #[default]
+    Auto,
+    None,
+    Named(String),
+}
+
+impl FromStr for TimeColumn {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s.trim() {
+            "" => return Err("expected a column name, 'none' or 'auto'".into()),
+            "auto" => TimeColumn::Auto,
+            "none" => TimeColumn::None,
+            name => TimeColumn::Named(name.to_string()),
+        })
+    }
+}
+
+impl TryFrom<String> for TimeColumn {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<TimeColumn> for String {
+    fn from(t: TimeColumn) -> String {
+        t.to_string()
+    }
+}
+
+impl fmt::Display for TimeColumn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeColumn::Auto => f.write_str("auto"),
+            TimeColumn::None => f.write_str("none"),
+            TimeColumn::Named(n) => f.write_str(n),
+        }
+    }
+}
+
+/// What the axis counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeKind {
+    /// An integer index (t, step, …).
+    Index,
+    /// Calendar dates without a time of day (milliseconds since 1970, at midnight).
+    Date,
+    /// Dates with a time of day (milliseconds since 1970, no time zone).
+    DateTime,
+    /// Labels that are neither numbers nor dates we can read: shown as written.
+    Text,
+}
+
+#[derive(Debug, Clone)]
+enum Points {
+    Grid { start: i64, step: i64, len: usize },
+    Values(Vec<i64>),
+    Labels(Column),
+}
+
+/// The time of every row.
+#[derive(Debug, Clone)]
+pub struct TimeAxis {
+    pub name: String,
+    pub kind: TimeKind,
+    points: Points,
+}
+
+impl TimeAxis {
+    /// Integer times (an index column); a regular grid is kept as start + step.
+    pub fn index(name: String, values: Vec<i64>) -> Self {
+        TimeAxis {
+            name,
+            kind: TimeKind::Index,
+            points: Points::compact(values),
+        }
+    }
+
+    /// A date/time column as read (typed or text): parsed to milliseconds when every cell is
+    /// a date we can read, else kept as labels.
+    pub fn from_column(name: String, col: &Column) -> Self {
+        let text = if col.dtype() == &DataType::String {
+            Some(col.clone())
+        } else {
+            col.cast(&DataType::String).ok()
+        };
+        if let Some(ms) = text.as_ref().and_then(|t| parse_all(t)) {
+            let (values, with_time) = ms;
+            return TimeAxis {
+                name,
+                kind: if with_time {
+                    TimeKind::DateTime
+                } else {
+                    TimeKind::Date
+                },
+                points: Points::compact(values),
+            };
+        }
+        TimeAxis {
+            name,
+            kind: TimeKind::Text,
+            points: Points::Labels(text.unwrap_or_else(|| col.clone())),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.points {
+            Points::Grid { len, .. } => *len,
+            Points::Values(v) => v.len(),
+            Points::Labels(c) => c.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The step of a regular grid (milliseconds for dates, units for an index).
+    pub fn step(&self) -> Option<i64> {
+        match self.points {
+            Points::Grid { step, .. } => Some(step),
+            _ => None,
+        }
+    }
+
+    fn raw(&self, row: usize) -> Option<i64> {
+        match &self.points {
+            Points::Grid { start, step, len } => (row < *len).then(|| start + step * row as i64),
+            Points::Values(v) => v.get(row).copied(),
+            Points::Labels(_) => None,
+        }
+    }
+
+    /// The time of `row` as a number (milliseconds since 1970 for dates, the index value),
+    /// for plotting; None for text labels.
+    pub fn value(&self, row: usize) -> Option<f64> {
+        self.raw(row).map(|v| v as f64)
+    }
+
+    /// The time of `row` as text: ISO 8601 for dates, the integer for an index, the
+    /// label as written otherwise.
+    pub fn label(&self, row: usize) -> Option<String> {
+        match &self.points {
+            Points::Labels(c) => match c.get(row).ok()? {
+                AnyValue::Null => None,
+                AnyValue::String(s) => Some(s.to_string()),
+                v => Some(v.to_string()),
+            },
+            _ => self.raw(row).map(|v| self.format(v)),
+        }
+    }
+
+    /// A time value (as `value` gives it) as text in this axis's kind.
+    pub fn format(&self, v: i64) -> String {
+        match self.kind {
+            TimeKind::Index | TimeKind::Text => v.to_string(),
+            TimeKind::Date => iso(v, false),
+            TimeKind::DateTime => iso(v, true),
+        }
+    }
+
+    /// Keep the rows where `keep` is true.
+    pub fn retain(&mut self, keep: &[bool]) -> Result<(), String> {
+        self.points = match &self.points {
+            Points::Labels(c) => {
+                let mask: polars::prelude::BooleanChunked =
+                    keep.iter().copied().map(Some).collect();
+                Points::Labels(c.filter(&mask).map_err(|e| e.to_string())?)
+            }
+            _ => Points::compact(
+                (0..self.len())
+                    .filter(|&r| keep.get(r).copied().unwrap_or(false))
+                    .filter_map(|r| self.raw(r))
+                    .collect(),
+            ),
+        };
+        Ok(())
+    }
+}
+
+impl Points {
+    fn compact(values: Vec<i64>) -> Self {
+        match values.as_slice() {
+            [a, b, ..] if values.windows(2).all(|w| w[1] - w[0] == b - a) => Points::Grid {
+                start: *a,
+                step: b - a,
+                len: values.len(),
+            },
+            _ => Points::Values(values),
+        }
+    }
+}
+
+/// Milliseconds since 1970 as ISO 8601: `2016-07-01T13:00:00` (fractions only when set),
+/// or `2016-07-01` for dates.
+pub fn iso(ms: i64, with_time: bool) -> String {
+    let Some(t) = DateTime::from_timestamp_millis(ms).map(|t| t.naive_utc()) else {
+        return ms.to_string();
+    };
+    if !with_time {
+        return format!("{:04}-{:02}-{:02}", t.year(), t.month(), t.day());
+    }
+    let frac = t.nanosecond() / 1_000_000;
+    let base = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    );
+    if frac == 0 {
+        base
+    } else {
+        format!("{base}.{frac:03}")
+    }
+}
+
+/// Every cell as milliseconds since 1970, and whether any has a time of day; None when a
+/// cell is empty or not a date.
+fn parse_all(col: &Column) -> Option<(Vec<i64>, bool)> {
+    let s = col.str().ok()?;
+    let mut out = Vec::with_capacity(s.len());
+    let mut with_time = false;
+    for cell in s.iter() {
+        let (ms, t) = parse_datetime(cell?)?;
+        with_time |= t;
+        out.push(ms);
+    }
+    Some((out, with_time))
+}
+
+/// `YYYY-MM-DD` or `YYYY/MM/DD`, then optionally `[ T]HH:MM[:SS[.fff]]` and `Z`:
+/// milliseconds since 1970 and whether a time of day was written. Hand-written because
+/// it runs on every row of 10-million-row files (a general parser is 20× slower).
+pub fn parse_datetime(s: &str) -> Option<(i64, bool)> {
+    let b = s.trim().as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let d = b.get(r)?;
+        d.iter().try_fold(0u32, |acc, &c| {
+            c.is_ascii_digit().then(|| acc * 10 + (c - b'0') as u32)
+        })
+    };
+    let sep = *b.get(4)?;
+    if !matches!(sep, b'-' | b'/') || b.get(7) != Some(&sep) {
+        return None;
+    }
+    let date = NaiveDate::from_ymd_opt(num(0..4)? as i32, num(5..7)?, num(8..10)?)?;
+    let days = (date - NaiveDate::from_ymd_opt(1970, 1, 1)?).num_days();
+    let mut ms = days * 86_400_000;
+    let rest = &b[10..];
+    if rest.is_empty() {
+        return Some((ms, false));
+    }
+    if !matches!(rest[0], b' ' | b'T') || rest.len() < 6 || rest[3] != b':' {
+        return None;
+    }
+    let (h, m) = (num(11..13)?, num(14..16)?);
+    let mut sec = 0u32;
+    let mut frac_ms = 0u32;
+    let mut i = 16;
+    if b.get(i) == Some(&b':') {
+        sec = num(17..19)?;
+        i = 19;
+        if b.get(i) == Some(&b'.') {
+            let digits: Vec<u8> = b[i + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .copied()
+                .collect();
+            if digits.is_empty() {
+                return None;
+            }
+            i += 1 + digits.len();
+            frac_ms = digits
+                .iter()
+                .chain(std::iter::repeat(&b'0'))
+                .take(3)
+                .fold(0, |acc, &c| acc * 10 + (c - b'0') as u32);
+        }
+    }
+    if !(b.len() == i || (b.len() == i + 1 && b[i] == b'Z')) || h > 23 || m > 59 || sec > 60 {
+        return None;
+    }
+    ms += (h as i64 * 3600 + m as i64 * 60 + sec as i64) * 1000 + frac_ms as i64;
+    Some((ms, true))
+}
+
+/// Names an integer column may have to be read as the time axis (whole name, any case).
+pub fn is_index_name(name: &str) -> bool {
+    let n = name.trim().to_ascii_lowercase();
+    matches!(
+        n.as_str(),
+        "" | "t"
+            | "time"
+            | "timestamp"
+            | "index"
+            | "idx"
+            | "step"
+            | "ds"
+            | "date"
+            | "unnamed: 0"
+            | "__index_level_0__"
+    ) || n.contains("date")
+        || n.contains("time")
+}
+
+/// Strictly increasing: every row has its own time, in order.
+pub fn strictly_increasing(v: &[i64]) -> bool {
+    v.windows(2).all(|w| w[0] < w[1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_dates_and_times() {
+        assert_eq!(parse_datetime("1970-01-02"), Some((86_400_000, false)));
+        assert_eq!(
+            parse_datetime("2016-07-01 01:00:00").map(|(v, t)| (iso(v, t), t)),
+            Some(("2016-07-01T01:00:00".into(), true))
+        );
+        assert_eq!(
+            parse_datetime("2016/07/01T01:02:03.5Z").map(|(v, _)| iso(v, true)),
+            Some("2016-07-01T01:02:03.500".into())
+        );
+        assert_eq!(parse_datetime("2016-07-01 1:00"), None);
+        assert_eq!(parse_datetime("2016-13-01"), None);
+        assert_eq!(parse_datetime("12:30"), None);
+        assert_eq!(
+            parse_datetime("1958-03-29").map(|(v, _)| iso(v, false)),
+            Some("1958-03-29".into())
+        );
+    }
+
+    #[test]
+    fn a_regular_grid_is_start_and_step() {
+        let t = TimeAxis::index("t".into(), vec![10, 12, 14, 16]);
+        assert_eq!(t.step(), Some(2));
+        assert_eq!(t.label(3).as_deref(), Some("16"));
+        let mut t = t;
+        t.retain(&[true, false, true, true]).unwrap();
+        assert_eq!(t.step(), None);
+        assert_eq!(
+            (0..3).map(|r| t.label(r).unwrap()).collect::<Vec<_>>(),
+            ["10", "14", "16"]
+        );
+    }
+}

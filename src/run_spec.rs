@@ -1,0 +1,215 @@
+//! One run specification: a validated [`Config`] and what it builds — the table, the
+//! windows, the plan (level checked), the pipeline's shape and the engine with its fallback
+//! notice. The CLI, the app's worker, the sweep and the tests build runs here and nowhere
+//! else, so they cannot drift apart.
+
+use crate::config::Config;
+use crate::data::{self, DataError, LoadOptions, Normalize, RowRange, Table, Windows};
+use crate::engine::{self, Plan};
+use crate::pipeline::{self, Shape};
+use crate::wavelet::{self, Wavelet};
+use std::path::Path;
+
+/// Past this, extra levels only repeat the edge extension (every band stays about one
+/// filter long): a typo such as `--level 100000000` is refused before anything is allocated.
+pub const MAX_LEVEL: usize = 64;
+
+/// What the run is for: decomposition follows pywt (any level, normalisation off by
+/// default); features need `1 <= level <= max_level` and normalise with RevIN by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Decompose,
+    Features,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    pub cfg: Config,
+    pub purpose: Purpose,
+    pub wavelet: &'static Wavelet,
+    pub rows: Option<RowRange>,
+}
+
+/// The windows and plan of one table under a spec.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub windows: Windows,
+    pub plan: Plan,
+    /// pywt's warning for a decomposition level above the maximum, if it applies.
+    pub warning: Option<String>,
+}
+
+impl RunSpec {
+    /// Check every option that does not need the data; each error names its option.
+    pub fn new(cfg: Config, purpose: Purpose) -> Result<Self, DataError> {
+        let wavelet =
+            wavelet::lookup(&cfg.wavelet).map_err(|e| DataError(format!("--wavelet: {e}")))?;
+        if cfg.level == 0 || cfg.level > MAX_LEVEL {
+            return data::err(format!("--level {}: expected 1 to {MAX_LEVEL}", cfg.level));
+        }
+        let rows = cfg
+            .row_range()
+            .map_err(|e| DataError(format!("--rows: {e}")))?;
+        if cfg.stride == 0 {
+            return data::err("--stride must be at least 1");
+        }
+        if cfg.seq_len == Some(0) {
+            return data::err("--seq-len must be at least 1");
+        }
+        if cfg.batch_size == 0 {
+            return data::err("--batch-size must be at least 1");
+        }
+        Ok(RunSpec {
+            cfg,
+            purpose,
+            wavelet,
+            rows,
+        })
+    }
+
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            columns: self.cfg.columns.clone(),
+            missing: self.cfg.missing,
+            time_column: self.cfg.time_column.clone(),
+        }
+    }
+
+    /// Load one file with the configured columns, time axis and missing-value policy.
+    pub fn load(&self, path: &Path) -> Result<Table, DataError> {
+        let mut table = data::load(path, &self.load_options())?;
+        self.cfg.missing.apply(&mut table)?;
+        Ok(table)
+    }
+
+    pub fn normalize(&self) -> Normalize {
+        self.cfg.normalize.unwrap_or(match self.purpose {
+            Purpose::Decompose => Normalize::None,
+            Purpose::Features => Normalize::Revin,
+        })
+    }
+
+    /// The windows over `table` and the plan for their length, checked for the purpose.
+    pub fn prepare(&self, table: &Table) -> Result<Prepared, DataError> {
+        let p = table.path.display();
+        let windows = Windows::new(table.rows(), self.rows, self.cfg.seq_len, self.cfg.stride)
+            .map_err(|e| DataError(format!("{p}: {e}")))?;
+        let plan = Plan::new(self.wavelet, self.cfg.mode, self.cfg.level, windows.seq_len)
+            .map_err(|e| DataError(format!("{p}: {e}")))?;
+        let max = self.wavelet.max_level(windows.seq_len);
+        let warning = match self.purpose {
+            Purpose::Features => {
+                pipeline::check_level(&plan).map_err(|e| DataError(format!("--level: {e}")))?;
+                None
+            }
+            Purpose::Decompose => (self.cfg.level > max).then(|| {
+                format!(
+                    "warning: level {} is above the maximum {max} for length {} and '{}'; computing anyway, as pywt does",
+                    self.cfg.level, windows.seq_len, self.wavelet.name
+                )
+            }),
+        };
+        Ok(Prepared {
+            windows,
+            plan,
+            warning,
+        })
+    }
+
+    /// The configured engine (auto: CUDA when usable, else native), with the notice to
+    /// show when it fell back.
+    pub fn engine(&self) -> engine::Selected {
+        engine::select(self.cfg.engine)
+    }
+}
+
+impl Prepared {
+    /// The pipeline's shape over `table` (the table this was prepared for).
+    pub fn shape<'a>(&'a self, spec: &RunSpec, table: &'a Table) -> Shape<'a> {
+        Shape {
+            table,
+            windows: self.windows,
+            plan: &self.plan,
+            normalize: spec.normalize(),
+            dtype: spec.cfg.dtype,
+            aggregate: spec.cfg.aggregate,
+            batch_size: spec.cfg.batch_size,
+        }
+    }
+}
+
+/// `i/n`: the i-th of n parts of a run (1-based, as Slurm's array indices usually are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("'{s}': expected I/N with 1 <= I <= N, e.g. 3/8");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// This shard's windows of each file, given every file's window count and the size of
+    /// the groups that must not be cut (a batch for `batch` aggregation, else one window).
+    /// Groups are split into `count` contiguous runs, so the shards' outputs concatenated
+    /// in order are the whole run's.
+    pub fn parts(&self, windows_per_file: &[usize], group: usize) -> Vec<std::ops::Range<usize>> {
+        let group = group.max(1);
+        let groups: Vec<usize> = windows_per_file.iter().map(|w| w.div_ceil(group)).collect();
+        let total: usize = groups.iter().sum();
+        let lo = total * (self.index - 1) / self.count;
+        let hi = total * self.index / self.count;
+        let mut first = 0;
+        windows_per_file
+            .iter()
+            .zip(&groups)
+            .map(|(&w, &g)| {
+                let (a, b) = (lo.clamp(first, first + g), hi.clamp(first, first + g));
+                first += g;
+                ((a - (first - g)) * group).min(w)..((b - (first - g)) * group).min(w)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Shard;
+
+    #[test]
+    fn shards_tile_the_run_on_group_boundaries() {
+        let files = [10, 0, 7, 33];
+        for group in [1, 4] {
+            for n in 1..9 {
+                let mut seen = vec![Vec::new(); files.len()];
+                for i in 1..=n {
+                    let parts = Shard { index: i, count: n }.parts(&files, group);
+                    assert_eq!(parts.len(), files.len());
+                    for (f, p) in parts.iter().enumerate() {
+                        assert!(p.start % group == 0 || p.is_empty(), "{p:?}");
+                        seen[f].extend(p.clone());
+                    }
+                }
+                for (f, s) in seen.iter().enumerate() {
+                    assert_eq!(*s, (0..files[f]).collect::<Vec<_>>(), "n={n} group={group}");
+                }
+            }
+        }
+        assert!("0/3".parse::<Shard>().is_err());
+        assert!("4/3".parse::<Shard>().is_err());
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
+    }
+}
