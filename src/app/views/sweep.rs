@@ -27,7 +27,7 @@ impl SweepView {
     /// Draw; returns true when the user asks for a (new) sweep.
     pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings, running: bool) -> bool {
         let mut start = false;
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             start = ui
                 .add_enabled(!running, egui::Button::new("Run sweep"))
                 .clicked();

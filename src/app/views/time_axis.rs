@@ -93,5 +93,6 @@ pub fn readout(fmt: TimeFormat, table: &Table, pos: &HoverPosition<'_>) -> Optio
     } else {
         format!("{name}\n")
     };
-    Some(format!("{head}{}\n{:.4}", fmt.at(table, p.x), p.y))
+    // Readouts name a row's time (the axis may fall between rows).
+    Some(format!("{head}{}\n{:.4}", fmt.at(table, p.x.round()), p.y))
 }
