@@ -1,10 +1,51 @@
-//! Writing results: atomically (temporary file in the same folder, then rename), so a
-//! failed run never leaves a half-written file; `-` means standard output.
+//! Writing results: a regular file (or a new path) is replaced atomically (temporary file
+//! in the same folder, then rename), so a failed or interrupted run never leaves a half
+//! file; a symbolic link is followed and its target replaced, never the link; a device, a
+//! FIFO or a socket (`/dev/stdout`, a pipe) is written to directly; `-` is standard output.
 
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// Write what `fill` produces to `path` atomically, or to stdout when `path` is `-`.
+/// Temporary files being written, removed by `remove_temporaries` when the process is
+/// interrupted (Ctrl-C, SIGTERM) so no hidden half file stays behind.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Remove every temporary file still being written (called on an interrupt).
+pub fn remove_temporaries() {
+    if let Ok(mut list) = TEMPORARIES.lock() {
+        for p in list.drain(..) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn track(tmp: &Path, on: bool) {
+    if let Ok(mut list) = TEMPORARIES.lock() {
+        if on {
+            list.push(tmp.to_path_buf());
+        } else {
+            list.retain(|p| p != tmp);
+        }
+    }
+}
+
+/// Where to write for `path`: the file itself, or what a symbolic link points to.
+fn resolve(path: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).unwrap_or_else(|_| {
+            // A dangling link: create what it names.
+            let target = std::fs::read_link(path).unwrap_or_else(|_| path.to_path_buf());
+            match path.parent() {
+                Some(dir) if target.is_relative() => dir.join(target),
+                _ => target,
+            }
+        }),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Write what `fill` produces to `path` (see the module's rules).
 pub fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -16,26 +57,43 @@ pub fn write_atomic(
             .and_then(|_| w.flush())
             .map_err(|e| format!("cannot write to standard output: {e}"));
     }
-    let dir = match path.parent() {
+    let target = resolve(path);
+    let special = std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if special {
+        // Devices, FIFOs and sockets cannot be replaced (and must not be): stream to them.
+        let result = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&target)
+            .and_then(|f| {
+                let mut w = BufWriter::new(f);
+                fill(&mut w)?;
+                w.flush()
+            });
+        return result.map_err(|e| format!("{}: cannot write: {e}", path.display()));
+    }
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = path
+    let name = target
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| format!("{}: not a file path", path.display()))?;
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    track(&tmp, true);
     let result = (|| -> io::Result<()> {
         let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
         fill(&mut w)?;
         w.flush()?;
         w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, &target)
     })();
-    result.map_err(|e| {
+    let result = result.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         format!("{}: cannot write: {e}", path.display())
-    })
+    });
+    track(&tmp, false);
+    result
 }
 
 use crate::features::Features;

@@ -15,7 +15,16 @@ fn main() {
     let result = match args.command {
         None => wavebench::app::run(None),
         Some(Command::Gui { file }) => wavebench::app::run(file),
-        Some(cmd) => cli::run(cmd),
+        Some(cmd) => {
+            // Ctrl-C or SIGTERM while an output is being written: remove the temporary
+            // file, then stop as an interrupted program does (exit 130).
+            let _ = ctrlc::set_handler(|| {
+                wavebench::export::remove_temporaries();
+                eprintln!("wavebench: interrupted; no output written");
+                std::process::exit(130);
+            });
+            cli::run(cmd)
+        }
     };
     if let Err(f) = result {
         eprintln!("wavebench: {}", f.message());

@@ -281,3 +281,144 @@ fn missing_value_policies() {
         "3 rows left, reflect: (3+1)/2"
     );
 }
+
+/// Issue 13's corpus: inputs that once panicked, aborted, replaced a special file or
+/// answered wrongly with exit 0.
+#[test]
+fn no_input_panics_or_destroys_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let csv = write(
+        d,
+        "s.csv",
+        &format!(
+            "x\n{}",
+            (0..200)
+                .map(|i| format!("{}\n", (i as f64 * 0.3).sin()))
+                .collect::<String>()
+        ),
+    );
+    // A window shorter than the filter above the maximum level: computed, as pywt does
+    // (pywt.wavedec(x[:4], 'db4', mode='reflect', level=2) has bands of 6, 6 and 5).
+    let o = wavebench(&[
+        "decompose",
+        &csv,
+        "--rows",
+        "0..4",
+        "--level",
+        "2",
+        "--dtype",
+        "f64",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let lens: Vec<usize> = v["series"][0]["coeffs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_array().unwrap().len())
+        .collect();
+    assert_eq!(lens, [6, 6, 5]);
+    assert!(stderr(&o).contains("above the maximum"));
+    // Absurd levels and repeats are refused before anything is allocated, in one line.
+    for level in ["4294967296", "18446744073709551615", "100000000"] {
+        assert_input_error(
+            &wavebench(&["decompose", &csv, "--level", level]),
+            &["--level"],
+        );
+    }
+    for repeat in ["0", "18446744073709551615"] {
+        assert_input_error(
+            &wavebench(&["bench", &csv, "--repeat", repeat, "--seq-len", "64"]),
+            &["--repeat"],
+        );
+    }
+    assert_input_error(
+        &wavebench(&["decompose", &csv, "--mode", "reflekt"]),
+        &["reflect"],
+    );
+    // A template's precision: Python's digits up to a bound, then a located error.
+    let t = write(d, "p.jinja", "{{ snr_db | f(\".65536f\") }}");
+    let o = wavebench(&[
+        "prompts",
+        &csv,
+        "--seq-len",
+        "64",
+        "--stride",
+        "500",
+        "--template",
+        &t,
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let digits = line["prompt"]
+        .as_str()
+        .unwrap()
+        .split('.')
+        .nth(1)
+        .unwrap()
+        .len();
+    assert_eq!(digits, 65536);
+    let t = write(d, "q.jinja", "{{ snr_db | f(\".9999999999f\") }}");
+    assert_input_error(
+        &wavebench(&[
+            "prompts",
+            &csv,
+            "--seq-len",
+            "64",
+            "--template",
+            &t,
+            "-o",
+            "-",
+        ]),
+        &["q.jinja", "too large"],
+    );
+
+    // Outputs: a symlink's target is replaced and the link stays a link; a FIFO is
+    // written to, not replaced.
+    let target = d.join("real.json");
+    std::fs::write(&target, "old").unwrap();
+    let link = d.join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let o = wavebench(&["decompose", &csv, "-o", link.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .starts_with("{\"wavelet\""));
+    let fifo = d.join("pipe");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = wavebench(&["decompose", &csv, "-o", fifo.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(reader.join().unwrap().starts_with("{\"wavelet\""));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    let o = wavebench(&["decompose", &csv, "-o", "/dev/null"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    let left: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -42,8 +42,9 @@ pub enum Command {
         input: PathBuf,
         #[arg(long, default_value = "native,torch-cpu")]
         engines: String,
-        #[arg(long, default_value_t = 5)]
-        repeat: usize,
+        /// Timed runs per engine, after one warm-up
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        repeat: u32,
         #[command(flatten)]
         common: Common,
     },
@@ -76,8 +77,9 @@ pub enum Command {
         input: PathBuf,
         #[arg(long, default_value = "native,torch-cpu")]
         engines: String,
-        #[arg(long, default_value_t = 5)]
-        repeat: usize,
+        /// Timed runs per engine, after one warm-up
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        repeat: u32,
         /// REPORT.json, REPORT.csv or REPORT.md (Markdown on stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -251,7 +253,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
             engines,
             repeat,
             common,
-        } => bench_decompose::run(&path, &engines, repeat.max(1), &common),
+        } => bench_decompose::run(&path, &engines, repeat as usize, &common),
         Command::Features {
             input: path,
             output,
@@ -274,7 +276,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         } => bench::run(
             &path,
             &engines,
-            repeat.max(1),
+            repeat as usize,
             output.as_deref(),
             &common,
             &prompt,

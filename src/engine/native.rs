@@ -47,7 +47,17 @@ impl<T: Real> Scratch<T> {
         Scratch {
             even: vec![T::ZERO; ext.div_ceil(2) + PAD],
             odd: vec![T::ZERO; ext / 2 + PAD],
-            approx: vec![T::ZERO; plan.len],
+            // Above the maximum level (pywt computes it, with a warning) a level's output
+            // can be longer than the series: hold the longest approximation.
+            approx: vec![
+                T::ZERO;
+                plan.levels
+                    .iter()
+                    .map(|l| l.n_out)
+                    .max()
+                    .unwrap_or(0)
+                    .max(plan.len)
+            ],
             lo: plan.lo_rev.iter().map(|&v| T::from_f64(v)).collect(),
             hi: plan.hi_rev.iter().map(|&v| T::from_f64(v)).collect(),
         }

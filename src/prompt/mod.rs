@@ -89,6 +89,15 @@ impl Prompter {
                             format!("unsupported format '{spec}' (use \".Nf\")"),
                         )
                     })?;
+                if precision > pyfmt::MAX_PRECISION {
+                    return Err(minijinja::Error::new(
+                        ErrorKind::InvalidOperation,
+                        format!(
+                            "precision {precision} in '{spec}' is too large (at most {})",
+                            pyfmt::MAX_PRECISION
+                        ),
+                    ));
+                }
                 Ok(pyfmt::fixed(x, precision))
             },
         );

@@ -52,8 +52,20 @@ pub fn fixed(x: f64, precision: usize) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    format!("{x:.precision$}")
+    // A double has at most 1074 fractional binary digits, so its decimal expansion ends
+    // by then: beyond, only zeros follow (and Rust's formatter stops at 65535).
+    const EXACT: usize = 1100;
+    if precision <= EXACT {
+        return format!("{x:.precision$}");
+    }
+    let mut s = format!("{x:.EXACT$}");
+    s.extend(std::iter::repeat_n('0', precision - EXACT));
+    s
 }
+
+/// The largest precision `f(".Nf")` accepts: more digits than any prompt can use, and a
+/// bound on what one number may cost.
+pub const MAX_PRECISION: usize = 100_000;
 
 /// `str(list)` of integers: `[0, 1, 95]`.
 pub fn int_list(v: &[i64]) -> String {
@@ -64,6 +76,15 @@ pub fn int_list(v: &[i64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_precisions_pad_with_zeros() {
+        let s = fixed(0.1, 65536);
+        assert_eq!(s.len(), 2 + 65536);
+        assert!(s.starts_with("0.1000000000000000055511151231257827"));
+        assert_eq!(&s[2..1102], &format!("{:.1100}", 0.1)[2..]);
+        assert!(s[1102..].bytes().all(|b| b == b'0'));
+    }
 
     #[test]
     fn repr_matches_python() {
