@@ -24,16 +24,26 @@ APT_PACKAGES := pkg-config libssl-dev libdbus-1-dev libx11-dev libxcursor-dev li
 	libxi-dev libxkbcommon-dev libxkbcommon-x11-0 libwayland-dev libvulkan1 \
 	mesa-vulkan-drivers libgl1-mesa-dri libegl1 xvfb xauth
 
+# What only the app needs at run time: a file dialog. rfd asks the desktop portal and falls
+# back to zenity, so a bare machine without a desktop still gets File > Open.
+APT_RUN_PACKAGES := zenity
+
 SAMPLE := sample_data/synthetic.csv
 
-.PHONY: all setup apt venv target-link build run test bench assets fixtures sample-data reference clean
+.PHONY: all setup apt apt-run apt-install venv target-link build run test bench bench-app assets fixtures sample-data reference clean
 
 all: build
 
 setup: apt venv target-link
 
 apt:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES)"
+
+apt-run:
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_RUN_PACKAGES)"
+
+apt-install:
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing system packages:" $$missing; \
@@ -61,13 +71,17 @@ build: setup
 	cargo build --release
 	@echo "built target/release/wavebench"
 
-run: build
+run: build apt-run
 	./target/release/wavebench gui $(SAMPLE)
 
 # One profile for every test (dev, with optimised dependencies): CLI tests run the
 # binary cargo builds for them.
 test: setup
 	cargo test --no-fail-fast
+
+# Frame times of the real app driven headless (egui_kittest); see BENCHMARKS.md.
+bench-app: setup
+	cargo test --test app bench_frame_times -- --ignored --nocapture
 
 bench: build
 	$(PYTHON) scripts/bench_decompose.py ../shared/data/ETTh1.csv ./target/release/wavebench

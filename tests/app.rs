@@ -2,6 +2,8 @@
 //! prompt shown is the one the pipeline produces for that configuration, turn knobs, break
 //! the template.
 
+mod common;
+
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use std::path::PathBuf;
@@ -518,4 +520,74 @@ fn layout_theme_and_diff() {
         .filter(|l| l.side == wavebench::diff::Side::Same)
         .count();
     assert!(same >= 3, "header lines are shared: {d:?}");
+}
+
+/// Frame times of the real app, headless (not a pass/fail test: `make bench-app` runs it
+/// and BENCHMARKS.md records the numbers). First frame with everything on screen; a knob
+/// change to new bands, features and prompt on screen at windows of 512 and 4096; a frame
+/// of a 10-million-row overview.
+#[test]
+#[ignore]
+fn bench_frame_times() {
+    use std::time::Instant;
+    let data = common::etth1().unwrap_or_else(sample);
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let mut h = harness_at(data.clone(), settings(), 900.0);
+    settle(&mut h);
+    println!(
+        "first full dashboard ({}): {:.0} ms",
+        data.display(),
+        ms(t.elapsed())
+    );
+    for seq in [512, 4096] {
+        h.state_mut().settings.run.seq_len = Some(seq);
+        settle(&mut h);
+        let mut changes = Vec::new();
+        let mut frames = Vec::new();
+        for level in [2, 3, 4, 3, 2, 3, 4, 3] {
+            let t = Instant::now();
+            h.state_mut().settings.run.level = level;
+            settle(&mut h); // computed off the UI thread, then drawn
+            changes.push(ms(t.elapsed()));
+            let t = Instant::now();
+            h.step();
+            frames.push(ms(t.elapsed()));
+        }
+        changes.sort_by(f64::total_cmp);
+        frames.sort_by(f64::total_cmp);
+        println!(
+            "window {seq}: knob change to new plots on screen, median {:.1} ms (max {:.1}); one frame median {:.1} ms (max {:.1})",
+            changes[changes.len() / 2],
+            changes[changes.len() - 1],
+            frames[frames.len() / 2],
+            frames[frames.len() - 1]
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("10m.csv");
+    let text: String = (0..10_000_000u64)
+        .map(|i| format!("{}\n", (i as f64 * 0.001).sin()))
+        .collect();
+    std::fs::write(&big, format!("x\n{text}")).unwrap();
+    let t = Instant::now();
+    let mut h = harness_at(big, settings(), 900.0);
+    h.state_mut().settings.channel = 0;
+    while !h.state().is_idle() && t.elapsed().as_secs() < 120 {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(h.state().is_idle(), "{}", h.state().status());
+    println!("10M rows: loaded and drawn in {:.0} ms", ms(t.elapsed()));
+    let mut frames = Vec::new();
+    for _ in 0..10 {
+        let t = Instant::now();
+        h.step();
+        frames.push(ms(t.elapsed()));
+    }
+    frames.sort_by(f64::total_cmp);
+    println!(
+        "10M rows: one frame median {:.1} ms (max {:.1})",
+        frames[5], frames[9]
+    );
 }

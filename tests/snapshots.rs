@@ -29,6 +29,11 @@ fn table() -> wavebench::data::Table {
 }
 
 fn inspection() -> Inspection {
+    inspection_of("db4", 3)
+}
+
+/// One window through the pipeline, with fixed stage times (real ones vary by run).
+fn inspection_of(wavelet: &str, level: usize) -> Inspection {
     let path = sample();
     let table = RunSpec::new(Config::default(), Purpose::Features)
         .unwrap()
@@ -36,9 +41,9 @@ fn inspection() -> Inspection {
         .unwrap();
     let windows = Windows::new(table.rows(), None, Some(256), 1).unwrap();
     let plan = Plan::new(
-        wavebench::wavelet::lookup("db4").unwrap(),
+        wavebench::wavelet::lookup(wavelet).unwrap(),
         Default::default(),
-        3,
+        level,
         256,
     )
     .unwrap();
@@ -164,4 +169,36 @@ fn dashboard_dark() {
 #[test]
 fn dashboard_light() {
     dashboard("dashboard_light", false);
+}
+
+#[test]
+fn compare() {
+    let (a, b) = (inspection_of("db4", 3), inspection_of("sym5", 2));
+    let t = table();
+    snapshot("compare", [700.0, 760.0], |ui| {
+        views::compare::ui(
+            ui,
+            &t,
+            ("db4 level 3 reflect", &a),
+            ("sym5 level 2 reflect", &b),
+        )
+    });
+}
+
+#[test]
+fn sweep() {
+    let t = table();
+    let base = Config {
+        seq_len: Some(256),
+        ..Config::default()
+    };
+    let rows = wavebench::sweep::run(&t, &base, |_, _| true).unwrap();
+    let mut view = views::sweep::SweepView {
+        rows,
+        ..Default::default()
+    };
+    let mut s = Settings::default();
+    snapshot("sweep", [900.0, 520.0], |ui| {
+        view.ui(ui, &mut s, false);
+    });
 }

@@ -102,6 +102,7 @@ pub struct Workbench {
     busy: bool,
     config_view: views::config::ConfigView,
     timing_view: views::timing::TimingView,
+    overview: views::data::Overview,
     pub sweep_view: views::sweep::SweepView,
     /// A second configuration shown beside the main one.
     compare: Option<Compare>,
@@ -129,6 +130,7 @@ impl Workbench {
             busy: false,
             config_view: Default::default(),
             timing_view: Default::default(),
+            overview: Default::default(),
             sweep_view: Default::default(),
             compare: None,
             job: None,
@@ -802,7 +804,7 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
         };
         let r = app.result.as_deref();
         match (*pane, r) {
-            (Pane::Overview, _) => views::data::series_plot(ui, &table, &mut app.settings, link),
+            (Pane::Overview, _) => app.overview.ui(ui, &table, &mut app.settings, link),
             (Pane::Sweep, _) => {
                 let running = app.job.is_some();
                 self.start_sweep |= app.sweep_view.ui(ui, &mut app.settings, running);

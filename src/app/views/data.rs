@@ -176,19 +176,48 @@ pub fn export_shape(ui: &mut egui::Ui, table: &Table, settings: &mut Settings) {
     }
 }
 
-/// The series overview with the current window: min/max per pixel column (a 10M-row
-/// file draws as fast as a small one), on the data's time axis. A click or drag moves the
-/// window there.
-pub fn series_plot(ui: &mut egui::Ui, table: &Table, s: &mut Settings, link: egui::Id) {
-    let Some(c) = table.channels.get(s.channel) else {
-        return;
-    };
+/// The series overview with the current window: min/max per pixel column, computed once
+/// per table, channel and width (a 10M-row file draws as fast as a small one), on the
+/// data's time axis. A click or drag moves the window there.
+#[derive(Default)]
+pub struct Overview {
+    /// (table identity, rows, channel, pixel columns) the points were made for.
+    key: Option<(usize, usize, usize, usize)>,
+    points: Vec<[f64; 2]>,
+}
+
+impl Overview {
+    pub fn ui(&mut self, ui: &mut egui::Ui, table: &Table, s: &mut Settings, link: egui::Id) {
+        let Some(c) = table.channels.get(s.channel) else {
+            return;
+        };
+        let columns = (ui.available_width().max(100.0) as usize).max(1);
+        let key = (
+            c.values.as_ptr() as usize,
+            c.values.len(),
+            s.channel,
+            columns,
+        );
+        if self.key != Some(key) {
+            self.points = decimate(&c.values, columns);
+            self.key = Some(key);
+        }
+        series_plot(ui, table, s, link, &c.name, &self.points);
+    }
+}
+
+fn series_plot(
+    ui: &mut egui::Ui,
+    table: &Table,
+    s: &mut Settings,
+    link: egui::Id,
+    name: &str,
+    shape: &[[f64; 2]],
+) {
     let fmt = TimeFormat::of(table);
     let seq_len = s.seq_len();
     let (row_start, _) = s.row_bounds();
     let w0 = (row_start + s.window) as f64;
-    let columns = (ui.available_width().max(100.0) as usize).max(1);
-    let shape = decimate(&c.values, columns);
     let response = Plot::new("series")
         .legend(Legend::default())
         .x_axis_formatter(fmt.axis(table))
@@ -197,7 +226,7 @@ pub fn series_plot(ui: &mut egui::Ui, table: &Table, s: &mut Settings, link: egu
         .allow_boxed_zoom(false)
         .link_axis(link, [true, false])
         .show(ui, |p| {
-            p.line(Line::new(c.name.clone(), PlotPoints::from(shape)));
+            p.line(Line::new(name, PlotPoints::from(shape.to_vec())));
             p.span(Span::new("current window", w0..=w0 + seq_len as f64));
             let clicked = p.response().clicked() || p.response().dragged();
             clicked.then(|| p.pointer_coordinate()).flatten()
