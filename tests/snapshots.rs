@@ -202,3 +202,21 @@ fn sweep() {
         view.ui(ui, &mut s, false);
     });
 }
+
+/// The pointer over the first band: every band plot shows the cursor at the same time.
+#[test]
+fn bands_linked_cursor() {
+    let r = inspection();
+    let t = table();
+    let link = egui::Id::unique("snapshot axis");
+    let mut h = Harness::builder()
+        .with_size([900.0, 560.0])
+        .wgpu()
+        .build_ui(move |ui| {
+            egui::CentralPanel::default().show(ui, |ui| views::bands::ui(ui, &r, &t, false, link));
+        });
+    h.run();
+    h.hover_at(egui::pos2(450.0, 80.0));
+    h.run();
+    h.snapshot("bands_linked_cursor");
+}
