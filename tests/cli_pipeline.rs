@@ -19,6 +19,13 @@ fn ok(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
+/// JSON lines output, one value a line.
+fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 fn no_leftovers(dir: &Path) {
     let names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -36,10 +43,7 @@ fn features_in_every_format() {
     let jsonl = ok(&wavebench(
         &[&["features", SAMPLE, "-o", "-", "--quiet"][..], &WINDOWED].concat(),
     ));
-    let rows: Vec<serde_json::Value> = jsonl
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows: Vec<serde_json::Value> = json_lines(&jsonl);
     // 8 windows x 4 channels, one row per series.
     assert_eq!(rows.len(), 32);
     assert_eq!(rows[1]["column"], "noisy_seasonal");
@@ -141,10 +145,7 @@ fn prompts_are_the_rendered_features() {
         ]
         .concat(),
     ));
-    let lines: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<serde_json::Value> = json_lines(&out);
     assert_eq!(lines.len(), 32);
     let first = &lines[0];
     let prompt = first["prompt"].as_str().unwrap();
@@ -180,10 +181,7 @@ fn config_file_sets_every_option() {
         "-",
         "--quiet",
     ]));
-    let lines: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<serde_json::Value> = json_lines(&out);
     assert_eq!(lines.len(), 4);
     assert!(lines[0]["prompt"]
         .as_str()
@@ -525,10 +523,7 @@ fn the_index_column_is_the_time_axis_and_records_carry_start_time() {
         "-",
         "--quiet",
     ]));
-    let rows: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows: Vec<serde_json::Value> = json_lines(&out);
     assert_eq!(rows.len(), 2, "t is not a channel: 2 windows × 1 channel");
     assert!(rows.iter().all(|r| r["column"] == "x"));
     assert_eq!(rows[1]["start"], 30);
@@ -547,10 +542,7 @@ fn the_index_column_is_the_time_axis_and_records_carry_start_time() {
         "-",
         "--quiet",
     ]));
-    let rows: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows: Vec<serde_json::Value> = json_lines(&out);
     assert_eq!(rows.len(), 4);
     assert_eq!(rows[0]["column"], "t");
     assert_eq!(rows[2]["start_time"], "30");
@@ -613,10 +605,7 @@ fn the_index_column_is_the_time_axis_and_records_carry_start_time() {
         "-",
         "--quiet",
     ]);
-    let rows: Vec<serde_json::Value> = ok(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows: Vec<serde_json::Value> = json_lines(&ok(&o));
     assert_eq!(rows.len(), 2, "volts and amps, not t");
     assert_eq!(rows[0]["start_time"], "2021-01-01T00:00:00");
     let err = String::from_utf8_lossy(&o.stderr);
@@ -671,10 +660,7 @@ fn a_folder_or_glob_is_a_data_set_and_shards_concatenate_to_the_whole() {
     let whole = ok(&wavebench(
         &[&["prompts", s, "-o", "-"][..], &shape].concat(),
     ));
-    let rows: Vec<serde_json::Value> = whole
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows: Vec<serde_json::Value> = json_lines(&whole);
     // Windows never cross a file: (150-64)/8+1 = 11, (90-64)/8+1 = 4, (200-64)/8+1 = 18.
     assert_eq!(rows.len(), (11 + 4 + 18) * 2);
     let files: Vec<&str> = rows.iter().map(|r| r["file"].as_str().unwrap()).collect();
