@@ -5,7 +5,7 @@
 
 use crate::config::Config;
 use crate::data::{self, DataError, LoadOptions, Normalize, RowRange, Table, Windows};
-use crate::engine::{self, Plan};
+use crate::engine::{self, DType, Plan};
 use crate::pipeline::{self, Shape};
 use crate::wavelet::{self, Wavelet};
 use std::path::Path;
@@ -13,6 +13,11 @@ use std::path::Path;
 /// Past this, extra levels only repeat the edge extension (every band stays about one
 /// filter long): a typo such as `--level 100000000` is refused before anything is allocated.
 pub const MAX_LEVEL: usize = 64;
+
+/// The largest |x| whose squares, summed over millions of samples, stay finite: 1e150² ×
+/// 1e7 < f64::MAX; 1e15² × 1e7 < f32::MAX.
+const LIMIT_F64: f64 = 1e150;
+const LIMIT_F32: f64 = 1e15;
 
 /// What the run is for: decomposition follows pywt (any level, normalisation off by
 /// default); features need `1 <= level <= max_level` and normalise with RevIN by default.
@@ -96,6 +101,9 @@ impl RunSpec {
             .map_err(|e| DataError(format!("{p}: {e}")))?;
         let plan = Plan::new(self.wavelet, self.cfg.mode, self.cfg.level, windows.seq_len)
             .map_err(|e| DataError(format!("{p}: {e}")))?;
+        if self.purpose == Purpose::Features {
+            self.check_range(table, &windows)?;
+        }
         let max = self.wavelet.max_level(windows.seq_len);
         let warning = match self.purpose {
             Purpose::Features => {
@@ -114,6 +122,34 @@ impl RunSpec {
             plan,
             warning,
         })
+    }
+
+    /// Values whose squares (summed over a window) would overflow the run's precision are
+    /// refused, naming where: otherwise energies become inf and features NaN or zeros.
+    fn check_range(&self, table: &Table, windows: &Windows) -> Result<(), DataError> {
+        let limit = match self.cfg.dtype {
+            DType::F32 => LIMIT_F32,
+            DType::F64 => LIMIT_F64,
+        };
+        let rows = windows.first_row..windows.start(windows.count - 1) + windows.seq_len;
+        for c in &table.channels {
+            let Some(row) = c.values[rows.clone()].iter().position(|v| v.abs() > limit) else {
+                continue;
+            };
+            let row = rows.start + row;
+            let hint = match self.cfg.dtype {
+                DType::F32 => "rescale the column, or use --dtype f64",
+                DType::F64 => "rescale the column",
+            };
+            return data::err(format!(
+                "{}: column '{}', data row {row}: {:e} is too large for {} sums of squares (|x| at most {limit:e}); {hint}",
+                table.path.display(),
+                c.name,
+                c.values[row],
+                self.cfg.dtype.name()
+            ));
+        }
+        Ok(())
     }
 
     /// The configured engine (auto: CUDA when usable, else native), with the notice to

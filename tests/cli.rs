@@ -422,3 +422,56 @@ fn no_input_panics_or_destroys_a_file() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// Values near the float limits: a clear error naming file, column and row, never NaN,
+/// null or zeros with exit 0.
+#[test]
+fn values_too_large_for_the_sums_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (value, dtype) in [("1e200", "f64"), ("1e38", "f32"), ("1e308", "f64")] {
+        let csv = write(
+            d,
+            "big.csv",
+            &format!(
+                "x\n{}",
+                (0..64)
+                    .map(|i| format!("{}{value}\n", if i % 2 == 0 { "" } else { "-" }))
+                    .collect::<String>()
+            ),
+        );
+        let o = wavebench(&["features", &csv, "--dtype", dtype, "-o", "-"]);
+        assert_input_error(&o, &["big.csv", "'x'", "data row 0", "too large"]);
+        // The transform itself needs no squares: computed, and finite.
+        let o = wavebench(&["decompose", &csv, "--dtype", dtype, "-o", "-"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(!text.contains("null") && !text.contains("inf"), "{text}");
+        if value == "1e308" {
+            // Beyond f32 altogether: an error naming the series, not inf.
+            let o = wavebench(&["decompose", &csv, "--dtype", "f32", "-o", "-"]);
+            assert_input_error(&o, &["big.csv", "'x'", "window 0", "overflow f32"]);
+        }
+    }
+    // Large but safe values are computed: the features do not depend on the scale.
+    let csv = write(
+        d,
+        "ok.csv",
+        &format!(
+            "x\n{}",
+            (0..64)
+                .map(|i| format!("{}e100\n", (i as f64 * 0.4).sin()))
+                .collect::<String>()
+        ),
+    );
+    let o = wavebench(&["features", &csv, "--dtype", "f64", "-o", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ratios: f64 = v["energy_ratio"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_f64().unwrap())
+        .sum();
+    assert!((ratios - 1.0).abs() < 1e-9, "{v}");
+}

@@ -53,6 +53,22 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
     if let (Some(n), false) = (&notice, common.quiet) {
         eprintln!("wavebench: {n}");
     }
+    // Coefficients past the precision's range (huge inputs, deep levels in f32) are an
+    // error naming the series, not inf in the output.
+    let per = plan.coeffs_per_series();
+    let bad = match &coeffs {
+        Values::F32(v) => v.iter().position(|x| !x.is_finite()),
+        Values::F64(v) => v.iter().position(|x| !x.is_finite()),
+    };
+    if let Some(i) = bad {
+        let (column, window, start) = &labels[i / per];
+        return Err(Failure::Input(format!(
+            "{}: column '{column}', window {window} (row {start}): coefficients overflow {}; rescale the column{}",
+            path.display(),
+            cfg.dtype.name(),
+            if cfg.dtype == crate::engine::DType::F32 { " or use --dtype f64" } else { "" }
+        )));
+    }
     let doc = Doc {
         wavelet: &w.name,
         mode: cfg.mode.name(),
