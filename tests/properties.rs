@@ -147,3 +147,219 @@ proptest! {
         }
     }
 }
+
+// ---- Fuzzing the entry points a user reaches (issue 13): no panic, no abort, and every
+// refusal one line. Bounded: a fixed number of cases per target, so `make test` stays
+// quick; PROPTEST_CASES raises it for a longer hunt.
+
+mod fuzz {
+    use proptest::prelude::*;
+    use wavebench::config::Config;
+    use wavebench::data::{self, Channel, LoadOptions, Missing, Table};
+    use wavebench::engine::{self, Engine};
+    use wavebench::features::Features;
+    use wavebench::prompt::{PromptVars, Prompter};
+    use wavebench::run_spec::{Purpose, RunSpec};
+    use wavebench::timing::Timer;
+
+    fn config() -> ProptestConfig {
+        let cases = std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(160);
+        ProptestConfig {
+            cases,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }
+    }
+
+    /// Cells a CSV may hold: numbers (huge, tiny, negative), text, empties, dates, quotes.
+    fn cell() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (-1e6f64..1e6).prop_map(|v| format!("{v}")),
+            Just(String::new()),
+            Just("nan".into()),
+            Just("inf".into()),
+            Just("1e308".into()),
+            Just("-1e-320".into()),
+            Just("n/a?".into()),
+            Just("\"a,b\"".into()),
+            Just("2021-01-01 00:00:00".into()),
+            (0i64..1000).prop_map(|v| v.to_string()),
+            "[a-z;|\t ]{0,4}",
+        ]
+    }
+
+    fn csv() -> impl Strategy<Value = String> {
+        (1usize..5, 0usize..40).prop_flat_map(|(cols, rows)| {
+            let header = prop::collection::vec("[a-z]{0,3}", cols);
+            let body = prop::collection::vec(prop::collection::vec(cell(), cols), rows);
+            (header, body).prop_map(|(h, b)| {
+                let mut s = h.join(",");
+                for r in b {
+                    s.push('\n');
+                    s.push_str(&r.join(","));
+                }
+                s
+            })
+        })
+    }
+
+    fn one_line(e: &str) -> bool {
+        !e.trim_end().contains('\n')
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn the_loader_never_panics(
+            text in prop_oneof![csv(), ".{0,200}"],
+            bytes in prop::collection::vec(any::<u8>(), 0..64),
+            policy in 0usize..4,
+            time in prop_oneof![Just("auto"), Just("none"), Just("a"), Just("zz")],
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let opts = LoadOptions {
+                columns: None,
+                missing: Missing::ALL[policy],
+                time_column: time.parse().unwrap(),
+            };
+            for (name, content) in [("t.csv", text.as_bytes()), ("b.parquet", &bytes[..]), ("c.jsonl", text.as_bytes())] {
+                let p = dir.path().join(name);
+                std::fs::write(&p, content).unwrap();
+                match data::load(&p, &opts).and_then(|mut t| opts.missing.apply(&mut t).map(|_| t)) {
+                    Ok(t) => prop_assert!(!t.channels.is_empty()),
+                    Err(e) => prop_assert!(one_line(&e.0) && e.0.contains(name), "{}", e.0),
+                }
+            }
+        }
+
+        #[test]
+        fn the_options_never_panic(
+            args in prop::collection::vec(prop_oneof![
+                Just("--level".to_string()), Just("--seq-len".into()), Just("--stride".into()),
+                Just("--rows".into()), Just("--wavelet".into()), Just("--mode".into()),
+                Just("--batch-size".into()), Just("--aggregate".into()), Just("--shard".into()),
+                Just("--time-column".into()), Just("--dtype".into()), Just("--repeat".into()),
+                Just("18446744073709551615".into()), Just("4294967296".into()), Just("0".into()),
+                Just("3".into()), Just("-1".into()), Just("1e7".into()), Just("5..2".into()),
+                Just("0..".into()), Just("2/3".into()), Just("db4".into()), Just("batch".into()),
+                "[a-z0-9./-]{0,6}",
+            ], 0..8),
+            command in prop_oneof![Just("features"), Just("prompts"), Just("bench"), Just("decompose")],
+        ) {
+            use clap::Parser;
+            let mut argv = vec!["wavebench".to_string(), command.to_string(), "x.csv".into()];
+            argv.extend(args);
+            if command != "bench" {
+                argv.extend(["-o".to_string(), "-".into()]);
+            }
+            let Ok(cli) = wavebench::cli::Cli::try_parse_from(&argv) else { return Ok(()) };
+            use wavebench::cli::Command;
+            let (common, prompt) = match cli.command {
+                Some(Command::Features { common, prompt, .. })
+                | Some(Command::Prompts { common, prompt, .. })
+                | Some(Command::Bench { common, prompt, .. }) => (common, Some(prompt)),
+                Some(Command::Decompose { common, .. }) => (common, None),
+                _ => return Ok(()),
+            };
+            let cfg = common.config().and_then(|mut c| {
+                if let Some(p) = &prompt { p.apply(&mut c)?; }
+                Ok(c)
+            });
+            let purpose = if prompt.is_some() { Purpose::Features } else { Purpose::Decompose };
+            match cfg.map(|c| RunSpec::new(c, purpose)) {
+                Ok(Ok(spec)) => {
+                    // Through to a plan on a small table: refusals are one line.
+                    let table = Table {
+                        channels: vec![Channel { name: "x".into(), values: (0..300).map(|i| (i as f64).sin()).collect() }],
+                        ..Default::default()
+                    };
+                    if let Err(e) = spec.prepare(&table) { prop_assert!(one_line(&e.0), "{}", e.0) }
+                }
+                Ok(Err(e)) => prop_assert!(one_line(&e.0), "{}", e.0),
+                Err(f) => prop_assert!(one_line(f.message()), "{}", f.message()),
+            }
+        }
+
+        #[test]
+        fn templates_never_panic(src in "[{}%a-z_|().\" 0-9f,:#+-]{0,48}") {
+            let f = features();
+            match Prompter::new(&src) {
+                Ok(p) => {
+                    let _ = p.render(&PromptVars { features: &f, description: "d", seq_len: 64, pred_len: 8 });
+                }
+                Err(e) => prop_assert!(one_line(&e.to_string()), "{e}"),
+            }
+        }
+
+        #[test]
+        fn engine_entry_points_never_panic(
+            len in 1usize..200,
+            level in 1usize..12,
+            wavelet in prop::sample::select(wavebench::wavelet::all().iter().map(|w| w.name.clone()).collect::<Vec<_>>()),
+            mode in prop::sample::select(wavebench::wavelet::Mode::ALL.to_vec()),
+            scale in prop_oneof![Just(1.0f64), Just(1e-300), Just(1e14), Just(1e149)],
+            features_purpose in any::<bool>(),
+            dtype in prop_oneof![Just(engine::DType::F32), Just(engine::DType::F64)],
+        ) {
+            let table = Table {
+                channels: vec![Channel { name: "x".into(), values: (0..len).map(|i| scale * ((i * 7 % 13) as f64 - 6.0)).collect() }],
+                ..Default::default()
+            };
+            let cfg = Config { wavelet, level, mode, dtype, seq_len: Some(len.min(64)), stride: 7, engine: engine::EngineKind::Native, ..Config::default() };
+            let purpose = if features_purpose { Purpose::Features } else { Purpose::Decompose };
+            let spec = RunSpec::new(cfg, purpose).unwrap();
+            let prepared = match spec.prepare(&table) {
+                Ok(p) => p,
+                Err(e) => { prop_assert!(one_line(&e.0), "{}", e.0); return Ok(()); }
+            };
+            let mut sel = spec.engine();
+            if features_purpose {
+                let units = wavebench::pipeline::features(&mut sel.engine, &mut sel.notice, &prepared.shape(&spec, &table), &mut Timer::default(), |_| true).unwrap();
+                for u in &units {
+                    prop_assert!(u.features.energy_ratio.iter().all(|r| r.is_finite()), "{:?}", u.features);
+                    prop_assert!(u.features.snr_db.is_finite() && u.features.min.is_finite());
+                }
+            } else {
+                let x: Vec<f64> = table.channels[0].values[..prepared.windows.seq_len].to_vec();
+                let out = sel.engine.decompose(engine::Values::from_f64(&x, dtype).as_ref(), &prepared.plan).unwrap();
+                prop_assert_eq!(out.len(), prepared.plan.coeffs_per_series());
+            }
+        }
+    }
+
+    /// Real features of one window, for rendering fuzzed templates.
+    fn features() -> Features {
+        let table = Table {
+            channels: vec![Channel {
+                name: "x".into(),
+                values: (0..64).map(|i| (i as f64 * 0.3).sin()).collect(),
+            }],
+            ..Default::default()
+        };
+        let spec = RunSpec::new(
+            Config {
+                seq_len: Some(64),
+                engine: engine::EngineKind::Native,
+                ..Config::default()
+            },
+            Purpose::Features,
+        )
+        .unwrap();
+        let prepared = spec.prepare(&table).unwrap();
+        let mut sel = spec.engine();
+        let mut units = wavebench::pipeline::features(
+            &mut sel.engine,
+            &mut sel.notice,
+            &prepared.shape(&spec, &table),
+            &mut Timer::default(),
+            |_| true,
+        )
+        .unwrap();
+        let _: &dyn Engine = sel.engine.as_ref();
+        units.remove(0).features
+    }
+}
