@@ -475,3 +475,33 @@ fn values_too_large_for_the_sums_are_refused() {
         .sum();
     assert!((ratios - 1.0).abs() < 1e-9, "{v}");
 }
+
+/// A run that would not fit in memory is refused before it allocates, saying how big.
+#[test]
+fn a_run_beyond_the_memory_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(
+        dir.path(),
+        "long.csv",
+        &format!(
+            "x\n{}",
+            (0..200_000)
+                .map(|i| format!("{}\n", i % 97))
+                .collect::<String>()
+        ),
+    );
+    // 100,001 windows of 100,000 samples in f64: about 160 GB of batch and coefficients.
+    let t = std::time::Instant::now();
+    let o = wavebench(&[
+        "decompose",
+        &csv,
+        "--seq-len",
+        "100000",
+        "--dtype",
+        "f64",
+        "-o",
+        "-",
+    ]);
+    assert_input_error(&o, &["long.csv", "needs about", "GB", "--rows"]);
+    assert!(t.elapsed().as_secs() < 60, "refused before computing");
+}

@@ -129,8 +129,8 @@ fn timing() {
 }
 
 /// The whole dashboard as a researcher first sees it, on the sample data, in a
-/// 1400×900 window. Stage times differ from run to run, so a few hundred pixels of
-/// numbers may differ; layout, labels and plots may not.
+/// 1400×900 window. Stage times differ from run to run (their numbers and the history's
+/// scale: up to ~1% of the pixels); layout, labels and plots may not.
 fn dashboard(name: &str, dark: bool) {
     use wavebench::app::Workbench;
     let mut settings = Settings {
@@ -141,7 +141,13 @@ fn dashboard(name: &str, dark: bool) {
     };
     settings.run.engine = EngineKind::Native;
     settings.run.description = "Synthetic hourly data".into();
-    let app = Workbench::new(Some(sample()), settings, &egui::Context::default());
+    // Relative (tests run in the package root): the status line shows the path, and a
+    // clone elsewhere must draw the same picture.
+    let app = Workbench::new(
+        Some(PathBuf::from("sample_data/synthetic.csv")),
+        settings,
+        &egui::Context::default(),
+    );
     let mut h = Harness::builder()
         .with_size([1400.0, 900.0])
         .wgpu()
@@ -157,7 +163,7 @@ fn dashboard(name: &str, dark: bool) {
     h.run();
     h.snapshot_options(
         name,
-        &egui_kittest::SnapshotOptions::new().max_failed_pixels(6000),
+        &egui_kittest::SnapshotOptions::new().max_failed_pixels(15_000),
     );
 }
 

@@ -23,6 +23,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
         eprintln!("wavebench: {w}");
     }
     let prepared = spec.prepare(&table)?;
+    prepared.check_memory(&spec, &table)?;
     if let Some(w) = &prepared.warning {
         eprintln!("wavebench: {w}");
     }

@@ -183,6 +183,7 @@ impl Run {
             if let Some(p) = &parts {
                 prepared.windows = prepared.windows.part(p[k].clone());
             }
+            prepared.check_memory(&self.spec, &table)?;
             let label = if files.len() > 1 {
                 format!("{what} (file {} of {})", k + 1, files.len())
             } else {
