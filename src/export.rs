@@ -45,6 +45,12 @@ fn resolve(path: &Path) -> PathBuf {
     }
 }
 
+/// A device, FIFO or socket (`/dev/stdout`, a named pipe): written as a stream, in the
+/// text format a command gives standard output.
+pub fn is_stream(path: &Path) -> bool {
+    std::fs::metadata(resolve(path)).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// Write what `fill` produces to `path` (see the module's rules).
 pub fn write_atomic(
     path: &Path,
@@ -110,7 +116,7 @@ pub enum FeatureFormat {
 
 impl FeatureFormat {
     pub fn for_path(path: &Path) -> Result<Self, String> {
-        if path.as_os_str() == "-" {
+        if path.as_os_str() == "-" || is_stream(path) {
             return Ok(FeatureFormat::JsonLines);
         }
         match path

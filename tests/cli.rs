@@ -411,6 +411,42 @@ fn no_input_panics_or_destroys_a_file() {
         .is_fifo());
     let o = wavebench(&["decompose", &csv, "-o", "/dev/null"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // A stream takes the format standard output gets: JSON lines, a Markdown report.
+    let o = wavebench(&[
+        "features",
+        &csv,
+        "--seq-len",
+        "64",
+        "--stride",
+        "100",
+        "-o",
+        "/dev/stdout",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&first).is_ok(),
+        "{first}"
+    );
+    let o = wavebench(&[
+        "bench",
+        &csv,
+        "--seq-len",
+        "64",
+        "--stride",
+        "100",
+        "--repeat",
+        "1",
+        "--engines",
+        "native",
+        "-o",
+        "/dev/null",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     assert!(std::fs::metadata("/dev/null")
         .unwrap()
         .file_type()

@@ -17,7 +17,7 @@ pub fn run(
     opts: &PromptOpts,
 ) -> Result<(), Failure> {
     let format = match output.and_then(|p| p.extension()).and_then(|e| e.to_str()) {
-        None if output.is_none() || output == Some(Path::new("-")) => "md",
+        _ if output.is_none_or(|p| p == Path::new("-") || export::is_stream(p)) => "md",
         Some(e @ ("json" | "csv" | "md")) => e,
         _ => {
             return Err(Failure::Input(format!(
