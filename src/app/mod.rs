@@ -629,10 +629,7 @@ impl Workbench {
         if self.table.is_none() || self.job.is_some() {
             return;
         }
-        if let Some(p) = rfd::FileDialog::new()
-            .set_file_name("prompts.jsonl")
-            .save_file()
-        {
+        if let Some(p) = save_as("prompts.jsonl") {
             self.export_prompts(p);
         }
     }
@@ -662,34 +659,22 @@ impl Workbench {
                 )
                 .clicked()
             {
-                if let Some(p) = rfd::FileDialog::new()
-                    .set_file_name("features.parquet")
-                    .save_file()
-                {
+                if let Some(p) = save_as("features.parquet") {
                     self.export_features(p);
                 }
             }
             if ui.button("Export timing (JSON/CSV/Markdown)...").clicked() {
-                if let Some(p) = rfd::FileDialog::new()
-                    .set_file_name("timing.json")
-                    .save_file()
-                {
+                if let Some(p) = save_as("timing.json") {
                     self.export_timing(&p);
                 }
             }
             if ui.button("Export plots (PNG)...").clicked() {
-                if let Some(p) = rfd::FileDialog::new()
-                    .set_file_name("wavebench.png")
-                    .save_file()
-                {
+                if let Some(p) = save_as("wavebench.png") {
                     self.export_png(ui.ctx(), p);
                 }
             }
             if ui.button("Export configuration (TOML)...").clicked() {
-                if let Some(p) = rfd::FileDialog::new()
-                    .set_file_name("wavebench.toml")
-                    .save_file()
-                {
+                if let Some(p) = save_as("wavebench.toml") {
                     self.export_configuration(p);
                 }
             }
@@ -730,7 +715,12 @@ impl Workbench {
     }
 }
 
-/// What File ▸ Open says when no dialog came up.
+/// The save dialog, proposing `name`.
+fn save_as(name: &str) -> Option<PathBuf> {
+    rfd::FileDialog::new().set_file_name(name).save_file()
+}
+
+/// What File > Open says when no dialog came up.
 const DIALOG_HINT: &str = "No file chosen (if no dialog appeared, this desktop has no file-dialog service: drop a file on the window, or start with `wavebench gui FILE`)";
 
 fn help_overlay(ctx: &egui::Context, open: &mut bool) {

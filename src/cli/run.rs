@@ -151,13 +151,19 @@ impl Run {
     /// bar and the engine's notice on stderr, each said once.
     pub fn units(&self, what: &str) -> Result<(Vec<FileUnits>, Timer), Failure> {
         let files = &self.set.files;
-        // A shard needs every file's window count first, to cut the whole run evenly.
+        // A shard needs every file's window count first, to cut the whole run evenly. A
+        // single file is kept from that pass rather than loaded twice.
+        let mut kept: Option<(Table, Prepared)> = None;
         let parts: Option<Vec<Range<usize>>> = match self.shard {
             None => None,
             Some(shard) => {
                 let mut counts = Vec::with_capacity(files.len());
                 for f in files {
-                    counts.push(self.open(f)?.map_or(0, |(_, p)| p.windows.count));
+                    let opened = self.open(f)?;
+                    counts.push(opened.as_ref().map_or(0, |(_, p)| p.windows.count));
+                    if files.len() == 1 {
+                        kept = opened;
+                    }
                 }
                 let group = match self.spec.cfg.aggregate {
                     Aggregate::Batch => self.spec.cfg.batch_size,
@@ -176,7 +182,11 @@ impl Run {
             if parts.as_ref().is_some_and(|p| p[k].is_empty()) {
                 continue;
             }
-            let Some((table, prepared)) = self.open(file)? else {
+            let opened = match kept.take() {
+                Some(t) => Some(t),
+                None => self.open(file)?,
+            };
+            let Some((table, prepared)) = opened else {
                 continue;
             };
             let mut prepared = prepared;
