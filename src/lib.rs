@@ -2,6 +2,7 @@
 //! (libtorch) or the CPU. See ARCHITECTURE.md for the map of the rooms below.
 
 pub mod app;
+pub mod band_table;
 pub mod cli;
 pub mod config;
 pub mod data;
@@ -9,6 +10,7 @@ pub mod diff;
 pub mod engine;
 pub mod export;
 pub mod features;
+pub mod npy;
 pub mod pipeline;
 pub mod prompt;
 pub mod run_spec;

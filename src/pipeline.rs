@@ -237,7 +237,7 @@ pub fn inspect(
     let bands = (0..shape.plan.bands())
         .map(|k| coeffs[offsets[k]..offsets[k] + shape.plan.band_lens[k]].to_vec())
         .collect();
-    let mra = engine::native::mra(&coeffs, shape.plan);
+    let mra = engine::inverse::mra(&coeffs, shape.plan);
     Ok(Inspection {
         window: req.window,
         start,

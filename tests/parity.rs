@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use wavebench::engine::{native, Engine, EngineKind, Native, Plan, SeriesRef, Values};
+use wavebench::engine::{inverse, native, Engine, EngineKind, Native, Plan, SeriesRef, Values};
 use wavebench::wavelet::{self, Mode};
 
 const TOL_F64: f64 = 1e-10;
@@ -118,7 +118,7 @@ fn mra_matches_pywt_mra() {
         let plan = Plan::new(w, case.mode.parse().unwrap(), case.level, case.n).unwrap();
         let x = lcg_series(case.seed, case.n);
         let coeffs = native::decompose(&x, &plan);
-        let comps = native::mra(&coeffs, &plan);
+        let comps = inverse::mra(&coeffs, &plan);
         assert_eq!(comps.len(), case.components);
         let got: Vec<f64> = comps.concat();
         let expect = &want[case.offset..case.offset + got.len()];

@@ -1,15 +1,25 @@
-//! `wavebench decompose INPUT [-o OUT]`: coefficients as JSON.
+//! `wavebench decompose INPUT [-o OUT]`: the coefficients of every series, and
+//! `wavebench mra INPUT [-o OUT]`: their per-band reconstructions. Written as JSON,
+//! Parquet, .npz or .npy (`band_table`).
 
 use super::{Common, Failure};
+use crate::band_table::{self, BandTable, Format, Kind, Label, Meta};
 use crate::data::DataSet;
-use crate::engine::{self, Plan, Values};
-use crate::export;
+use crate::engine::{self, inverse, Values};
 use crate::run_spec::{Purpose, RunSpec};
-use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 use std::path::Path;
 
-pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
+/// What the command writes: the coefficients, or the components (MRA).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Coeffs,
+    Components,
+}
+
+pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<(), Failure> {
+    // A bad extension fails before any work.
+    let format = Format::for_path(output).map_err(Failure::Input)?;
     let spec = RunSpec::new(common.config()?, Purpose::Decompose)?;
     let set = DataSet::resolve(path)?;
     if set.is_set {
@@ -39,7 +49,13 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
             let mut x = c.values[s..s + windows.seq_len].to_vec();
             normalize.apply(&mut x);
             batch.extend_from_slice(&x);
-            labels.push((c.name.clone(), i, s));
+            labels.push(Label {
+                file: None,
+                column: c.name.clone(),
+                window: cfg.seq_len.map(|_| i),
+                start: cfg.seq_len.map(|_| s),
+                start_time: cfg.seq_len.map(|_| table.time_label(s)),
+            });
         }
     }
     let selected = spec.engine();
@@ -62,81 +78,50 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
         Values::F64(v) => v.iter().position(|x| !x.is_finite()),
     };
     if let Some(i) = bad {
-        let (column, window, start) = &labels[i / per];
+        let l = &labels[i / per];
+        let place = match (l.window, l.start) {
+            (Some(w), Some(s)) => format!(", window {w} (row {s})"),
+            _ => String::new(),
+        };
         return Err(Failure::Input(format!(
-            "{}: column '{column}', window {window} (row {start}): coefficients overflow {}; rescale the column{}",
+            "{}: column '{}'{place}: coefficients overflow {}; rescale the column{}",
             path.display(),
+            l.column,
             cfg.dtype.name(),
             if cfg.dtype == crate::engine::DType::F32 { " or use --dtype f64" } else { "" }
         )));
     }
-    let doc = Doc {
-        wavelet: &w.name,
-        mode: cfg.mode.name(),
+    let meta = Meta {
+        wavelet: w.name.clone(),
+        mode: cfg.mode,
         level: cfg.level,
-        dtype: cfg.dtype.name(),
-        engine: eng.kind().name(),
-        series: labels
-            .iter()
-            .enumerate()
-            .map(|(i, (column, window, start))| SeriesOut {
-                column,
-                window: cfg.seq_len.map(|_| *window),
-                start: cfg.seq_len.map(|_| *start),
-                coeffs: Bands {
-                    values: &coeffs,
-                    plan,
-                    series: i,
-                },
-            })
-            .collect(),
+        dtype: cfg.dtype,
+        engine: eng.kind().name().to_string(),
     };
-    export::write_atomic(output, |out| {
-        serde_json::to_writer(&mut *out, &doc).map_err(std::io::Error::other)?;
-        writeln!(out)
-    })
-    .map_err(Failure::Input)
-}
-
-/// The document of SPEC §8, keys in its order; f32 values print as f32.
-#[derive(serde::Serialize)]
-struct Doc<'a> {
-    wavelet: &'a str,
-    mode: &'a str,
-    level: usize,
-    dtype: &'a str,
-    engine: &'a str,
-    series: Vec<SeriesOut<'a>>,
-}
-
-#[derive(serde::Serialize)]
-struct SeriesOut<'a> {
-    column: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    window: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    start: Option<usize>,
-    coeffs: Bands<'a>,
-}
-
-/// One series' bands, borrowed from the batch's coefficients.
-struct Bands<'a> {
-    values: &'a Values,
-    plan: &'a Plan,
-    series: usize,
-}
-
-impl Serialize for Bands<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let base = self.series * self.plan.coeffs_per_series();
-        let mut seq = s.serialize_seq(Some(self.plan.bands()))?;
-        for (&off, len) in self.plan.offsets.iter().zip(&self.plan.band_lens) {
-            let r = base + off..base + off + len;
-            match self.values {
-                Values::F32(v) => seq.serialize_element(&v[r])?,
-                Values::F64(v) => seq.serialize_element(&v[r])?,
-            }
-        }
-        seq.end()
+    let table = match what {
+        Output::Coeffs => BandTable {
+            kind: Kind::Coeffs,
+            meta,
+            labels,
+            names: band_table::band_names(plan.bands() - 1),
+            lens: plan.band_lens.clone(),
+            values: coeffs,
+        },
+        Output::Components => BandTable {
+            kind: Kind::Components,
+            meta,
+            labels,
+            names: band_table::band_names(plan.bands() - 1),
+            lens: vec![plan.len; plan.bands()],
+            values: match &coeffs {
+                Values::F32(v) => Values::F32(inverse::mra_batch(v, plan)),
+                Values::F64(v) => Values::F64(inverse::mra_batch(v, plan)),
+            },
+        },
+    };
+    let notice = band_table::write(output, format, &table).map_err(Failure::Input)?;
+    if let (Some(n), false) = (notice, common.quiet) {
+        eprintln!("wavebench: {n}");
     }
+    Ok(())
 }

@@ -6,6 +6,7 @@ mod decompose;
 mod features;
 mod prompts;
 mod run;
+mod waverec;
 mod wavelets;
 
 use crate::config::Config;
@@ -88,10 +89,29 @@ pub enum Command {
         #[command(flatten)]
         prompt: run::PromptOpts,
     },
-    /// Wavelet coefficients of every series as JSON.
+    /// Wavelet coefficients [cA_n, cD_n, ..., cD_1] of every series.
     Decompose {
         input: PathBuf,
-        /// Output file, or - for standard output (the default).
+        /// OUT.json, OUT.parquet, OUT.npz (an array per band), OUT.npy (bands side by side), or - for JSON on stdout
+        #[arg(short, long, default_value = "-")]
+        output: PathBuf,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Per-band reconstructions (multiresolution analysis): n+1 components per series that sum to it.
+    Mra {
+        input: PathBuf,
+        /// OUT.json, OUT.parquet, OUT.npz (an array per band), OUT.npy, or - for JSON on stdout
+        #[arg(short, long, default_value = "-")]
+        output: PathBuf,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Signals back from coefficients, as pywt.waverec does (the inverse of decompose).
+    Waverec {
+        /// Coefficients as decompose writes them (.json, .npz, .parquet), or an .npz of arr_0, arr_1, ... from np.savez(f, *pywt.wavedec(x, ...))
+        input: PathBuf,
+        /// OUT.json, OUT.parquet, OUT.npz, OUT.npy, or - for JSON on stdout
         #[arg(short, long, default_value = "-")]
         output: PathBuf,
         #[command(flatten)]
@@ -247,7 +267,17 @@ pub fn run(command: Command) -> Result<(), Failure> {
             input: path,
             output,
             common,
-        } => decompose::run(&path, &output, &common),
+        } => decompose::run(&path, &output, &common, decompose::Output::Coeffs),
+        Command::Mra {
+            input: path,
+            output,
+            common,
+        } => decompose::run(&path, &output, &common, decompose::Output::Components),
+        Command::Waverec {
+            input: path,
+            output,
+            common,
+        } => waverec::run(&path, &output, &common),
         Command::BenchDecompose {
             input: path,
             engines,

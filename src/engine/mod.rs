@@ -8,6 +8,7 @@
 
 mod batch;
 mod lanes;
+pub mod inverse;
 pub mod memory;
 pub mod native;
 pub mod plan;

@@ -9,7 +9,7 @@
 use super::batch::WindowBatch;
 use super::lanes::{self, Lane, LaneScratch, LANES};
 use super::memory;
-use super::plan::{idwt_len, LevelPlan, Plan};
+use super::plan::{LevelPlan, Plan};
 use super::real::Real;
 use super::simd::{self, Isa, Portable, Vector};
 use super::summary::{BandSummary, SeriesSummary};
@@ -573,80 +573,4 @@ fn summarize_task<W: Real>(
         }
         clock.lap(Stage::Statistics, t);
     }
-}
-
-/// One level of pywt's `idwt`: `a` and `d` of equal length (either may be all zeros).
-pub fn idwt<T: Real>(
-    a: &[T],
-    d: &[T],
-    rec_lo: &[f64],
-    rec_hi: &[f64],
-    mode: crate::wavelet::Mode,
-) -> Vec<T> {
-    let n = a.len();
-    let f = rec_lo.len();
-    let m = idwt_len(n, f, mode);
-    let mut out = vec![T::ZERO; m];
-    if m == 0 {
-        return out;
-    }
-    let lo: Vec<T> = rec_lo.iter().map(|&v| T::from_f64(v)).collect();
-    let hi: Vec<T> = rec_hi.iter().map(|&v| T::from_f64(v)).collect();
-    if mode == crate::wavelet::Mode::Periodization {
-        // Upsample, filter, and wrap around the period 2n.
-        let shift = (f / 2) as isize - 1;
-        for i in 0..n {
-            for j in 0..f {
-                let t = (2 * i + j) as isize - shift;
-                out[t.rem_euclid(m as isize) as usize] += a[i] * lo[j] + d[i] * hi[j];
-            }
-        }
-    } else {
-        // Upsample and filter, keeping the part not affected by the padding.
-        for i in 0..n {
-            for j in 0..f {
-                let t = (2 * i + j) as isize - (f as isize - 2);
-                if t >= 0 && (t as usize) < m {
-                    out[t as usize] += a[i] * lo[j] + d[i] * hi[j];
-                }
-            }
-        }
-    }
-    out
-}
-
-/// pywt's `waverec` over `[cA_n, cD_n, …, cD_1]`.
-pub fn waverec<T: Real>(bands: &[&[T]], plan: &Plan) -> Vec<T> {
-    let w = plan.wavelet;
-    let mut a: Vec<T> = bands[0].to_vec();
-    for d in &bands[1..] {
-        if a.len() == d.len() + 1 {
-            a.pop();
-        }
-        a = idwt(&a, d, &w.rec_lo, &w.rec_hi, plan.mode);
-    }
-    a
-}
-
-/// Per-band reconstruction (multiresolution analysis): band `k` alone through `waverec`,
-/// trimmed to the input length. The components sum to the signal.
-pub fn mra<T: Real>(coeffs: &[T], plan: &Plan) -> Vec<Vec<T>> {
-    let offsets = &plan.offsets;
-    let zeros: Vec<Vec<T>> = plan.band_lens.iter().map(|&l| vec![T::ZERO; l]).collect();
-    (0..plan.bands())
-        .map(|k| {
-            let bands: Vec<&[T]> = (0..plan.bands())
-                .map(|j| {
-                    if j == k {
-                        &coeffs[offsets[j]..offsets[j] + plan.band_lens[j]]
-                    } else {
-                        zeros[j].as_slice()
-                    }
-                })
-                .collect();
-            let mut rec = waverec(&bands, plan);
-            rec.truncate(plan.len);
-            rec
-        })
-        .collect()
 }

@@ -1,0 +1,724 @@
+//! Series × bands of numbers as files: what `decompose` (coefficients), `mra` (per-band
+//! components) and `waverec` (signals) write, and what `waverec` reads back.
+//!
+//! Formats, by the output's extension:
+//! - `.json` (and `-`, pipes, devices): SPEC §8's document, `{"wavelet","mode","level",
+//!   "dtype","engine","series":[{"column","window","start","start_time","coeffs":[[…],…]}]}`
+//!   (`components` for mra, a flat `signal` for waverec);
+//! - `.parquet`: one row per series, a list column per band (`cA3`, `cD3`, …), and the
+//!   run's settings as the file's `wavebench` key-value metadata;
+//! - `.npz`: one 2-D array per band (series × coefficients), `column`, `window`, `start`,
+//!   `start_time` and the settings as 0-d arrays: `np.load(f)["cD1"]`;
+//! - `.npy`: one 2-D array, each row the series' bands concatenated as
+//!   `pywt.coeffs_to_array` does; the band slices are reported on stderr.
+
+use crate::engine::{DType, Values};
+use crate::export;
+use crate::npy;
+use crate::wavelet::Mode;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::path::Path;
+
+/// What the table's bands are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `[cA_n, cD_n, …, cD_1]` wavelet coefficients.
+    Coeffs,
+    /// Per-band reconstructions (MRA), each as long as the series.
+    Components,
+    /// One reconstructed signal per series.
+    Signal,
+}
+
+impl Kind {
+    fn key(self) -> &'static str {
+        match self {
+            Kind::Coeffs => "coeffs",
+            Kind::Components => "components",
+            Kind::Signal => "signal",
+        }
+    }
+}
+
+/// The settings a table was made with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    pub wavelet: String,
+    pub mode: Mode,
+    pub level: usize,
+    pub dtype: DType,
+    pub engine: String,
+}
+
+/// Where a series comes from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Label {
+    pub file: Option<String>,
+    pub column: String,
+    /// Window number, row and time of its first sample (absent for whole columns).
+    pub window: Option<usize>,
+    pub start: Option<usize>,
+    pub start_time: Option<String>,
+}
+
+/// Series × bands: every series has the same bands, `lens[k]` numbers in band `k`.
+#[derive(Debug, Clone)]
+pub struct BandTable {
+    pub kind: Kind,
+    pub meta: Meta,
+    pub labels: Vec<Label>,
+    pub names: Vec<String>,
+    pub lens: Vec<usize>,
+    /// Series-major: series `s`'s bands, concatenated, then series `s + 1`'s.
+    pub values: Values,
+}
+
+/// `cA3, cD3, cD2, cD1` for level 3.
+pub fn band_names(level: usize) -> Vec<String> {
+    std::iter::once(format!("cA{level}"))
+        .chain((1..=level).rev().map(|j| format!("cD{j}")))
+        .collect()
+}
+
+impl BandTable {
+    pub fn per_series(&self) -> usize {
+        self.lens.iter().sum()
+    }
+    pub fn series(&self) -> usize {
+        self.labels.len()
+    }
+    fn offsets(&self) -> Vec<usize> {
+        self.lens
+            .iter()
+            .scan(0, |o, &l| {
+                let at = *o;
+                *o += l;
+                Some(at)
+            })
+            .collect()
+    }
+    /// Band `k` of series `s`, as f64.
+    pub fn band(&self, s: usize, k: usize) -> Vec<f64> {
+        let at = s * self.per_series() + self.offsets()[k];
+        let r = at..at + self.lens[k];
+        match &self.values {
+            Values::F32(v) => v[r].iter().map(|&x| x as f64).collect(),
+            Values::F64(v) => v[r].to_vec(),
+        }
+    }
+    fn has_windows(&self) -> bool {
+        self.labels.iter().any(|l| l.window.is_some())
+    }
+    fn has_files(&self) -> bool {
+        self.labels.iter().any(|l| l.file.is_some())
+    }
+}
+
+/// The formats, chosen by the output's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Parquet,
+    Npy,
+    Npz,
+}
+
+impl Format {
+    pub fn for_path(path: &Path) -> Result<Self, String> {
+        if path.as_os_str() == "-" || export::is_stream(path) {
+            return Ok(Format::Json);
+        }
+        match extension(path).as_deref() {
+            Some("json") => Ok(Format::Json),
+            Some("parquet") => Ok(Format::Parquet),
+            Some("npy") => Ok(Format::Npy),
+            Some("npz") => Ok(Format::Npz),
+            _ => Err(format!(
+                "-o {}: expected a .json, .parquet, .npz or .npy file (or - for JSON on stdout)",
+                path.display()
+            )),
+        }
+    }
+}
+
+fn extension(path: &Path) -> Option<String> {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+}
+
+/// Write `table` to `path` in `format`. Returns a line for the user when the format loses
+/// something they need to know (the band slices of a `.npy`).
+pub fn write(path: &Path, format: Format, table: &BandTable) -> Result<Option<String>, String> {
+    match format {
+        Format::Json => export::write_atomic(path, |w| {
+            serde_json::to_writer(&mut *w, &JsonDoc(table)).map_err(io::Error::other)?;
+            writeln!(w)
+        })
+        .map(|_| None),
+        Format::Npz => export::write_atomic(path, |w| write_npz(w, table)).map(|_| None),
+        Format::Npy => {
+            let shape = [table.series(), table.per_series()];
+            export::write_atomic(path, |w| match &table.values {
+                Values::F32(v) => npy::write(w, &shape, &npy::Data::F32(v)),
+                Values::F64(v) => npy::write(w, &shape, &npy::Data::F64(v)),
+            })?;
+            if table.names.len() < 2 {
+                return Ok(None);
+            }
+            let slices: Vec<String> = table
+                .names
+                .iter()
+                .zip(table.offsets().iter().zip(&table.lens))
+                .map(|(n, (o, l))| format!("{n} [:, {o}:{}]", o + l))
+                .collect();
+            Ok(Some(format!(
+                "{}: {} series x {} values, bands {}; .npz keeps the bands and series labels apart",
+                path.display(),
+                shape[0],
+                shape[1],
+                slices.join(", ")
+            )))
+        }
+        Format::Parquet => {
+            let (mut df, meta) = frame(table).map_err(|e| format!("{}: {e}", path.display()))?;
+            export::write_atomic(path, |w| {
+                use polars::prelude::*;
+                ParquetWriter::new(w)
+                    .with_key_value_metadata(Some(KeyValueMetadata::from_static(vec![(
+                        META_KEY.into(),
+                        meta,
+                    )])))
+                    .finish(&mut df)
+                    .map(|_| ())
+                    .map_err(io::Error::other)
+            })
+            .map(|_| None)
+        }
+    }
+}
+
+/// The Parquet key holding the settings (and the kind of bands) as JSON.
+const META_KEY: &str = "wavebench";
+
+#[derive(Serialize, Deserialize)]
+struct FileMeta {
+    #[serde(flatten)]
+    meta: Meta,
+    kind: String,
+}
+
+struct JsonDoc<'a>(&'a BandTable);
+
+impl Serialize for JsonDoc<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("wavelet", &t.meta.wavelet)?;
+        m.serialize_entry("mode", t.meta.mode.name())?;
+        m.serialize_entry("level", &t.meta.level)?;
+        m.serialize_entry("dtype", t.meta.dtype.name())?;
+        m.serialize_entry("engine", &t.meta.engine)?;
+        m.serialize_entry("series", &JsonSeries(t))?;
+        m.end()
+    }
+}
+
+struct JsonSeries<'a>(&'a BandTable);
+
+impl Serialize for JsonSeries<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let mut seq = s.serialize_seq(Some(t.series()))?;
+        for i in 0..t.series() {
+            seq.serialize_element(&JsonOne(t, i))?;
+        }
+        seq.end()
+    }
+}
+
+struct JsonOne<'a>(&'a BandTable, usize);
+
+impl Serialize for JsonOne<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (t, i) = (self.0, self.1);
+        let l = &t.labels[i];
+        let mut m = s.serialize_map(None)?;
+        if let Some(f) = &l.file {
+            m.serialize_entry("file", f)?;
+        }
+        m.serialize_entry("column", &l.column)?;
+        if let (Some(w), Some(st)) = (l.window, l.start) {
+            m.serialize_entry("window", &w)?;
+            m.serialize_entry("start", &st)?;
+            if let Some(time) = &l.start_time {
+                m.serialize_entry("start_time", time)?;
+            }
+        }
+        let per = t.per_series();
+        let range = |k: usize| {
+            let at = i * per + t.offsets()[k];
+            at..at + t.lens[k]
+        };
+        // f32 values print as f32 (shortest round-trip), not widened.
+        match (&t.values, t.kind) {
+            (Values::F32(v), Kind::Signal) => m.serialize_entry("signal", &v[range(0)])?,
+            (Values::F64(v), Kind::Signal) => m.serialize_entry("signal", &v[range(0)])?,
+            (Values::F32(v), k) => {
+                let bands: Vec<&[f32]> = (0..t.lens.len()).map(|b| &v[range(b)]).collect();
+                m.serialize_entry(k.key(), &bands)?
+            }
+            (Values::F64(v), k) => {
+                let bands: Vec<&[f64]> = (0..t.lens.len()).map(|b| &v[range(b)]).collect();
+                m.serialize_entry(k.key(), &bands)?
+            }
+        }
+        m.end()
+    }
+}
+
+/// Band `k` of every series, gathered into one series × len block.
+fn gather<T: Copy>(v: &[T], per: usize, offset: usize, len: usize) -> Vec<T> {
+    v.chunks_exact(per.max(1))
+        .flat_map(|s| s[offset..offset + len].iter().copied())
+        .collect()
+}
+
+fn write_npz(w: &mut dyn io::Write, t: &BandTable) -> io::Result<()> {
+    let n = t.series();
+    let per = t.per_series();
+    let offsets = t.offsets();
+    let bands: Vec<Values> = (0..t.lens.len())
+        .map(|k| match &t.values {
+            Values::F32(v) => Values::F32(gather(v, per, offsets[k], t.lens[k])),
+            Values::F64(v) => Values::F64(gather(v, per, offsets[k], t.lens[k])),
+        })
+        .collect();
+    let text = |f: fn(&Label) -> String| t.labels.iter().map(f).collect::<Vec<String>>();
+    let files = text(|l| l.file.clone().unwrap_or_default());
+    let columns = text(|l| l.column.clone());
+    let times = text(|l| l.start_time.clone().unwrap_or_default());
+    let ints = |f: fn(&Label) -> Option<usize>| {
+        t.labels
+            .iter()
+            .map(|l| f(l).map_or(-1, |v| v as i64))
+            .collect::<Vec<i64>>()
+    };
+    let (windows, starts) = (ints(|l| l.window), ints(|l| l.start));
+    let meta = [
+        ("wavelet", t.meta.wavelet.clone()),
+        ("mode", t.meta.mode.name().to_string()),
+        ("dtype", t.meta.dtype.name().to_string()),
+        ("engine", t.meta.engine.clone()),
+        ("kind", t.kind.key().to_string()),
+    ];
+    let level = [t.meta.level as i64];
+    let mut arrays: Vec<(&str, Vec<usize>, npy::Data)> = Vec::new();
+    for (k, b) in bands.iter().enumerate() {
+        let shape = vec![n, t.lens[k]];
+        arrays.push((
+            &t.names[k],
+            shape,
+            match b {
+                Values::F32(v) => npy::Data::F32(v),
+                Values::F64(v) => npy::Data::F64(v),
+            },
+        ));
+    }
+    if t.has_files() {
+        arrays.push(("file", vec![n], npy::Data::Text(&files)));
+    }
+    arrays.push(("column", vec![n], npy::Data::Text(&columns)));
+    if t.has_windows() {
+        arrays.push(("window", vec![n], npy::Data::I64(&windows)));
+        arrays.push(("start", vec![n], npy::Data::I64(&starts)));
+        arrays.push(("start_time", vec![n], npy::Data::Text(&times)));
+    }
+    let meta_text: Vec<[String; 1]> = meta.iter().map(|(_, v)| [v.clone()]).collect();
+    for ((name, _), v) in meta.iter().zip(&meta_text) {
+        arrays.push((name, vec![], npy::Data::Text(v)));
+    }
+    arrays.push(("level", vec![], npy::Data::I64(&level)));
+    npy::write_npz(w, &arrays)
+}
+
+/// The Parquet frame and its settings as JSON.
+fn frame(t: &BandTable) -> polars::prelude::PolarsResult<(polars::prelude::DataFrame, String)> {
+    use polars::prelude::*;
+    let n = t.series();
+    let mut cols: Vec<Column> = Vec::new();
+    if t.has_files() {
+        let f: Vec<Option<String>> = t.labels.iter().map(|l| l.file.clone()).collect();
+        cols.push(Series::new("file".into(), f).into());
+    }
+    let c: Vec<String> = t.labels.iter().map(|l| l.column.clone()).collect();
+    cols.push(Series::new("column".into(), c).into());
+    if t.has_windows() {
+        let w: Vec<Option<u64>> = t.labels.iter().map(|l| l.window.map(|v| v as u64)).collect();
+        let s: Vec<Option<u64>> = t.labels.iter().map(|l| l.start.map(|v| v as u64)).collect();
+        let tm: Vec<Option<String>> = t.labels.iter().map(|l| l.start_time.clone()).collect();
+        cols.push(Series::new("window".into(), w).into());
+        cols.push(Series::new("start".into(), s).into());
+        cols.push(Series::new("start_time".into(), tm).into());
+    }
+    let per = t.per_series();
+    for (name, (&off, &len)) in t.names.iter().zip(t.offsets().iter().zip(&t.lens)) {
+        let list = match &t.values {
+            Values::F32(v) => {
+                let mut b = ListPrimitiveChunkedBuilder::<Float32Type>::new(
+                    name.as_str().into(),
+                    n,
+                    n * len,
+                    DataType::Float32,
+                );
+                for s in v.chunks_exact(per.max(1)) {
+                    b.append_slice(&s[off..off + len]);
+                }
+                b.finish().into_series()
+            }
+            Values::F64(v) => {
+                let mut b = ListPrimitiveChunkedBuilder::<Float64Type>::new(
+                    name.as_str().into(),
+                    n,
+                    n * len,
+                    DataType::Float64,
+                );
+                for s in v.chunks_exact(per.max(1)) {
+                    b.append_slice(&s[off..off + len]);
+                }
+                b.finish().into_series()
+            }
+        };
+        cols.push(list.into());
+    }
+    let meta = serde_json::to_string(&FileMeta {
+        meta: t.meta.clone(),
+        kind: t.kind.key().into(),
+    })
+    .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+    Ok((DataFrame::new(n, cols)?, meta))
+}
+
+/// Coefficients read back for `waverec`: the bands of every series, and the settings the
+/// file records (none for arrays saved by hand, e.g. `np.savez(f, *pywt.wavedec(x, …))`).
+#[derive(Debug, Clone)]
+pub struct Coeffs {
+    pub meta: Option<Meta>,
+    pub labels: Vec<Label>,
+    pub names: Vec<String>,
+    pub lens: Vec<usize>,
+    /// Series-major, bands concatenated, as `BandTable::values`.
+    pub values: Values,
+}
+
+/// Read `[cA_n, cD_n, …, cD_1]` coefficients of one or more series from a file `decompose`
+/// wrote (`.json`, `.npz`, `.parquet`) or from an `.npz` of arrays `arr_0, arr_1, …` (1-D:
+/// one series; 2-D: series × coefficients). Errors name the file and what is wrong.
+pub fn read_coeffs(path: &Path) -> Result<Coeffs, String> {
+    let p = path.display();
+    let fail = |e: String| format!("{p}: {e}");
+    match extension(path).as_deref() {
+        Some("json") => read_json(path).map_err(fail),
+        Some("npz") => {
+            let f = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+            from_npz(npy::read_npz(f).map_err(fail)?).map_err(fail)
+        }
+        Some("parquet") => read_parquet(path).map_err(fail),
+        _ => Err(format!(
+            "{p}: expected coefficients as .json, .npz or .parquet (what decompose writes)"
+        )),
+    }
+}
+
+fn read_json(path: &Path) -> Result<Coeffs, String> {
+    #[derive(Deserialize)]
+    struct Doc {
+        wavelet: String,
+        mode: Mode,
+        level: usize,
+        dtype: DType,
+        #[serde(default)]
+        engine: String,
+        series: Vec<One>,
+    }
+    #[derive(Deserialize)]
+    struct One {
+        file: Option<String>,
+        #[serde(default)]
+        column: String,
+        window: Option<usize>,
+        start: Option<usize>,
+        start_time: Option<String>,
+        coeffs: Vec<Vec<f64>>,
+    }
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let doc: Doc = serde_json::from_reader(io::BufReader::new(f))
+        .map_err(|e| format!("not a decompose document: {e}"))?;
+    let lens: Vec<usize> = doc
+        .series
+        .first()
+        .map(|s| s.coeffs.iter().map(Vec::len).collect())
+        .unwrap_or_default();
+    let mut values = Vec::new();
+    let mut labels = Vec::with_capacity(doc.series.len());
+    for (i, s) in doc.series.into_iter().enumerate() {
+        let got: Vec<usize> = s.coeffs.iter().map(Vec::len).collect();
+        if got != lens {
+            return Err(format!(
+                "series {i} ('{}') has bands of lengths {got:?}, series 0 {lens:?}; every series must share one decomposition",
+                s.column
+            ));
+        }
+        values.extend(s.coeffs.into_iter().flatten());
+        labels.push(Label {
+            file: s.file,
+            column: s.column,
+            window: s.window,
+            start: s.start,
+            start_time: s.start_time,
+        });
+    }
+    Ok(Coeffs {
+        names: band_names(lens.len().saturating_sub(1)),
+        meta: Some(Meta {
+            wavelet: doc.wavelet,
+            mode: doc.mode,
+            level: doc.level,
+            dtype: doc.dtype,
+            engine: doc.engine,
+        }),
+        labels,
+        lens,
+        values: match doc.dtype {
+            DType::F32 => Values::F32(values.into_iter().map(|v| v as f32).collect()),
+            DType::F64 => Values::F64(values),
+        },
+    })
+}
+
+/// The band arrays of an `.npz`: `cA{n}`, `cD{n}` … `cD1` as decompose names them, else
+/// `arr_0 … arr_k` in order (`np.savez(f, *coeffs)`).
+fn from_npz(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> {
+    let get = |name: &str| arrays.iter().find(|(n, _)| n == name).map(|(_, a)| a);
+    let text0 = |name: &str| match get(name).map(|a| &a.data) {
+        Some(npy::Owned::Text(v)) => v.first().cloned(),
+        _ => None,
+    };
+    let level = match get("level").map(|a| &a.data) {
+        Some(npy::Owned::I64(v)) => v.first().map(|&l| l as usize),
+        _ => None,
+    };
+    let named: Vec<String> = match level {
+        Some(l) if get(&format!("cA{l}")).is_some() => band_names(l),
+        _ => {
+            let mut k = 0;
+            while get(&format!("arr_{k}")).is_some() {
+                k += 1;
+            }
+            if k == 0 {
+                let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(format!(
+                    "no coefficient arrays: expected cA<n>, cD<n> … cD1 (as decompose writes) or arr_0, arr_1, … (np.savez(f, *pywt.wavedec(...))); the archive has {}",
+                    names.join(", ")
+                ));
+            }
+            (0..k).map(|i| format!("arr_{i}")).collect()
+        }
+    };
+    let bands: Vec<&npy::Array> = named.iter().filter_map(|n| get(n)).collect();
+    let rows = |a: &npy::Array| match a.shape.len() {
+        1 => Some(1),
+        2 => Some(a.shape[0]),
+        _ => None,
+    };
+    let series = rows(bands[0]).ok_or_else(|| {
+        format!(
+            "{} has shape {:?}; expected 1-D (one series) or 2-D (series x coefficients)",
+            named[0], bands[0].shape
+        )
+    })?;
+    let mut lens = Vec::with_capacity(bands.len());
+    for (name, a) in named.iter().zip(&bands) {
+        if rows(a) != Some(series) {
+            return Err(format!(
+                "{name} has shape {:?}; every band needs {series} rows, as {} has",
+                a.shape, named[0]
+            ));
+        }
+        lens.push(*a.shape.last().unwrap_or(&0));
+    }
+    let per: usize = lens.iter().sum();
+    let any_f64 = bands.iter().any(|a| !matches!(a.data, npy::Owned::F32(_)));
+    let mut values64 = vec![0f64; series * per];
+    let mut off = 0;
+    for ((name, a), &len) in named.iter().zip(&bands).zip(&lens) {
+        let src: Vec<f64> = match &a.data {
+            npy::Owned::F32(v) => v.iter().map(|&x| x as f64).collect(),
+            npy::Owned::F64(v) => v.clone(),
+            npy::Owned::I64(v) => v.iter().map(|&x| x as f64).collect(),
+            npy::Owned::Text(_) => return Err(format!("{name} holds text, not numbers")),
+        };
+        for s in 0..series {
+            values64[s * per + off..s * per + off + len].copy_from_slice(&src[s * len..(s + 1) * len]);
+        }
+        off += len;
+    }
+    let texts = |name: &str| match get(name).map(|a| &a.data) {
+        Some(npy::Owned::Text(v)) if v.len() == series => Some(v.clone()),
+        _ => None,
+    };
+    let ints = |name: &str| match get(name).map(|a| &a.data) {
+        Some(npy::Owned::I64(v)) if v.len() == series => Some(v.clone()),
+        _ => None,
+    };
+    let (files, columns, times) = (texts("file"), texts("column"), texts("start_time"));
+    let (windows, starts) = (ints("window"), ints("start"));
+    let labels = (0..series)
+        .map(|s| Label {
+            file: files.as_ref().map(|v| v[s].clone()).filter(|f| !f.is_empty()),
+            column: columns.as_ref().map_or_else(|| format!("series_{s}"), |v| v[s].clone()),
+            window: windows.as_ref().and_then(|v| usize::try_from(v[s]).ok()),
+            start: starts.as_ref().and_then(|v| usize::try_from(v[s]).ok()),
+            start_time: times.as_ref().map(|v| v[s].clone()),
+        })
+        .collect();
+    let meta = match (text0("wavelet"), text0("mode"), level) {
+        (Some(wavelet), Some(mode), Some(level)) => Some(Meta {
+            wavelet,
+            mode: mode.parse().map_err(|e: String| format!("mode: {e}"))?,
+            level,
+            dtype: if any_f64 { DType::F64 } else { DType::F32 },
+            engine: text0("engine").unwrap_or_default(),
+        }),
+        _ => None,
+    };
+    Ok(Coeffs {
+        meta,
+        labels,
+        names: band_names(lens.len() - 1),
+        lens,
+        values: if any_f64 {
+            Values::F64(values64)
+        } else {
+            Values::F32(values64.into_iter().map(|v| v as f32).collect())
+        },
+    })
+}
+
+fn read_parquet(path: &Path) -> Result<Coeffs, String> {
+    use polars::prelude::*;
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut reader = ParquetReader::new(f);
+    let kv = reader
+        .get_metadata()
+        .map_err(|e| e.to_string())?
+        .key_value_metadata()
+        .clone()
+        .unwrap_or_default();
+    let meta: Option<Meta> = kv
+        .iter()
+        .find(|k| k.key == META_KEY)
+        .and_then(|k| k.value.as_deref())
+        .map(|v| serde_json::from_str::<FileMeta>(v).map(|m| m.meta))
+        .transpose()
+        .map_err(|e| format!("the '{META_KEY}' metadata is not readable: {e}"))?;
+    let df = reader.finish().map_err(|e| e.to_string())?;
+    let names: Vec<String> = df
+        .get_column_names()
+        .into_iter()
+        .filter(|n| {
+            let n = n.as_str();
+            (n.starts_with("cA") || n.starts_with("cD")) && n[2..].parse::<usize>().is_ok()
+        })
+        .map(|n| n.to_string())
+        .collect();
+    let level = names.len().saturating_sub(1);
+    let want = band_names(level);
+    if names.is_empty() || {
+        let mut sorted = names.clone();
+        sorted.sort();
+        let mut w = want.clone();
+        w.sort();
+        sorted != w
+    } {
+        return Err(format!(
+            "expected list columns {} (as decompose writes), found {}",
+            band_names(meta.as_ref().map_or(3, |m| m.level)).join(", "),
+            if names.is_empty() { "none".into() } else { names.join(", ") }
+        ));
+    }
+    let series = df.height();
+    let mut lens = Vec::new();
+    let mut per_band: Vec<Vec<f64>> = Vec::new();
+    for name in &want {
+        let col = df.column(name).map_err(|e| e.to_string())?;
+        let list = col
+            .list()
+            .map_err(|_| format!("column {name} is {}, not a list of numbers", col.dtype()))?;
+        let mut flat = Vec::new();
+        let mut len = None;
+        for row in 0..list.len() {
+            let s = list
+                .get_as_series(row)
+                .ok_or_else(|| format!("column {name}, row {row}: empty"))?;
+            let s = s.cast(&DataType::Float64).map_err(|e| e.to_string())?;
+            let v = s.f64().map_err(|e| e.to_string())?;
+            if *len.get_or_insert(v.len()) != v.len() {
+                return Err(format!(
+                    "column {name}, row {row}: {} coefficients, row 0 has {}",
+                    v.len(),
+                    len.unwrap_or(0)
+                ));
+            }
+            flat.extend(v.iter().map(|x| x.unwrap_or(f64::NAN)));
+        }
+        lens.push(len.unwrap_or(0));
+        per_band.push(flat);
+    }
+    let per: usize = lens.iter().sum();
+    let mut values = vec![0f64; series * per];
+    let mut off = 0;
+    for (band, &len) in per_band.iter().zip(&lens) {
+        for s in 0..series {
+            values[s * per + off..s * per + off + len].copy_from_slice(&band[s * len..(s + 1) * len]);
+        }
+        off += len;
+    }
+    let text = |name: &str| -> Option<Vec<Option<String>>> {
+        let c = df.column(name).ok()?.str().ok()?.clone();
+        Some((0..c.len()).map(|i| c.get(i).map(str::to_string)).collect())
+    };
+    let ints = |name: &str| -> Option<Vec<Option<usize>>> {
+        let c = df.column(name).ok()?.cast(&DataType::UInt64).ok()?;
+        let c = c.u64().ok()?.clone();
+        Some((0..c.len()).map(|i| c.get(i).map(|x| x as usize)).collect())
+    };
+    let (files, columns, times) = (text("file"), text("column"), text("start_time"));
+    let (windows, starts) = (ints("window"), ints("start"));
+    let labels = (0..series)
+        .map(|s| crate::band_table::Label {
+            file: files.as_ref().and_then(|v| v[s].clone()),
+            column: columns
+                .as_ref()
+                .and_then(|v| v[s].clone())
+                .unwrap_or_else(|| format!("series_{s}")),
+            window: windows.as_ref().and_then(|v| v[s]),
+            start: starts.as_ref().and_then(|v| v[s]),
+            start_time: times.as_ref().and_then(|v| v[s].clone()),
+        })
+        .collect();
+    let f32_file = meta.as_ref().is_some_and(|m| m.dtype == DType::F32);
+    Ok(Coeffs {
+        meta,
+        labels,
+        names: want,
+        lens,
+        values: if f32_file {
+            Values::F32(values.into_iter().map(|v| v as f32).collect())
+        } else {
+            Values::F64(values)
+        },
+    })
+}

@@ -1,0 +1,121 @@
+//! `wavebench waverec COEFFS [-o OUT]`: signals back from `[cA_n, cD_n, …, cD_1]`
+//! coefficients, as pywt's `waverec` reconstructs them (its length rule included: an odd
+//! signal comes back one sample longer).
+
+use super::{Common, Failure};
+use crate::band_table::{self, BandTable, Format, Kind, Meta};
+use crate::engine::{inverse, DType, Real, Values};
+use crate::wavelet::{self, Mode, Wavelet};
+use rayon::prelude::*;
+use std::path::Path;
+
+pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
+    let format = Format::for_path(output).map_err(Failure::Input)?;
+    let cfg = common.config()?;
+    let coeffs = band_table::read_coeffs(path).map_err(Failure::Input)?;
+    let p = path.display();
+
+    // The file's settings win; an option that contradicts them is a mistake worth a word,
+    // because it would silently reconstruct a different signal.
+    let (wavelet_name, mode) = match &coeffs.meta {
+        Some(m) => {
+            if let Some(w) = common.wavelet.as_deref().filter(|w| *w != m.wavelet) {
+                return Err(Failure::Input(format!(
+                    "{p}: the coefficients were made with --wavelet {}; --wavelet {w} contradicts it (drop the option)",
+                    m.wavelet
+                )));
+            }
+            if let Some(md) = common.mode.filter(|md| *md != m.mode) {
+                return Err(Failure::Input(format!(
+                    "{p}: the coefficients were made with --mode {}; --mode {} contradicts it (drop the option)",
+                    m.mode.name(),
+                    md.name()
+                )));
+            }
+            (m.wavelet.clone(), m.mode)
+        }
+        None => (cfg.wavelet.clone(), cfg.mode),
+    };
+    let w = wavelet::lookup(&wavelet_name).map_err(|e| Failure::Input(format!("--wavelet: {e}")))?;
+    inverse::check_band_lens(&coeffs.lens, w, mode).map_err(|e| {
+        let hint = match coeffs.meta {
+            None => "; were they made with another --wavelet or --mode?",
+            Some(_) => "",
+        };
+        Failure::Input(format!("{p}: {e}{hint}"))
+    })?;
+    let assumed = coeffs.meta.is_none() && (common.wavelet.is_none() || common.mode.is_none());
+    if assumed && !common.quiet {
+        eprintln!(
+            "wavebench: {p} does not record its wavelet and mode; reconstructing with {} and {} (--wavelet, --mode)",
+            w.name,
+            mode.name()
+        );
+    }
+    let level = coeffs.lens.len() - 1;
+    if let Some(l) = common.level.filter(|&l| l != level) {
+        return Err(Failure::Input(format!(
+            "{p}: the file holds {} bands, a level-{level} decomposition; --level {l} contradicts it",
+            coeffs.lens.len()
+        )));
+    }
+    // Precision: --dtype when given, else the file's.
+    let dtype = common.dtype.unwrap_or(match coeffs.values {
+        Values::F32(_) => DType::F32,
+        Values::F64(_) => DType::F64,
+    });
+    let values = match (&coeffs.values, dtype) {
+        (Values::F32(v), DType::F32) => Values::F32(reconstruct(v, &coeffs.lens, w, mode)),
+        (Values::F64(v), DType::F64) => Values::F64(reconstruct(v, &coeffs.lens, w, mode)),
+        (Values::F32(v), DType::F64) => {
+            let v: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+            Values::F64(reconstruct(&v, &coeffs.lens, w, mode))
+        }
+        (Values::F64(v), DType::F32) => {
+            let v: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+            Values::F32(reconstruct(&v, &coeffs.lens, w, mode))
+        }
+    };
+    let series = coeffs.labels.len();
+    let len = values.len().checked_div(series).unwrap_or(0);
+    let table = BandTable {
+        kind: Kind::Signal,
+        meta: Meta {
+            wavelet: w.name.clone(),
+            mode,
+            level,
+            dtype,
+            engine: "native".into(),
+        },
+        labels: coeffs.labels,
+        names: vec!["signal".into()],
+        lens: vec![len],
+        values,
+    };
+    let notice = band_table::write(output, format, &table).map_err(Failure::Input)?;
+    if let (Some(n), false) = (notice, common.quiet) {
+        eprintln!("wavebench: {n}");
+    }
+    Ok(())
+}
+
+/// Every series' signal (series-major), reconstructed in parallel.
+fn reconstruct<T: Real>(values: &[T], lens: &[usize], w: &Wavelet, mode: Mode) -> Vec<T> {
+    let per: usize = lens.iter().sum();
+    let signals: Vec<Vec<T>> = values
+        .par_chunks(per.max(1))
+        .map(|c| {
+            let mut at = 0;
+            let bands: Vec<&[T]> = lens
+                .iter()
+                .map(|&l| {
+                    let b = &c[at..at + l];
+                    at += l;
+                    b
+                })
+                .collect();
+            inverse::waverec(&bands, w, mode)
+        })
+        .collect();
+    signals.concat()
+}
