@@ -77,7 +77,7 @@ run: build apt-run
 # One profile for every test (dev, with optimised dependencies): CLI tests run the
 # binary cargo builds for them.
 test: setup
-	cargo test --no-fail-fast
+	cargo test --workspace --no-fail-fast
 
 # Frame times of the real app driven headless (egui_kittest); see BENCHMARKS.md.
 bench-app: setup

@@ -1,5 +1,9 @@
 //! wavebench: multilevel wavelet features and LLM prompts from time series, on the GPU
 //! (libtorch) or the CPU. See ARCHITECTURE.md for the map of the rooms below.
+//!
+//! The numeric core (wavelets, native engine, features, prompts, pipeline) is the
+//! `wavebench-core` crate, re-exported here under the same paths; this crate adds what
+//! needs polars, egui or libtorch: file I/O, the torch engines, the CLI and the app.
 
 pub mod app;
 pub mod band_table;
@@ -9,14 +13,8 @@ pub mod data;
 pub mod diff;
 pub mod engine;
 pub mod export;
-pub mod features;
 pub mod npy;
-pub mod pipeline;
-pub mod prompt;
 pub mod run_spec;
-pub mod stats;
-pub mod suggest;
-pub mod sums;
 pub mod sweep;
-pub mod timing;
-pub mod wavelet;
+
+pub use wavebench_core::{features, pipeline, prompt, stats, suggest, sums, timing, wavelet};

@@ -137,7 +137,22 @@ fn time_axis(col: &Column) -> TimeAxis {
     let name = col.name().to_string();
     match integers(col).filter(|_| col.dtype().is_integer()) {
         Some(ints) => TimeAxis::index(name, ints),
-        None => TimeAxis::from_column(name, col),
+        None => TimeAxis::from_text(name, text_cells(col)),
+    }
+}
+
+/// A column's cells as text (None for an empty cell), for `TimeAxis::from_text`.
+fn text_cells(col: &Column) -> Vec<Option<String>> {
+    let text = if col.dtype() == &DataType::String {
+        col.clone()
+    } else {
+        col.cast(&DataType::String).unwrap_or_else(|_| col.clone())
+    };
+    match text.str() {
+        Ok(s) => s.iter().map(|v| v.map(str::to_string)).collect(),
+        Err(_) => (0..col.len())
+            .map(|i| col.get(i).ok().map(|v| v.to_string()))
+            .collect(),
     }
 }
 

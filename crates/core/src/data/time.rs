@@ -2,7 +2,6 @@
 //! start + step, not a label per row) and how a time reads as text (ISO 8601 for dates).
 
 use chrono::{DateTime, Datelike, NaiveDate, Timelike};
-use polars::prelude::{AnyValue, Column, DataType};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -69,7 +68,7 @@ pub enum TimeKind {
 enum Points {
     Grid { start: i64, step: i64, len: usize },
     Values(Vec<i64>),
-    Labels(Column),
+    Labels(Vec<Option<String>>),
 }
 
 /// The time of every row.
@@ -90,16 +89,10 @@ impl TimeAxis {
         }
     }
 
-    /// A date/time column as read (typed or text): parsed to milliseconds when every cell is
-    /// a date we can read, else kept as labels.
-    pub fn from_column(name: String, col: &Column) -> Self {
-        let text = if col.dtype() == &DataType::String {
-            Some(col.clone())
-        } else {
-            col.cast(&DataType::String).ok()
-        };
-        if let Some(ms) = text.as_ref().and_then(|t| parse_all(t)) {
-            let (values, with_time) = ms;
+    /// A date/time column as text, one cell per row (None for an empty cell): parsed to
+    /// milliseconds when every cell is a date we can read, else kept as labels.
+    pub fn from_text(name: String, cells: Vec<Option<String>>) -> Self {
+        if let Some((values, with_time)) = parse_all(&cells) {
             return TimeAxis {
                 name,
                 kind: if with_time {
@@ -113,7 +106,7 @@ impl TimeAxis {
         TimeAxis {
             name,
             kind: TimeKind::Text,
-            points: Points::Labels(text.unwrap_or_else(|| col.clone())),
+            points: Points::Labels(cells),
         }
     }
 
@@ -155,11 +148,7 @@ impl TimeAxis {
     /// label as written otherwise.
     pub fn label(&self, row: usize) -> Option<String> {
         match &self.points {
-            Points::Labels(c) => match c.get(row).ok()? {
-                AnyValue::Null => None,
-                AnyValue::String(s) => Some(s.to_string()),
-                v => Some(v.to_string()),
-            },
+            Points::Labels(c) => c.get(row).cloned().flatten(),
             _ => self.raw(row).map(|v| self.format(v)),
         }
     }
@@ -176,11 +165,13 @@ impl TimeAxis {
     /// Keep the rows where `keep` is true.
     pub fn retain(&mut self, keep: &[bool]) -> Result<(), String> {
         self.points = match &self.points {
-            Points::Labels(c) => {
-                let mask: polars::prelude::BooleanChunked =
-                    keep.iter().copied().map(Some).collect();
-                Points::Labels(c.filter(&mask).map_err(|e| e.to_string())?)
-            }
+            Points::Labels(c) => Points::Labels(
+                c.iter()
+                    .enumerate()
+                    .filter(|&(r, _)| keep.get(r).copied().unwrap_or(false))
+                    .map(|(_, v)| v.clone())
+                    .collect(),
+            ),
             _ => Points::compact(
                 (0..self.len())
                     .filter(|&r| keep.get(r).copied().unwrap_or(false))
@@ -233,12 +224,11 @@ pub fn iso(ms: i64, with_time: bool) -> String {
 
 /// Every cell as milliseconds since 1970, and whether any has a time of day; None when a
 /// cell is empty or not a date.
-fn parse_all(col: &Column) -> Option<(Vec<i64>, bool)> {
-    let s = col.str().ok()?;
-    let mut out = Vec::with_capacity(s.len());
+fn parse_all(cells: &[Option<String>]) -> Option<(Vec<i64>, bool)> {
+    let mut out = Vec::with_capacity(cells.len());
     let mut with_time = false;
-    for cell in s.iter() {
-        let (ms, t) = parse_datetime(cell?)?;
+    for cell in cells {
+        let (ms, t) = parse_datetime(cell.as_deref()?)?;
         with_time |= t;
         out.push(ms);
     }

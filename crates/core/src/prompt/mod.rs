@@ -13,19 +13,19 @@ use serde::Serialize;
 pub const BUILTINS: [(&str, &str); 4] = [
     (
         "timellm",
-        include_str!("../../assets/templates/timellm.jinja"),
+        include_str!("../../../../assets/templates/timellm.jinja"),
     ),
     (
         "dwt-minimal",
-        include_str!("../../assets/templates/dwt-minimal.jinja"),
+        include_str!("../../../../assets/templates/dwt-minimal.jinja"),
     ),
     (
         "dwt-balanced",
-        include_str!("../../assets/templates/dwt-balanced.jinja"),
+        include_str!("../../../../assets/templates/dwt-balanced.jinja"),
     ),
     (
         "dwt-detailed",
-        include_str!("../../assets/templates/dwt-detailed.jinja"),
+        include_str!("../../../../assets/templates/dwt-detailed.jinja"),
     ),
 ];
 

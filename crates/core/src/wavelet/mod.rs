@@ -37,7 +37,7 @@ fn bank() -> &'static Bank {
     static BANK: OnceLock<Bank> = OnceLock::new();
     BANK.get_or_init(|| {
         // The asset is compiled in; a parse failure is a build defect caught by every test.
-        serde_json::from_str(include_str!("../../assets/wavelets.json"))
+        serde_json::from_str(include_str!("../../../../assets/wavelets.json"))
             .expect("assets/wavelets.json is valid")
     })
 }

@@ -1,0 +1,62 @@
+//! Data in memory: [`Table`] (time axis + numeric channels) → windows → normalised batches.
+//! Reading files into a table is the application's (polars); this crate never does I/O.
+
+mod missing;
+mod normalize;
+pub mod time;
+mod windows;
+
+pub use missing::Missing;
+pub use normalize::{Affine, Normalize};
+pub use time::{TimeAxis, TimeColumn, TimeKind};
+pub use windows::{RowRange, Windows};
+
+use std::path::PathBuf;
+
+/// One loaded data set: every numeric column as a channel (NaN marks a missing cell).
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub path: PathBuf,
+    /// The time axis (dates, or an index column), if the file has one.
+    pub time: Option<TimeAxis>,
+    pub channels: Vec<Channel>,
+    /// Columns that were skipped because they are neither numeric nor the time axis.
+    pub skipped: Vec<String>,
+    /// What the user must be told about the load (text cells read as missing, skipped
+    /// columns): one line each, naming the file and column.
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Channel {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+impl Table {
+    pub fn rows(&self) -> usize {
+        self.channels.first().map_or(0, |c| c.values.len())
+    }
+
+    pub fn channel(&self, name: &str) -> Option<&Channel> {
+        self.channels.iter().find(|c| c.name == name)
+    }
+
+    /// The time of `row` as records carry it (`start_time`): the time axis's text (ISO 8601
+    /// for dates), or the row number when the data has no time axis.
+    pub fn time_label(&self, row: usize) -> String {
+        self.time
+            .as_ref()
+            .and_then(|t| t.label(row))
+            .unwrap_or_else(|| row.to_string())
+    }
+}
+
+/// A problem with the user's data, naming the file, column, row or option at fault.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+#[error("{0}")]
+pub struct DataError(pub String);
+
+pub fn err<T>(msg: impl Into<String>) -> Result<T, DataError> {
+    Err(DataError(msg.into()))
+}
