@@ -30,7 +30,7 @@ APT_RUN_PACKAGES := zenity
 
 SAMPLE := sample_data/synthetic.csv
 
-.PHONY: all setup apt apt-run apt-install venv target-link build run test bench bench-app assets fixtures sample-data reference clean
+.PHONY: all setup apt apt-run apt-install venv target-link build run test test-python wheel bench bench-app bench-python assets fixtures sample-data reference clean
 
 all: build
 
@@ -75,9 +75,22 @@ run: build apt-run
 	./target/release/wavebench gui $(SAMPLE)
 
 # One profile for every test (dev, with optimised dependencies): CLI tests run the
-# binary cargo builds for them.
+# binary cargo builds for them. The Python crate is tested through its wheel (pytest):
+# an extension module has no Rust test binary.
 test: setup
-	cargo test --workspace --no-fail-fast
+	cargo test --workspace --exclude wavebench-python --no-fail-fast
+	@$(MAKE) --no-print-directory test-python
+
+# The wheel in the dev profile, installed into the project venv, against the CLI's binary.
+test-python: venv target-link
+	VIRTUAL_ENV=$(VENV) maturin develop -q -m crates/python/Cargo.toml
+	WAVEBENCH_BIN=$(CARGO_TARGET_DIR)/debug/wavebench $(PYTHON) -m pytest -q crates/python/tests
+
+# One wheel (abi3, CPython >= 3.9) in target/wheels/: pip install target/wheels/wavebench-*.whl
+wheel: venv target-link
+	rm -f $(CARGO_TARGET_DIR)/wheels/wavebench-*.whl
+	maturin build --release -q -m crates/python/Cargo.toml --out $(CARGO_TARGET_DIR)/wheels
+	@ls $(CARGO_TARGET_DIR)/wheels/wavebench-*.whl
 
 # Frame times of the real app driven headless (egui_kittest); see BENCHMARKS.md.
 bench-app: setup

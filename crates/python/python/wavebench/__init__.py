@@ -1,0 +1,161 @@
+"""wavebench: wavelet features and LLM prompts for time-series forecasters, computed in Rust.
+
+- ``DWTPromptGenerator``: a drop-in for the seed generator (same constructor, ``gen(x_enc)``
+  returns its feature dict, ``gen.build_prompt_text(features, base_info)`` its prompt).
+- ``timellm_prompts(x_enc, description, pred_len)``: Time-LLM's per-series prompt loop.
+- ``features(x, ...)``: SPEC §5's features per series, sample or batch, as numpy arrays.
+
+Inputs are numpy arrays or torch tensors of shape (B, N, T), float32 or float64, on any
+device: CPU data is read in place, a CUDA tensor is copied to the host once. The work runs
+in Rust with the GIL released. This module only adapts types; there is no math here.
+"""
+
+import numpy as np
+
+from . import _wavebench
+from ._wavebench import TOP_LAGS
+
+try:  # torch is optional: with it, the generator is an nn.Module (so .to(device) works)
+    import torch
+
+    _Module = torch.nn.Module
+except ImportError:  # pragma: no cover - exercised by users without torch
+    torch = None
+    _Module = object
+
+__all__ = ["DWTPromptGenerator", "features", "timellm_prompts", "TOP_LAGS"]
+
+COMPRESSION_LEVELS = ("minimal", "balanced", "detailed")
+
+
+def _array(x, name="x_enc", tensor_only=False):
+    """A numpy view of a tensor or array (no copy for CPU float32/float64 data)."""
+    if torch is not None and isinstance(x, torch.Tensor):
+        t = x.detach()
+        if t.device.type != "cpu":
+            t = t.cpu()  # the one host copy of a CUDA batch
+        if t.dtype not in (torch.float32, torch.float64):
+            t = t.to(torch.float32)  # half, bfloat16, integers
+        return t.numpy()
+    if tensor_only or not isinstance(x, np.ndarray):
+        raise TypeError(
+            f"{name} must be a torch.Tensor{'' if tensor_only else ' or numpy.ndarray'}, "
+            f"got {type(x).__name__}"
+        )
+    if x.dtype not in (np.float32, np.float64):
+        x = x.astype(np.float32)
+    return x
+
+
+def _batch(x_enc):
+    x = _array(x_enc)
+    if x.ndim != 3:
+        raise ValueError(f"x_enc must be 3-D (B, N, T), got shape {tuple(x.shape)}")
+    return x
+
+
+def features(x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none"):
+    """SPEC §5's features of every prompt unit of x (B, N, T) as a dict of numpy arrays.
+
+    aggregate: 'series' (B*N units, sample-major), 'sample' (B) or 'batch' (1).
+    normalize: 'none' (the default: a model has normalised x_enc already), 'zscore', 'revin'.
+    """
+    return _wavebench.features(_array(x, "x"), wavelet, level, mode, aggregate, normalize)
+
+
+def timellm_prompts(x_enc, description, pred_len, top_k=5, normalize="none"):
+    """Time-LLM's per-series prompts for x_enc (B, N, T): B*N strings, sample-major, as
+    `wavebench prompts --template timellm --aggregate series` renders them."""
+    return _wavebench.timellm_prompts(_batch(x_enc), description, pred_len, top_k, normalize)
+
+
+def _float(v):
+    return float(v.item() if hasattr(v, "item") else v)
+
+
+def _list(v):
+    return v.tolist() if hasattr(v, "tolist") else list(v)
+
+
+class DWTPromptGenerator(_Module):
+    """The seed's DWTPromptGenerator, computed by wavebench.
+
+    gen = DWTPromptGenerator(wavelet='db4', level=3, compression_level='balanced')
+    feats = gen(x_enc)                    # x_enc: (B, N, T) tensor on any device
+    text = gen.build_prompt_text(feats, base_info)
+    """
+
+    def __init__(self, wavelet="db4", level=3, compression_level="balanced",
+                 use_adaptive_thresholds=False, mode="reflect"):
+        if _Module is not object:
+            super().__init__()
+        if isinstance(level, bool) or not isinstance(level, int):
+            raise ValueError(f"level must be an int, got {level!r}")
+        _wavebench.check_settings(wavelet, level, mode)
+        if compression_level not in COMPRESSION_LEVELS:
+            raise ValueError(
+                f"compression_level {compression_level!r}: expected one of {', '.join(COMPRESSION_LEVELS)}"
+            )
+        if use_adaptive_thresholds:
+            raise ValueError(
+                "use_adaptive_thresholds=True is not supported: wavebench describes features "
+                "with SPEC §5's fixed thresholds, so prompts stay comparable across batches"
+            )
+        self.wavelet = wavelet
+        self.level = level
+        self.mode = mode
+        self.compression_level = compression_level
+        self.use_adaptive_thresholds = use_adaptive_thresholds
+
+    def forward(self, x_enc):
+        """The feature dict of all B*N series of x_enc together (the seed's keys and types)."""
+        x = _array(x_enc, tensor_only=False)
+        if x.ndim != 3:
+            raise ValueError(f"x_enc must be 3-D (B, N, T), got shape {tuple(x.shape)}")
+        return _wavebench.batch_features(x, self.wavelet, self.level, self.mode)
+
+    if _Module is object:
+        __call__ = forward
+
+    def build_prompt_text(self, features, base_info):
+        """The dwt-<compression_level> prompt, byte for byte as the CLI renders it.
+
+        base_info: min, max, median, lags, description, seq_len, pred_len.
+        """
+        missing = [k for k in ("min", "max", "median", "lags", "description", "seq_len", "pred_len")
+                   if k not in base_info]
+        if missing:
+            raise ValueError(f"base_info lacks {', '.join(missing)}")
+        stds = _list(features["frequency_stds"])
+        variables = {
+            "energy_ratio": _list(features["energy_ratio"]),
+            "energy_entropy": _float(features["energy_entropy"]),
+            "dominant_band": int(features["dominant_band"]),
+            "dominant_energy": _float(features["dominant_energy"]),
+            "freq_pattern": str(features["freq_pattern"]),
+            "trends": _list(features["trends"]),
+            "trends_sign": [int(s) for s in _list(features["trends_sign"])],
+            "trend_consistency": _float(features["trend_consistency"]),
+            "trend_desc": str(features["trend_desc"]),
+            "band_stds": stds,
+            "snr_db": _float(features["snr_db"]),
+            "volatility_ratio": _float(features["volatility_ratio"]),
+            "stability_desc": str(features["stability_desc"]),
+            "signal_quality": str(features["signal_quality"]),
+            # Not printed by the dwt-* templates; present so every variable is defined.
+            "difficulty_score": _float(features.get("difficulty_score", 0.0)),
+            "difficulty": str(features["difficulty"]),
+            "min": _float(base_info["min"]),
+            "max": _float(base_info["max"]),
+            "median": _float(base_info["median"]),
+            "trend": _float(base_info.get("trend", 0.0)),
+            "lags": [int(v) for v in _list(base_info["lags"])],
+            "description": str(base_info["description"]),
+            "seq_len": int(base_info["seq_len"]),
+            "pred_len": int(base_info["pred_len"]),
+        }
+        return _wavebench.render_prompt(f"dwt-{self.compression_level}", variables)
+
+    def extra_repr(self):
+        return (f"wavelet={self.wavelet!r}, level={self.level}, mode={self.mode!r}, "
+                f"compression_level={self.compression_level!r}")

@@ -1,0 +1,372 @@
+//! `wavebench._wavebench`: the Python extension. Arrays in (numpy, read in place through
+//! their strides), the core's pipeline with the GIL released, numpy arrays and strings
+//! out. The Python package around it (`python/wavebench/__init__.py`) only adapts types:
+//! torch tensors to numpy, the seed's key names to SPEC §8's.
+
+use numpy::ndarray::ArrayViewD;
+use numpy::{PyArray1, PyArray2, PyReadonlyArrayDyn};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use wavebench_core::data::{Channel, Normalize, Table, Windows};
+use wavebench_core::engine::{DType, Engine, Native, Plan};
+use wavebench_core::features::{Aggregate, Features};
+use wavebench_core::pipeline::{self, Shape, Unit};
+use wavebench_core::prompt::{self, Prompter, PromptVars};
+use wavebench_core::stats::TOP_LAGS;
+use wavebench_core::timing::Timer;
+use wavebench_core::wavelet::{self, Mode};
+
+/// A batch `(B, N, T)` as the core's table: channel `n` is the B samples' rows end to
+/// end, so window `b` (stride T) is sample b.
+struct Batch {
+    b: usize,
+    t: usize,
+    table: Table,
+    dtype: DType,
+}
+
+fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+fn batch_of<T: Copy + Into<f64>>(v: ArrayViewD<'_, T>, dtype: DType) -> PyResult<Batch> {
+    let shape = v.shape().to_vec();
+    let (b, n, t) = match shape.as_slice() {
+        [t] => (1, 1, *t),
+        [s, t] => (*s, 1, *t),
+        [b, n, t] => (*b, *n, *t),
+        _ => {
+            return Err(value_error(format!(
+                "expected x of shape (B, N, T) (or (S, T), or (T,)), got {} dimensions {shape:?}",
+                shape.len()
+            )))
+        }
+    };
+    if b == 0 || n == 0 || t == 0 {
+        return Err(value_error(format!("x is empty: shape {shape:?}")));
+    }
+    let mut channels = vec![vec![0f64; b * t]; n];
+    // Logical (C) order whatever the strides: a transposed or sliced array reads right.
+    for (k, &x) in v.iter().enumerate() {
+        let x: f64 = x.into();
+        let (bi, ni, ti) = (k / (n * t), (k / t) % n, k % t);
+        if !x.is_finite() {
+            return Err(value_error(format!(
+                "x[{bi}, {ni}, {ti}] is {x}: the input must be finite (fill or drop missing values first)"
+            )));
+        }
+        channels[ni][bi * t + ti] = x;
+    }
+    Ok(Batch {
+        b,
+        t,
+        dtype,
+        table: Table {
+            channels: channels
+                .into_iter()
+                .enumerate()
+                .map(|(i, values)| Channel {
+                    name: i.to_string(),
+                    values,
+                })
+                .collect(),
+            ..Table::default()
+        },
+    })
+}
+
+/// A float32 or float64 numpy array (any strides) as a batch.
+fn read(x: &Bound<'_, PyAny>) -> PyResult<Batch> {
+    if let Ok(a) = x.extract::<PyReadonlyArrayDyn<'_, f32>>() {
+        return batch_of(a.as_array(), DType::F32);
+    }
+    if let Ok(a) = x.extract::<PyReadonlyArrayDyn<'_, f64>>() {
+        return batch_of(a.as_array(), DType::F64);
+    }
+    Err(PyTypeError::new_err(format!(
+        "expected a float32 or float64 numpy array or torch tensor, got {}",
+        x.get_type().name()?
+    )))
+}
+
+/// The transform's settings, checked as the CLI checks them.
+struct Settings {
+    wavelet: &'static wavelet::Wavelet,
+    mode: Mode,
+    level: usize,
+}
+
+fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<Settings> {
+    let w = wavelet::lookup(wavelet).map_err(|e| value_error(format!("wavelet: {e}")))?;
+    let mode: Mode = mode.parse().map_err(|e: String| value_error(format!("mode: {e}")))?;
+    if level == 0 {
+        return Err(value_error("level must be at least 1"));
+    }
+    Ok(Settings {
+        wavelet: w,
+        mode,
+        level,
+    })
+}
+
+/// Units of the batch (series, sample or batch aggregation), computed without the GIL.
+fn units(
+    py: Python<'_>,
+    x: &Batch,
+    s: &Settings,
+    aggregate: Aggregate,
+    normalize: Normalize,
+) -> PyResult<Vec<Unit>> {
+    // The seed's own check first, with its wording, then SPEC §10's level rule.
+    if s.level >= usize::BITS as usize || x.t < (1usize << s.level) {
+        return Err(PyRuntimeError::new_err(format!(
+            "sequence length {} is too short for a level-{} decomposition (needs at least 2^{} = {})",
+            x.t,
+            s.level,
+            s.level,
+            1u128 << s.level.min(127)
+        )));
+    }
+    let plan = Plan::new(s.wavelet, s.mode, s.level, x.t).map_err(|e| value_error(e.to_string()))?;
+    pipeline::check_level(&plan).map_err(value_error)?;
+    let windows = Windows::new(x.b * x.t, None, Some(x.t), x.t).map_err(|e| value_error(e.0))?;
+    let shape = Shape {
+        table: &x.table,
+        windows,
+        plan: &plan,
+        normalize,
+        dtype: x.dtype,
+        aggregate,
+        batch_size: x.b,
+    };
+    py.detach(|| {
+        let mut engine: Box<dyn Engine> = Box::new(Native);
+        let mut notice = None;
+        let mut timer = Timer::new(false);
+        pipeline::features(&mut engine, &mut notice, &shape, &mut timer, |_| true)
+    })
+    .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+fn parse<T: std::str::FromStr<Err = String>>(what: &str, v: &str) -> PyResult<T> {
+    v.parse().map_err(|e: String| value_error(format!("{what}: {e}")))
+}
+
+/// Features of every prompt unit of `x` as a dict of numpy arrays (lists of str for the
+/// descriptions): `aggregate` = series (B·N units), sample (B) or batch (1).
+#[pyfunction]
+#[pyo3(signature = (x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none"))]
+fn features<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    wavelet: &str,
+    level: usize,
+    mode: &str,
+    aggregate: &str,
+    normalize: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = settings(wavelet, level, mode)?;
+    let batch = read(x)?;
+    let aggregate: Aggregate = parse("aggregate", aggregate)?;
+    let units = units(py, &batch, &s, aggregate, parse("normalize", normalize)?)?;
+    let d = PyDict::new(py);
+    let f: Vec<&Features> = units.iter().map(|u| &u.features).collect();
+    d.set_item(
+        "sample",
+        PyArray1::from_vec(py, units.iter().map(|u| u.window as i64).collect()),
+    )?;
+    let channel: Vec<i64> = units
+        .iter()
+        .map(|u| u.column.as_deref().and_then(|c| c.parse().ok()).unwrap_or(-1))
+        .collect();
+    d.set_item("channel", PyArray1::from_vec(py, channel))?;
+    let scalar = |get: fn(&Features) -> f64| PyArray1::from_vec(py, f.iter().map(|x| get(x)).collect());
+    let matrix = |get: fn(&Features) -> Vec<f64>| -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let rows: Vec<Vec<f64>> = f.iter().map(|x| get(x)).collect();
+        PyArray2::from_vec2(py, &rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    };
+    let text = |get: fn(&Features) -> &str| {
+        PyList::new(py, f.iter().map(|x| get(x).to_string()))
+    };
+    d.set_item("energy_ratio", matrix(|x| x.energy_ratio.clone())?)?;
+    d.set_item("energy_entropy", scalar(|x| x.energy_entropy))?;
+    d.set_item(
+        "dominant_band",
+        PyArray1::from_vec(py, f.iter().map(|x| x.dominant_band as i64).collect()),
+    )?;
+    d.set_item("dominant_energy", scalar(|x| x.dominant_energy))?;
+    d.set_item("freq_pattern", text(|x| &x.freq_pattern)?)?;
+    d.set_item("trends", matrix(|x| x.trends.clone())?)?;
+    d.set_item(
+        "trends_sign",
+        matrix(|x| x.trends_sign.iter().map(|&v| v as f64).collect())?.call_method1("astype", ("int32",))?,
+    )?;
+    d.set_item("trend_consistency", scalar(|x| x.trend_consistency))?;
+    d.set_item("trend_desc", text(|x| &x.trend_desc)?)?;
+    d.set_item("band_stds", matrix(|x| x.band_stds.clone())?)?;
+    d.set_item("snr_db", scalar(|x| x.snr_db))?;
+    d.set_item("volatility_ratio", scalar(|x| x.volatility_ratio))?;
+    d.set_item("stability_desc", text(|x| &x.stability_desc)?)?;
+    d.set_item("signal_quality", text(|x| &x.signal_quality)?)?;
+    d.set_item("difficulty_score", scalar(|x| x.difficulty_score))?;
+    d.set_item("difficulty", text(|x| &x.difficulty)?)?;
+    d.set_item("min", scalar(|x| x.min))?;
+    d.set_item("max", scalar(|x| x.max))?;
+    d.set_item("median", scalar(|x| x.median))?;
+    d.set_item("trend", scalar(|x| x.trend))?;
+    d.set_item(
+        "lags",
+        matrix(|x| x.lags.iter().map(|&v| v as f64).collect())?.call_method1("astype", ("int64",))?,
+    )?;
+    Ok(d)
+}
+
+/// The seed generator's feature dict: SPEC §5's features of all B·N series together
+/// (batch aggregation), under the seed's names and types.
+#[pyfunction]
+#[pyo3(signature = (x, wavelet="db4", level=3, mode="reflect"))]
+fn batch_features<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    wavelet: &str,
+    level: usize,
+    mode: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = settings(wavelet, level, mode)?;
+    let batch = read(x)?;
+    let units = units(py, &batch, &s, Aggregate::Batch, Normalize::None)?;
+    let [u] = units.as_slice() else {
+        return Err(PyRuntimeError::new_err(format!(
+            "internal: {} groups for one batch",
+            units.len()
+        )));
+    };
+    let f = &u.features;
+    let f32s = |v: &[f64]| PyArray1::from_vec(py, v.iter().map(|&x| x as f32).collect());
+    let d = PyDict::new(py);
+    d.set_item("energy_ratio", f32s(&f.energy_ratio))?;
+    d.set_item("energy_entropy", f.energy_entropy)?;
+    d.set_item("dominant_band", f.dominant_band)?;
+    d.set_item("dominant_energy", f.dominant_energy)?;
+    d.set_item("freq_pattern", &f.freq_pattern)?;
+    d.set_item("trends", f32s(&f.trends))?;
+    d.set_item(
+        "trends_sign",
+        PyArray1::from_vec(py, f.trends_sign.iter().map(|&v| v as i32).collect()),
+    )?;
+    d.set_item("trend_consistency", f.trend_consistency)?;
+    d.set_item("trend_desc", &f.trend_desc)?;
+    d.set_item("frequency_stds", f32s(&f.band_stds))?;
+    d.set_item("signal_std", f.band_stds.first().copied().unwrap_or(0.0))?;
+    d.set_item("noise_std", f.band_stds.last().copied().unwrap_or(0.0))?;
+    d.set_item("snr_db", f.snr_db)?;
+    d.set_item("volatility_ratio", f.volatility_ratio)?;
+    d.set_item("stability_desc", &f.stability_desc)?;
+    d.set_item("signal_quality", &f.signal_quality)?;
+    d.set_item("difficulty", &f.difficulty)?;
+    // Not in the seed's dict, but what its prompt needs when base_info is built from it.
+    d.set_item("difficulty_score", f.difficulty_score)?;
+    Ok(d)
+}
+
+/// One value of a template's variables, by name; errors name the key.
+fn item<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
+    d: &Bound<'py, PyDict>,
+    key: &str,
+) -> PyResult<T> {
+    let v = d
+        .get_item(key)?
+        .ok_or_else(|| value_error(format!("missing key '{key}'")))?;
+    v.extract::<T>().map_err(|e| {
+        let e: PyErr = e.into();
+        value_error(format!("key '{key}': {e}"))
+    })
+}
+
+/// Render a built-in template (`timellm`, `dwt-minimal|balanced|detailed`) with
+/// variables named as SPEC §8 names the features, plus description, seq_len, pred_len.
+#[pyfunction]
+fn render_prompt(template: &str, vars: &Bound<'_, PyDict>) -> PyResult<String> {
+    let src = prompt::builtin(template)
+        .ok_or_else(|| value_error(format!("no built-in template '{template}'")))?;
+    let f = Features {
+        energy_ratio: item(vars, "energy_ratio")?,
+        energy_entropy: item(vars, "energy_entropy")?,
+        dominant_band: item(vars, "dominant_band")?,
+        dominant_energy: item(vars, "dominant_energy")?,
+        freq_pattern: item(vars, "freq_pattern")?,
+        trends: item(vars, "trends")?,
+        trends_sign: item(vars, "trends_sign")?,
+        trend_consistency: item(vars, "trend_consistency")?,
+        trend_desc: item(vars, "trend_desc")?,
+        band_stds: item(vars, "band_stds")?,
+        snr_db: item(vars, "snr_db")?,
+        volatility_ratio: item(vars, "volatility_ratio")?,
+        stability_desc: item(vars, "stability_desc")?,
+        signal_quality: item(vars, "signal_quality")?,
+        difficulty_score: item(vars, "difficulty_score")?,
+        difficulty: item(vars, "difficulty")?,
+        min: item(vars, "min")?,
+        max: item(vars, "max")?,
+        median: item(vars, "median")?,
+        trend: item(vars, "trend")?,
+        lags: item(vars, "lags")?,
+    };
+    let description: String = item(vars, "description")?;
+    let p = Prompter::new(src).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    p.render(&PromptVars {
+        features: &f,
+        description: &description,
+        seq_len: item(vars, "seq_len")?,
+        pred_len: item(vars, "pred_len")?,
+    })
+    .map_err(|e| value_error(e.to_string()))
+}
+
+/// Time-LLM's per-series prompt loop in one call: the B·N prompts (sample-major), as the
+/// CLI's `prompts --template timellm` renders them.
+#[pyfunction]
+#[pyo3(signature = (x, description, pred_len, top_k=5, normalize="none"))]
+fn timellm_prompts(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    description: &str,
+    pred_len: usize,
+    top_k: usize,
+    normalize: &str,
+) -> PyResult<Vec<String>> {
+    if top_k != TOP_LAGS {
+        return Err(value_error(format!(
+            "top_k={top_k}: the timellm template lists Time-LLM's top {TOP_LAGS} lags; only top_k={TOP_LAGS} is supported"
+        )));
+    }
+    let batch = read(x)?;
+    // Time-LLM's statistics do not depend on the transform: the cheapest one that fits
+    // any length >= 2 runs beside them.
+    let s = settings("haar", 1, "reflect")?;
+    let units = units(py, &batch, &s, Aggregate::Series, parse("normalize", normalize)?)?;
+    let src = prompt::builtin("timellm").ok_or_else(|| PyRuntimeError::new_err("no timellm template"))?;
+    let p = Prompter::new(src).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let seq_len = batch.t;
+    py.detach(|| p.render_all(&units, description, seq_len, pred_len))
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Check a wavelet, level and mode as the CLI does (ValueError naming what is wrong).
+#[pyfunction]
+#[pyo3(signature = (wavelet="db4", level=3, mode="reflect"))]
+fn check_settings(wavelet: &str, level: usize, mode: &str) -> PyResult<()> {
+    settings(wavelet, level, mode).map(|_| ())
+}
+
+#[pymodule]
+fn _wavebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(check_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(features, m)?)?;
+    m.add_function(wrap_pyfunction!(batch_features, m)?)?;
+    m.add_function(wrap_pyfunction!(render_prompt, m)?)?;
+    m.add_function(wrap_pyfunction!(timellm_prompts, m)?)?;
+    m.add("TOP_LAGS", TOP_LAGS)?;
+    Ok(())
+}

@@ -1,0 +1,176 @@
+"""The wheel against the CLI: the same windows give byte-identical prompts, the feature
+dicts have the seed's keys and types, and bad input fails as the seed's did.
+
+Run by `make test` (after `maturin develop`): WAVEBENCH_BIN names the CLI binary.
+"""
+import concurrent.futures
+import json
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import wavebench
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+ETTH1 = ROOT.parent / "shared" / "data" / "ETTh1.csv"
+SAMPLE = ROOT / "sample_data" / "synthetic.csv"
+BIN = os.environ.get("WAVEBENCH_BIN") or str(
+    pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug" / "wavebench"
+)
+DATA = [p for p in (ETTH1, SAMPLE) if p.exists()]
+
+
+def batch_of(csv, b, t, dtype=np.float32):
+    """The first b*t rows as x_enc (B, N, T): sample b is rows b*t..(b+1)*t, every channel."""
+    df = pd.read_csv(csv)
+    values = df.iloc[: b * t, 1:].to_numpy(dtype=np.float64)
+    return values.reshape(b, t, -1).transpose(0, 2, 1).astype(dtype), list(df.columns[1:])
+
+
+def cli(csv, *args):
+    """The CLI's JSONL records for the same windows (stride T, no normalisation: x_enc
+    arrives normalised by the model)."""
+    out = subprocess.run([BIN, "prompts", str(csv), "--normalize", "none", "--quiet", "-o", "-",
+                          *args], check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("csv", DATA, ids=lambda p: p.name)
+def test_timellm_prompts_equal_the_cli(csv):
+    b, t = 8, 96
+    x, columns = batch_of(csv, b, t)
+    got = wavebench.timellm_prompts(torch.from_numpy(x), "Hourly load.", 24)
+    want = cli(csv, "--template", "timellm", "--description", "Hourly load.", "--pred-len", "24",
+               "--seq-len", str(t), "--stride", str(t), "--rows", f"0..{b * t}")
+    assert len(got) == len(want) == b * len(columns)
+    assert [r["column"] for r in want[: len(columns)]] == columns  # sample-major, channel-minor
+    assert got == [r["prompt"] for r in want]
+
+
+@pytest.mark.parametrize("csv", DATA, ids=lambda p: p.name)
+@pytest.mark.parametrize("compression", ["minimal", "balanced", "detailed"])
+def test_generator_prompts_equal_the_cli(csv, compression):
+    b, t = 4, 128
+    x, _ = batch_of(csv, 3 * b, t)
+    want = cli(csv, "--template", f"dwt-{compression}", "--aggregate", "batch", "--batch-size", str(b),
+               "--description", "d", "--pred-len", "96", "--seq-len", str(t), "--stride", str(t),
+               "--rows", f"0..{3 * b * t}")
+    assert len(want) == 3
+    gen = wavebench.DWTPromptGenerator(wavelet="db4", level=3, compression_level=compression)
+    for k, record in enumerate(want):
+        feats = gen(torch.from_numpy(x[k * b:(k + 1) * b]))
+        f = record["features"]
+        base_info = dict(min=f["min"], max=f["max"], median=f["median"], lags=f["lags"],
+                         description="d", seq_len=t, pred_len=96)
+        assert gen.build_prompt_text(feats, base_info) == record["prompt"]
+        # The dict's numbers are the CLI's features.
+        np.testing.assert_allclose(feats["energy_ratio"], f["energy_ratio"], rtol=1e-6)
+        np.testing.assert_allclose(feats["frequency_stds"], f["band_stds"], rtol=1e-6)
+        assert feats["difficulty"] == f["difficulty"] and feats["freq_pattern"] == f["freq_pattern"]
+
+
+def test_feature_dict_has_the_seeds_keys_and_types():
+    x = torch.randn(4, 3, 256, generator=torch.Generator().manual_seed(1))
+    feats = wavebench.DWTPromptGenerator(level=3)(x)
+    arrays = {"energy_ratio": np.float32, "trends": np.float32, "frequency_stds": np.float32,
+              "trends_sign": np.int32}
+    for k, dtype in arrays.items():
+        assert isinstance(feats[k], np.ndarray) and feats[k].dtype == dtype and feats[k].shape == (4,), k
+    for k in ("energy_entropy", "dominant_energy", "trend_consistency", "signal_std", "noise_std",
+              "snr_db", "volatility_ratio"):
+        assert isinstance(feats[k], float), k
+    assert isinstance(feats["dominant_band"], int)
+    for k in ("freq_pattern", "trend_desc", "stability_desc", "signal_quality"):
+        assert isinstance(feats[k], str) and feats[k], k
+    assert feats["difficulty"] in ("low", "moderate", "high")
+    assert feats["signal_std"] == pytest.approx(float(feats["frequency_stds"][0]), rel=1e-6)
+    assert feats["noise_std"] == pytest.approx(float(feats["frequency_stds"][-1]), rel=1e-6)
+
+
+def test_features_per_series_sample_and_batch():
+    x = np.random.default_rng(2).standard_normal((5, 2, 200))
+    series = wavebench.features(x, wavelet="sym4", level=2)
+    assert series["energy_ratio"].shape == (10, 3) and series["lags"].shape == (10, 5)
+    assert list(series["sample"]) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert list(series["channel"]) == [0, 1] * 5
+    assert len(series["difficulty"]) == 10
+    np.testing.assert_allclose(series["energy_ratio"].sum(axis=1), 1.0, rtol=1e-9)
+    np.testing.assert_allclose(series["min"], x.min(axis=2).ravel())
+    assert wavebench.features(x, aggregate="sample")["energy_ratio"].shape == (5, 4)
+    assert wavebench.features(x, aggregate="batch")["energy_ratio"].shape == (1, 4)
+    with pytest.raises(ValueError, match="aggregation"):
+        wavebench.features(x, aggregate="window")
+
+
+def test_numpy_torch_strides_and_precision_agree():
+    x = np.random.default_rng(3).standard_normal((6, 4, 160)).astype(np.float32)
+    gen = wavebench.DWTPromptGenerator()
+    a = gen(x)
+    b = gen(torch.from_numpy(x))
+    # A non-contiguous tensor with the same values.
+    t = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 2, 1))).transpose(1, 2)
+    assert not t.is_contiguous()
+    c = gen(t)
+    for other in (b, c):
+        for k, v in a.items():
+            np.testing.assert_array_equal(v, other[k], err_msg=k)
+    d = gen(torch.from_numpy(x.astype(np.float64)))  # computed in f64: close, not equal
+    np.testing.assert_allclose(d["energy_ratio"], a["energy_ratio"], rtol=1e-5)
+    e = gen(torch.from_numpy(x).to(torch.bfloat16))  # half precisions are widened
+    assert e["energy_ratio"].shape == (4,)
+
+
+def test_the_seeds_input_checks():
+    gen = wavebench.DWTPromptGenerator(level=3)
+    with pytest.raises(TypeError):
+        gen([[[1.0, 2.0]]])
+    with pytest.raises(ValueError, match="3-D"):
+        gen(torch.zeros(4, 64))
+    x = torch.randn(2, 2, 64)
+    x[1, 0, 5] = float("nan")
+    with pytest.raises(ValueError, match=r"x\[1, 0, 5\] is NaN"):
+        gen(x)
+    x[1, 0, 5] = float("inf")
+    with pytest.raises(ValueError, match="finite"):
+        gen(x)
+    with pytest.raises(RuntimeError, match="too short"):
+        wavebench.DWTPromptGenerator(level=4)(torch.randn(2, 2, 15))
+    with pytest.raises(ValueError, match="maximum level"):  # SPEC §10: 2^3 <= 16, but db4 needs more
+        gen(torch.randn(2, 2, 16))
+    with pytest.raises(ValueError, match="did you mean"):
+        wavebench.DWTPromptGenerator(wavelet="db44")
+    with pytest.raises(ValueError, match="level"):
+        wavebench.DWTPromptGenerator(level=0)
+    with pytest.raises(ValueError, match="compression_level"):
+        wavebench.DWTPromptGenerator(compression_level="tiny")
+    with pytest.raises(ValueError, match="adaptive"):
+        wavebench.DWTPromptGenerator(use_adaptive_thresholds=True)
+    with pytest.raises(ValueError, match="top_k"):
+        wavebench.timellm_prompts(torch.randn(2, 2, 64), "d", 8, top_k=3)
+    with pytest.raises(ValueError, match="base_info lacks"):
+        gen.build_prompt_text(gen(torch.randn(2, 2, 64)), {"min": 0.0})
+
+
+def test_the_generator_is_a_module_inside_a_model():
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.prompts = wavebench.DWTPromptGenerator()
+
+    m = Model().to("cpu")
+    assert isinstance(m.prompts, torch.nn.Module)
+    assert "wavelet='db4'" in repr(m)
+
+
+def test_calls_from_many_threads_agree():
+    xs = [np.random.default_rng(s).standard_normal((8, 7, 512)).astype(np.float32) for s in range(8)]
+    sequential = [wavebench.timellm_prompts(x, "d", 96) for x in xs]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        parallel = list(pool.map(lambda x: wavebench.timellm_prompts(x, "d", 96), xs))
+    assert parallel == sequential
+    assert len(sequential[0]) == 56

@@ -1,0 +1,195 @@
+"""Per-call time of the wheel against a plain PyTorch implementation of the same per-batch
+path (make bench-python; results in BENCHMARKS.md).
+
+The PyTorch path is written from SPEC §5 the way the seed generator does it, without ptwt:
+the DWT as reflect padding + conv1d(stride 2) per level, features from tensor reductions,
+descriptions in Python after `.item()`. It is checked against wavebench's numbers first, so
+both compute the same thing. Both run in this process on the CPU, at B=32, N=7, T=512.
+
+usage: python scripts/bench_python.py [--repeat R] [--device cpu|cuda]
+"""
+import argparse
+import math
+import statistics
+import time
+
+import numpy as np
+import pywt
+import torch
+import torch.nn.functional as F
+
+import wavebench
+
+BANDS_PATTERN = ["trend", "seasonal", "fluctuation", "noise"]
+BANDS_TREND = ["long-term", "seasonal", "medium-term", "short-term"]
+
+
+class TorchPromptPath:
+    """The seed's per-batch path in plain PyTorch: features of all B*N series together."""
+
+    def __init__(self, wavelet="db4", level=3, device="cpu"):
+        w = pywt.Wavelet(wavelet)
+        self.level = level
+        self.L = w.dec_len
+        # conv1d correlates: flip the decomposition filters to convolve as pywt does.
+        lo = torch.tensor(w.dec_lo[::-1], dtype=torch.float32, device=device)
+        hi = torch.tensor(w.dec_hi[::-1], dtype=torch.float32, device=device)
+        self.filters = torch.stack([lo, hi]).unsqueeze(1)  # (2, 1, L)
+
+    def wavedec(self, x):
+        """pywt.wavedec(x, mode='reflect') for rows of x (S, T): [cA_n, cD_n, ..., cD_1]."""
+        coeffs = []
+        a = x.unsqueeze(1)
+        for _ in range(self.level):
+            n = a.shape[-1]
+            ext = F.pad(a, (self.L - 1, self.L - 1), mode="reflect")
+            # pywt keeps the odd outputs of the full convolution of the extended signal.
+            y = F.conv1d(ext[..., 1:], self.filters, stride=2)[..., : (n + self.L - 1) // 2]
+            a, d = y[:, :1], y[:, 1:]
+            coeffs.append(d.squeeze(1))
+        coeffs.append(a.squeeze(1))
+        return coeffs[::-1]
+
+    def features(self, x_enc):
+        b, n, t = x_enc.shape
+        coeffs = self.wavedec(x_enc.reshape(b * n, t).float())
+        energies = torch.stack([(c * c).sum(dim=1) for c in coeffs], dim=1)  # (S, bands)
+        total = energies.sum(dim=1, keepdim=True)
+        ratios = torch.where(total == 0, torch.full_like(energies, 1.0 / energies.shape[1]),
+                             energies / total.clamp_min(1e-10))
+        p = ratios.clamp_min(1e-10)
+        entropy = -(p * p.log()).sum(dim=1)
+        mean_ratio = ratios.mean(dim=0)
+        counts = torch.bincount(ratios.argmax(dim=1), minlength=len(coeffs))
+        dominant = int(torch.argmax(counts).item())
+        dominant_energy = float(mean_ratio[dominant].item())
+        trends = torch.stack([(c[:, -1] - c[:, 0]).sum() / (c.shape[0] * (c.shape[1] - 1)) for c in coeffs])
+        stds = torch.stack([c.flatten().std() for c in coeffs])
+        signs = torch.sign(trends).to(torch.int32)
+        s0 = int(signs[0].item())
+        consistency = 0.5 if s0 == 0 else float((signs == s0).float().mean().item())
+        std_first, std_last = float(stds[0].item()), float(stds[-1].item())
+        if std_last == 0:
+            snr = 60.0 if std_first > 0 else 0.0
+        else:
+            snr = max(-60.0, min(60.0, 10 * math.log10(max(std_first ** 2 / std_last ** 2, 1e-10))))
+        volatility = std_last / (std_first + 1e-10)
+        mean_entropy = float(entropy.mean().item())
+        nbands = len(coeffs)
+        mid = stds[1:nbands - 1]
+        strong_mid = mid.numel() > 0 and float(mid.mean()) > std_first and float(mid.mean()) > std_last
+        norm_entropy = mean_entropy / math.log(nbands)
+        score = (min(max(40 * (1 - consistency), 0), 40) + 35 * min(max(norm_entropy, 0), 1)
+                 + 25 / (1 + math.exp((snr - 10) / 5)))
+        base = ("single-scale dominant" if mean_entropy < 0.5 else
+                "dual-scale pattern" if mean_entropy < 1.0 else "multi-scale complex")
+        freq = f"{base} ({BANDS_PATTERN[dominant] if dominant < 4 else f'band{dominant}'})" \
+            if dominant_energy > 0.7 else base
+        sl = signs.tolist()
+        direction = lambda s: "upward" if s > 0 else "downward"  # noqa: E731
+        if consistency == 1.0:
+            trend_desc = f"consistent {direction(s0)}"
+        elif consistency >= 0.75:
+            k = next((i for i, s in enumerate(sl) if s != s0), 0)
+            trend_desc = f"mostly {direction(s0)}, except {BANDS_TREND[k] if k < 4 else f'scale{k}'}"
+        else:
+            trend_desc = f"mixed ({sum(1 for s in sl if s > 0)}/{len(sl)} scales upward)"
+        quality = "high SNR (clean)" if snr > 20 else "moderate SNR" if snr > 10 else "low SNR (noisy)"
+        stab = ("stable trend with high short-term volatility" if volatility > 5 else
+                "moderate volatility across scales" if volatility > 2 else
+                "balanced multi-scale variations" if volatility > 0.5 else
+                "trend-dominated with low noise")
+        if strong_mid:
+            stab += " (strong mid-frequency components)"
+        return {
+            "energy_ratio": mean_ratio.cpu().numpy(), "energy_entropy": mean_entropy,
+            "dominant_band": dominant, "dominant_energy": dominant_energy, "freq_pattern": freq,
+            "trends": trends.cpu().numpy(), "trends_sign": signs.cpu().numpy(),
+            "trend_consistency": consistency, "trend_desc": trend_desc,
+            "frequency_stds": stds.cpu().numpy(), "signal_std": std_first, "noise_std": std_last,
+            "snr_db": snr, "volatility_ratio": volatility, "stability_desc": stab,
+            "signal_quality": quality,
+            "difficulty": "low" if score < 15 else "moderate" if score < 30 else "high",
+        }
+
+    def prompt(self, f, base_info):
+        # dwt-balanced, as the seed formats it.
+        diff = "" if f["difficulty"] == "moderate" else f", forecast difficulty: {f['difficulty']}"
+        return (f"<|start_prompt|>Dataset description: {base_info['description']}\n"
+                f"Task description: forecast the next {base_info['pred_len']} steps given the previous "
+                f"{base_info['seq_len']} steps information; \n"
+                f"Input statistics: range [{base_info['min']:.2f}, {base_info['max']:.2f}], "
+                f"median {base_info['median']:.2f}\n"
+                f"Pattern analysis: {f['freq_pattern']}, trend is {f['trend_desc']}, "
+                f"signal quality is {f['signal_quality']}{diff}\n"
+                f"Dominant periodicities: {list(base_info['lags'][:3])}<|<end_prompt>|>")
+
+    def timellm_prompts(self, x_enc, description, pred_len, top_k=5):
+        """Time-LLM's loop: statistics with torch, lags from an FFT autocorrelation."""
+        b, n, t = x_enc.shape
+        x = x_enc.reshape(b * n, t).float()
+        mins, maxs = x.min(dim=1).values, x.max(dim=1).values
+        medians = x.median(dim=1).values
+        trends = x[:, -1] - x[:, 0]
+        q = torch.fft.rfft(x, dim=-1)
+        corr = torch.fft.irfft(q * torch.conj(q), dim=-1)
+        lags = torch.topk(corr, top_k, dim=-1).indices
+        out = []
+        for i in range(b * n):
+            out.append(
+                f"<|start_prompt|>Dataset description: {description}Task description: forecast the next "
+                f"{pred_len} steps given the previous {t} steps information; Input statistics: min value "
+                f"{mins[i].item()}, max value {maxs[i].item()}, median value {medians[i].item()}, the trend "
+                f"of input is {'upward' if trends[i] > 0 else 'downward'}, top 5 lags are : "
+                f"{lags[i].tolist()}<|<end_prompt>|>")
+        return out
+
+
+def per_call(f, repeat):
+    f()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3, min(times) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--batch", type=int, nargs=3, default=[32, 7, 512], metavar=("B", "N", "T"))
+    args = ap.parse_args()
+    b, n, t = args.batch
+    x = torch.randn(b, n, t, generator=torch.Generator().manual_seed(0)).to(args.device)
+    ref = TorchPromptPath(device=args.device)
+    gen = wavebench.DWTPromptGenerator()
+
+    # Same path: the reference's numbers are wavebench's.
+    got, want = ref.features(x), gen(x)
+    for k in ("energy_ratio", "frequency_stds", "trends"):
+        np.testing.assert_allclose(got[k], want[k], rtol=2e-3, atol=1e-6, err_msg=k)
+    for k in ("freq_pattern", "trend_desc", "signal_quality", "difficulty"):
+        assert got[k] == want[k], (k, got[k], want[k])
+    base_info = dict(min=-2.5, max=2.5, median=0.0, lags=[1, 2, 3, 4, 5], description="bench",
+                     seq_len=t, pred_len=96)
+    assert ref.prompt(got, base_info) == gen.build_prompt_text(want, base_info)
+
+    rows = [
+        ("gen(x) + build_prompt_text", lambda: gen.build_prompt_text(gen(x), base_info),
+         lambda: ref.prompt(ref.features(x), base_info)),
+        ("timellm_prompts (B*N prompts)", lambda: wavebench.timellm_prompts(x, "bench", 96),
+         lambda: ref.timellm_prompts(x, "bench", 96)),
+    ]
+    print(f"B={b} N={n} T={t}, device {args.device}, torch {torch.__version__}, "
+          f"{torch.get_num_threads()} torch threads, median of {args.repeat} calls")
+    print("| call | wavebench ms (min) | PyTorch ms (min) | speed-up |")
+    print("|---|---|---|---|")
+    for name, ours, theirs in rows:
+        (wm, wmin), (tm, tmin) = per_call(ours, args.repeat), per_call(theirs, args.repeat)
+        print(f"| {name} | {wm:.3f} ({wmin:.3f}) | {tm:.3f} ({tmin:.3f}) | {tm / wm:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
