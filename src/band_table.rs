@@ -356,7 +356,11 @@ fn frame(t: &BandTable) -> polars::prelude::PolarsResult<(polars::prelude::DataF
     let c: Vec<String> = t.labels.iter().map(|l| l.column.clone()).collect();
     cols.push(Series::new("column".into(), c).into());
     if t.has_windows() {
-        let w: Vec<Option<u64>> = t.labels.iter().map(|l| l.window.map(|v| v as u64)).collect();
+        let w: Vec<Option<u64>> = t
+            .labels
+            .iter()
+            .map(|l| l.window.map(|v| v as u64))
+            .collect();
         let s: Vec<Option<u64>> = t.labels.iter().map(|l| l.start.map(|v| v as u64)).collect();
         let tm: Vec<Option<String>> = t.labels.iter().map(|l| l.start_time.clone()).collect();
         cols.push(Series::new("window".into(), w).into());
@@ -561,7 +565,8 @@ fn from_npz(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> {
             npy::Owned::Text(_) => return Err(format!("{name} holds text, not numbers")),
         };
         for s in 0..series {
-            values64[s * per + off..s * per + off + len].copy_from_slice(&src[s * len..(s + 1) * len]);
+            values64[s * per + off..s * per + off + len]
+                .copy_from_slice(&src[s * len..(s + 1) * len]);
         }
         off += len;
     }
@@ -577,8 +582,13 @@ fn from_npz(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> {
     let (windows, starts) = (ints("window"), ints("start"));
     let labels = (0..series)
         .map(|s| Label {
-            file: files.as_ref().map(|v| v[s].clone()).filter(|f| !f.is_empty()),
-            column: columns.as_ref().map_or_else(|| format!("series_{s}"), |v| v[s].clone()),
+            file: files
+                .as_ref()
+                .map(|v| v[s].clone())
+                .filter(|f| !f.is_empty()),
+            column: columns
+                .as_ref()
+                .map_or_else(|| format!("series_{s}"), |v| v[s].clone()),
             window: windows.as_ref().and_then(|v| usize::try_from(v[s]).ok()),
             start: starts.as_ref().and_then(|v| usize::try_from(v[s]).ok()),
             start_time: times.as_ref().map(|v| v[s].clone()),
@@ -646,7 +656,11 @@ fn read_parquet(path: &Path) -> Result<Coeffs, String> {
         return Err(format!(
             "expected list columns {} (as decompose writes), found {}",
             band_names(meta.as_ref().map_or(3, |m| m.level)).join(", "),
-            if names.is_empty() { "none".into() } else { names.join(", ") }
+            if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            }
         ));
     }
     let series = df.height();
@@ -682,7 +696,8 @@ fn read_parquet(path: &Path) -> Result<Coeffs, String> {
     let mut off = 0;
     for (band, &len) in per_band.iter().zip(&lens) {
         for s in 0..series {
-            values[s * per + off..s * per + off + len].copy_from_slice(&band[s * len..(s + 1) * len]);
+            values[s * per + off..s * per + off + len]
+                .copy_from_slice(&band[s * len..(s + 1) * len]);
         }
         off += len;
     }

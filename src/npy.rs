@@ -28,7 +28,11 @@ impl Data<'_> {
         }
     }
     fn text_width(v: &[String]) -> usize {
-        v.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(1)
+        v.iter()
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(1)
     }
     fn descr(&self) -> String {
         match self {
@@ -59,7 +63,11 @@ fn header(shape: &[usize], descr: &str) -> Vec<u8> {
     };
     let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     // Version 1.0 has a 2-byte header length; 2.0 a 4-byte one. Data starts 64-aligned.
-    let (version, len_bytes) = if dict.len() + 11 + 10 < 65_535 { (1u8, 2) } else { (2, 4) };
+    let (version, len_bytes) = if dict.len() + 11 + 10 < 65_535 {
+        (1u8, 2)
+    } else {
+        (2, 4)
+    };
     let pre = MAGIC.len() + 2 + len_bytes;
     let total = (pre + dict.len() + 1).div_ceil(64) * 64;
     let hlen = total - pre;
@@ -297,7 +305,11 @@ mod tests {
         assert_eq!(back.shape, vec![2, 3]);
         assert_eq!(back.data, Owned::F64(f.to_vec()));
 
-        let t = vec!["OT".to_string(), "2016-07-01 00:00:00".into(), "µs ü".into()];
+        let t = vec![
+            "OT".to_string(),
+            "2016-07-01 00:00:00".into(),
+            "µs ü".into(),
+        ];
         let mut buf = Vec::new();
         write(&mut buf, &[3], &Data::Text(&t)).unwrap();
         let back = read(&mut buf.as_slice()).unwrap();
@@ -311,10 +323,14 @@ mod tests {
 
     #[test]
     fn bad_headers_are_named() {
-        assert!(read(&mut &b"PK\x03\x04 not npy"[..]).unwrap_err().contains("magic"));
+        assert!(read(&mut &b"PK\x03\x04 not npy"[..])
+            .unwrap_err()
+            .contains("magic"));
         let mut buf = Vec::new();
         write(&mut buf, &[2], &Data::F32(&[1.0, 2.0])).unwrap();
         buf.truncate(buf.len() - 2);
-        assert!(read(&mut buf.as_slice()).unwrap_err().contains("ends early"));
+        assert!(read(&mut buf.as_slice())
+            .unwrap_err()
+            .contains("ends early"));
     }
 }

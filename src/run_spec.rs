@@ -225,6 +225,7 @@ impl Prepared {
             dtype: spec.cfg.dtype,
             aggregate: spec.cfg.aggregate,
             batch_size: spec.cfg.batch_size,
+            statistics: true,
         }
     }
 }

@@ -489,8 +489,18 @@ fn values_too_large_for_the_sums_are_refused() {
             assert_input_error(&o, &["big.csv", "column 'x':", "overflow f32"]);
             // In windows, the message names the window and its first row.
             let o = wavebench(&[
-                "decompose", &csv, "--dtype", "f32", "--seq-len", "32", "--stride", "8", "--level", "2",
-                "-o", "-",
+                "decompose",
+                &csv,
+                "--dtype",
+                "f32",
+                "--seq-len",
+                "32",
+                "--stride",
+                "8",
+                "--level",
+                "2",
+                "-o",
+                "-",
             ]);
             assert_input_error(&o, &["big.csv", "'x'", "window 0 (row 0)", "overflow f32"]);
         }

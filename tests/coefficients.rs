@@ -9,7 +9,14 @@ use std::path::{Path, PathBuf};
 
 const CSV: &str = "sample_data/synthetic.csv";
 const WINDOW: [&str; 8] = [
-    "--rows", "0..300", "--seq-len", "64", "--stride", "50", "--dtype", "f64",
+    "--rows",
+    "0..300",
+    "--seq-len",
+    "64",
+    "--stride",
+    "50",
+    "--dtype",
+    "f64",
 ];
 
 /// The venv's python (`make test` puts it first on PATH); `WAVEBENCH_PYTHON` overrides.
@@ -18,7 +25,13 @@ fn python() -> String {
 }
 
 /// Run the checker over `files`; its JSON verdict per file.
-fn check(kind: &str, wavelet: &str, level: usize, mode: &str, files: &[PathBuf]) -> serde_json::Value {
+fn check(
+    kind: &str,
+    wavelet: &str,
+    level: usize,
+    mode: &str,
+    files: &[PathBuf],
+) -> serde_json::Value {
     let o = std::process::Command::new(python())
         .arg("tests/helpers/check_coefficients.py")
         .args([CSV, "64", wavelet, &level.to_string(), mode, kind])
@@ -41,14 +54,21 @@ fn run_ok(args: &[&str]) -> String {
 }
 
 fn outputs(dir: &Path, stem: &str, exts: &[&str]) -> Vec<PathBuf> {
-    exts.iter().map(|e| dir.join(format!("{stem}.{e}"))).collect()
+    exts.iter()
+        .map(|e| dir.join(format!("{stem}.{e}")))
+        .collect()
 }
 
 /// The windows of `WINDOW` over the synthetic data's 4 channels: starts 0, 50, …, 200.
 fn expected_labels(v: &serde_json::Value) {
     let starts: Vec<u64> = (0..5).flat_map(|w| [w * 50; 4]).collect();
     assert_eq!(v["series"], 20, "{v}");
-    let got: Vec<u64> = v["starts"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap()).collect();
+    let got: Vec<u64> = v["starts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap())
+        .collect();
     assert_eq!(got, starts);
     let columns = v["columns"].as_array().unwrap();
     assert_eq!(columns.len(), 20);
@@ -65,7 +85,16 @@ fn decompose_writes_pywts_coefficients_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let files = outputs(dir.path(), "c", &["json", "npz", "parquet", "npy"]);
     for f in &files {
-        let mut args = vec!["decompose", CSV, "--wavelet", "sym5", "--level", "2", "--mode", "symmetric"];
+        let mut args = vec![
+            "decompose",
+            CSV,
+            "--wavelet",
+            "sym5",
+            "--level",
+            "2",
+            "--mode",
+            "symmetric",
+        ];
         args.extend(WINDOW);
         args.extend(["-o", f.to_str().unwrap()]);
         let err = run_ok(&args);
@@ -113,18 +142,33 @@ fn waverec_inverts_decompose_from_every_format() {
     let mut signals = Vec::new();
     for ext in ["json", "npz", "parquet"] {
         let c = d.join(format!("c.{ext}"));
-        let mut args = vec!["decompose", CSV, "--wavelet", "coif2", "--level", "3", "--mode", "antireflect"];
+        let mut args = vec![
+            "decompose",
+            CSV,
+            "--wavelet",
+            "coif2",
+            "--level",
+            "3",
+            "--mode",
+            "antireflect",
+        ];
         args.extend(WINDOW);
         args.extend(["-o", c.to_str().unwrap()]);
         run_ok(&args);
         // Each coefficient format to a different signal format.
-        let out = d.join(format!("s_{ext}.{}", match ext {
-            "json" => "npz",
-            "npz" => "parquet",
-            _ => "json",
-        }));
+        let out = d.join(format!(
+            "s_{ext}.{}",
+            match ext {
+                "json" => "npz",
+                "npz" => "parquet",
+                _ => "json",
+            }
+        ));
         let err = run_ok(&["waverec", c.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-        assert!(err.is_empty(), "the file's own settings need no notice: {err}");
+        assert!(
+            err.is_empty(),
+            "the file's own settings need no notice: {err}"
+        );
         signals.push(out);
     }
     let v = check("signal", "coif2", 3, "antireflect", &signals);
@@ -157,7 +201,10 @@ fn waverec_reads_pywts_own_coefficients_saved_with_numpy() {
          np.savez_compressed(r'{}', *pywt.wavedec(x, 'sym4', level=2, mode='periodization'))\n",
         saved.display()
     );
-    let o = std::process::Command::new(python()).args(["-c", &script]).output().unwrap();
+    let o = std::process::Command::new(python())
+        .args(["-c", &script])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = saved.to_str().unwrap();
 
@@ -167,7 +214,16 @@ fn waverec_reads_pywts_own_coefficients_saved_with_numpy() {
     // db4/reflect cannot chain these band lengths: refused with a hint.
     assert_input_error(&o, &["pywt.npz", "another --wavelet or --mode"]);
 
-    let err = run_ok(&["waverec", s, "--wavelet", "sym4", "--mode", "periodization", "-o", out.to_str().unwrap()]);
+    let err = run_ok(&[
+        "waverec",
+        s,
+        "--wavelet",
+        "sym4",
+        "--mode",
+        "periodization",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert!(err.is_empty(), "{err}");
     let script = format!(
         "import numpy as np, pandas as pd\n\
@@ -177,7 +233,10 @@ fn waverec_reads_pywts_own_coefficients_saved_with_numpy() {
          print(float(np.abs(r[:, :101] - x).max()))\n",
         out.display()
     );
-    let o = std::process::Command::new(python()).args(["-c", &script]).output().unwrap();
+    let o = std::process::Command::new(python())
+        .args(["-c", &script])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let err: f64 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
     assert!(err < 1e-10, "round trip error {err}");

@@ -73,6 +73,7 @@ fn check(case: &str, kind: EngineKind) {
             dtype: DType::F64,
             aggregate: agg,
             batch_size: doc["batch_size"].as_u64().unwrap() as usize,
+            statistics: true,
         };
         let units = pipeline::features(
             &mut sel.engine,
@@ -243,6 +244,7 @@ fn window_path_equals_the_gathered_batch() {
             dtype,
             aggregate: Aggregate::Series,
             batch_size: 1,
+            statistics: true,
         };
         let batch = shape.batch(0..windows.count);
         let lags = Some(StatsRequest { lags_every: 5 });

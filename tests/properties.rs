@@ -5,8 +5,7 @@
 
 use proptest::prelude::*;
 use wavebench::engine::{
-    inverse,
-    native, select, Engine, EngineKind, Isa, Native, Plan, SeriesRef, StatsRequest, Values,
+    inverse, native, select, Engine, EngineKind, Isa, Native, Plan, SeriesRef, StatsRequest, Values,
 };
 use wavebench::timing::Timer;
 use wavebench::wavelet::{self, Mode};

@@ -56,6 +56,7 @@ fn inspection_of(wavelet: &str, level: usize) -> Inspection {
         dtype: DType::F64,
         aggregate: Aggregate::Series,
         batch_size: 1,
+        statistics: true,
     };
     let mut sel = engine::select(EngineKind::Native);
     let req = InspectRequest {

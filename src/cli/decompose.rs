@@ -88,7 +88,11 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             path.display(),
             l.column,
             cfg.dtype.name(),
-            if cfg.dtype == crate::engine::DType::F32 { " or use --dtype f64" } else { "" }
+            if cfg.dtype == crate::engine::DType::F32 {
+                " or use --dtype f64"
+            } else {
+                ""
+            }
         )));
     }
     let meta = Meta {

@@ -6,8 +6,8 @@ mod decompose;
 mod features;
 mod prompts;
 mod run;
-mod waverec;
 mod wavelets;
+mod waverec;
 
 use crate::config::Config;
 use crate::data::{Missing, Normalize};

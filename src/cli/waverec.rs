@@ -36,7 +36,8 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
         }
         None => (cfg.wavelet.clone(), cfg.mode),
     };
-    let w = wavelet::lookup(&wavelet_name).map_err(|e| Failure::Input(format!("--wavelet: {e}")))?;
+    let w =
+        wavelet::lookup(&wavelet_name).map_err(|e| Failure::Input(format!("--wavelet: {e}")))?;
     inverse::check_band_lens(&coeffs.lens, w, mode).map_err(|e| {
         let hint = match coeffs.meta {
             None => "; were they made with another --wavelet or --mode?",

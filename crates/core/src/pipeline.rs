@@ -36,6 +36,9 @@ pub struct Shape<'a> {
     pub dtype: DType,
     pub aggregate: Aggregate,
     pub batch_size: usize,
+    /// Compute min/max/median/trend/lags (SPEC §6). Off when only the wavelet features
+    /// are wanted (the seed generator's dict): they are then 0 and empty.
+    pub statistics: bool,
 }
 
 /// Features need a level the windows can hold (SPEC §10).
@@ -132,7 +135,7 @@ pub fn features(
         let w = w0..(w0 + chunk).min(total);
         let batch = shape.batch(w.clone());
         let sums: Vec<SeriesSummary> = engine::with_fallback(engine, notice, |e| {
-            e.summarize_windows(&batch, shape.plan, Some(lags), timer)
+            e.summarize_windows(&batch, shape.plan, shape.statistics.then_some(lags), timer)
         })?;
         let groups = groups(shape, w.clone());
         let t = std::time::Instant::now();

@@ -132,8 +132,11 @@ impl StatsScratch {
 pub struct SlidingOrder {
     len: usize,
     sorted: Vec<f64>,
-    /// Start of the window `sorted` holds.
+    /// Start of the window `sorted` holds (None when it holds none in order).
     at: Option<usize>,
+    /// The last window could not slide from the one before: windows far apart (a batch of
+    /// separate samples) take a linear-time selection instead of a sort.
+    jumped: bool,
 }
 
 impl SlidingOrder {
@@ -142,6 +145,7 @@ impl SlidingOrder {
             len,
             sorted: Vec::with_capacity(len),
             at: None,
+            jumped: false,
         }
     }
 
@@ -155,7 +159,30 @@ impl SlidingOrder {
                     self.replace(series[t], series[t + len]);
                 }
             }
+            _ if self.jumped => {
+                // Far from the last window too: select the median, scan for the extremes.
+                let s = &mut self.sorted;
+                s.clear();
+                s.extend_from_slice(&series[start..start + len]);
+                let (_, &mut median, _) = s.select_nth_unstable_by((len - 1) / 2, f64::total_cmp);
+                let pick = |a: f64, b: f64, want: std::cmp::Ordering| {
+                    if b.total_cmp(&a) == want {
+                        b
+                    } else {
+                        a
+                    }
+                };
+                let (lo, hi) = s.iter().fold((s[0], s[0]), |(lo, hi), &v| {
+                    (
+                        pick(lo, v, std::cmp::Ordering::Less),
+                        pick(hi, v, std::cmp::Ordering::Greater),
+                    )
+                });
+                self.at = None;
+                return (lo, hi, median);
+            }
             _ => {
+                self.jumped = self.at.is_some();
                 self.sorted.clear();
                 self.sorted.extend_from_slice(&series[start..start + len]);
                 self.sorted.sort_unstable_by(f64::total_cmp);
@@ -243,7 +270,20 @@ mod tests {
         let series: Vec<f64> = (0..400)
             .map(|i| ((i * 37) % 23) as f64 - (i % 5) as f64 * 0.5)
             .collect();
-        for (len, stride) in [(1, 1), (2, 1), (16, 1), (64, 3), (64, 8), (64, 50), (33, 2)] {
+        // Strides past len / 8 jump (sort, then selections); 64 and 97 jump past the window.
+        let cases = [
+            (1, 1),
+            (2, 1),
+            (16, 1),
+            (64, 3),
+            (64, 8),
+            (64, 50),
+            (33, 2),
+            (64, 64),
+            (32, 97),
+            (1, 5),
+        ];
+        for (len, stride) in cases {
             let mut order = SlidingOrder::new(len);
             let mut st = StatsScratch::new(len);
             for start in (0..=series.len() - len).step_by(stride) {

@@ -3,7 +3,7 @@
 //! out. The Python package around it (`python/wavebench/__init__.py`) only adapts types:
 //! torch tensors to numpy, the seed's key names to SPEC §8's.
 
-use numpy::ndarray::ArrayViewD;
+use numpy::ndarray::{ArrayViewD, Axis, Ix3};
 use numpy::{PyArray1, PyArray2, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -12,7 +12,7 @@ use wavebench_core::data::{Channel, Normalize, Table, Windows};
 use wavebench_core::engine::{DType, Engine, Native, Plan};
 use wavebench_core::features::{Aggregate, Features};
 use wavebench_core::pipeline::{self, Shape, Unit};
-use wavebench_core::prompt::{self, Prompter, PromptVars};
+use wavebench_core::prompt::{self, PromptVars, Prompter};
 use wavebench_core::stats::TOP_LAGS;
 use wavebench_core::timing::Timer;
 use wavebench_core::wavelet::{self, Mode};
@@ -47,16 +47,30 @@ fn batch_of<T: Copy + Into<f64>>(v: ArrayViewD<'_, T>, dtype: DType) -> PyResult
         return Err(value_error(format!("x is empty: shape {shape:?}")));
     }
     let mut channels = vec![vec![0f64; b * t]; n];
-    // Logical (C) order whatever the strides: a transposed or sliced array reads right.
-    for (k, &x) in v.iter().enumerate() {
-        let x: f64 = x.into();
-        let (bi, ni, ti) = (k / (n * t), (k / t) % n, k % t);
-        if !x.is_finite() {
-            return Err(value_error(format!(
-                "x[{bi}, {ni}, {ti}] is {x}: the input must be finite (fill or drop missing values first)"
+    // (T,) and (S, T) as (1, 1, T) and (S, 1, T): new axes, no copy.
+    let v = match shape.len() {
+        1 => v.insert_axis(Axis(0)).insert_axis(Axis(0)),
+        2 => v.insert_axis(Axis(1)),
+        _ => v,
+    };
+    let v = v
+        .into_dimensionality::<Ix3>()
+        .map_err(|e| value_error(format!("x of shape {shape:?}: {e}")))?;
+    // Row by row through the strides: a transposed or sliced array reads right, and a
+    // contiguous one as plain slices.
+    for (bi, sample) in v.outer_iter().enumerate() {
+        for (ni, row) in sample.outer_iter().enumerate() {
+            let out = &mut channels[ni][bi * t..(bi + 1) * t];
+            for (o, &x) in out.iter_mut().zip(row.iter()) {
+                *o = x.into();
+            }
+            if let Some(ti) = out.iter().position(|x| !x.is_finite()) {
+                return Err(value_error(format!(
+                "x[{bi}, {ni}, {ti}] is {}: the input must be finite (fill or drop missing values first)",
+                out[ti]
             )));
+            }
         }
-        channels[ni][bi * t + ti] = x;
     }
     Ok(Batch {
         b,
@@ -99,7 +113,9 @@ struct Settings {
 
 fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<Settings> {
     let w = wavelet::lookup(wavelet).map_err(|e| value_error(format!("wavelet: {e}")))?;
-    let mode: Mode = mode.parse().map_err(|e: String| value_error(format!("mode: {e}")))?;
+    let mode: Mode = mode
+        .parse()
+        .map_err(|e: String| value_error(format!("mode: {e}")))?;
     if level == 0 {
         return Err(value_error("level must be at least 1"));
     }
@@ -117,6 +133,7 @@ fn units(
     s: &Settings,
     aggregate: Aggregate,
     normalize: Normalize,
+    statistics: bool,
 ) -> PyResult<Vec<Unit>> {
     // The seed's own check first, with its wording, then SPEC §10's level rule.
     if s.level >= usize::BITS as usize || x.t < (1usize << s.level) {
@@ -128,7 +145,8 @@ fn units(
             1u128 << s.level.min(127)
         )));
     }
-    let plan = Plan::new(s.wavelet, s.mode, s.level, x.t).map_err(|e| value_error(e.to_string()))?;
+    let plan =
+        Plan::new(s.wavelet, s.mode, s.level, x.t).map_err(|e| value_error(e.to_string()))?;
     pipeline::check_level(&plan).map_err(value_error)?;
     let windows = Windows::new(x.b * x.t, None, Some(x.t), x.t).map_err(|e| value_error(e.0))?;
     let shape = Shape {
@@ -139,6 +157,7 @@ fn units(
         dtype: x.dtype,
         aggregate,
         batch_size: x.b,
+        statistics,
     };
     py.detach(|| {
         let mut engine: Box<dyn Engine> = Box::new(Native);
@@ -150,7 +169,8 @@ fn units(
 }
 
 fn parse<T: std::str::FromStr<Err = String>>(what: &str, v: &str) -> PyResult<T> {
-    v.parse().map_err(|e: String| value_error(format!("{what}: {e}")))
+    v.parse()
+        .map_err(|e: String| value_error(format!("{what}: {e}")))
 }
 
 /// Features of every prompt unit of `x` as a dict of numpy arrays (lists of str for the
@@ -169,7 +189,14 @@ fn features<'py>(
     let s = settings(wavelet, level, mode)?;
     let batch = read(x)?;
     let aggregate: Aggregate = parse("aggregate", aggregate)?;
-    let units = units(py, &batch, &s, aggregate, parse("normalize", normalize)?)?;
+    let units = units(
+        py,
+        &batch,
+        &s,
+        aggregate,
+        parse("normalize", normalize)?,
+        true,
+    )?;
     let d = PyDict::new(py);
     let f: Vec<&Features> = units.iter().map(|u| &u.features).collect();
     d.set_item(
@@ -178,17 +205,21 @@ fn features<'py>(
     )?;
     let channel: Vec<i64> = units
         .iter()
-        .map(|u| u.column.as_deref().and_then(|c| c.parse().ok()).unwrap_or(-1))
+        .map(|u| {
+            u.column
+                .as_deref()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(-1)
+        })
         .collect();
     d.set_item("channel", PyArray1::from_vec(py, channel))?;
-    let scalar = |get: fn(&Features) -> f64| PyArray1::from_vec(py, f.iter().map(|x| get(x)).collect());
+    let scalar =
+        |get: fn(&Features) -> f64| PyArray1::from_vec(py, f.iter().map(|x| get(x)).collect());
     let matrix = |get: fn(&Features) -> Vec<f64>| -> PyResult<Bound<'py, PyArray2<f64>>> {
         let rows: Vec<Vec<f64>> = f.iter().map(|x| get(x)).collect();
         PyArray2::from_vec2(py, &rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     };
-    let text = |get: fn(&Features) -> &str| {
-        PyList::new(py, f.iter().map(|x| get(x).to_string()))
-    };
+    let text = |get: fn(&Features) -> &str| PyList::new(py, f.iter().map(|x| get(x).to_string()));
     d.set_item("energy_ratio", matrix(|x| x.energy_ratio.clone())?)?;
     d.set_item("energy_entropy", scalar(|x| x.energy_entropy))?;
     d.set_item(
@@ -200,7 +231,8 @@ fn features<'py>(
     d.set_item("trends", matrix(|x| x.trends.clone())?)?;
     d.set_item(
         "trends_sign",
-        matrix(|x| x.trends_sign.iter().map(|&v| v as f64).collect())?.call_method1("astype", ("int32",))?,
+        matrix(|x| x.trends_sign.iter().map(|&v| v as f64).collect())?
+            .call_method1("astype", ("int32",))?,
     )?;
     d.set_item("trend_consistency", scalar(|x| x.trend_consistency))?;
     d.set_item("trend_desc", text(|x| &x.trend_desc)?)?;
@@ -217,7 +249,8 @@ fn features<'py>(
     d.set_item("trend", scalar(|x| x.trend))?;
     d.set_item(
         "lags",
-        matrix(|x| x.lags.iter().map(|&v| v as f64).collect())?.call_method1("astype", ("int64",))?,
+        matrix(|x| x.lags.iter().map(|&v| v as f64).collect())?
+            .call_method1("astype", ("int64",))?,
     )?;
     Ok(d)
 }
@@ -235,7 +268,8 @@ fn batch_features<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = settings(wavelet, level, mode)?;
     let batch = read(x)?;
-    let units = units(py, &batch, &s, Aggregate::Batch, Normalize::None)?;
+    // The seed's dict has no statistics: they are not computed.
+    let units = units(py, &batch, &s, Aggregate::Batch, Normalize::None, false)?;
     let [u] = units.as_slice() else {
         return Err(PyRuntimeError::new_err(format!(
             "internal: {} groups for one batch",
@@ -345,8 +379,16 @@ fn timellm_prompts(
     // Time-LLM's statistics do not depend on the transform: the cheapest one that fits
     // any length >= 2 runs beside them.
     let s = settings("haar", 1, "reflect")?;
-    let units = units(py, &batch, &s, Aggregate::Series, parse("normalize", normalize)?)?;
-    let src = prompt::builtin("timellm").ok_or_else(|| PyRuntimeError::new_err("no timellm template"))?;
+    let units = units(
+        py,
+        &batch,
+        &s,
+        Aggregate::Series,
+        parse("normalize", normalize)?,
+        true,
+    )?;
+    let src =
+        prompt::builtin("timellm").ok_or_else(|| PyRuntimeError::new_err("no timellm template"))?;
     let p = Prompter::new(src).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let seq_len = batch.t;
     py.detach(|| p.render_all(&units, description, seq_len, pred_len))

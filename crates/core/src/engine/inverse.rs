@@ -51,7 +51,11 @@ pub enum InverseError {
         "band {band} has {got} coefficients but the level above reconstructs {want} \
          (bands must be [cA_n, cD_n, ..., cD_1] of one decomposition)"
     )]
-    Lengths { band: usize, got: usize, want: usize },
+    Lengths {
+        band: usize,
+        got: usize,
+        want: usize,
+    },
 }
 
 /// Check that `[cA_n, cD_n, …, cD_1]` lengths chain as `waverec` needs (pywt's rule: the
@@ -67,7 +71,11 @@ pub fn check_band_lens(lens: &[usize], wavelet: &Wavelet, mode: Mode) -> Result<
             a -= 1;
         }
         if a != d {
-            return Err(InverseError::Lengths { band, got: d, want: a });
+            return Err(InverseError::Lengths {
+                band,
+                got: d,
+                want: a,
+            });
         }
         a = idwt_len(d, filter_len, mode);
     }

@@ -7,8 +7,8 @@
 //! `conv1d(stride 2)`, reductions included, and send back one small tensor per batch.
 
 mod batch;
-mod lanes;
 pub mod inverse;
+mod lanes;
 pub mod memory;
 pub mod native;
 pub mod plan;
@@ -28,9 +28,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Which back end the user asked for.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum EngineKind {

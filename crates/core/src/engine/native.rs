@@ -489,10 +489,15 @@ pub fn summarize_windows_on<W: Real>(
     if out.is_empty() {
         return out;
     }
-    out.par_chunks_mut(TASK_WINDOWS * n)
+    // A small batch (a training step's 32 windows) is still spread over every thread.
+    let windows = batch.series() / n.max(1);
+    let task = windows
+        .div_ceil(rayon::current_num_threads())
+        .clamp(1, TASK_WINDOWS);
+    out.par_chunks_mut(task * n)
         .enumerate()
         .for_each(|(t, sums)| {
-            dispatch::summarize_task::<W>(isa, batch, t * TASK_WINDOWS, sums, plan, stats, clock)
+            dispatch::summarize_task::<W>(isa, batch, t * task, sums, plan, stats, clock)
         });
     out
 }
