@@ -96,6 +96,11 @@ wheel: venv target-link
 bench-app: setup
 	cargo test --test app bench_frame_times -- --ignored --nocapture
 
+# Per-call time of the wheel vs a plain PyTorch path at B=32, N=7, T=512 (BENCHMARKS.md).
+bench-python: venv target-link
+	VIRTUAL_ENV=$(VENV) maturin develop -q --release -m crates/python/Cargo.toml
+	$(PYTHON) scripts/bench_python.py
+
 bench: build
 	$(PYTHON) scripts/bench_decompose.py ../shared/data/ETTh1.csv ./target/release/wavebench
 
