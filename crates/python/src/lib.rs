@@ -61,8 +61,18 @@ fn batch_of<T: Copy + Into<f64>>(v: ArrayViewD<'_, T>, dtype: DType) -> PyResult
     for (bi, sample) in v.outer_iter().enumerate() {
         for (ni, row) in sample.outer_iter().enumerate() {
             let out = &mut channels[ni][bi * t..(bi + 1) * t];
-            for (o, &x) in out.iter_mut().zip(row.iter()) {
-                *o = x.into();
+            match row.as_slice() {
+                // The common case, a contiguous row: a plain loop the compiler vectorises.
+                Some(r) => {
+                    for (o, &x) in out.iter_mut().zip(r) {
+                        *o = x.into();
+                    }
+                }
+                None => {
+                    for (o, &x) in out.iter_mut().zip(row.iter()) {
+                        *o = x.into();
+                    }
+                }
             }
             if let Some(ti) = out.iter().position(|x| !x.is_finite()) {
                 return Err(value_error(format!(
