@@ -174,3 +174,25 @@ def test_calls_from_many_threads_agree():
         parallel = list(pool.map(lambda x: wavebench.timellm_prompts(x, "d", 96), xs))
     assert parallel == sequential
     assert len(sequential[0]) == 56
+
+
+@pytest.mark.skipif(not ETTH1.exists(), reason="ETTh1 lives in ../shared/data")
+def test_an_swt_time_style_loop_over_all_etth1_windows():
+    """Batches of 32 windows (stride 96) through the generator inside a model: every prompt
+    byte-identical to the CLI's batch prompts for the same windows."""
+    t, stride, b = 512, 96, 32
+    values = pd.read_csv(ETTH1).iloc[:, 1:].to_numpy(np.float64)
+    starts = list(range(0, len(values) - t + 1, stride))
+    want = cli(ETTH1, "--template", "dwt-balanced", "--aggregate", "batch", "--batch-size", str(b),
+               "--description", "ETTh1", "--pred-len", "96", "--seq-len", str(t), "--stride", str(stride))
+    assert len(want) == (len(starts) + b - 1) // b
+    model = torch.nn.Sequential()
+    model.add_module("prompts", wavebench.DWTPromptGenerator())
+    gen = model.to("cpu").prompts
+    for k, record in enumerate(want):
+        x_enc = torch.from_numpy(np.stack([values[s:s + t].T for s in starts[k * b:(k + 1) * b]])
+                                 .astype(np.float32))
+        f = record["features"]
+        base_info = dict(min=f["min"], max=f["max"], median=f["median"], lags=f["lags"],
+                         description="ETTh1", seq_len=t, pred_len=96)
+        assert gen.build_prompt_text(gen(x_enc), base_info) == record["prompt"], k
