@@ -7,10 +7,12 @@
 pub mod data;
 pub mod engine;
 pub mod features;
+pub mod numeric;
 pub mod pipeline;
 pub mod prompt;
 pub mod stats;
 pub mod suggest;
-pub mod sums;
 pub mod timing;
 pub mod wavelet;
+
+pub use numeric::sums;

@@ -6,7 +6,7 @@
 //! symmetrised (`r_k = r_(n-k)` in exact arithmetic) before ranking so that rounding noise
 //! can never put a mirror lag `n-k` before `k`, on any engine or precision.
 
-use crate::engine::Real;
+use crate::numeric::Real;
 use realfft::{num_complex::Complex, ComplexToReal, RealFftPlanner, RealToComplex};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -278,29 +278,38 @@ impl<C: Serialize> Report<C> {
         }
     }
 
+    /// One row per engine (and variant) × stage; quoting by the csv crate's rules (device
+    /// names may hold commas, quotes or line breaks).
     pub fn to_csv(&self) -> String {
-        let mut out = String::from(
-            "engine,device,series,length,host_syncs,stage,median_ms,min_ms,max_ms,share\n",
-        );
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let header = [
+            "engine", "device", "series", "length", "host_syncs", "stage", "median_ms", "min_ms",
+            "max_ms", "share",
+        ];
+        let mut rows: Vec<Vec<String>> = Vec::new();
         for r in &self.runs {
             for s in Stage::ALL {
                 let st = &r.stages[s.name()];
-                out += &format!(
-                    "{},\"{}\",{},{},{},{},{:.4},{:.4},{:.4},{:.4}\n",
-                    r.engine,
-                    r.device,
-                    r.series,
-                    r.length,
-                    r.host_syncs,
-                    s.name(),
-                    st.median_ms,
-                    st.min_ms,
-                    st.max_ms,
-                    st.share
-                );
+                rows.push(vec![
+                    r.engine.clone(),
+                    r.device.clone(),
+                    r.series.to_string(),
+                    r.length.to_string(),
+                    r.host_syncs.to_string(),
+                    s.name().to_string(),
+                    format!("{:.4}", st.median_ms),
+                    format!("{:.4}", st.min_ms),
+                    format!("{:.4}", st.max_ms),
+                    format!("{:.4}", st.share),
+                ]);
             }
         }
-        out
+        // Writing to memory cannot fail.
+        let _ = w.write_record(header);
+        for row in rows {
+            let _ = w.write_record(&row);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 
     pub fn to_markdown(&self) -> String {
@@ -333,5 +342,29 @@ impl<C: Serialize> Report<C> {
             out += "\n";
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_report_quotes_awkward_device_names() {
+        let mut t = Timer::new(false);
+        t.add(Stage::Decompose, Duration::from_millis(3));
+        let device = "GPU \"A\", rev 2\r\nsecond line";
+        let report = Report {
+            config: (),
+            machine: Machine::describe(None),
+            runs: vec![RunReport::from_runs("native", device, 10, 64, &[t])],
+        };
+        let text = report.render("csv").unwrap();
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+        assert_eq!(rows.len(), Stage::ALL.len());
+        assert!(rows.iter().all(|row| row.len() == 10 && &row[1] == device));
+        let decompose = rows.iter().find(|row| &row[5] == "decompose").unwrap();
+        assert_eq!(&decompose[6], "3.0000");
     }
 }

@@ -1,6 +1,6 @@
 //! Per-window, per-channel normalisation before features.
 
-use crate::sums;
+use crate::numeric::sums;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

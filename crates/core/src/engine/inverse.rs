@@ -4,7 +4,7 @@
 //! `wavebench waverec`), where a kernel per engine would not pay.
 
 use super::plan::{idwt_len, Plan};
-use super::real::Real;
+use crate::numeric::real::Real;
 use crate::wavelet::{Mode, Wavelet};
 use rayon::prelude::*;
 

@@ -10,7 +10,7 @@
 //! Everything here is `inline(always)`, to be compiled inside the caller's AVX2+FMA frame.
 
 use super::plan::{LevelPlan, Plan};
-use super::real::Real;
+use crate::numeric::real::Real;
 use super::summary::BandSummary;
 
 /// Series per lane group.

@@ -9,17 +9,15 @@
 mod batch;
 pub mod inverse;
 mod lanes;
-pub mod memory;
 pub mod native;
 pub mod plan;
-mod real;
-pub mod simd;
 pub mod summary;
 
 pub use batch::WindowBatch;
 pub use plan::{Plan, PlanError};
-pub use real::{DType, Real, SeriesRef, Values};
-pub use simd::Isa;
+// The numeric foundation, re-exported where engine users have always found it.
+pub use crate::numeric::simd::Isa;
+pub use crate::numeric::{memory, simd, DType, Real, SeriesRef, Values};
 pub use summary::{BandSummary, SeriesSummary};
 
 use crate::timing::{Stage, StageClock, Timer};

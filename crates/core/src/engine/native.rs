@@ -8,10 +8,10 @@
 
 use super::batch::WindowBatch;
 use super::lanes::{self, Lane, LaneScratch, LANES};
-use super::memory;
+use crate::numeric::memory;
 use super::plan::{LevelPlan, Plan};
-use super::real::Real;
-use super::simd::{self, Isa, Portable, Vector};
+use crate::numeric::real::Real;
+use crate::numeric::simd::{self, Isa, Portable, Vector};
 use super::summary::{BandSummary, SeriesSummary};
 use super::StatsRequest;
 use crate::data::Affine;

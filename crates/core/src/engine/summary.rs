@@ -2,9 +2,9 @@
 //! feature is a pure function (see `features`). This is the only thing that crosses from
 //! a device back to the host in the prompt pipeline.
 
-use super::real::Real;
+use crate::numeric::real::Real;
 use crate::stats::SeriesStats;
-use crate::sums;
+use crate::numeric::sums;
 use serde::{Deserialize, Serialize};
 
 /// Moments of one band's coefficients.
