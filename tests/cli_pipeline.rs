@@ -303,6 +303,91 @@ fn bench_writes_the_spec_report() {
 }
 
 #[test]
+fn bench_variants_measure_the_seeds_proposals() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Every channel alternates 1, 2, 1, 2, ...: window 0 and window 2 are the same bytes
+    // (an exact cache hit even in the first epoch), window 1 is their mirror image with the
+    // same mean, std, min and max (where the seed's statistics key confuses them).
+    let rows: String = (0..40)
+        .map(|i| {
+            let v = if i % 2 == 0 { 1.0 } else { 2.0 };
+            format!("{i},{v},{}\n", 3.0 * v)
+        })
+        .collect();
+    let csv = file(d, "alt.csv", &format!("t,a,b\n{rows}"));
+    let report = d.join("v.json");
+    ok(&wavebench(&[
+        "bench",
+        &csv,
+        "--engines",
+        "native",
+        "--seq-len",
+        "16",
+        "--level",
+        "1",
+        "--wavelet",
+        "haar",
+        "--variants",
+        "baseline,cache,adaptive-level,bf16,batching",
+        "--repeat",
+        "1",
+        "--quiet",
+        "-o",
+        report.to_str().unwrap(),
+    ]));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let runs = v["runs"].as_array().unwrap();
+    let names: Vec<&str> = runs
+        .iter()
+        .map(|r| r["variant"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["baseline", "cache", "adaptive-level", "bf16", "batching"]
+    );
+    let by = |n: &str| runs.iter().find(|r| r["variant"] == n).unwrap();
+    // 25 windows x 2 channels, series aggregation.
+    assert_eq!(by("baseline")["prompts"], 50);
+    assert_eq!(by("baseline")["prompts_changed"], 0);
+    // Caching and per-sample calls compute the same prompts.
+    assert_eq!(by("cache")["prompts_changed"], 0);
+    assert_eq!(by("batching")["prompts_changed"], 0);
+    // Two epochs of 25 visits over 2 distinct windows: only 2 misses.
+    let hit = by("cache")["cache_hit_rate"].as_f64().unwrap();
+    assert!((hit - 48.0 / 50.0).abs() < 1e-12, "{hit}");
+    assert!(by("cache")["seed_key_collisions"].as_u64().unwrap() >= 1);
+    // Level 2 (the seed's rule for 16 samples) describes these windows otherwise.
+    assert!(by("adaptive-level")["prompts_changed"].as_u64().unwrap() > 0);
+    for r in runs {
+        assert!(r["total_ms"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    // Batch aggregation has no per-sample meaning for these two.
+    let o = wavebench(&[
+        "bench",
+        &csv,
+        "--engines",
+        "native",
+        "--seq-len",
+        "16",
+        "--level",
+        "1",
+        "--wavelet",
+        "haar",
+        "--aggregate",
+        "batch",
+        "--variants",
+        "cache",
+        "--quiet",
+    ]);
+    assert_input_error(&o, &["--variants cache", "--aggregate series or sample"]);
+    let o = wavebench(&["bench", &csv, "--variants", "lru", "--quiet"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("adaptive-level"));
+}
+
+#[test]
 fn pipeline_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

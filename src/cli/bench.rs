@@ -2,8 +2,9 @@
 //! pipeline, every stage timed, prompts rendered and discarded, after a warm-up.
 
 use super::run::{self, PromptOpts, Run};
+use super::variants::{self, Variant, Workload};
 use super::{Common, Failure};
-use crate::engine::{self, EngineKind};
+use crate::engine::{self, EngineKind, Plan};
 use crate::export;
 use crate::timing::{Machine, Report, RunReport, Stage, Timer};
 use std::path::Path;
@@ -11,6 +12,7 @@ use std::path::Path;
 pub fn run(
     path: &Path,
     engines: &str,
+    variants: &[Variant],
     repeat: usize,
     output: Option<&Path>,
     common: &Common,
@@ -35,6 +37,20 @@ pub fn run(
         eprintln!("wavebench: {w}");
     }
     let prepared = r.spec.prepare(&first)?;
+    // The seed's adaptive level, checked like any level (SPEC §10).
+    let adaptive = if variants.contains(&Variant::AdaptiveLevel) {
+        let seq = prepared.windows.seq_len;
+        let level = variants::adaptive_level(seq);
+        let plan = Plan::new(r.spec.wavelet, cfg.mode, level, seq)
+            .map_err(|e| Failure::Input(format!("--variants adaptive-level: {e}")))?;
+        crate::pipeline::check_level(&plan)
+            .map_err(|e| Failure::Input(format!("--variants adaptive-level: {e}")))?;
+        Some(plan)
+    } else {
+        None
+    };
+    let variant_fail =
+        |v: Variant, e: String| Failure::Input(format!("--variants {}: {e}", v.name()));
     let mut runs = Vec::new();
     let mut gpu = None;
     for name in engines.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -48,44 +64,75 @@ pub fn run(
         if eng.kind() == EngineKind::TorchCuda {
             gpu = Some(eng.device_name());
         }
-        let bar = run::progress(repeat + 1, common.quiet, eng.kind().name());
-        let mut timers = Vec::with_capacity(repeat);
-        for rep in 0..=repeat {
-            let mut timer = Timer::new(cfg.precise_timing);
-            // Each repeat loads the file again: loading is a stage of the pipeline.
-            let table = timer.time(Stage::Load, || r.spec.load(path))?;
-            let shape = prepared.shape(&r.spec, &table);
-            let units =
-                crate::pipeline::features(&mut eng, &mut notice, &shape, &mut timer, |_| true)?;
-            let rendered = timer.time(Stage::Render, || {
-                prompter.render_all(
-                    &units,
-                    &cfg.description,
-                    prepared.windows.seq_len,
-                    cfg.pred_len,
-                )
-            });
-            std::hint::black_box(
-                rendered
-                    .map_err(|e| Failure::Input(format!("template '{}': {e}", cfg.template)))?,
-            );
-            if rep > 0 {
-                timers.push(timer); // the first run warms plans, pools and caches
+        // The baseline's prompts, to count what each variant changes.
+        let mut baseline: Option<Vec<String>> = None;
+        let compare = variants.iter().any(|&v| v != Variant::Baseline);
+        for &variant in variants {
+            let label = format!("{} {}", eng.kind().name(), variant.name());
+            let bar = run::progress(repeat + 1, common.quiet, &label);
+            let mut timers = Vec::with_capacity(repeat);
+            let mut first_outcome = None;
+            for rep in 0..=repeat {
+                let mut timer = Timer::new(cfg.precise_timing);
+                // Each repeat loads the file again: loading is a stage of the pipeline.
+                let table = timer.time(Stage::Load, || r.spec.load(path))?;
+                let work = Workload {
+                    shape: prepared.shape(&r.spec, &table),
+                    prompter: &prompter,
+                    description: &cfg.description,
+                    pred_len: cfg.pred_len,
+                };
+                if compare && baseline.is_none() {
+                    // Untimed: the reference the variants are compared with.
+                    let mut scratch = Timer::new(false);
+                    let mut e = variants::Eng {
+                        engine: &mut eng,
+                        notice: &mut notice,
+                    };
+                    let out = variants::run(Variant::Baseline, &mut e, &work, None, &mut scratch)
+                        .map_err(|e| variant_fail(Variant::Baseline, e))?;
+                    baseline = Some(out.prompts);
+                }
+                let mut e = variants::Eng {
+                    engine: &mut eng,
+                    notice: &mut notice,
+                };
+                let out = variants::run(variant, &mut e, &work, adaptive.as_ref(), &mut timer)
+                    .map_err(|e| variant_fail(variant, e))?;
+                if rep > 0 {
+                    timers.push(timer); // the first run warms plans, pools and caches
+                } else {
+                    let collisions = (variant == Variant::Cache)
+                        .then(|| variants::seed_key_collisions(&work.shape));
+                    first_outcome = Some((out, collisions));
+                }
+                bar.inc(1);
             }
-            bar.inc(1);
+            bar.finish_and_clear();
+            let series = prepared.windows.count * first.channels.len();
+            let mut report = RunReport::from_runs(
+                eng.kind().name(),
+                &eng.device_name(),
+                series,
+                prepared.windows.seq_len,
+                &timers,
+            );
+            if compare {
+                if let (Some((out, collisions)), Some(base)) = (first_outcome, &baseline) {
+                    let changed = out.prompts.iter().zip(base).filter(|(a, b)| a != b).count()
+                        + out.prompts.len().abs_diff(base.len());
+                    report.variant = Some(variant.name().into());
+                    report.prompts_changed = Some(changed);
+                    report.prompts = Some(base.len());
+                    report.cache_hit_rate = out.cache_hit_rate;
+                    report.seed_key_collisions = collisions;
+                }
+            }
+            runs.push(report);
         }
-        bar.finish_and_clear();
         if notice != said {
             run::notice(&notice, common.quiet);
         }
-        let series = prepared.windows.count * first.channels.len();
-        runs.push(RunReport::from_runs(
-            eng.kind().name(),
-            &eng.device_name(),
-            series,
-            prepared.windows.seq_len,
-            &timers,
-        ));
     }
     let report = Report {
         config: cfg,

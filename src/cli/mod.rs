@@ -6,6 +6,7 @@ mod decompose;
 mod features;
 mod prompts;
 mod run;
+pub mod variants;
 mod wavelets;
 mod waverec;
 
@@ -78,6 +79,9 @@ pub enum Command {
         input: PathBuf,
         #[arg(long, default_value = "native,torch-cpu")]
         engines: String,
+        /// Workloads to time per engine: the seed's proposed optimisations beside the baseline (each reports the prompts it changes)
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "baseline")]
+        variants: Vec<variants::Variant>,
         /// Timed runs per engine, after one warm-up
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         repeat: u32,
@@ -299,6 +303,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Bench {
             input: path,
             engines,
+            variants,
             repeat,
             output,
             common,
@@ -306,6 +311,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         } => bench::run(
             &path,
             &engines,
+            &variants,
             repeat as usize,
             output.as_deref(),
             &common,

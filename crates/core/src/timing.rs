@@ -154,6 +154,20 @@ pub struct RunReport {
     pub stages: std::collections::BTreeMap<String, StageStats>,
     pub total_ms: f64,
     pub series_per_s: f64,
+    /// `bench --variants`: which workload ran (absent for the plain pipeline).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// Prompts that differ from the baseline's, of `prompts` compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompts_changed: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<usize>,
+    /// Share of lookups a cache answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_hit_rate: Option<f64>,
+    /// Windows the seed's statistics key would have answered with another window's prompt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed_key_collisions: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -223,6 +237,11 @@ impl RunReport {
             } else {
                 0.0
             },
+            variant: None,
+            prompts_changed: None,
+            prompts: None,
+            cache_hit_rate: None,
+            seed_key_collisions: None,
         }
     }
 }
@@ -283,9 +302,21 @@ impl<C: Serialize> Report<C> {
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
         let header = [
-            "engine", "device", "series", "length", "host_syncs", "stage", "median_ms", "min_ms",
-            "max_ms", "share",
+            "engine",
+            "device",
+            "series",
+            "length",
+            "host_syncs",
+            "stage",
+            "median_ms",
+            "min_ms",
+            "max_ms",
+            "share",
+            "variant",
+            "prompts_changed",
+            "cache_hit_rate",
         ];
+        let opt = |v: Option<String>| v.unwrap_or_default();
         let mut rows: Vec<Vec<String>> = Vec::new();
         for r in &self.runs {
             for s in Stage::ALL {
@@ -301,6 +332,9 @@ impl<C: Serialize> Report<C> {
                     format!("{:.4}", st.min_ms),
                     format!("{:.4}", st.max_ms),
                     format!("{:.4}", st.share),
+                    opt(r.variant.clone()),
+                    opt(r.prompts_changed.map(|v| v.to_string())),
+                    opt(r.cache_hit_rate.map(|v| format!("{v:.4}"))),
                 ]);
             }
         }
@@ -325,9 +359,33 @@ impl<C: Serialize> Report<C> {
         );
         for r in &self.runs {
             out += &format!(
-                "## {} — {}\n\n{} series × {}, total {:.2} ms (median), {:.0} series/s, {} host syncs\n\n| stage | median ms | min ms | max ms | share |\n|---|---:|---:|---:|---:|\n",
-                r.engine, r.device, r.series, r.length, r.total_ms, r.series_per_s, r.host_syncs
+                "## {} — {}{}\n\n{} series × {}, total {:.2} ms (median), {:.0} series/s, {} host syncs\n\n| stage | median ms | min ms | max ms | share |\n|---|---:|---:|---:|---:|\n",
+                r.engine,
+                r.device,
+                r.variant.as_ref().map(|v| format!(" — {v}")).unwrap_or_default(),
+                r.series,
+                r.length,
+                r.total_ms,
+                r.series_per_s,
+                r.host_syncs
             );
+            if let Some(v) = &r.variant {
+                let mut facts = vec![format!("Variant **{v}**")];
+                if let (Some(c), Some(n)) = (r.prompts_changed, r.prompts) {
+                    facts.push(format!("{c} of {n} prompts differ from the baseline's"));
+                }
+                if let Some(h) = r.cache_hit_rate {
+                    facts.push(format!("cache hit rate {:.1} %", h * 100.0));
+                }
+                if let Some(k) = r.seed_key_collisions {
+                    facts.push(format!(
+                        "the seed's statistics key would have returned another window's prompt for {k} windows"
+                    ));
+                }
+                // Insert the facts line right after the heading's summary line.
+                let at = out.rfind("| stage |").unwrap_or(out.len());
+                out.insert_str(at, &format!("{}.\n\n", facts.join("; ")));
+            }
             for s in Stage::ALL {
                 let st = &r.stages[s.name()];
                 out += &format!(
@@ -363,7 +421,7 @@ mod tests {
         let mut r = csv::Reader::from_reader(text.as_bytes());
         let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
         assert_eq!(rows.len(), Stage::ALL.len());
-        assert!(rows.iter().all(|row| row.len() == 10 && &row[1] == device));
+        assert!(rows.iter().all(|row| row.len() == 13 && &row[1] == device));
         let decompose = rows.iter().find(|row| &row[5] == "decompose").unwrap();
         assert_eq!(&decompose[6], "3.0000");
     }

@@ -5,8 +5,8 @@
 //! as it is read. Engines that need one contiguous array `gather` it; the native engine
 //! `fill`s small blocks of series as it goes, so the batch never exists in memory.
 
-use crate::numeric::real::{DType, Real, Values};
 use crate::data::{Affine, Normalize, Windows};
+use crate::numeric::real::{DType, Real, Values};
 use rayon::prelude::*;
 use std::ops::Range;
 

@@ -10,8 +10,8 @@
 //! Everything here is `inline(always)`, to be compiled inside the caller's AVX2+FMA frame.
 
 use super::plan::{LevelPlan, Plan};
-use crate::numeric::real::Real;
 use super::summary::BandSummary;
+use crate::numeric::real::Real;
 
 /// Series per lane group.
 pub const LANES: usize = 8;

@@ -8,13 +8,13 @@
 
 use super::batch::WindowBatch;
 use super::lanes::{self, Lane, LaneScratch, LANES};
-use crate::numeric::memory;
 use super::plan::{LevelPlan, Plan};
-use crate::numeric::real::Real;
-use crate::numeric::simd::{self, Isa, Portable, Vector};
 use super::summary::{BandSummary, SeriesSummary};
 use super::StatsRequest;
 use crate::data::Affine;
+use crate::numeric::memory;
+use crate::numeric::real::Real;
+use crate::numeric::simd::{self, Isa, Portable, Vector};
 use crate::stats::{SeriesStats, SlidingOrder, StatsScratch};
 use crate::timing::{Stage, StageClock};
 use rayon::prelude::*;

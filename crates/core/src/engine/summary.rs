@@ -3,8 +3,8 @@
 //! a device back to the host in the prompt pipeline.
 
 use crate::numeric::real::Real;
-use crate::stats::SeriesStats;
 use crate::numeric::sums;
+use crate::stats::SeriesStats;
 use serde::{Deserialize, Serialize};
 
 /// Moments of one band's coefficients.

@@ -1,0 +1,325 @@
+//! `wavebench bench --variants …`: the seed's four proposed optimisations, measured for
+//! real on the same data and engine as the baseline. Its notes guessed their gains (LRU
+//! cache 30–50 %, adaptive level 20–40 %, batching 10–20 %, mixed precision); each variant
+//! here is one workload, timed stage by stage like the baseline, and its prompts compared
+//! with the baseline's.
+
+use crate::data::Table;
+use crate::engine::{Engine, Plan};
+use crate::features::Aggregate;
+use crate::pipeline::{self, Shape, Unit};
+use crate::prompt::Prompter;
+use crate::timing::{Stage, Timer};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+/// One workload of `bench`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Variant {
+    /// The pipeline as it runs: every window once, one engine call per chunk.
+    Baseline,
+    /// An exact cache (keyed by the window's bytes) over two epochs in shuffled order.
+    Cache,
+    /// The seed's level rule: seq_len < 200 -> 2, < 500 -> 3, else 4.
+    AdaptiveLevel,
+    /// Inputs stored as bfloat16, computed in f32 (the seed's mixed precision).
+    Bf16,
+    /// One engine call per sample instead of one per batch of windows.
+    Batching,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Baseline => "baseline",
+            Variant::Cache => "cache",
+            Variant::AdaptiveLevel => "adaptive-level",
+            Variant::Bf16 => "bf16",
+            Variant::Batching => "batching",
+        }
+    }
+}
+
+/// The seed's adaptive level.
+pub fn adaptive_level(seq_len: usize) -> usize {
+    if seq_len < 200 {
+        2
+    } else if seq_len < 500 {
+        3
+    } else {
+        4
+    }
+}
+
+/// `x` stored as bfloat16 (round to nearest, ties to even) and read back.
+pub fn bf16(x: f64) -> f64 {
+    let b = (x as f32).to_bits();
+    if !(x as f32).is_finite() {
+        return x;
+    }
+    let rounded = b.wrapping_add(0x7fff + ((b >> 16) & 1)) & 0xffff_0000;
+    f32::from_bits(rounded) as f64
+}
+
+/// What a variant's run produced, for the report.
+pub struct Outcome {
+    /// One prompt per unit of the baseline's workload, in its order (the cache's two
+    /// epochs are folded back to one prompt per window's unit).
+    pub prompts: Vec<String>,
+    pub cache_hit_rate: Option<f64>,
+}
+
+/// Everything a workload needs.
+pub struct Workload<'a> {
+    pub shape: Shape<'a>,
+    pub prompter: &'a Prompter,
+    pub description: &'a str,
+    pub pred_len: usize,
+}
+
+fn render(w: &Workload<'_>, units: &[Unit], timer: &mut Timer) -> Result<Vec<String>, String> {
+    timer
+        .time(Stage::Render, || {
+            w.prompter
+                .render_all(units, w.description, w.shape.windows.seq_len, w.pred_len)
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// The engine and the notice its CUDA fallback leaves (said by the caller).
+pub struct Eng<'a> {
+    pub engine: &'a mut Box<dyn Engine>,
+    pub notice: &'a mut Option<String>,
+}
+
+fn features(e: &mut Eng<'_>, shape: &Shape<'_>, timer: &mut Timer) -> Result<Vec<Unit>, String> {
+    pipeline::features(e.engine, e.notice, shape, timer, |_| true).map_err(|e| e.to_string())
+}
+
+/// Run `variant` once. `plan` is the adaptive level's plan for that variant.
+pub fn run(
+    variant: Variant,
+    engine: &mut Eng<'_>,
+    w: &Workload<'_>,
+    adaptive: Option<&Plan>,
+    timer: &mut Timer,
+) -> Result<Outcome, String> {
+    let shape = &w.shape;
+    let done = |prompts| Outcome {
+        prompts,
+        cache_hit_rate: None,
+    };
+    match variant {
+        Variant::Baseline => {
+            let units = features(engine, shape, timer)?;
+            render(w, &units, timer).map(done)
+        }
+        Variant::AdaptiveLevel => {
+            let plan = adaptive.ok_or("internal: no plan for the adaptive level")?;
+            let shape = Shape {
+                plan,
+                ..shape.clone()
+            };
+            let units = features(engine, &shape, timer)?;
+            render(w, &units, timer).map(done)
+        }
+        Variant::Bf16 => {
+            let table = timer.time(Stage::Prepare, || Table {
+                channels: shape
+                    .table
+                    .channels
+                    .iter()
+                    .map(|c| crate::data::Channel {
+                        name: c.name.clone(),
+                        values: c.values.iter().map(|&v| bf16(v)).collect(),
+                    })
+                    .collect(),
+                ..shape.table.clone()
+            });
+            let shape = Shape {
+                table: &table,
+                ..shape.clone()
+            };
+            let units = features(engine, &shape, timer)?;
+            render(w, &units, timer).map(done)
+        }
+        Variant::Batching => {
+            if shape.aggregate == Aggregate::Batch {
+                return Err(
+                    "the batching variant compares one call per sample with one per batch of windows; use --aggregate series or sample".into(),
+                );
+            }
+            let mut units = Vec::new();
+            for i in 0..shape.windows.count {
+                let one = Shape {
+                    windows: shape.windows.part(i..i + 1),
+                    ..shape.clone()
+                };
+                units.extend(features(engine, &one, timer)?);
+            }
+            render(w, &units, timer).map(done)
+        }
+        Variant::Cache => cache(engine, w, timer),
+    }
+}
+
+/// A window's samples over every channel, as its cache key's bytes.
+fn window<'a>(shape: &'a Shape<'_>, i: usize) -> impl Iterator<Item = &'a [f64]> + 'a {
+    let (start, len) = (shape.windows.start(i), shape.windows.seq_len);
+    shape
+        .table
+        .channels
+        .iter()
+        .map(move |c| &c.values[start..start + len])
+}
+
+/// A permutation of `0..n` (Fisher–Yates on a xorshift), the same for the same seed.
+fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        v.swap(i, (next() % (i as u64 + 1)) as usize);
+    }
+    v
+}
+
+/// Two epochs over the windows in shuffled order, as a training loop visits them; each
+/// visit looks the window up by its bytes (hash, then a byte comparison, so a hit is
+/// always the same window's data) and computes it on a miss.
+fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Outcome, String> {
+    let shape = &w.shape;
+    if shape.aggregate == Aggregate::Batch {
+        return Err("the cache variant caches per window; use --aggregate series or sample".into());
+    }
+    let n = shape.windows.count;
+    let mut store: HashMap<u64, Vec<(usize, Vec<String>)>> = HashMap::new();
+    let mut per_window: Vec<Option<Vec<String>>> = vec![None; n];
+    let (mut hits, mut visits) = (0usize, 0usize);
+    for epoch in 1..=2u64 {
+        for i in shuffled(n, epoch) {
+            visits += 1;
+            let key = timer.time(Stage::Prepare, || {
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                for s in window(shape, i) {
+                    for v in s {
+                        v.to_bits().hash(&mut h);
+                    }
+                }
+                h.finish()
+            });
+            let found = timer.time(Stage::Prepare, || {
+                store.get(&key).and_then(|entries| {
+                    entries
+                        .iter()
+                        .find(|(j, _)| window(shape, *j).eq(window(shape, i)))
+                        .map(|(_, p)| p.clone())
+                })
+            });
+            let prompts = match found {
+                Some(p) => {
+                    hits += 1;
+                    p
+                }
+                None => {
+                    let one = Shape {
+                        windows: shape.windows.part(i..i + 1),
+                        ..shape.clone()
+                    };
+                    let units = features(engine, &one, timer)?;
+                    // A window's few prompts: rendered in place, not farmed out to threads.
+                    let p = timer.time(Stage::Render, || {
+                        units
+                            .iter()
+                            .map(|u| {
+                                w.prompter.render(&crate::prompt::PromptVars {
+                                    features: &u.features,
+                                    description: w.description,
+                                    seq_len: shape.windows.seq_len,
+                                    pred_len: w.pred_len,
+                                })
+                            })
+                            .collect::<Result<Vec<_>, _>>()
+                            .map_err(|e| e.to_string())
+                    })?;
+                    store.entry(key).or_default().push((i, p.clone()));
+                    p
+                }
+            };
+            per_window[i].get_or_insert(prompts);
+        }
+    }
+    Ok(Outcome {
+        prompts: per_window.into_iter().flatten().flatten().collect(),
+        cache_hit_rate: Some(hits as f64 / visits.max(1) as f64),
+    })
+}
+
+/// How many windows the seed's cache key (md5 of each channel's float32 mean, std, min and
+/// max) would have answered with another window's prompt: windows whose key an earlier,
+/// different window already had.
+pub fn seed_key_collisions(shape: &Shape<'_>) -> usize {
+    let mut seen: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut wrong = 0;
+    for i in 0..shape.windows.count {
+        let key: Vec<u32> = window(shape, i)
+            .flat_map(|s| {
+                let x: Vec<f32> = s.iter().map(|&v| v as f32).collect();
+                let n = x.len() as f32;
+                let mean = x.iter().sum::<f32>() / n;
+                let var =
+                    x.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / (n - 1.0).max(1.0);
+                let (lo, hi) = x
+                    .iter()
+                    .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
+                        (a.min(v), b.max(v))
+                    });
+                [mean, var.sqrt(), lo, hi].map(f32::to_bits)
+            })
+            .collect();
+        match seen.get(&key) {
+            Some(&j) if !window(shape, j).eq(window(shape, i)) => wrong += 1,
+            Some(_) => {}
+            None => {
+                seen.insert(key, i);
+            }
+        }
+    }
+    wrong
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bf16_keeps_eight_bits_of_mantissa_rounding_to_even() {
+        assert_eq!(bf16(1.0), 1.0);
+        assert_eq!(bf16(1.0 + 1.0 / 256.0), 1.0); // a tie: to even
+        assert_eq!(bf16(1.0 + 3.0 / 256.0), 1.0 + 4.0 / 256.0);
+        assert_eq!(bf16(-2.5e-3), -bf16(2.5e-3));
+        assert!((bf16(std::f64::consts::PI) - std::f64::consts::PI).abs() < 0.01);
+    }
+
+    #[test]
+    fn shuffles_are_permutations_and_differ_per_epoch() {
+        let (a, b) = (shuffled(1000, 1), shuffled(1000, 2));
+        let mut s = a.clone();
+        s.sort_unstable();
+        assert_eq!(s, (0..1000).collect::<Vec<_>>());
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn the_seeds_level_rule() {
+        assert_eq!(
+            [96, 199, 200, 336, 499, 500, 720].map(adaptive_level),
+            [2, 2, 3, 3, 3, 4, 4]
+        );
+    }
+}
