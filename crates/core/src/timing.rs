@@ -359,7 +359,7 @@ impl<C: Serialize> Report<C> {
         );
         for r in &self.runs {
             out += &format!(
-                "## {} — {}{}\n\n{} series × {}, total {:.2} ms (median), {:.0} series/s, {} host syncs\n\n| stage | median ms | min ms | max ms | share |\n|---|---:|---:|---:|---:|\n",
+                "## {} — {}{}\n\n{} series × {}, total {:.2} ms (median), {:.0} series/s, {} host syncs\n\n",
                 r.engine,
                 r.device,
                 r.variant.as_ref().map(|v| format!(" — {v}")).unwrap_or_default(),
@@ -382,10 +382,9 @@ impl<C: Serialize> Report<C> {
                         "the seed's statistics key would have returned another window's prompt for {k} windows"
                     ));
                 }
-                // Insert the facts line right after the heading's summary line.
-                let at = out.rfind("| stage |").unwrap_or(out.len());
-                out.insert_str(at, &format!("{}.\n\n", facts.join("; ")));
+                out += &format!("{}.\n\n", facts.join("; "));
             }
+            out += "| stage | median ms | min ms | max ms | share |\n|---|---:|---:|---:|---:|\n";
             for s in Stage::ALL {
                 let st = &r.stages[s.name()];
                 out += &format!(
