@@ -2,7 +2,10 @@
 //! formatting as filters (`pyrepr`, `f(".2f")`, `pylist`), the four built-ins of
 //! `assets/templates/`, and user template files. Errors carry line and column.
 
+mod direct;
 pub mod pyfmt;
+
+use direct::Direct;
 
 use crate::features::Features;
 use minijinja::value::Value;
@@ -66,6 +69,8 @@ pub struct PromptVars<'a> {
 pub struct Prompter {
     env: Environment<'static>,
     source: String,
+    /// A built-in's source renders through its direct writer (same bytes, ~10x faster).
+    direct: Option<Direct>,
 }
 
 const NAME: &str = "prompt";
@@ -114,6 +119,7 @@ impl Prompter {
         let mut me = Prompter {
             env,
             source: source.to_string(),
+            direct: Direct::for_source(source),
         };
         me.env
             .add_template_owned(NAME, source.to_string())
@@ -160,7 +166,18 @@ impl Prompter {
             .collect()
     }
 
+    /// The same template, always rendered by minijinja (what the direct writers are
+    /// checked against).
+    pub fn interpreted(source: &str) -> Result<Self, TemplateError> {
+        let mut p = Prompter::new(source)?;
+        p.direct = None;
+        Ok(p)
+    }
+
     pub fn render(&self, vars: &PromptVars<'_>) -> Result<String, TemplateError> {
+        if let Some(d) = self.direct {
+            return Ok(d.render(vars));
+        }
         let tmpl = self.env.get_template(NAME).map_err(|e| self.locate(&e))?;
         tmpl.render(vars).map_err(|e| self.locate(&e))
     }

@@ -1,0 +1,226 @@
+//! The four built-in templates written out directly, without the template engine: the
+//! same bytes minijinja renders from `assets/templates/` (tests render both over ETTh1's
+//! windows and thousands of random feature sets), at a fraction of the cost. Rendering was
+//! the pipeline's largest stage; user templates, and any edit of a built-in, still go
+//! through minijinja.
+
+use super::pyfmt::{fixed, repr};
+use super::PromptVars;
+use std::fmt::Write;
+
+/// Which built-in a template's source is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direct {
+    TimeLlm,
+    Minimal,
+    Balanced,
+    Detailed,
+}
+
+impl Direct {
+    /// The writer for `source` when it is exactly a built-in's text.
+    pub fn for_source(source: &str) -> Option<Self> {
+        let named = |name| super::builtin(name) == Some(source);
+        [
+            ("timellm", Direct::TimeLlm),
+            ("dwt-minimal", Direct::Minimal),
+            ("dwt-balanced", Direct::Balanced),
+            ("dwt-detailed", Direct::Detailed),
+        ]
+        .into_iter()
+        .find(|(n, _)| named(n))
+        .map(|(_, d)| d)
+    }
+
+    pub fn render(self, v: &PromptVars<'_>) -> String {
+        let f = v.features;
+        let mut s = String::with_capacity(384);
+        // `lags[:n] | pylist`
+        let lags = |s: &mut String, n: usize| {
+            s.push('[');
+            for (i, l) in f.lags.iter().take(n).enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                let _ = write!(s, "{l}");
+            }
+            s.push(']');
+        };
+        // Writing to a String cannot fail.
+        let _ = match self {
+            Direct::TimeLlm => {
+                let _ = write!(
+                    s,
+                    "<|start_prompt|>Dataset description: {}Task description: forecast the next {} steps given the previous {} steps information; Input statistics: min value {}, max value {}, median value {}, the trend of input is {}, top 5 lags are : ",
+                    v.description,
+                    v.pred_len,
+                    v.seq_len,
+                    repr(f.min),
+                    repr(f.max),
+                    repr(f.median),
+                    if f.trend > 0.0 { "upward" } else { "downward" },
+                );
+                lags(&mut s, usize::MAX);
+                write!(s, "<|<end_prompt>|>")
+            }
+            Direct::Minimal => {
+                let _ =
+                    write!(
+                    s,
+                    "<|start_prompt|>{}\nForecast {} from {}: [{},{}]@{}\n{}, {}, {}{}\nCycles: ",
+                    v.description,
+                    v.pred_len,
+                    v.seq_len,
+                    fixed(f.min, 1),
+                    fixed(f.max, 1),
+                    fixed(f.median, 1),
+                    f.freq_pattern,
+                    f.trend_desc,
+                    f.signal_quality,
+                    if f.difficulty == "high" { ", high difficulty" } else { "" },
+                );
+                lags(&mut s, 2);
+                write!(s, "<|<end_prompt>|>")
+            }
+            Direct::Balanced => {
+                let _ = write!(
+                    s,
+                    "<|start_prompt|>Dataset description: {}\nTask description: forecast the next {} steps given the previous {} steps information; \nInput statistics: range [{}, {}], median {}\nPattern analysis: {}, trend is {}, signal quality is {}",
+                    v.description,
+                    v.pred_len,
+                    v.seq_len,
+                    fixed(f.min, 2),
+                    fixed(f.max, 2),
+                    fixed(f.median, 2),
+                    f.freq_pattern,
+                    f.trend_desc,
+                    f.signal_quality,
+                );
+                if f.difficulty != "moderate" {
+                    let _ = write!(s, ", forecast difficulty: {}", f.difficulty);
+                }
+                s.push_str("\nDominant periodicities: ");
+                lags(&mut s, 3);
+                write!(s, "<|<end_prompt>|>")
+            }
+            Direct::Detailed => {
+                let _ = write!(
+                    s,
+                    "<|start_prompt|>Dataset description: {}\nTask description: forecast the next {} steps given the previous {} steps information; \nInput statistics:\n  - Value range: [{}, {}]\n  - Median: {}\nMulti-scale wavelet analysis:\n  - Frequency pattern: {}\n  - Trend behavior: {}\n  - Signal quality: {} (SNR: {} dB)\n  - Energy entropy: {}\n  - Prediction difficulty: {}\nTemporal patterns: top periodicities are ",
+                    v.description,
+                    v.pred_len,
+                    v.seq_len,
+                    fixed(f.min, 2),
+                    fixed(f.max, 2),
+                    fixed(f.median, 2),
+                    f.freq_pattern,
+                    f.trend_desc,
+                    f.signal_quality,
+                    fixed(f.snr_db, 1),
+                    fixed(f.energy_entropy, 2),
+                    f.difficulty,
+                );
+                lags(&mut s, 5);
+                write!(s, "<|<end_prompt>|>")
+            }
+        };
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::Features;
+    use crate::prompt::{Prompter, BUILTINS};
+
+    /// A number, often one that rounds awkwardly.
+    fn num(r: &mut impl FnMut() -> u64) -> f64 {
+        const AWKWARD: [f64; 12] = [
+            0.0,
+            -0.0,
+            0.005,
+            -0.005,
+            2.675,
+            0.05,
+            1e-300,
+            -1e300,
+            123_456_789.125,
+            0.1 + 0.2,
+            -7.0,
+            1.5e-7,
+        ];
+        let k = r();
+        if k % 3 == 0 {
+            AWKWARD[(k / 3) as usize % AWKWARD.len()]
+        } else {
+            (r() as i64 % 2_000_001 - 1_000_000) as f64 / (1 + r() % 10_000) as f64
+        }
+    }
+
+    fn features(r: &mut impl FnMut() -> u64) -> Features {
+        let words = [
+            "single-scale dominant (trend)",
+            "mixed (1/4 scales upward)",
+            "ü {{ x }}",
+        ];
+        let difficulty = ["low", "moderate", "high"];
+        Features {
+            energy_ratio: vec![num(r), num(r)],
+            energy_entropy: num(r),
+            dominant_band: 1,
+            dominant_energy: num(r),
+            freq_pattern: words[(r() % 3) as usize].into(),
+            trends: vec![num(r)],
+            trends_sign: vec![1, -1],
+            trend_consistency: num(r),
+            trend_desc: words[(r() % 3) as usize].into(),
+            band_stds: vec![num(r)],
+            snr_db: num(r),
+            volatility_ratio: num(r),
+            stability_desc: words[(r() % 3) as usize].into(),
+            signal_quality: words[(r() % 3) as usize].into(),
+            difficulty_score: num(r),
+            difficulty: difficulty[(r() % 3) as usize].into(),
+            min: num(r),
+            max: num(r),
+            median: num(r),
+            trend: num(r),
+            lags: (0..r() % 8).map(|_| (r() % 600) as usize).collect(),
+        }
+    }
+
+    #[test]
+    fn direct_writers_render_what_minijinja_renders() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut r = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (name, src) in BUILTINS {
+            let direct = Prompter::new(src).unwrap();
+            assert!(direct.direct.is_some(), "{name} has a direct writer");
+            let engine = Prompter::interpreted(src).unwrap();
+            for i in 0..3000 {
+                let f = features(&mut r);
+                let description = ["ETTh1", "line one\nline two {% raw %}", ""][i % 3];
+                let vars = PromptVars {
+                    features: &f,
+                    description,
+                    seq_len: 96 + i,
+                    pred_len: i,
+                };
+                assert_eq!(
+                    direct.render(&vars).unwrap(),
+                    engine.render(&vars).unwrap(),
+                    "{name}, case {i}: {f:?}"
+                );
+            }
+        }
+        // An edited built-in is a user template: minijinja renders it.
+        let edited = format!("{} ", BUILTINS[0].1);
+        assert!(Prompter::new(&edited).unwrap().direct.is_none());
+    }
+}
