@@ -149,6 +149,14 @@ impl SlidingOrder {
         }
     }
 
+    /// For windows `stride` apart: ones too far apart to slide select from the start.
+    pub fn for_stride(len: usize, stride: usize) -> Self {
+        SlidingOrder {
+            jumped: stride > len / 8,
+            ..SlidingOrder::new(len)
+        }
+    }
+
     /// `(min, max, lower median)` of `series[start..start + len]`.
     pub fn window(&mut self, series: &[f64], start: usize) -> (f64, f64, f64) {
         let len = self.len;
@@ -285,6 +293,7 @@ mod tests {
         ];
         for (len, stride) in cases {
             let mut order = SlidingOrder::new(len);
+            let mut told = SlidingOrder::for_stride(len, stride);
             let mut st = StatsScratch::new(len);
             for start in (0..=series.len() - len).step_by(stride) {
                 let w = &series[start..start + len];
@@ -293,6 +302,11 @@ mod tests {
                     order.window(&series, start),
                     (fresh.min, fresh.max, fresh.median),
                     "len {len}, stride {stride}, start {start}"
+                );
+                assert_eq!(
+                    told.window(&series, start),
+                    (fresh.min, fresh.max, fresh.median),
+                    "told the stride: len {len}, stride {stride}, start {start}"
                 );
             }
         }

@@ -520,7 +520,9 @@ fn summarize_task<W: Real>(
     let mut xs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * len];
     let mut coeffs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * stride];
     let mut maps = vec![Affine::IDENTITY; block];
-    let mut order: Vec<SlidingOrder> = (0..n).map(|_| SlidingOrder::new(len)).collect();
+    let mut order: Vec<SlidingOrder> = (0..n)
+        .map(|_| SlidingOrder::for_stride(len, batch.windows.stride))
+        .collect();
     let mut fft = stats.map(|_| StatsScratch::new(len));
     let mut row = vec![W::ZERO; len];
     let mut bands: Vec<Vec<BandSummary>> = vec![Vec::new(); LANES];
