@@ -99,15 +99,6 @@ impl BandTable {
             })
             .collect()
     }
-    /// Band `k` of series `s`, as f64.
-    pub fn band(&self, s: usize, k: usize) -> Vec<f64> {
-        let at = s * self.per_series() + self.offsets()[k];
-        let r = at..at + self.lens[k];
-        match &self.values {
-            Values::F32(v) => v[r].iter().map(|&x| x as f64).collect(),
-            Values::F64(v) => v[r].to_vec(),
-        }
-    }
     fn has_windows(&self) -> bool {
         self.labels.iter().any(|l| l.window.is_some())
     }
@@ -231,19 +222,21 @@ struct JsonSeries<'a>(&'a BandTable);
 impl Serialize for JsonSeries<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let t = self.0;
+        let offsets = t.offsets();
         let mut seq = s.serialize_seq(Some(t.series()))?;
         for i in 0..t.series() {
-            seq.serialize_element(&JsonOne(t, i))?;
+            seq.serialize_element(&JsonOne(t, i, &offsets))?;
         }
         seq.end()
     }
 }
 
-struct JsonOne<'a>(&'a BandTable, usize);
+/// Series `.1` of the table, with the band offsets within a series.
+struct JsonOne<'a>(&'a BandTable, usize, &'a [usize]);
 
 impl Serialize for JsonOne<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (t, i) = (self.0, self.1);
+        let (t, i, offsets) = (self.0, self.1, self.2);
         let l = &t.labels[i];
         let mut m = s.serialize_map(None)?;
         if let Some(f) = &l.file {
@@ -259,7 +252,7 @@ impl Serialize for JsonOne<'_> {
         }
         let per = t.per_series();
         let range = |k: usize| {
-            let at = i * per + t.offsets()[k];
+            let at = i * per + offsets[k];
             at..at + t.lens[k]
         };
         // f32 values print as f32 (shortest round-trip), not widened.
