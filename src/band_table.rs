@@ -272,6 +272,22 @@ impl Serialize for JsonOne<'_> {
     }
 }
 
+/// Per-band blocks (each series × its length, series-major) as one table's values: series
+/// `s`'s bands concatenated, then series `s + 1`'s, in `dtype`.
+fn series_major(bands: &[Vec<f64>], lens: &[usize], series: usize, dtype: DType) -> Values {
+    let per: usize = lens.iter().sum();
+    let mut values = vec![0f64; series * per];
+    let mut off = 0;
+    for (band, &len) in bands.iter().zip(lens) {
+        for s in 0..series {
+            values[s * per + off..s * per + off + len]
+                .copy_from_slice(&band[s * len..(s + 1) * len]);
+        }
+        off += len;
+    }
+    Values::from_f64(&values, dtype)
+}
+
 /// Band `k` of every series, gathered into one series × len block.
 fn gather<T: Copy>(v: &[T], per: usize, offset: usize, len: usize) -> Vec<T> {
     v.chunks_exact(per.max(1))
@@ -488,10 +504,7 @@ fn read_json(path: &Path) -> Result<Coeffs, String> {
         }),
         labels,
         lens,
-        values: match doc.dtype {
-            DType::F32 => Values::F32(values.into_iter().map(|v| v as f32).collect()),
-            DType::F64 => Values::F64(values),
-        },
+        values: Values::from_f64(&values, doc.dtype),
     })
 }
 
@@ -546,23 +559,18 @@ fn from_npz(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> {
         }
         lens.push(*a.shape.last().unwrap_or(&0));
     }
-    let per: usize = lens.iter().sum();
     let any_f64 = bands.iter().any(|a| !matches!(a.data, npy::Owned::F32(_)));
-    let mut values64 = vec![0f64; series * per];
-    let mut off = 0;
-    for ((name, a), &len) in named.iter().zip(&bands).zip(&lens) {
-        let src: Vec<f64> = match &a.data {
-            npy::Owned::F32(v) => v.iter().map(|&x| x as f64).collect(),
-            npy::Owned::F64(v) => v.clone(),
-            npy::Owned::I64(v) => v.iter().map(|&x| x as f64).collect(),
-            npy::Owned::Text(_) => return Err(format!("{name} holds text, not numbers")),
-        };
-        for s in 0..series {
-            values64[s * per + off..s * per + off + len]
-                .copy_from_slice(&src[s * len..(s + 1) * len]);
-        }
-        off += len;
-    }
+    let dtype = if any_f64 { DType::F64 } else { DType::F32 };
+    let per_band = named
+        .iter()
+        .zip(&bands)
+        .map(|(name, a)| match &a.data {
+            npy::Owned::F32(v) => Ok(v.iter().map(|&x| x as f64).collect()),
+            npy::Owned::F64(v) => Ok(v.clone()),
+            npy::Owned::I64(v) => Ok(v.iter().map(|&x| x as f64).collect()),
+            npy::Owned::Text(_) => Err(format!("{name} holds text, not numbers")),
+        })
+        .collect::<Result<Vec<Vec<f64>>, String>>()?;
     let texts = |name: &str| match get(name).map(|a| &a.data) {
         Some(npy::Owned::Text(v)) if v.len() == series => Some(v.clone()),
         _ => None,
@@ -592,7 +600,7 @@ fn from_npz(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> {
             wavelet,
             mode: mode.parse().map_err(|e: String| format!("mode: {e}"))?,
             level,
-            dtype: if any_f64 { DType::F64 } else { DType::F32 },
+            dtype,
             engine: text0("engine").unwrap_or_default(),
         }),
         _ => None,
@@ -601,12 +609,8 @@ fn from_npz(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> {
         meta,
         labels,
         names: band_names(lens.len() - 1),
+        values: series_major(&per_band, &lens, series, dtype),
         lens,
-        values: if any_f64 {
-            Values::F64(values64)
-        } else {
-            Values::F32(values64.into_iter().map(|v| v as f32).collect())
-        },
     })
 }
 
@@ -639,13 +643,7 @@ fn read_parquet(path: &Path) -> Result<Coeffs, String> {
         .collect();
     let level = names.len().saturating_sub(1);
     let want = band_names(level);
-    if names.is_empty() || {
-        let mut sorted = names.clone();
-        sorted.sort();
-        let mut w = want.clone();
-        w.sort();
-        sorted != w
-    } {
+    if names.is_empty() || names.len() != want.len() || want.iter().any(|w| !names.contains(w)) {
         return Err(format!(
             "expected list columns {} (as decompose writes), found {}",
             band_names(meta.as_ref().map_or(3, |m| m.level)).join(", "),
@@ -684,16 +682,6 @@ fn read_parquet(path: &Path) -> Result<Coeffs, String> {
         lens.push(len.unwrap_or(0));
         per_band.push(flat);
     }
-    let per: usize = lens.iter().sum();
-    let mut values = vec![0f64; series * per];
-    let mut off = 0;
-    for (band, &len) in per_band.iter().zip(&lens) {
-        for s in 0..series {
-            values[s * per + off..s * per + off + len]
-                .copy_from_slice(&band[s * len..(s + 1) * len]);
-        }
-        off += len;
-    }
     let text = |name: &str| -> Option<Vec<Option<String>>> {
         let c = df.column(name).ok()?.str().ok()?.clone();
         Some((0..c.len()).map(|i| c.get(i).map(str::to_string)).collect())
@@ -706,7 +694,7 @@ fn read_parquet(path: &Path) -> Result<Coeffs, String> {
     let (files, columns, times) = (text("file"), text("column"), text("start_time"));
     let (windows, starts) = (ints("window"), ints("start"));
     let labels = (0..series)
-        .map(|s| crate::band_table::Label {
+        .map(|s| self::Label {
             file: files.as_ref().and_then(|v| v[s].clone()),
             column: columns
                 .as_ref()
@@ -717,16 +705,12 @@ fn read_parquet(path: &Path) -> Result<Coeffs, String> {
             start_time: times.as_ref().and_then(|v| v[s].clone()),
         })
         .collect();
-    let f32_file = meta.as_ref().is_some_and(|m| m.dtype == DType::F32);
+    let dtype = meta.as_ref().map_or(DType::F64, |m| m.dtype);
     Ok(Coeffs {
         meta,
         labels,
         names: want,
+        values: series_major(&per_band, &lens, series, dtype),
         lens,
-        values: if f32_file {
-            Values::F32(values.into_iter().map(|v| v as f32).collect())
-        } else {
-            Values::F64(values)
-        },
     })
 }

@@ -317,22 +317,28 @@ fn bench_variants_measure_the_seeds_proposals() {
         .collect();
     let csv = file(d, "alt.csv", &format!("t,a,b\n{rows}"));
     let report = d.join("v.json");
-    ok(&wavebench(&[
-        "bench",
-        &csv,
-        "--engines",
-        "native",
-        "--seq-len",
-        "16",
-        "--level",
-        "1",
-        "--wavelet",
-        "haar",
+    // 16-sample windows of haar at level 1: the seed's rule picks level 2.
+    let run = |more: &[&str]| {
+        let base = [
+            "bench",
+            &csv,
+            "--engines",
+            "native",
+            "--seq-len",
+            "16",
+            "--level",
+            "1",
+            "--wavelet",
+            "haar",
+            "--quiet",
+        ];
+        wavebench(&[&base[..], more].concat())
+    };
+    ok(&run(&[
         "--variants",
         "baseline,cache,adaptive-level,bf16,batching",
         "--repeat",
         "1",
-        "--quiet",
         "-o",
         report.to_str().unwrap(),
     ]));
@@ -364,23 +370,7 @@ fn bench_variants_measure_the_seeds_proposals() {
         assert!(r["total_ms"].as_f64().unwrap() > 0.0, "{r}");
     }
     // Batch aggregation has no per-sample meaning for these two.
-    let o = wavebench(&[
-        "bench",
-        &csv,
-        "--engines",
-        "native",
-        "--seq-len",
-        "16",
-        "--level",
-        "1",
-        "--wavelet",
-        "haar",
-        "--aggregate",
-        "batch",
-        "--variants",
-        "cache",
-        "--quiet",
-    ]);
+    let o = run(&["--aggregate", "batch", "--variants", "cache"]);
     assert_input_error(&o, &["--variants cache", "--aggregate series or sample"]);
     let o = wavebench(&["bench", &csv, "--variants", "lru", "--quiet"]);
     assert_eq!(o.status.code(), Some(2));

@@ -45,6 +45,8 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
     let mut labels = Vec::new();
     for i in 0..windows.count {
         let s = windows.start(i);
+        // The window's time, formatted once for all its channels.
+        let start_time = cfg.seq_len.map(|_| table.time_label(s));
         for c in &table.channels {
             let mut x = c.values[s..s + windows.seq_len].to_vec();
             normalize.apply(&mut x);
@@ -54,7 +56,7 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
                 column: c.name.clone(),
                 window: cfg.seq_len.map(|_| i),
                 start: cfg.seq_len.map(|_| s),
-                start_time: cfg.seq_len.map(|_| table.time_label(s)),
+                start_time: start_time.clone(),
             });
         }
     }

@@ -232,21 +232,7 @@ fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Ou
                         ..shape.clone()
                     };
                     let units = features(engine, &one, timer)?;
-                    // A window's few prompts: rendered in place, not farmed out to threads.
-                    let p = timer.time(Stage::Render, || {
-                        units
-                            .iter()
-                            .map(|u| {
-                                w.prompter.render(&crate::prompt::PromptVars {
-                                    features: &u.features,
-                                    description: w.description,
-                                    seq_len: shape.windows.seq_len,
-                                    pred_len: w.pred_len,
-                                })
-                            })
-                            .collect::<Result<Vec<_>, _>>()
-                            .map_err(|e| e.to_string())
-                    })?;
+                    let p = render(w, &units, timer)?;
                     store.entry(key).or_default().push((i, p.clone()));
                     p
                 }

@@ -4,7 +4,7 @@
 
 use super::{Common, Failure};
 use crate::band_table::{self, BandTable, Format, Kind, Meta};
-use crate::engine::{inverse, DType, Real, Values};
+use crate::engine::{inverse, Real, Values};
 use crate::wavelet::{self, Mode, Wavelet};
 use rayon::prelude::*;
 use std::path::Path;
@@ -61,21 +61,15 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
         )));
     }
     // Precision: --dtype when given, else the file's.
-    let dtype = common.dtype.unwrap_or(match coeffs.values {
-        Values::F32(_) => DType::F32,
-        Values::F64(_) => DType::F64,
-    });
-    let values = match (&coeffs.values, dtype) {
-        (Values::F32(v), DType::F32) => Values::F32(reconstruct(v, &coeffs.lens, w, mode)),
-        (Values::F64(v), DType::F64) => Values::F64(reconstruct(v, &coeffs.lens, w, mode)),
-        (Values::F32(v), DType::F64) => {
-            let v: Vec<f64> = v.iter().map(|&x| x as f64).collect();
-            Values::F64(reconstruct(&v, &coeffs.lens, w, mode))
-        }
-        (Values::F64(v), DType::F32) => {
-            let v: Vec<f32> = v.iter().map(|&x| x as f32).collect();
-            Values::F32(reconstruct(&v, &coeffs.lens, w, mode))
-        }
+    let dtype = common.dtype.unwrap_or(coeffs.values.as_ref().dtype());
+    let input = if coeffs.values.as_ref().dtype() == dtype {
+        coeffs.values
+    } else {
+        Values::from_f64(&coeffs.values.to_f64(), dtype)
+    };
+    let values = match &input {
+        Values::F32(v) => Values::F32(reconstruct(v, &coeffs.lens, w, mode)),
+        Values::F64(v) => Values::F64(reconstruct(v, &coeffs.lens, w, mode)),
     };
     let series = coeffs.labels.len();
     let len = values.len().checked_div(series).unwrap_or(0);

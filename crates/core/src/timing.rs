@@ -317,11 +317,12 @@ impl<C: Serialize> Report<C> {
             "cache_hit_rate",
         ];
         let opt = |v: Option<String>| v.unwrap_or_default();
-        let mut rows: Vec<Vec<String>> = Vec::new();
+        // Writing to memory cannot fail.
+        let _ = w.write_record(header);
         for r in &self.runs {
             for s in Stage::ALL {
                 let st = &r.stages[s.name()];
-                rows.push(vec![
+                let _ = w.write_record([
                     r.engine.clone(),
                     r.device.clone(),
                     r.series.to_string(),
@@ -337,11 +338,6 @@ impl<C: Serialize> Report<C> {
                     opt(r.cache_hit_rate.map(|v| format!("{v:.4}"))),
                 ]);
             }
-        }
-        // Writing to memory cannot fail.
-        let _ = w.write_record(header);
-        for row in rows {
-            let _ = w.write_record(&row);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }

@@ -12,7 +12,7 @@ use wavebench_core::data::{Channel, Normalize, Table, Windows};
 use wavebench_core::engine::{DType, Engine, Native, Plan};
 use wavebench_core::features::{Aggregate, Features};
 use wavebench_core::pipeline::{self, Shape, Unit};
-use wavebench_core::prompt::{self, PromptVars, Prompter};
+use wavebench_core::prompt::{self, PromptVars};
 use wavebench_core::stats::TOP_LAGS;
 use wavebench_core::timing::Timer;
 use wavebench_core::wavelet::{self, Mode};
@@ -332,7 +332,7 @@ fn item<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
 /// variables named as SPEC §8 names the features, plus description, seq_len, pred_len.
 #[pyfunction]
 fn render_prompt(template: &str, vars: &Bound<'_, PyDict>) -> PyResult<String> {
-    let src = prompt::builtin(template)
+    let p = prompt::builtin_prompter(template)
         .ok_or_else(|| value_error(format!("no built-in template '{template}'")))?;
     let f = Features {
         energy_ratio: item(vars, "energy_ratio")?,
@@ -358,7 +358,6 @@ fn render_prompt(template: &str, vars: &Bound<'_, PyDict>) -> PyResult<String> {
         lags: item(vars, "lags")?,
     };
     let description: String = item(vars, "description")?;
-    let p = Prompter::new(src).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     p.render(&PromptVars {
         features: &f,
         description: &description,
@@ -397,9 +396,8 @@ fn timellm_prompts(
         parse("normalize", normalize)?,
         true,
     )?;
-    let src =
-        prompt::builtin("timellm").ok_or_else(|| PyRuntimeError::new_err("no timellm template"))?;
-    let p = Prompter::new(src).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let p = prompt::builtin_prompter("timellm")
+        .ok_or_else(|| PyRuntimeError::new_err("no timellm template"))?;
     let seq_len = batch.t;
     py.detach(|| p.render_all(&units, description, seq_len, pred_len))
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))

@@ -35,33 +35,28 @@ impl Direct {
     pub fn render(self, v: &PromptVars<'_>) -> String {
         let f = v.features;
         let mut s = String::with_capacity(384);
-        // `lags[:n] | pylist`
-        let lags = |s: &mut String, n: usize| {
-            s.push('[');
-            for (i, l) in f.lags.iter().take(n).enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                let _ = write!(s, "{l}");
-            }
-            s.push(']');
+        // Writing to a String cannot fail, hence the ignored results.
+        // The task line Time-LLM's prompt starts with; `sep` ends each of its two parts.
+        let task = |s: &mut String, sep: &str| {
+            let _ = write!(
+                s,
+                "<|start_prompt|>Dataset description: {}{sep}Task description: forecast the next {} steps given the previous {} steps information; {sep}",
+                v.description, v.pred_len, v.seq_len
+            );
         };
-        // Writing to a String cannot fail.
-        let _ = match self {
+        // Each template's body; then `lags[:n] | pylist` and the end marker.
+        let n_lags = match self {
             Direct::TimeLlm => {
+                task(&mut s, "");
                 let _ = write!(
                     s,
-                    "<|start_prompt|>Dataset description: {}Task description: forecast the next {} steps given the previous {} steps information; Input statistics: min value {}, max value {}, median value {}, the trend of input is {}, top 5 lags are : ",
-                    v.description,
-                    v.pred_len,
-                    v.seq_len,
+                    "Input statistics: min value {}, max value {}, median value {}, the trend of input is {}, top 5 lags are : ",
                     repr(f.min),
                     repr(f.max),
                     repr(f.median),
                     if f.trend > 0.0 { "upward" } else { "downward" },
                 );
-                lags(&mut s, usize::MAX);
-                write!(s, "<|<end_prompt>|>")
+                usize::MAX
             }
             Direct::Minimal => {
                 let _ =
@@ -79,16 +74,13 @@ impl Direct {
                     f.signal_quality,
                     if f.difficulty == "high" { ", high difficulty" } else { "" },
                 );
-                lags(&mut s, 2);
-                write!(s, "<|<end_prompt>|>")
+                2
             }
             Direct::Balanced => {
+                task(&mut s, "\n");
                 let _ = write!(
                     s,
-                    "<|start_prompt|>Dataset description: {}\nTask description: forecast the next {} steps given the previous {} steps information; \nInput statistics: range [{}, {}], median {}\nPattern analysis: {}, trend is {}, signal quality is {}",
-                    v.description,
-                    v.pred_len,
-                    v.seq_len,
+                    "Input statistics: range [{}, {}], median {}\nPattern analysis: {}, trend is {}, signal quality is {}",
                     fixed(f.min, 2),
                     fixed(f.max, 2),
                     fixed(f.median, 2),
@@ -100,16 +92,13 @@ impl Direct {
                     let _ = write!(s, ", forecast difficulty: {}", f.difficulty);
                 }
                 s.push_str("\nDominant periodicities: ");
-                lags(&mut s, 3);
-                write!(s, "<|<end_prompt>|>")
+                3
             }
             Direct::Detailed => {
+                task(&mut s, "\n");
                 let _ = write!(
                     s,
-                    "<|start_prompt|>Dataset description: {}\nTask description: forecast the next {} steps given the previous {} steps information; \nInput statistics:\n  - Value range: [{}, {}]\n  - Median: {}\nMulti-scale wavelet analysis:\n  - Frequency pattern: {}\n  - Trend behavior: {}\n  - Signal quality: {} (SNR: {} dB)\n  - Energy entropy: {}\n  - Prediction difficulty: {}\nTemporal patterns: top periodicities are ",
-                    v.description,
-                    v.pred_len,
-                    v.seq_len,
+                    "Input statistics:\n  - Value range: [{}, {}]\n  - Median: {}\nMulti-scale wavelet analysis:\n  - Frequency pattern: {}\n  - Trend behavior: {}\n  - Signal quality: {} (SNR: {} dB)\n  - Energy entropy: {}\n  - Prediction difficulty: {}\nTemporal patterns: top periodicities are ",
                     fixed(f.min, 2),
                     fixed(f.max, 2),
                     fixed(f.median, 2),
@@ -120,10 +109,17 @@ impl Direct {
                     fixed(f.energy_entropy, 2),
                     f.difficulty,
                 );
-                lags(&mut s, 5);
-                write!(s, "<|<end_prompt>|>")
+                5
             }
         };
+        s.push('[');
+        for (i, l) in f.lags.iter().take(n_lags).enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            let _ = write!(s, "{l}");
+        }
+        s.push_str("]<|<end_prompt>|>");
         s
     }
 }

@@ -38,6 +38,23 @@ pub fn builtin(name: &str) -> Option<&'static str> {
     BUILTINS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
+/// A built-in, compiled once per process: callers that render on every training step (the
+/// Python wheel) need not build an environment per call.
+pub fn builtin_prompter(name: &str) -> Option<&'static Prompter> {
+    static COMPILED: std::sync::OnceLock<Vec<(&'static str, Prompter)>> =
+        std::sync::OnceLock::new();
+    COMPILED
+        .get_or_init(|| {
+            BUILTINS
+                .iter()
+                .filter_map(|(n, src)| Prompter::new(src).ok().map(|p| (*n, p)))
+                .collect()
+        })
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, p)| p)
+}
+
 /// A template problem, located in the template's source (1-based line and column).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}{message}", location(.line, .column))]
@@ -144,7 +161,8 @@ impl Prompter {
         Prompter::new(&src).map_err(|e| format!("{spec}: {e}"))
     }
 
-    /// Render one prompt per unit, in parallel (the environment is shared read-only).
+    /// Render one prompt per unit, in parallel when there are many (the environment is
+    /// shared read-only).
     pub fn render_all(
         &self,
         units: &[crate::pipeline::Unit],
@@ -153,17 +171,20 @@ impl Prompter {
         pred_len: usize,
     ) -> Result<Vec<String>, TemplateError> {
         use rayon::prelude::*;
-        units
-            .par_iter()
-            .map(|u| {
-                self.render(&PromptVars {
-                    features: &u.features,
-                    description,
-                    seq_len,
-                    pred_len,
-                })
+        let one = |u: &crate::pipeline::Unit| {
+            self.render(&PromptVars {
+                features: &u.features,
+                description,
+                seq_len,
+                pred_len,
             })
-            .collect()
+        };
+        // A window's few prompts are not worth handing to other threads.
+        if units.len() < 64 {
+            units.iter().map(one).collect()
+        } else {
+            units.par_iter().map(one).collect()
+        }
     }
 
     /// The same template, always rendered by minijinja (what the direct writers are
