@@ -82,6 +82,22 @@ impl BandSummary {
     }
 }
 
+/// How far a band's moments may be from the per-window path's (see `engine::sliding`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BandTol {
+    /// Bound on |Δ Σ c²|.
+    pub energy: f64,
+    /// Bound on |Δ Σ c|.
+    pub sum: f64,
+}
+
+/// A series' [`BandTol`]s, and the bound on any one coefficient (first and last).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeriesTol {
+    pub delta: f64,
+    pub bands: Vec<BandTol>,
+}
+
 /// Everything the features need about one series.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SeriesSummary {

@@ -1,0 +1,577 @@
+//! The sliding-window path: overlapping windows share their coefficients.
+//!
+//! Window `w` of a channel `X`, at level `j`, has every coefficient that the signal
+//! extension does not reach equal to a sample of the channel's undecimated (à trous)
+//! transform: `cA_j[o] = A_j[w + 2^j·o]`, `cD_j[o] = D_j[w + 2^j·o]`, with
+//!
+//! ```text
+//! A_0 = X,   A_j[p] = Σ_t lo[t]·A_(j-1)[p + 2^(j-1)·(t + first)],   D_j likewise with hi,
+//! ```
+//!
+//! computed once per channel (`lo`/`hi` the plan's correlation filters, `first` where the
+//! extended input starts). Only the few coefficients at each end of each band depend on the
+//! window: they come from precomputed weights over the window's first and last samples
+//! and the previous level's coefficients (`Level`). Band sums and sums of squares are then
+//! differences of prefix sums over the right phase of `A_j`/`D_j`, plus those edges: per
+//! window the cost is O(levels × filter length) instead of O(window length).
+//!
+//! Normalisation is affine per window and the transform linear, so the normalised moments
+//! follow from the raw ones and the transform of a constant window (`ones`); the window's
+//! mean and scale are computed exactly as the per-window path does, so min/max/median and
+//! every statistic are the same to the bit. The band moments are not: they are f64 sums
+//! over the exact transform, where the per-window path rounds to the run's precision. Each
+//! series therefore carries a [`SeriesTol`], a bound on how far apart the two can be, and
+//! `features::margin` sends a prompt back to the per-window path whenever a description
+//! could fall on the other side of a threshold within that bound.
+
+use super::batch::WindowBatch;
+use super::plan::Plan;
+use super::summary::{BandSummary, BandTol, SeriesSummary, SeriesTol};
+use super::StatsRequest;
+use crate::numeric::real::{DType, Real};
+use crate::stats::{SeriesStats, SlidingOrder, StatsScratch};
+use crate::timing::{Stage, StageClock};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::time::Instant;
+
+/// Windows per task (one channel each): enough to amortise the task's own transform of
+/// the `seq_len` samples it shares with its neighbour.
+const TASK_WINDOWS: usize = 1024;
+
+/// f64's unit roundoff.
+const U64: f64 = f64::EPSILON / 2.0;
+
+/// Where an edge coefficient's input comes from.
+#[derive(Debug, Clone, Copy)]
+enum Src {
+    /// Sample `i` of the window (level 1).
+    Raw(usize),
+    /// Coefficient `i` of the previous level's approximation, from the stationary sequence.
+    Interior(usize),
+    /// The previous level's edge approximation in this slot.
+    Edge(usize),
+}
+
+/// One level: which outputs slide, and the weights of the others.
+#[derive(Debug, Clone)]
+struct Level {
+    /// `2^(j-1)`, the spacing of the previous level's sequence.
+    dil: usize,
+    first: isize,
+    n_out: usize,
+    /// Outputs equal to the stationary sequences at `w + 2^j·o`.
+    interior: Range<usize>,
+    refs: Vec<Src>,
+    /// Per edge slot (outputs `0..interior.start`, then `interior.end..n_out`), weights
+    /// over `refs`, row-major.
+    w_lo: Vec<f64>,
+    w_hi: Vec<f64>,
+}
+
+impl Level {
+    fn edges(&self) -> usize {
+        self.interior.start + self.n_out - self.interior.end
+    }
+
+    fn slot(&self, o: usize) -> Option<usize> {
+        if o < self.interior.start {
+            Some(o)
+        } else if o >= self.interior.end {
+            Some(o - self.interior.end + self.interior.start)
+        } else {
+            None
+        }
+    }
+}
+
+/// Everything about a plan that the sliding path needs, computed once.
+#[derive(Debug, Clone)]
+pub struct SlidePlan {
+    len: usize,
+    filter: usize,
+    levels: Vec<Level>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    /// The constant window's coefficients per band (pywt order), and their Σ, Σ², Σ|·|.
+    ones: Vec<Vec<f64>>,
+    ones_sum: Vec<f64>,
+    ones_sq: Vec<f64>,
+    ones_abs: Vec<f64>,
+    /// The per-window path's coefficients are within `gain · u · max|x|` of the exact
+    /// transform (`u` the unit roundoff of its precision).
+    gain: f64,
+}
+
+impl SlidePlan {
+    /// None when some level has no coefficient the extension leaves alone (windows too
+    /// short for the filter), where nothing would slide.
+    pub fn new(plan: &Plan) -> Option<SlidePlan> {
+        let f = plan.wavelet.filter_length;
+        let mut levels: Vec<Level> = Vec::with_capacity(plan.level);
+        let mut gain = 1.0;
+        for (lvl, lp) in plan.levels.iter().enumerate() {
+            if lp.interior.is_empty() {
+                return None;
+            }
+            let first = lp.src_start as isize - lp.interior.start as isize;
+            let prev = levels.last().map_or(0..plan.len, |l| l.interior.clone());
+            let slides = |o: usize| {
+                let (a, b) = (2 * o, 2 * o + f - 1);
+                a >= lp.interior.start
+                    && b < lp.interior.end
+                    && a as isize + first >= prev.start as isize
+                    && (b as isize + first) < prev.end as isize
+            };
+            let start = (0..lp.n_out).find(|&o| slides(o))?;
+            let end = (start..lp.n_out).take_while(|&o| slides(o)).last()? + 1;
+            // The extended input at position u, as weights over the level's input.
+            let xe = |u: usize| -> Vec<(usize, f64)> {
+                if lp.interior.contains(&u) {
+                    vec![((u as isize + first) as usize, 1.0)]
+                } else {
+                    lp.edges
+                        .iter()
+                        .find(|(t, _)| *t == u)
+                        .map(|(_, taps)| taps.iter().map(|t| (t.index, t.coef)).collect())
+                        .unwrap_or_default()
+                }
+            };
+            let mut reach: f64 = 1.0;
+            for (_, taps) in &lp.edges {
+                reach = reach.max(taps.iter().map(|t| t.coef.abs()).sum());
+            }
+            let norm1 = |v: &[f64]| v.iter().map(|c| c.abs()).sum::<f64>();
+            gain *= reach * norm1(&plan.lo_rev).max(norm1(&plan.hi_rev));
+            let outs: Vec<usize> = (0..start).chain(end..lp.n_out).collect();
+            let weights: Vec<BTreeMap<usize, (f64, f64)>> = outs
+                .iter()
+                .map(|&o| {
+                    let mut w = BTreeMap::new();
+                    for t in 0..f {
+                        for (i, c) in xe(2 * o + t) {
+                            let e = w.entry(i).or_insert((0.0, 0.0));
+                            e.0 += plan.lo_rev[t] * c;
+                            e.1 += plan.hi_rev[t] * c;
+                        }
+                    }
+                    w
+                })
+                .collect();
+            let mut inputs: Vec<usize> = weights.iter().flat_map(|w| w.keys().copied()).collect();
+            inputs.sort_unstable();
+            inputs.dedup();
+            let refs = inputs
+                .iter()
+                .map(|&i| match levels.last() {
+                    None => Some(Src::Raw(i)),
+                    Some(p) => match p.slot(i) {
+                        Some(s) => Some(Src::Edge(s)),
+                        None => Some(Src::Interior(i)),
+                    },
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let (mut w_lo, mut w_hi) = (Vec::new(), Vec::new());
+            for w in &weights {
+                for i in &inputs {
+                    let (a, b) = w.get(i).copied().unwrap_or((0.0, 0.0));
+                    w_lo.push(a);
+                    w_hi.push(b);
+                }
+            }
+            levels.push(Level {
+                dil: 1 << lvl,
+                first,
+                n_out: lp.n_out,
+                interior: start..end,
+                refs,
+                w_lo,
+                w_hi,
+            });
+        }
+        let coeffs = super::native::decompose(&vec![1.0f64; plan.len], plan);
+        let ones: Vec<Vec<f64>> = (0..plan.bands())
+            .map(|k| coeffs[plan.offsets[k]..][..plan.band_lens[k]].to_vec())
+            .collect();
+        Some(SlidePlan {
+            len: plan.len,
+            filter: f,
+            ones_sum: ones.iter().map(|b| b.iter().sum()).collect(),
+            ones_sq: ones.iter().map(|b| b.iter().map(|v| v * v).sum()).collect(),
+            ones_abs: ones.iter().map(|b| b.iter().map(|v| v.abs()).sum()).collect(),
+            ones,
+            // Rounding of the input, then of every tap at every level, amplified by the
+            // filters' gain; twice that for safety.
+            gain: 2.0 * gain * (1.0 + (plan.level * f) as f64),
+            levels,
+            lo: plan.lo_rev.clone(),
+            hi: plan.hi_rev.clone(),
+        })
+    }
+
+    fn bands(&self) -> usize {
+        self.levels.len() + 1
+    }
+
+    /// The level (1-based) and kind of band `k` in pywt order.
+    fn band(&self, k: usize) -> (usize, bool) {
+        let n = self.levels.len();
+        if k == 0 {
+            (n, true)
+        } else {
+            (n + 1 - k, false)
+        }
+    }
+}
+
+/// Summaries of every series of `batch` (window-major, as the engines return them) by the
+/// sliding path, each with its tolerance against the per-window path. `W` is the plan's
+/// working precision, used for the lags exactly as the per-window path uses it.
+pub fn summarize_windows<W: Real>(
+    batch: &WindowBatch<'_>,
+    sp: &SlidePlan,
+    stats: Option<StatsRequest>,
+    clock: &StageClock,
+) -> (Vec<SeriesSummary>, Vec<SeriesTol>) {
+    debug_assert_eq!(batch.seq_len(), sp.len);
+    let n = batch.channel_count();
+    let range = batch.range.clone();
+    let tasks: Vec<(usize, Range<usize>)> = (0..n)
+        .flat_map(|c| {
+            range
+                .clone()
+                .step_by(TASK_WINDOWS)
+                .map(move |w| (c, w..(w + TASK_WINDOWS).min(range.end)))
+        })
+        .collect();
+    let done: Vec<(usize, Range<usize>, Vec<(SeriesSummary, SeriesTol)>)> = tasks
+        .into_par_iter()
+        .map(|(c, w)| {
+            let r = task::<W>(batch, sp, c, w.clone(), stats, clock);
+            (c, w, r)
+        })
+        .collect();
+    let mut sums = vec![SeriesSummary::default(); batch.series()];
+    let mut tols = vec![SeriesTol::default(); batch.series()];
+    for (c, w, r) in done {
+        for (i, (s, t)) in w.zip(r) {
+            let k = (i - range.start) * n + c;
+            sums[k] = s;
+            tols[k] = t;
+        }
+    }
+    (sums, tols)
+}
+
+/// A band's sequence (`A_j` or `D_j`) over a task's span, and its prefix sums of values
+/// and squares along each phase of step `2^j`.
+struct Phased {
+    v: Vec<f64>,
+    sum: Vec<f64>,
+    sq: Vec<f64>,
+}
+
+/// Windows `w` of channel `c`.
+fn task<W: Real>(
+    batch: &WindowBatch<'_>,
+    sp: &SlidePlan,
+    c: usize,
+    w: Range<usize>,
+    stats: Option<StatsRequest>,
+    clock: &StageClock,
+) -> Vec<(SeriesSummary, SeriesTol)> {
+    let (t_len, f, nl) = (sp.len, sp.filter, sp.levels.len());
+    let windows = batch.windows;
+    let span0 = windows.start(w.start);
+    let span1 = windows.start(w.end - 1) + t_len;
+    let xs = &batch.channels[c][span0..span1];
+    let span = xs.len();
+    let mut t = Instant::now();
+
+    // Transform the span relative to its mean: the sums then carry no large offset to
+    // cancel (every window's own mean is taken out exactly below, whatever the origin).
+    let origin = xs.iter().sum::<f64>() / span as f64;
+    let a0: Vec<f64> = xs.iter().map(|v| v - origin).collect();
+    // A_j and D_j over the span; zero where the span does not hold their inputs (no
+    // window's interior reads there).
+    let mut approx: Vec<Vec<f64>> = Vec::with_capacity(nl);
+    let mut detail: Vec<Vec<f64>> = Vec::with_capacity(nl);
+    let mut valid = 0..span as isize;
+    for lv in &sp.levels {
+        let src = approx.last().unwrap_or(&a0);
+        let d = lv.dil as isize;
+        let lo = valid.start - d * lv.first;
+        let hi = valid.end - d * (f as isize - 1 + lv.first);
+        let (mut a, mut dd) = (vec![0.0; span], vec![0.0; span]);
+        if hi > lo {
+            let (lo, hi) = (lo as usize, hi as usize);
+            for tap in 0..f {
+                let off = (lo as isize + d * (tap as isize + lv.first)) as usize;
+                let input = &src[off..off + (hi - lo)];
+                let (cl, ch) = (sp.lo[tap], sp.hi[tap]);
+                for ((x, ya), yd) in input.iter().zip(&mut a[lo..hi]).zip(&mut dd[lo..hi]) {
+                    *ya += cl * x;
+                    *yd += ch * x;
+                }
+            }
+        }
+        valid = lo..hi.max(lo);
+        approx.push(a);
+        detail.push(dd);
+    }
+    t = clock.lap(Stage::Decompose, t);
+    let phased: Vec<Phased> = (0..sp.bands())
+        .map(|k| {
+            let (j, is_a) = sp.band(k);
+            let v = if is_a { &approx[j - 1] } else { &detail[j - 1] };
+            let step = 1 << j;
+            let (mut sum, mut sq) = (v.clone(), v.iter().map(|x| x * x).collect::<Vec<_>>());
+            for q in step..span {
+                sum[q] += sum[q - step];
+                sq[q] += sq[q - step];
+            }
+            Phased {
+                v: v.clone(),
+                sum,
+                sq,
+            }
+        })
+        .collect();
+    t = clock.lap(Stage::Frequency, t);
+
+    let unit = match batch.dtype {
+        DType::F32 => f32::EPSILON as f64 / 2.0,
+        DType::F64 => U64,
+    };
+    let mut order = SlidingOrder::for_stride(t_len, windows.stride);
+    let mut fft = stats.map(|_| StatsScratch::new(t_len));
+    let mut row = vec![W::ZERO; t_len];
+    let mut refs = Vec::new();
+    let mut edge_a: Vec<Vec<f64>> = sp.levels.iter().map(|l| vec![0.0; l.edges()]).collect();
+    let mut edge_d = edge_a.clone();
+    let mut out = Vec::with_capacity(w.len());
+    for i in w {
+        let s = windows.start(i);
+        let q = s - span0;
+        let raw = &batch.channels[c][s..s + t_len];
+        // The per-window path's own normalisation, to the bit.
+        let aff = batch.normalize.affine(raw);
+        let norm = |v: f64| batch.dtype.round(aff.map(v));
+        let shift = aff.mean - origin;
+        let scale = aff.scale;
+        t = clock.lap(Stage::Prepare, t);
+
+        for (l, lv) in sp.levels.iter().enumerate() {
+            refs.clear();
+            refs.extend(lv.refs.iter().map(|r| match *r {
+                Src::Raw(i) => raw[i] - origin,
+                Src::Interior(i) => approx[l - 1][q + sp.levels[l - 1].dil * 2 * i],
+                Src::Edge(e) => edge_a[l - 1][e],
+            }));
+            let m = refs.len();
+            for e in 0..lv.edges() {
+                let (wl, wh) = (&lv.w_lo[e * m..][..m], &lv.w_hi[e * m..][..m]);
+                let (mut a, mut d) = (0.0, 0.0);
+                for ((x, cl), ch) in refs.iter().zip(wl).zip(wh) {
+                    a += cl * x;
+                    d += ch * x;
+                }
+                edge_a[l][e] = a;
+                edge_d[l][e] = d;
+            }
+        }
+        t = clock.lap(Stage::Decompose, t);
+
+        let (lo_v, hi_v, mid_v) = order.window(batch.channels[c], s);
+        let big = norm(lo_v).abs().max(norm(hi_v).abs());
+        // How far apart the two paths' coefficients can be: the per-window path's rounding,
+        // plus this path's own (f64, on values offset by `shift`).
+        let delta = sp.gain * (unit * big + 4.0 * U64 * (big + shift.abs() * scale));
+        let mut bands = Vec::with_capacity(sp.bands());
+        let mut btol = Vec::with_capacity(sp.bands());
+        for (k, ph) in phased.iter().enumerate() {
+            let (j, is_a) = sp.band(k);
+            let lv = &sp.levels[j - 1];
+            let step = 1usize << j;
+            let edges = if is_a { &edge_a[j - 1] } else { &edge_d[j - 1] };
+            let ones = &sp.ones[k];
+            let (lo, hi) = (lv.interior.start, lv.interior.end);
+            let at = |o: usize| q + step * o;
+            let before = |p: &[f64]| if lo == 0 { if q >= step { p[q - step] } else { 0.0 } } else { p[at(lo - 1)] };
+            let (s_hi, s_lo) = (ph.sum[at(hi - 1)], before(&ph.sum));
+            let (q_hi, q_lo) = (ph.sq[at(hi - 1)], before(&ph.sq));
+            let (s_int, q_int) = (s_hi - s_lo, q_hi - q_lo);
+            let k_int = ones[lo];
+            let (mut s_edge, mut q_edge, mut x_edge, mut abs_edge, mut abs_xk) =
+                (0.0, 0.0, 0.0, 0.0, 0.0);
+            for (e, &v) in edges.iter().enumerate() {
+                let o = if e < lo { e } else { e - lo + hi };
+                s_edge += v;
+                q_edge += v * v;
+                x_edge += v * ones[o];
+                abs_edge += v.abs();
+                abs_xk += (v * ones[o]).abs();
+            }
+            let (sum, sq) = (s_int + s_edge, q_int + q_edge);
+            let cross = k_int * s_int + x_edge;
+            let len = lv.n_out;
+            let s_n = scale * (sum - shift * sp.ones_sum[k]);
+            let q_n = scale * scale * (sq - 2.0 * shift * cross + shift * shift * sp.ones_sq[k]);
+            let mean = s_n / len as f64;
+            let coef = |o: usize| match lv.slot(o) {
+                Some(e) => edges[e],
+                None => ph.v[at(o)],
+            };
+            let edge_value = |o: usize| scale * (coef(o) - shift * ones[o]);
+            bands.push(BandSummary {
+                energy: q_n.max(0.0),
+                mean,
+                m2: (q_n - s_n * mean).max(0.0),
+                first: edge_value(0),
+                last: edge_value(len - 1),
+                len,
+            });
+            // This path's rounding: f64 sums whose terms are as large as the prefix sums.
+            let prefix = q_hi.abs() + q_lo.abs();
+            let terms = (((q + step * hi) / step) as f64 * prefix).sqrt();
+            let slide_e = 16.0
+                * U64
+                * scale
+                * scale
+                * (prefix
+                    + q_edge
+                    + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk)
+                    + shift * shift * sp.ones_sq[k]);
+            let slide_s = 16.0 * U64 * scale * (terms + abs_edge + shift.abs() * sp.ones_abs[k]);
+            let n = len as f64;
+            btol.push(BandTol {
+                energy: 2.0 * delta * (n * q_n.max(0.0)).sqrt() + n * delta * delta + slide_e,
+                sum: n * delta + slide_s,
+            });
+        }
+        t = clock.lap(Stage::Frequency, t);
+
+        let stats = stats.map(|req| SeriesStats {
+            min: norm(lo_v),
+            max: norm(hi_v),
+            median: norm(mid_v),
+            trend: norm(raw[t_len - 1]) - norm(raw[0]),
+            lags: match fft.as_mut() {
+                Some(fft) if req.lags_for((i - batch.range.start) * batch.channel_count() + c) => {
+                    for (r, &v) in row.iter_mut().zip(raw) {
+                        *r = W::from_f64(norm(v));
+                    }
+                    fft.lags_of(&row)
+                }
+                _ => Vec::new(),
+            },
+        });
+        t = clock.lap(Stage::Statistics, t);
+        out.push((
+            SeriesSummary { bands, stats },
+            SeriesTol {
+                delta,
+                bands: btol,
+            },
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Normalize, Windows};
+    use crate::wavelet::{self, Mode};
+
+    /// The sliding path's band summaries equal the per-window transform's, for every mode
+    /// and a few wavelets and levels, within the tolerance it reports.
+    #[test]
+    fn slides_to_the_per_window_summaries() {
+        let x: Vec<f64> = (0..700)
+            .map(|i| {
+                let t = i as f64;
+                50.0 + 0.02 * t + (t / 7.0).sin() * 3.0 + ((i * 7919) % 101) as f64 / 50.0
+            })
+            .collect();
+        for name in ["db4", "haar", "sym5", "coif2", "bior3.5"] {
+            for mode in Mode::ALL {
+                for level in [1, 3] {
+                    let w = wavelet::lookup(name).unwrap();
+                    let plan = Plan::new(w, mode, level, 96).unwrap();
+                    let Some(sp) = SlidePlan::new(&plan) else {
+                        continue;
+                    };
+                    let windows = Windows {
+                        first_row: 0,
+                        first: 0,
+                        seq_len: 96,
+                        stride: 1,
+                        count: x.len() - 96 + 1,
+                    };
+                    for (normalize, dtype) in [
+                        (Normalize::Revin, DType::F64),
+                        (Normalize::None, DType::F64),
+                        (Normalize::Revin, DType::F32),
+                    ] {
+                        // The pipeline does not slide extrapolating modes in f32 (see
+                        // `pipeline::sliding_path`): their bound is too loose to use.
+                        if mode.extrapolates() && dtype == DType::F32 {
+                            continue;
+                        }
+                        let batch = WindowBatch {
+                            channels: vec![&x],
+                            windows,
+                            range: 0..windows.count,
+                            normalize,
+                            dtype,
+                        };
+                        let clock = StageClock::default();
+                        let req = Some(StatsRequest::ALL);
+                        let ((sums, tols), exact) = match plan.work_dtype(dtype) {
+                            DType::F32 => (
+                                summarize_windows::<f32>(&batch, &sp, req, &clock),
+                                super::super::native::summarize_windows::<f32>(
+                                    &batch, &plan, req, &clock,
+                                ),
+                            ),
+                            DType::F64 => (
+                                summarize_windows::<f64>(&batch, &sp, req, &clock),
+                                super::super::native::summarize_windows::<f64>(
+                                    &batch, &plan, req, &clock,
+                                ),
+                            ),
+                        };
+                        assert_eq!(sums.len(), exact.len());
+                        for (i, ((s, t), e)) in sums.iter().zip(&tols).zip(&exact).enumerate() {
+                            let ctx = format!("{name} {mode} level {level} {normalize} {dtype:?} window {i}");
+                            assert_eq!(s.stats, e.stats, "{ctx}");
+                            assert_eq!(s.bands.len(), e.bands.len(), "{ctx}");
+                            let total: f64 = e.bands.iter().map(|b| b.energy).sum();
+                            for (k, ((a, b), bt)) in
+                                s.bands.iter().zip(&e.bands).zip(&t.bands).enumerate()
+                            {
+                                assert_eq!(a.len, b.len, "{ctx} band {k}");
+                                assert!((a.energy - b.energy).abs() <= bt.energy, "{ctx} band {k} energy {} vs {} (tol {})", a.energy, b.energy, bt.energy);
+                                let (sa, sb) = (a.mean * a.len as f64, b.mean * b.len as f64);
+                                assert!((sa - sb).abs() <= bt.sum, "{ctx} band {k} sum {sa} vs {sb} (tol {})", bt.sum);
+                                assert!((a.first - b.first).abs() <= t.delta, "{ctx} band {k} first");
+                                assert!((a.last - b.last).abs() <= t.delta, "{ctx} band {k} last");
+                                // The bound is not vacuous: far below the series' energy (the
+                                // extrapolating modes' edge taps make it looser there).
+                                let slack = match (mode.extrapolates(), dtype) {
+                                    (false, DType::F64) => 1e-9,
+                                    (true, _) => 1e-5,
+                                    // f32: bounds the per-window path's rounding.
+                                    (false, DType::F32) => 1e-3,
+                                };
+                                assert!(bt.energy <= slack * total, "{ctx} band {k} loose tol {}", bt.energy);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
