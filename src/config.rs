@@ -6,6 +6,7 @@
 use crate::data::{Missing, Normalize, RowRange, TimeColumn};
 use crate::engine::{DType, EngineKind};
 use crate::features::Aggregate;
+use crate::pipeline::PathChoice;
 use crate::wavelet::Mode;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -42,6 +43,9 @@ pub struct Config {
     pub batch_size: usize,
     /// Synchronise the device at stage boundaries so stage times are exact (CUDA).
     pub precise_timing: bool,
+    /// How band summaries are computed: `auto`, `window` or `sliding` (see
+    /// `pipeline::PathChoice`).
+    pub path: PathChoice,
 }
 
 impl Default for Config {
@@ -66,6 +70,7 @@ impl Default for Config {
             aggregate: Aggregate::Series,
             batch_size: 32,
             precise_timing: false,
+            path: PathChoice::Auto,
         }
     }
 }

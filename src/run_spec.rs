@@ -35,6 +35,27 @@ pub struct RunSpec {
     pub rows: Option<RowRange>,
 }
 
+impl RunSpec {
+    /// Whether a run that renders with `prompter` may slide (`Shape::slide`): `--path
+    /// window` never; `auto` only where no feature value is written (`bench`); `sliding`
+    /// wherever the prompts stay the same.
+    pub fn slide(
+        &self,
+        prompter: &crate::prompt::Prompter,
+        writes_features: bool,
+    ) -> Result<crate::features::Reads, String> {
+        use crate::pipeline::PathChoice;
+        match self.cfg.path {
+            PathChoice::Window => Err("--path window".into()),
+            PathChoice::Auto if writes_features => Err(
+                "feature values are written beside the prompts (--path sliding slides anyway)"
+                    .into(),
+            ),
+            _ => Ok(prompter.reads()),
+        }
+    }
+}
+
 /// The windows and plan of one table under a spec.
 #[derive(Debug, Clone)]
 pub struct Prepared {
@@ -226,6 +247,7 @@ impl Prepared {
             aggregate: spec.cfg.aggregate,
             batch_size: spec.cfg.batch_size,
             statistics: true,
+            slide: Err("feature values are written out".into()),
         }
     }
 }

@@ -74,6 +74,7 @@ fn check(case: &str, kind: EngineKind) {
             aggregate: agg,
             batch_size: doc["batch_size"].as_u64().unwrap() as usize,
             statistics: true,
+            slide: Err("the test reads feature values".into()),
         };
         let units = pipeline::features(
             &mut sel.engine,
@@ -245,6 +246,7 @@ fn window_path_equals_the_gathered_batch() {
             aggregate: Aggregate::Series,
             batch_size: 1,
             statistics: true,
+            slide: Err("the test reads feature values".into()),
         };
         let batch = shape.batch(0..windows.count);
         let lags = Some(StatsRequest { lags_every: 5 });

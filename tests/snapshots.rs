@@ -57,6 +57,7 @@ fn inspection_of(wavelet: &str, level: usize) -> Inspection {
         aggregate: Aggregate::Series,
         batch_size: 1,
         statistics: true,
+        slide: Err("the test reads feature values".into()),
     };
     let mut sel = engine::select(EngineKind::Native);
     let req = InspectRequest {

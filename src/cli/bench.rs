@@ -6,6 +6,7 @@ use super::variants::{self, Variant, Workload};
 use super::{Common, Failure};
 use crate::engine::{self, EngineKind, Plan};
 use crate::export;
+use crate::pipeline::Shape;
 use crate::timing::{Machine, Report, RunReport, Stage, Timer};
 use std::path::Path;
 
@@ -77,7 +78,11 @@ pub fn run(
                 // Each repeat loads the file again: loading is a stage of the pipeline.
                 let table = timer.time(Stage::Load, || r.spec.load(path))?;
                 let work = Workload {
-                    shape: prepared.shape(&r.spec, &table),
+                    // Prompts are rendered and discarded: nothing written could change.
+                    shape: Shape {
+                        slide: r.spec.slide(&prompter, false),
+                        ..prepared.shape(&r.spec, &table)
+                    },
                     prompter: &prompter,
                     description: &cfg.description,
                     pred_len: cfg.pred_len,

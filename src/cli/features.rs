@@ -8,7 +8,7 @@ use std::path::Path;
 pub fn run(path: &Path, output: &Path, common: &Common, opts: &PromptOpts) -> Result<(), Failure> {
     let format = export::FeatureFormat::for_path(output).map_err(Failure::Input)?;
     let r = Run::prepare(path, common, opts)?;
-    let (files, _) = r.units("features")?;
+    let (files, _) = r.units("features", Err("every feature's value is written".into()))?;
     let units: Vec<_> = files.into_iter().flat_map(|f| f.units).collect();
     export::write_features(output, format, &units).map_err(Failure::Input)
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 pub fn run(path: &Path, output: &Path, common: &Common, opts: &PromptOpts) -> Result<(), Failure> {
     let r = Run::prepare(path, common, opts)?;
     let prompter = r.prompter()?;
-    let (files, mut timer) = r.units("prompts")?;
+    let (files, mut timer) = r.units("prompts", r.spec.slide(&prompter, true))?;
     let cfg = r.cfg();
     let mut units = Vec::new();
     let mut prompts = Vec::new();

@@ -5,7 +5,7 @@ use super::{Common, Failure};
 use crate::config::Config;
 use crate::data::{DataSet, Table};
 use crate::features::Aggregate;
-use crate::pipeline::{self, Unit};
+use crate::pipeline::{self, PathChoice, Unit};
 use crate::prompt::Prompter;
 use crate::run_spec::{Prepared, Purpose, RunSpec, Shard};
 use crate::timing::Timer;
@@ -36,6 +36,11 @@ pub struct PromptOpts {
     /// Synchronise the device at stage boundaries (exact stage times on CUDA)
     #[arg(long)]
     pub precise_timing: bool,
+    /// How band summaries are computed: auto slides overlapping windows where nothing
+    /// written changes (bench), sliding also for `prompts` (same prompts; the feature
+    /// values beside them may differ in their last digits) [default: auto]
+    #[arg(long, value_enum)]
+    pub path: Option<PathChoice>,
     /// Compute only part I of N of the run's windows (1-based); the N outputs concatenated
     /// in order equal the whole run's
     #[arg(long, value_name = "I/N")]
@@ -63,6 +68,9 @@ impl PromptOpts {
         }
         if let Some(a) = self.aggregate {
             c.aggregate = a;
+        }
+        if let Some(p) = self.path {
+            c.path = p;
         }
         if let Some(b) = self.batch_size {
             c.batch_size = b;
@@ -149,7 +157,12 @@ impl Run {
 
     /// The pipeline's units over every file (this shard's windows of each), with a progress
     /// bar and the engine's notice on stderr, each said once.
-    pub fn units(&self, what: &str) -> Result<(Vec<FileUnits>, Timer), Failure> {
+    /// `slide` says whether the run may take the sliding path (`Shape::slide`).
+    pub fn units(
+        &self,
+        what: &str,
+        slide: Result<crate::features::Reads, String>,
+    ) -> Result<(Vec<FileUnits>, Timer), Failure> {
         let files = &self.set.files;
         // A shard needs every file's window count first, to cut the whole run evenly. A
         // single file is kept from that pass rather than loaded twice.
@@ -200,7 +213,10 @@ impl Run {
                 what.to_string()
             };
             let bar = progress(prepared.windows.count, self.quiet, &label);
-            let shape = prepared.shape(&self.spec, &table);
+            let shape = pipeline::Shape {
+                slide: slide.clone(),
+                ..prepared.shape(&self.spec, &table)
+            };
             let mut units = pipeline::features(&mut eng, &mut note, &shape, &mut timer, |done| {
                 bar.set_position(done as u64);
                 true

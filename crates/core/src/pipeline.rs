@@ -2,12 +2,16 @@
 //! chunks of windows so memory stays bounded, timed stage by stage (SPEC §7).
 
 use crate::data::{Normalize, Table, Windows};
+use crate::engine::sliding::{self, SlidePlan};
 use crate::engine::{
-    self, DType, Engine, EngineError, Plan, SeriesSummary, StatsRequest, WindowBatch,
+    self, DType, Engine, EngineError, EngineKind, Plan, SeriesSummary, StatsRequest, WindowBatch,
 };
-use crate::features::{self, Aggregate, Features};
-use crate::timing::{Stage, Timer};
+use crate::features::{self, margin, Aggregate, Features, Reads};
+use crate::timing::{PathUsed, Stage, StageClock, Timer};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
+use std::time::Instant;
 
 /// Windows per chunk (times the channels): a few MB of samples at a time.
 const CHUNK_WINDOWS: usize = 4096;
@@ -39,6 +43,10 @@ pub struct Shape<'a> {
     /// Compute min/max/median/trend/lags (SPEC §6). Off when only the wavelet features
     /// are wanted (the seed generator's dict): they are then 0 and empty.
     pub statistics: bool,
+    /// What the prompts' text reads, when the run may take the sliding path, which gives
+    /// exactly those prompts (see `sliding_path`); else why not (feature values are
+    /// written out, `--path window`).
+    pub slide: Result<Reads, String>,
 }
 
 /// Features need a level the windows can hold (SPEC §10).
@@ -104,6 +112,52 @@ fn groups(shape: &Shape<'_>, w: Range<usize>) -> Vec<(Range<usize>, usize, Optio
     }
 }
 
+/// How band summaries are computed (`--path`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum PathChoice {
+    /// Slide wherever every value written stays the same: the prompts of `bench` (and of
+    /// `prompts --path sliding`); never the feature values of `features`
+    #[default]
+    Auto,
+    /// Every window transformed on its own, the reference
+    Window,
+    /// Also for `prompts`: the prompts stay the same, the feature values written beside
+    /// them may differ in their last digits (float32: about 1e-6 relative)
+    Sliding,
+}
+
+/// The sliding path (`engine::sliding`) for this run, or why the run goes window by
+/// window. The one place that decides it.
+pub fn sliding_path(engine: EngineKind, shape: &Shape<'_>) -> Result<(SlidePlan, Reads), String> {
+    let reads = shape.slide.clone()?;
+    if engine != EngineKind::Native {
+        return Err(format!("the {engine} engine transforms each window"));
+    }
+    if reads.numbers {
+        return Err("the template prints wavelet features' numbers".into());
+    }
+    let w = shape.windows;
+    // A task transforms stride x windows + seq_len samples once; past a quarter of the
+    // window, that is no longer less than transforming each window.
+    if w.stride * 4 > w.seq_len {
+        return Err(format!(
+            "stride {} is over a quarter of the window",
+            w.stride
+        ));
+    }
+    if shape.plan.mode.extrapolates() && shape.dtype == DType::F32 {
+        return Err(format!(
+            "mode {} extrapolates: float32's bound there is too loose",
+            shape.plan.mode
+        ));
+    }
+    let sp = SlidePlan::new(shape.plan)
+        .ok_or_else(|| "the windows are too short for the filter to slide".to_string())?;
+    Ok((sp, reads))
+}
+
 /// Run the pipeline to features. `progress` is told how many windows are done after each
 /// chunk and answers whether to go on (false cancels the run: `EngineError::Cancelled`).
 pub fn features(
@@ -129,45 +183,150 @@ pub fn features(
             Aggregate::Batch => channels * shape.batch_size,
         },
     };
+    let stats = shape.statistics.then_some(lags);
+    let slide = sliding_path(engine.kind(), shape);
+    let mut path = PathUsed {
+        sliding: slide.is_ok(),
+        why_not: slide.as_ref().err().cloned(),
+        windows: total,
+        recomputed: 0,
+    };
     let mut units = Vec::new();
     let mut w0 = 0;
     while w0 < total {
         let w = w0..(w0 + chunk).min(total);
         let batch = shape.batch(w.clone());
-        let sums: Vec<SeriesSummary> = engine::with_fallback(engine, notice, |e| {
-            e.summarize_windows(&batch, shape.plan, shape.statistics.then_some(lags), timer)
-        })?;
         let groups = groups(shape, w.clone());
-        let t = std::time::Instant::now();
-        let mut last_time: Option<(usize, String)> = None;
-        units.extend(groups.into_iter().map(|(r, window, column)| {
-            let start = shape.windows.start(window);
-            // Series of one window share its time: format it once.
-            let start_time = match &last_time {
-                Some((s, t)) if *s == start => t.clone(),
-                _ => {
-                    let t = shape.table.time_label(start);
-                    last_time = Some((start, t.clone()));
-                    t
-                }
-            };
-            Unit {
-                file: None,
-                window: shape.windows.first + window,
-                start,
-                start_time,
-                column,
-                features: features::compute(&sums[r]),
+        let feats = match &slide {
+            Ok((sp, reads)) => {
+                let (f, redone) = slide_chunk(shape, &batch, sp, reads, &groups, stats, timer);
+                path.recomputed += redone;
+                f
             }
-        }));
-        // The feature functions are one pass; charge them to the description stage.
+            Err(_) => {
+                let sums: Vec<SeriesSummary> = engine::with_fallback(engine, notice, |e| {
+                    e.summarize_windows(&batch, shape.plan, stats, timer)
+                })?;
+                // The feature functions are one pass; charge them to the description stage.
+                timer.time(Stage::Difficulty, || {
+                    groups
+                        .iter()
+                        .map(|(r, ..)| features::compute(&sums[r.clone()]))
+                        .collect()
+                })
+            }
+        };
+        let t = Instant::now();
+        let mut last_time: Option<(usize, String)> = None;
+        units.extend(
+            groups
+                .into_iter()
+                .zip(feats)
+                .map(|((_, window, column), features)| {
+                    let start = shape.windows.start(window);
+                    // Series of one window share its time: format it once.
+                    let start_time = match &last_time {
+                        Some((s, t)) if *s == start => t.clone(),
+                        _ => {
+                            let t = shape.table.time_label(start);
+                            last_time = Some((start, t.clone()));
+                            t
+                        }
+                    };
+                    Unit {
+                        file: None,
+                        window: shape.windows.first + window,
+                        start,
+                        start_time,
+                        column,
+                        features,
+                    }
+                }),
+        );
         timer.add(Stage::Difficulty, t.elapsed());
         if !progress(w.end) {
             return Err(EngineError::Cancelled);
         }
         w0 = w.end;
     }
+    timer.path = Some(path);
     Ok(units)
+}
+
+/// One chunk on the sliding path: every group's features from the sliding summaries, and
+/// those of each group that is not settled (`features::margin`) again from the per-window
+/// path's. Returns the features and how many windows were recomputed.
+fn slide_chunk(
+    shape: &Shape<'_>,
+    batch: &WindowBatch<'_>,
+    sp: &SlidePlan,
+    reads: &Reads,
+    groups: &[(Range<usize>, usize, Option<String>)],
+    stats: Option<StatsRequest>,
+    timer: &mut Timer,
+) -> (Vec<Features>, usize) {
+    let work = shape.plan.work_dtype(shape.dtype);
+    let clock = StageClock::default();
+    let t = Instant::now();
+    let (sums, tols) = match work {
+        DType::F32 => sliding::summarize_windows::<f32>(batch, sp, stats, &clock),
+        DType::F64 => sliding::summarize_windows::<f64>(batch, sp, stats, &clock),
+    };
+    clock.charge(t.elapsed(), timer);
+
+    let t = Instant::now();
+    let mut feats: Vec<Features> = groups
+        .par_iter()
+        .map(|(r, ..)| features::compute(&sums[r.clone()]))
+        .collect();
+    let n = shape.table.channels.len();
+    // The windows of each unsettled group; series of one window share one recomputation.
+    let mut redo: Vec<(Range<usize>, Vec<usize>)> = Vec::new();
+    let unsettled: Vec<usize> = (0..groups.len())
+        .into_par_iter()
+        .filter(|&g| {
+            let r = groups[g].0.clone();
+            !margin::settled(&sums[r.clone()], &tols[r], &feats[g], reads)
+        })
+        .collect();
+    for g in unsettled {
+        let r = &groups[g].0;
+        let wins = batch.range.start + r.start / n..batch.range.start + r.end.div_ceil(n);
+        match redo.last_mut() {
+            Some((last, gs)) if *last == wins => gs.push(g),
+            _ => redo.push((wins, vec![g])),
+        }
+    }
+    timer.add(Stage::Difficulty, t.elapsed());
+
+    let clock = StageClock::default();
+    let t = Instant::now();
+    let exact: Vec<(usize, Features)> = redo
+        .par_iter()
+        .flat_map_iter(|(wins, gs)| {
+            let b = shape.batch(wins.clone());
+            let sums = match work {
+                DType::F32 => {
+                    engine::native::summarize_windows::<f32>(&b, shape.plan, stats, &clock)
+                }
+                DType::F64 => {
+                    engine::native::summarize_windows::<f64>(&b, shape.plan, stats, &clock)
+                }
+            };
+            let first = (wins.start - batch.range.start) * n;
+            gs.iter()
+                .map(|&g| {
+                    let r = &groups[g].0;
+                    (g, features::compute(&sums[r.start - first..r.end - first]))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    clock.charge(t.elapsed(), timer);
+    for (g, f) in exact {
+        feats[g] = f;
+    }
+    (feats, redo.iter().map(|(w, _)| w.len()).sum())
 }
 
 /// Everything the app shows about one channel of one window.

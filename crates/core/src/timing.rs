@@ -63,6 +63,37 @@ pub struct Timer {
     totals: [Duration; 11],
     pub precise: bool,
     pub host_syncs: usize,
+    /// Which path computed the band summaries (set by `pipeline::features`).
+    pub path: Option<PathUsed>,
+}
+
+/// The path a run's band summaries took (see `pipeline::sliding_path`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PathUsed {
+    pub sliding: bool,
+    /// Why not, when not.
+    pub why_not: Option<String>,
+    pub windows: usize,
+    /// Windows computed again on the per-window path because a prompt was not settled.
+    pub recomputed: usize,
+}
+
+impl std::fmt::Display for PathUsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.sliding {
+            write!(
+                f,
+                "sliding ({} of {} windows recomputed per window)",
+                self.recomputed, self.windows
+            )
+        } else {
+            write!(f, "per window")?;
+            match &self.why_not {
+                Some(w) => write!(f, " ({w})"),
+                None => Ok(()),
+            }
+        }
+    }
 }
 
 impl Timer {
@@ -154,6 +185,9 @@ pub struct RunReport {
     pub stages: std::collections::BTreeMap<String, StageStats>,
     pub total_ms: f64,
     pub series_per_s: f64,
+    /// How the band summaries were computed: `sliding (…)` or `per window (why)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     /// `bench --variants`: which workload ran (absent for the plain pipeline).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
@@ -237,6 +271,10 @@ impl RunReport {
             } else {
                 0.0
             },
+            path: runs
+                .iter()
+                .find_map(|t| t.path.as_ref())
+                .map(|p| p.to_string()),
             variant: None,
             prompts_changed: None,
             prompts: None,
@@ -365,6 +403,9 @@ impl<C: Serialize> Report<C> {
                 r.series_per_s,
                 r.host_syncs
             );
+            if let Some(p) = &r.path {
+                out += &format!("Band summaries: {p}\n\n");
+            }
             if let Some(v) = &r.variant {
                 let mut facts = vec![format!("Variant **{v}**")];
                 if let (Some(c), Some(n)) = (r.prompts_changed, r.prompts) {

@@ -168,6 +168,7 @@ fn units(
         aggregate,
         batch_size: x.b,
         statistics,
+        slide: Err("a batch of unrelated windows".into()),
     };
     py.detach(|| {
         let mut engine: Box<dyn Engine> = Box::new(Native);

@@ -39,6 +39,8 @@ use std::time::Instant;
 /// Windows per task (one channel each): enough to amortise the task's own transform of
 /// the `seq_len` samples it shares with its neighbour.
 const TASK_WINDOWS: usize = 1024;
+/// Windows per block inside a task, timed stage by stage.
+const BLOCK: usize = 64;
 
 /// f64's unit roundoff.
 const U64: f64 = f64::EPSILON / 2.0;
@@ -63,11 +65,19 @@ struct Level {
     n_out: usize,
     /// Outputs equal to the stationary sequences at `w + 2^j·o`.
     interior: Range<usize>,
+    /// The edges before and after the interior.
+    sides: [Side; 2],
+}
+
+/// The edge outputs at one end of a level: slots (outputs `0..interior.start`, then
+/// `interior.end..n_out`), the inputs they read, and per input a column of weights (the
+/// low-pass filter's for each slot, then the high-pass filter's), so that each input is
+/// one multiply-add into independent sums.
+#[derive(Debug, Clone)]
+struct Side {
+    slots: Range<usize>,
     refs: Vec<Src>,
-    /// Per edge slot (outputs `0..interior.start`, then `interior.end..n_out`), weights
-    /// over `refs`, row-major.
-    w_lo: Vec<f64>,
-    w_hi: Vec<f64>,
+    columns: Vec<f64>,
 }
 
 impl Level {
@@ -99,6 +109,8 @@ pub struct SlidePlan {
     ones_sum: Vec<f64>,
     ones_sq: Vec<f64>,
     ones_abs: Vec<f64>,
+    /// `ones` at each band's edge slots.
+    edge_ones: Vec<Vec<f64>>,
     /// The per-window path's coefficients are within `gain · u · max|x|` of the exact
     /// transform (`u` the unit roundoff of its precision).
     gain: f64,
@@ -144,66 +156,91 @@ impl SlidePlan {
             }
             let norm1 = |v: &[f64]| v.iter().map(|c| c.abs()).sum::<f64>();
             gain *= reach * norm1(&plan.lo_rev).max(norm1(&plan.hi_rev));
-            let outs: Vec<usize> = (0..start).chain(end..lp.n_out).collect();
-            let weights: Vec<BTreeMap<usize, (f64, f64)>> = outs
-                .iter()
-                .map(|&o| {
-                    let mut w = BTreeMap::new();
-                    for t in 0..f {
-                        for (i, c) in xe(2 * o + t) {
-                            let e = w.entry(i).or_insert((0.0, 0.0));
-                            e.0 += plan.lo_rev[t] * c;
-                            e.1 += plan.hi_rev[t] * c;
+            let side = |outs: Range<usize>, slots: Range<usize>| -> Option<Side> {
+                let weights: Vec<BTreeMap<usize, (f64, f64)>> = outs
+                    .map(|o| {
+                        let mut w = BTreeMap::new();
+                        for t in 0..f {
+                            for (i, c) in xe(2 * o + t) {
+                                let e = w.entry(i).or_insert((0.0, 0.0));
+                                e.0 += plan.lo_rev[t] * c;
+                                e.1 += plan.hi_rev[t] * c;
+                            }
                         }
-                    }
-                    w
-                })
-                .collect();
-            let mut inputs: Vec<usize> = weights.iter().flat_map(|w| w.keys().copied()).collect();
-            inputs.sort_unstable();
-            inputs.dedup();
-            let refs = inputs
-                .iter()
-                .map(|&i| match levels.last() {
-                    None => Some(Src::Raw(i)),
-                    Some(p) => match p.slot(i) {
-                        Some(s) => Some(Src::Edge(s)),
-                        None => Some(Src::Interior(i)),
-                    },
-                })
-                .collect::<Option<Vec<_>>>()?;
-            let (mut w_lo, mut w_hi) = (Vec::new(), Vec::new());
-            for w in &weights {
+                        w
+                    })
+                    .collect();
+                let mut inputs: Vec<usize> =
+                    weights.iter().flat_map(|w| w.keys().copied()).collect();
+                inputs.sort_unstable();
+                inputs.dedup();
+                let refs = inputs
+                    .iter()
+                    .map(|&i| match levels.last() {
+                        None => Src::Raw(i),
+                        Some(p) => match p.slot(i) {
+                            Some(s) => Src::Edge(s),
+                            None => Src::Interior(i),
+                        },
+                    })
+                    .collect();
+                let mut columns = Vec::with_capacity(inputs.len() * 2 * weights.len());
                 for i in &inputs {
-                    let (a, b) = w.get(i).copied().unwrap_or((0.0, 0.0));
-                    w_lo.push(a);
-                    w_hi.push(b);
+                    let at =
+                        |w: &BTreeMap<usize, (f64, f64)>| w.get(i).copied().unwrap_or((0.0, 0.0));
+                    columns.extend(weights.iter().map(|w| at(w).0));
+                    columns.extend(weights.iter().map(|w| at(w).1));
                 }
-            }
+                Some(Side {
+                    slots,
+                    refs,
+                    columns,
+                })
+            };
+            let edges_before = start;
+            let sides = [
+                side(0..start, 0..edges_before)?,
+                side(end..lp.n_out, edges_before..edges_before + lp.n_out - end)?,
+            ];
             levels.push(Level {
                 dil: 1 << lvl,
                 first,
                 n_out: lp.n_out,
                 interior: start..end,
-                refs,
-                w_lo,
-                w_hi,
+                sides,
             });
         }
         let coeffs = super::native::decompose(&vec![1.0f64; plan.len], plan);
         let ones: Vec<Vec<f64>> = (0..plan.bands())
             .map(|k| coeffs[plan.offsets[k]..][..plan.band_lens[k]].to_vec())
             .collect();
+        let edge_ones = (0..plan.bands())
+            .map(|k| {
+                let lv = &levels[if k == 0 {
+                    plan.level
+                } else {
+                    plan.level + 1 - k
+                } - 1];
+                (0..lv.n_out)
+                    .filter(|o| lv.slot(*o).is_some())
+                    .map(|o| ones[k][o])
+                    .collect()
+            })
+            .collect();
         Some(SlidePlan {
             len: plan.len,
+            edge_ones,
             filter: f,
             ones_sum: ones.iter().map(|b| b.iter().sum()).collect(),
             ones_sq: ones.iter().map(|b| b.iter().map(|v| v * v).sum()).collect(),
-            ones_abs: ones.iter().map(|b| b.iter().map(|v| v.abs()).sum()).collect(),
+            ones_abs: ones
+                .iter()
+                .map(|b| b.iter().map(|v| v.abs()).sum())
+                .collect(),
             ones,
             // Rounding of the input, then of every tap at every level, amplified by the
-            // filters' gain; twice that for safety.
-            gain: 2.0 * gain * (1.0 + (plan.level * f) as f64),
+            // filters' gain (the standard bound, with room for second-order terms).
+            gain: 1.1 * gain * (1.0 + (plan.level * f) as f64),
             levels,
             lo: plan.lo_rev.clone(),
             hi: plan.hi_rev.clone(),
@@ -344,137 +381,200 @@ fn task<W: Real>(
         DType::F32 => f32::EPSILON as f64 / 2.0,
         DType::F64 => U64,
     };
+    // Every level's edge slots side by side: level l's start at `at_level[l]`.
+    let mut at_level = Vec::with_capacity(nl + 1);
+    at_level.push(0);
+    for lv in &sp.levels {
+        at_level.push(at_level.last().copied().unwrap_or(0) + lv.edges());
+    }
+    let slots = at_level[nl];
     let mut order = SlidingOrder::for_stride(t_len, windows.stride);
     let mut fft = stats.map(|_| StatsScratch::new(t_len));
     let mut row = vec![W::ZERO; t_len];
-    let mut refs = Vec::new();
-    let mut edge_a: Vec<Vec<f64>> = sp.levels.iter().map(|l| vec![0.0; l.edges()]).collect();
-    let mut edge_d = edge_a.clone();
-    let mut out = Vec::with_capacity(w.len());
-    for i in w {
-        let s = windows.start(i);
-        let q = s - span0;
-        let raw = &batch.channels[c][s..s + t_len];
+    let mut maps = Vec::with_capacity(BLOCK);
+    let mut extremes = Vec::with_capacity(BLOCK);
+    let (mut edge_a, mut edge_d) = (vec![0.0; BLOCK * slots], vec![0.0; BLOCK * slots]);
+    let mut xv = vec![0.0; BLOCK];
+    let mut edges = Vec::with_capacity(slots);
+    let mut out: Vec<(SeriesSummary, SeriesTol)> = Vec::with_capacity(w.len());
+    let ws: Vec<usize> = w.collect();
+    for block in ws.chunks(BLOCK) {
         // The per-window path's own normalisation, to the bit.
-        let aff = batch.normalize.affine(raw);
-        let norm = |v: f64| batch.dtype.round(aff.map(v));
-        let shift = aff.mean - origin;
-        let scale = aff.scale;
+        maps.clear();
+        maps.extend(block.iter().map(|&i| {
+            let s = windows.start(i);
+            batch.normalize.affine(&batch.channels[c][s..s + t_len])
+        }));
         t = clock.lap(Stage::Prepare, t);
 
+        extremes.clear();
+        let first_out = out.len();
+        for (&i, aff) in block.iter().zip(&maps) {
+            let s = windows.start(i);
+            let raw = &batch.channels[c][s..s + t_len];
+            let norm = |v: f64| batch.dtype.round(aff.map(v));
+            let (lo_v, hi_v, mid_v) = order.window(batch.channels[c], s);
+            extremes.push(norm(lo_v).abs().max(norm(hi_v).abs()));
+            let stats = stats.map(|req| SeriesStats {
+                min: norm(lo_v),
+                max: norm(hi_v),
+                median: norm(mid_v),
+                trend: norm(raw[t_len - 1]) - norm(raw[0]),
+                lags: match fft.as_mut() {
+                    Some(fft)
+                        if req.lags_for((i - batch.range.start) * batch.channel_count() + c) =>
+                    {
+                        for (r, &v) in row.iter_mut().zip(raw) {
+                            *r = W::from_f64(norm(v));
+                        }
+                        fft.lags_of(&row)
+                    }
+                    _ => Vec::new(),
+                },
+            });
+            out.push((
+                SeriesSummary {
+                    bands: Vec::with_capacity(sp.bands()),
+                    stats,
+                },
+                SeriesTol {
+                    delta: 0.0,
+                    bands: Vec::with_capacity(sp.bands()),
+                },
+            ));
+        }
+        t = clock.lap(Stage::Statistics, t);
+
+        // Every edge of every window of the block, slot-major (`slot * BLOCK + window`): each
+        // input is one multiply-add over the block's windows, in vectors.
+        let nb = block.len();
         for (l, lv) in sp.levels.iter().enumerate() {
-            refs.clear();
-            refs.extend(lv.refs.iter().map(|r| match *r {
-                Src::Raw(i) => raw[i] - origin,
-                Src::Interior(i) => approx[l - 1][q + sp.levels[l - 1].dil * 2 * i],
-                Src::Edge(e) => edge_a[l - 1][e],
-            }));
-            let m = refs.len();
-            for e in 0..lv.edges() {
-                let (wl, wh) = (&lv.w_lo[e * m..][..m], &lv.w_hi[e * m..][..m]);
-                let (mut a, mut d) = (0.0, 0.0);
-                for ((x, cl), ch) in refs.iter().zip(wl).zip(wh) {
-                    a += cl * x;
-                    d += ch * x;
+            let (prev, cur) = edge_a.split_at_mut(at_level[l] * BLOCK);
+            let cur_a = &mut cur[..lv.edges() * BLOCK];
+            let cur_d = &mut edge_d[at_level[l] * BLOCK..][..lv.edges() * BLOCK];
+            cur_a.fill(0.0);
+            cur_d.fill(0.0);
+            for side in &lv.sides {
+                let ne = side.slots.len();
+                if ne == 0 {
+                    continue;
                 }
-                edge_a[l][e] = a;
-                edge_d[l][e] = d;
+                for (src, col) in side.refs.iter().zip(side.columns.chunks_exact(2 * ne)) {
+                    let x = &mut xv[..nb];
+                    match *src {
+                        Src::Raw(i) => {
+                            for (x, &w) in x.iter_mut().zip(block) {
+                                *x = batch.channels[c][windows.start(w) + i] - origin;
+                            }
+                        }
+                        Src::Interior(i) => {
+                            let (a, step) = (&approx[l - 1], sp.levels[l - 1].dil * 2);
+                            for (x, &w) in x.iter_mut().zip(block) {
+                                *x = a[windows.start(w) - span0 + step * i];
+                            }
+                        }
+                        Src::Edge(e) => {
+                            x.copy_from_slice(&prev[(at_level[l - 1] + e) * BLOCK..][..nb]);
+                        }
+                    }
+                    let (cl, ch) = col.split_at(ne);
+                    for (k, (wa, wd)) in side.slots.clone().zip(cl.iter().zip(ch)) {
+                        let ya = &mut cur_a[k * BLOCK..][..nb];
+                        for (y, x) in ya.iter_mut().zip(x.iter()) {
+                            *y += wa * x;
+                        }
+                        let yd = &mut cur_d[k * BLOCK..][..nb];
+                        for (y, x) in yd.iter_mut().zip(x.iter()) {
+                            *y += wd * x;
+                        }
+                    }
+                }
             }
         }
         t = clock.lap(Stage::Decompose, t);
 
-        let (lo_v, hi_v, mid_v) = order.window(batch.channels[c], s);
-        let big = norm(lo_v).abs().max(norm(hi_v).abs());
-        // How far apart the two paths' coefficients can be: the per-window path's rounding,
-        // plus this path's own (f64, on values offset by `shift`).
-        let delta = sp.gain * (unit * big + 4.0 * U64 * (big + shift.abs() * scale));
-        let mut bands = Vec::with_capacity(sp.bands());
-        let mut btol = Vec::with_capacity(sp.bands());
-        for (k, ph) in phased.iter().enumerate() {
-            let (j, is_a) = sp.band(k);
-            let lv = &sp.levels[j - 1];
-            let step = 1usize << j;
-            let edges = if is_a { &edge_a[j - 1] } else { &edge_d[j - 1] };
-            let ones = &sp.ones[k];
-            let (lo, hi) = (lv.interior.start, lv.interior.end);
-            let at = |o: usize| q + step * o;
-            let before = |p: &[f64]| if lo == 0 { if q >= step { p[q - step] } else { 0.0 } } else { p[at(lo - 1)] };
-            let (s_hi, s_lo) = (ph.sum[at(hi - 1)], before(&ph.sum));
-            let (q_hi, q_lo) = (ph.sq[at(hi - 1)], before(&ph.sq));
-            let (s_int, q_int) = (s_hi - s_lo, q_hi - q_lo);
-            let k_int = ones[lo];
-            let (mut s_edge, mut q_edge, mut x_edge, mut abs_edge, mut abs_xk) =
-                (0.0, 0.0, 0.0, 0.0, 0.0);
-            for (e, &v) in edges.iter().enumerate() {
-                let o = if e < lo { e } else { e - lo + hi };
-                s_edge += v;
-                q_edge += v * v;
-                x_edge += v * ones[o];
-                abs_edge += v.abs();
-                abs_xk += (v * ones[o]).abs();
+        for (b, ((&i, aff), &big)) in block.iter().zip(&maps).zip(&extremes).enumerate() {
+            let q = windows.start(i) - span0;
+            let shift = aff.mean - origin;
+            let scale = aff.scale;
+            // How far apart the two paths' coefficients can be: the per-window path's
+            // rounding, plus this path's own (f64, on values offset by `shift`).
+            let delta = sp.gain * (unit * big + 4.0 * U64 * (big + shift.abs() * scale));
+            let (summary, tol) = &mut out[first_out + b];
+            tol.delta = delta;
+            for (k, ph) in phased.iter().enumerate() {
+                let (j, is_a) = sp.band(k);
+                let lv = &sp.levels[j - 1];
+                let step = 1usize << j;
+                let all = if is_a { &edge_a } else { &edge_d };
+                edges.clear();
+                edges.extend((0..lv.edges()).map(|e| all[(at_level[j - 1] + e) * BLOCK + b]));
+                let ones = &sp.ones[k];
+                let (lo, hi) = (lv.interior.start, lv.interior.end);
+                let at = |o: usize| q + step * o;
+                let before = |p: &[f64]| {
+                    if lo > 0 {
+                        p[at(lo - 1)]
+                    } else if q >= step {
+                        p[q - step]
+                    } else {
+                        0.0
+                    }
+                };
+                let (s_hi, s_lo) = (ph.sum[at(hi - 1)], before(&ph.sum));
+                let (q_hi, q_lo) = (ph.sq[at(hi - 1)], before(&ph.sq));
+                let (s_int, q_int) = (s_hi - s_lo, q_hi - q_lo);
+                let k_int = ones[lo];
+                let (mut s_edge, mut q_edge, mut x_edge, mut abs_edge, mut abs_xk) =
+                    (0.0, 0.0, 0.0, 0.0, 0.0);
+                for (&v, &o) in edges.iter().zip(&sp.edge_ones[k]) {
+                    s_edge += v;
+                    q_edge += v * v;
+                    x_edge += v * o;
+                    abs_edge += v.abs();
+                    abs_xk += (v * o).abs();
+                }
+                let (sum, sq) = (s_int + s_edge, q_int + q_edge);
+                let cross = k_int * s_int + x_edge;
+                let len = lv.n_out;
+                let s_n = scale * (sum - shift * sp.ones_sum[k]);
+                let q_n =
+                    scale * scale * (sq - 2.0 * shift * cross + shift * shift * sp.ones_sq[k]);
+                let mean = s_n / len as f64;
+                let coef = |o: usize| match lv.slot(o) {
+                    Some(e) => edges[e],
+                    None => ph.v[at(o)],
+                };
+                let value = |o: usize| scale * (coef(o) - shift * ones[o]);
+                summary.bands.push(BandSummary {
+                    energy: q_n.max(0.0),
+                    mean,
+                    m2: (q_n - s_n * mean).max(0.0),
+                    first: value(0),
+                    last: value(len - 1),
+                    len,
+                });
+                // This path's rounding: f64 sums whose terms are as large as the prefix sums.
+                let prefix = q_hi.abs() + q_lo.abs();
+                let terms = (((q + step * hi) / step) as f64 * prefix).sqrt();
+                let slide_e = 16.0
+                    * U64
+                    * scale
+                    * scale
+                    * (prefix
+                        + q_edge
+                        + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk)
+                        + shift * shift * sp.ones_sq[k]);
+                let slide_s =
+                    16.0 * U64 * scale * (terms + abs_edge + shift.abs() * sp.ones_abs[k]);
+                let n = len as f64;
+                tol.bands.push(BandTol {
+                    energy: 2.0 * delta * (n * q_n.max(0.0)).sqrt() + n * delta * delta + slide_e,
+                    sum: n * delta + slide_s,
+                });
             }
-            let (sum, sq) = (s_int + s_edge, q_int + q_edge);
-            let cross = k_int * s_int + x_edge;
-            let len = lv.n_out;
-            let s_n = scale * (sum - shift * sp.ones_sum[k]);
-            let q_n = scale * scale * (sq - 2.0 * shift * cross + shift * shift * sp.ones_sq[k]);
-            let mean = s_n / len as f64;
-            let coef = |o: usize| match lv.slot(o) {
-                Some(e) => edges[e],
-                None => ph.v[at(o)],
-            };
-            let edge_value = |o: usize| scale * (coef(o) - shift * ones[o]);
-            bands.push(BandSummary {
-                energy: q_n.max(0.0),
-                mean,
-                m2: (q_n - s_n * mean).max(0.0),
-                first: edge_value(0),
-                last: edge_value(len - 1),
-                len,
-            });
-            // This path's rounding: f64 sums whose terms are as large as the prefix sums.
-            let prefix = q_hi.abs() + q_lo.abs();
-            let terms = (((q + step * hi) / step) as f64 * prefix).sqrt();
-            let slide_e = 16.0
-                * U64
-                * scale
-                * scale
-                * (prefix
-                    + q_edge
-                    + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk)
-                    + shift * shift * sp.ones_sq[k]);
-            let slide_s = 16.0 * U64 * scale * (terms + abs_edge + shift.abs() * sp.ones_abs[k]);
-            let n = len as f64;
-            btol.push(BandTol {
-                energy: 2.0 * delta * (n * q_n.max(0.0)).sqrt() + n * delta * delta + slide_e,
-                sum: n * delta + slide_s,
-            });
         }
         t = clock.lap(Stage::Frequency, t);
-
-        let stats = stats.map(|req| SeriesStats {
-            min: norm(lo_v),
-            max: norm(hi_v),
-            median: norm(mid_v),
-            trend: norm(raw[t_len - 1]) - norm(raw[0]),
-            lags: match fft.as_mut() {
-                Some(fft) if req.lags_for((i - batch.range.start) * batch.channel_count() + c) => {
-                    for (r, &v) in row.iter_mut().zip(raw) {
-                        *r = W::from_f64(norm(v));
-                    }
-                    fft.lags_of(&row)
-                }
-                _ => Vec::new(),
-            },
-        });
-        t = clock.lap(Stage::Statistics, t);
-        out.push((
-            SeriesSummary { bands, stats },
-            SeriesTol {
-                delta,
-                bands: btol,
-            },
-        ));
     }
     out
 }
@@ -545,7 +645,9 @@ mod tests {
                         };
                         assert_eq!(sums.len(), exact.len());
                         for (i, ((s, t), e)) in sums.iter().zip(&tols).zip(&exact).enumerate() {
-                            let ctx = format!("{name} {mode} level {level} {normalize} {dtype:?} window {i}");
+                            let ctx = format!(
+                                "{name} {mode} level {level} {normalize} {dtype:?} window {i}"
+                            );
                             assert_eq!(s.stats, e.stats, "{ctx}");
                             assert_eq!(s.bands.len(), e.bands.len(), "{ctx}");
                             let total: f64 = e.bands.iter().map(|b| b.energy).sum();
@@ -553,10 +655,23 @@ mod tests {
                                 s.bands.iter().zip(&e.bands).zip(&t.bands).enumerate()
                             {
                                 assert_eq!(a.len, b.len, "{ctx} band {k}");
-                                assert!((a.energy - b.energy).abs() <= bt.energy, "{ctx} band {k} energy {} vs {} (tol {})", a.energy, b.energy, bt.energy);
+                                assert!(
+                                    (a.energy - b.energy).abs() <= bt.energy,
+                                    "{ctx} band {k} energy {} vs {} (tol {})",
+                                    a.energy,
+                                    b.energy,
+                                    bt.energy
+                                );
                                 let (sa, sb) = (a.mean * a.len as f64, b.mean * b.len as f64);
-                                assert!((sa - sb).abs() <= bt.sum, "{ctx} band {k} sum {sa} vs {sb} (tol {})", bt.sum);
-                                assert!((a.first - b.first).abs() <= t.delta, "{ctx} band {k} first");
+                                assert!(
+                                    (sa - sb).abs() <= bt.sum,
+                                    "{ctx} band {k} sum {sa} vs {sb} (tol {})",
+                                    bt.sum
+                                );
+                                assert!(
+                                    (a.first - b.first).abs() <= t.delta,
+                                    "{ctx} band {k} first"
+                                );
                                 assert!((a.last - b.last).abs() <= t.delta, "{ctx} band {k} last");
                                 // The bound is not vacuous: far below the series' energy (the
                                 // extrapolating modes' edge taps make it looser there).
@@ -566,12 +681,87 @@ mod tests {
                                     // f32: bounds the per-window path's rounding.
                                     (false, DType::F32) => 1e-3,
                                 };
-                                assert!(bt.energy <= slack * total, "{ctx} band {k} loose tol {}", bt.energy);
+                                assert!(
+                                    bt.energy <= slack * total,
+                                    "{ctx} band {k} loose tol {}",
+                                    bt.energy
+                                );
                             }
                         }
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod timing_probe {
+    use super::*;
+    use crate::data::{Normalize, Windows};
+    use crate::timing::Timer;
+    use crate::wavelet::{self, Mode};
+
+    #[test]
+    #[ignore]
+    fn probe() {
+        let rows = 17420;
+        let chans: Vec<Vec<f64>> = (0..7)
+            .map(|c| {
+                (0..rows)
+                    .map(|i| ((i * (c + 3)) as f64 / 17.0).sin() * 5.0 + (i % 13) as f64 * 0.1)
+                    .collect()
+            })
+            .collect();
+        let plan = Plan::new(wavelet::lookup("db4").unwrap(), Mode::Reflect, 3, 512).unwrap();
+        let sp = SlidePlan::new(&plan).unwrap();
+        let windows = Windows {
+            first_row: 0,
+            first: 0,
+            seq_len: 512,
+            stride: 1,
+            count: rows - 511,
+        };
+        let batch = WindowBatch {
+            channels: chans.iter().map(|c| c.as_slice()).collect(),
+            windows,
+            range: 0..windows.count,
+            normalize: Normalize::Revin,
+            dtype: DType::F32,
+        };
+        let req = Some(StatsRequest { lags_every: 224 });
+        for _ in 0..3 {
+            let clock = StageClock::default();
+            let t = Instant::now();
+            let r = summarize_windows::<f32>(&batch, &sp, req, &clock);
+            let wall = t.elapsed();
+            let mut timer = Timer::default();
+            clock.charge(wall, &mut timer);
+            eprintln!(
+                "sliding {:?} {}",
+                wall,
+                Stage::ALL
+                    .iter()
+                    .map(|s| format!("{}={:.1}", s.name(), timer.get(*s).as_secs_f64() * 1e3))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+            let clock = StageClock::default();
+            let t = Instant::now();
+            let e = crate::engine::native::summarize_windows::<f32>(&batch, &plan, req, &clock);
+            let wall = t.elapsed();
+            let mut timer = Timer::default();
+            clock.charge(wall, &mut timer);
+            eprintln!(
+                "window  {:?} {}",
+                wall,
+                Stage::ALL
+                    .iter()
+                    .map(|s| format!("{}={:.1}", s.name(), timer.get(*s).as_secs_f64() * 1e3))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+            assert_eq!(r.0.len(), e.len());
         }
     }
 }

@@ -3,6 +3,9 @@
 //! window (`sample`) or a batch of windows (`batch`).
 
 pub mod describe;
+pub mod margin;
+
+pub use margin::Reads;
 
 use crate::engine::{BandSummary, SeriesSummary};
 use serde::{Deserialize, Serialize};

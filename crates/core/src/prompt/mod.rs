@@ -195,6 +195,29 @@ impl Prompter {
         Ok(p)
     }
 
+    /// What this template's text reads of the wavelet features.
+    pub fn reads(&self) -> crate::features::Reads {
+        use crate::features::Reads;
+        match self.direct {
+            Some(Direct::TimeLlm) => Reads::NOTHING,
+            Some(Direct::Minimal | Direct::Balanced) => Reads::DESCRIPTIONS,
+            Some(Direct::Detailed) => Reads {
+                snr_1dp: true,
+                entropy_2dp: true,
+                ..Reads::DESCRIPTIONS
+            },
+            None => match self.env.get_template(NAME) {
+                Ok(t) => {
+                    Reads::of_variables(t.undeclared_variables(false).iter().map(|s| s.as_str()))
+                }
+                Err(_) => Reads {
+                    numbers: true,
+                    ..Reads::NOTHING
+                },
+            },
+        }
+    }
+
     pub fn render(&self, vars: &PromptVars<'_>) -> Result<String, TemplateError> {
         if let Some(d) = self.direct {
             return Ok(d.render(vars));

@@ -1,0 +1,249 @@
+//! Is a prompt settled? Features computed from band moments that are only known within a
+//! bound (`engine::sliding`) give the per-window path's prompt when every decision the
+//! prompt's text depends on — each description's thresholds, each printed rounding — lies
+//! further from its boundary than the bound can move it. Otherwise the group goes back to
+//! the per-window path.
+
+use super::{energy_ratios, Features};
+use crate::engine::{BandSummary, SeriesSummary, SeriesTol};
+
+/// What a prompt's text reads of the wavelet features.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// A wavelet feature's number itself (an energy ratio, a std…), whose every digit only
+    /// the per-window path gives.
+    pub numbers: bool,
+    pub pattern: bool,
+    pub trend: bool,
+    pub quality: bool,
+    pub difficulty: bool,
+    pub stability: bool,
+    /// `snr_db` to one decimal and `energy_entropy` to two (the detailed template).
+    pub snr_1dp: bool,
+    pub entropy_2dp: bool,
+}
+
+impl Reads {
+    /// Time-LLM's prompt: statistics only.
+    pub const NOTHING: Reads = Reads {
+        numbers: false,
+        pattern: false,
+        trend: false,
+        quality: false,
+        difficulty: false,
+        stability: false,
+        snr_1dp: false,
+        entropy_2dp: false,
+    };
+
+    /// The descriptions of the seed's templates.
+    pub const DESCRIPTIONS: Reads = Reads {
+        pattern: true,
+        trend: true,
+        quality: true,
+        difficulty: true,
+        ..Reads::NOTHING
+    };
+
+    /// What a template reads, from the names of the variables it uses.
+    pub fn of_variables<'a>(names: impl IntoIterator<Item = &'a str>) -> Reads {
+        let mut r = Reads::NOTHING;
+        for name in names {
+            match name {
+                "freq_pattern" => r.pattern = true,
+                "trend_desc" => r.trend = true,
+                "signal_quality" => r.quality = true,
+                "difficulty" => r.difficulty = true,
+                "stability_desc" => r.stability = true,
+                // Statistics and settings are exact on every path.
+                "min" | "max" | "median" | "trend" | "lags" | "description" | "seq_len"
+                | "pred_len" => {}
+                _ => r.numbers = true,
+            }
+        }
+        r
+    }
+
+    pub fn any(&self) -> bool {
+        *self != Reads::NOTHING
+    }
+}
+
+/// `|x - edge| > tol`, so `x` and every value within `tol` of it compare alike with `edge`.
+fn clear(x: f64, edge: f64, tol: f64) -> bool {
+    (x - edge).abs() > tol
+}
+
+/// `x` and every value within `tol` of it print alike with `decimals` decimals.
+fn rounds_alike(x: f64, decimals: i32, tol: f64) -> bool {
+    let s = x * 10f64.powi(decimals);
+    let frac = s - s.floor();
+    // A little slack for the rounding of this test itself.
+    (frac - 0.5).abs() / 10f64.powi(decimals) > tol + 1e-12 * x.abs().max(1.0)
+}
+
+/// Whether `f`, computed from `group` whose moments are within `tols` of the per-window
+/// path's, reads the same as the per-window path's features for everything in `reads`.
+pub fn settled(group: &[SeriesSummary], tols: &[SeriesTol], f: &Features, reads: &Reads) -> bool {
+    if reads.numbers {
+        return false;
+    }
+    if !reads.any() {
+        return true;
+    }
+    if group.is_empty() || group.len() != tols.len() {
+        return false;
+    }
+    let bands = f.energy_ratio.len();
+    let m = group.len() as f64;
+    let mut tol_entropy = 0.0;
+    let mut tol_ratio = vec![0.0; bands];
+    let mut ambiguous = false;
+    let mut rises = vec![0.0; bands];
+    let mut tol_rises = vec![0.0; bands];
+    let mut tol_energy = vec![0.0; bands];
+    let mut tol_sum = vec![0.0; bands];
+    let mut pooled = vec![BandSummary::default(); bands];
+    for (s, t) in group.iter().zip(tols) {
+        if s.bands.len() != bands || t.bands.len() != bands {
+            return false;
+        }
+        let total: f64 = s.bands.iter().map(|b| b.energy).sum();
+        let tol_total: f64 = t.bands.iter().map(|b| b.energy).sum();
+        // Near zero energy the ratios switch to uniform (and 1e-10 floors the total).
+        if total - tol_total <= 2e-10 {
+            return false;
+        }
+        let r = energy_ratios(&s.bands);
+        let tr: Vec<f64> = r
+            .iter()
+            .zip(&t.bands)
+            .map(|(r, b)| (b.energy + r * tol_total) / (total - tol_total))
+            .collect();
+        // |Δ(-p ln p)| ≤ max |1 + ln p| over the interval, times its width.
+        tol_entropy += r
+            .iter()
+            .zip(&tr)
+            .map(|(&r, &t)| ((r - t).max(1e-10).ln().abs() + 1.0) * t)
+            .sum::<f64>()
+            / m;
+        let top = (0..bands).fold(0, |b, k| if r[k] > r[b] { k } else { b });
+        ambiguous |= (0..bands).any(|k| k != top && r[top] - r[k] <= tr[top] + tr[k]);
+        for k in 0..bands {
+            tol_ratio[k] += tr[k] / m;
+            rises[k] += s.bands[k].last - s.bands[k].first;
+            tol_rises[k] += 2.0 * t.delta;
+            tol_energy[k] += t.bands[k].energy;
+            tol_sum[k] += t.bands[k].sum;
+            pooled[k] = pooled[k].pooled(&s.bands[k]);
+        }
+    }
+    let signs_settled = (0..bands).all(|k| clear(rises[k], 0.0, tol_rises[k]));
+    // Σ(c - mean)² over the pooled coefficients = Σc² - (Σc)²/N, and its bound.
+    let tol_m2: Vec<f64> = (0..bands)
+        .map(|k| {
+            let n = pooled[k].len.max(1) as f64;
+            let sum = (pooled[k].mean * n).abs();
+            tol_energy[k] + (2.0 * sum * tol_sum[k] + tol_sum[k] * tol_sum[k]) / n
+        })
+        .collect();
+    // Relative bound on a band's std², None when the std could be zero.
+    let rel_var =
+        |k: usize| (pooled[k].m2 > tol_m2[k]).then(|| tol_m2[k] / (pooled[k].m2 - tol_m2[k]));
+    let last = bands - 1;
+    let snr_tol = match (rel_var(0), rel_var(last)) {
+        (Some(a), Some(b)) => Some(10.0 / std::f64::consts::LN_10 * (a + b)),
+        _ => None,
+    };
+
+    if reads.pattern {
+        let tol_dom = tol_ratio.get(f.dominant_band).copied().unwrap_or(0.0);
+        let named = |k: usize| f.energy_ratio[k] + tol_ratio[k] > 0.7;
+        if !clear(f.energy_entropy, 0.5, tol_entropy)
+            || !clear(f.energy_entropy, 1.0, tol_entropy)
+            || !clear(f.dominant_energy, 0.7, tol_dom)
+            || (ambiguous && (0..bands).any(named))
+        {
+            return false;
+        }
+    }
+    if reads.trend && !signs_settled {
+        return false;
+    }
+    if reads.quality || reads.difficulty || reads.snr_1dp || reads.stability {
+        let Some(snr_tol) = snr_tol else {
+            return false;
+        };
+        if reads.quality && !(clear(f.snr_db, 10.0, snr_tol) && clear(f.snr_db, 20.0, snr_tol)) {
+            return false;
+        }
+        if reads.snr_1dp && !rounds_alike(f.snr_db, 1, snr_tol) {
+            return false;
+        }
+        if reads.difficulty {
+            // Consistency is exact once the signs are; the sigmoid's slope is at most 1/20.
+            let n = bands.saturating_sub(1).max(1) as f64;
+            let tol = 35.0 * tol_entropy / (n + 1.0).ln() + 25.0 / 20.0 * snr_tol;
+            if !signs_settled
+                || !clear(f.difficulty_score, 15.0, tol)
+                || !clear(f.difficulty_score, 30.0, tol)
+            {
+                return false;
+            }
+        }
+        if reads.stability {
+            let (Some(a), Some(b)) = (rel_var(0), rel_var(last)) else {
+                return false;
+            };
+            let tol = f.volatility_ratio * 0.5 * (a + b) * 1.01;
+            if [0.5, 2.0, 5.0]
+                .iter()
+                .any(|&e| !clear(f.volatility_ratio, e, tol))
+            {
+                return false;
+            }
+            if bands > 3 {
+                let std_tol = |k: usize| rel_var(k).map(|r| f.band_stds[k] * 0.5 * r * 1.01);
+                let mids: Option<Vec<f64>> = (1..last).map(std_tol).collect();
+                let (Some(mids), Some(t0), Some(tn)) = (mids, std_tol(0), std_tol(last)) else {
+                    return false;
+                };
+                let mid = f.band_stds[1..last].iter().sum::<f64>() / (last - 1) as f64;
+                let tol_mid = mids.iter().sum::<f64>() / (last - 1) as f64;
+                if !clear(mid, f.band_stds[0], tol_mid + t0)
+                    || !clear(mid, f.band_stds[last], tol_mid + tn)
+                {
+                    return false;
+                }
+            }
+        }
+    }
+    if reads.entropy_2dp && !rounds_alike(f.energy_entropy, 2, tol_entropy) {
+        return false;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundings_near_a_half_are_not_settled() {
+        assert!(rounds_alike(12.34, 1, 0.01));
+        assert!(!rounds_alike(12.349, 1, 0.01));
+        assert!(!rounds_alike(-0.751, 2, 0.01));
+        assert!(rounds_alike(60.0, 1, 0.04));
+    }
+
+    #[test]
+    fn template_variables_map_to_reads() {
+        assert_eq!(
+            Reads::of_variables(["min", "lags", "description"]),
+            Reads::NOTHING
+        );
+        let r = Reads::of_variables(["freq_pattern", "median"]);
+        assert!(r.pattern && !r.numbers && !r.trend);
+        assert!(Reads::of_variables(["energy_ratio"]).numbers);
+    }
+}
