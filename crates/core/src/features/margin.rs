@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn roundings_near_a_half_are_not_settled() {
-        assert!(rounds_alike(12.34, 1, 0.01));
+        assert!(rounds_alike(12.32, 1, 0.01));
         assert!(!rounds_alike(12.349, 1, 0.01));
         assert!(!rounds_alike(-0.751, 2, 0.01));
         assert!(rounds_alike(60.0, 1, 0.04));
