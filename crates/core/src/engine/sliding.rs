@@ -303,8 +303,8 @@ pub fn summarize_windows<W: Real>(
 
 /// A band's sequence (`A_j` or `D_j`) over a task's span, and its prefix sums of values
 /// and squares along each phase of step `2^j`.
-struct Phased {
-    v: Vec<f64>,
+struct Phased<'a> {
+    v: &'a [f64],
     sum: Vec<f64>,
     sq: Vec<f64>,
 }
@@ -368,11 +368,7 @@ fn task<W: Real>(
                 sum[q] += sum[q - step];
                 sq[q] += sq[q - step];
             }
-            Phased {
-                v: v.clone(),
-                sum,
-                sq,
-            }
+            Phased { v, sum, sq }
         })
         .collect();
     t = clock.lap(Stage::Frequency, t);
@@ -694,4 +690,3 @@ mod tests {
         }
     }
 }
-
