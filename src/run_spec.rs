@@ -98,6 +98,7 @@ impl RunSpec {
             columns: self.cfg.columns.clone(),
             missing: self.cfg.missing,
             time_column: self.cfg.time_column.clone(),
+            dtype: self.cfg.dtype,
         }
     }
 
@@ -154,7 +155,12 @@ impl RunSpec {
         };
         let rows = windows.first_row..windows.start(windows.count - 1) + windows.seq_len;
         for c in &table.channels {
-            let Some(row) = c.values[rows.clone()].iter().position(|v| v.abs() > limit) else {
+            let Some(row) = c
+                .values
+                .rows_f64(rows.clone())
+                .iter()
+                .position(|v| v.abs() > limit)
+            else {
                 continue;
             };
             let row = rows.start + row;
@@ -166,7 +172,7 @@ impl RunSpec {
                 "{}: column '{}', data row {row}: {:e} is too large for {} sums of squares (|x| at most {limit:e}); {hint}",
                 table.path.display(),
                 c.name,
-                c.values[row],
+                c.values.get(row),
                 self.cfg.dtype.name()
             ));
         }

@@ -385,7 +385,7 @@ fn the_missing_value_policy_reloads_the_file() {
     assert!(table
         .channels
         .iter()
-        .all(|c| c.values.iter().all(|v| v.is_finite())));
+        .all(|c| c.values.iter_f64().all(|v| v.is_finite())));
     // Switching the policy on a loaded file reloads it.
     h.state_mut().settings.run.missing = wavebench::data::Missing::Drop;
     settle(&mut h);

@@ -484,27 +484,37 @@ fn values_too_large_for_the_sums_are_refused() {
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(!text.contains("null") && !text.contains("inf"), "{text}");
         if value == "1e308" {
-            // Beyond f32 altogether: an error naming the series, not inf.
+            // Beyond f32 altogether: f32 runs parse to f32, so the load names the cell.
             let o = wavebench(&["decompose", &csv, "--dtype", "f32", "-o", "-"]);
-            assert_input_error(&o, &["big.csv", "column 'x':", "overflow f32"]);
-            // In windows, the message names the window and its first row.
-            let o = wavebench(&[
-                "decompose",
-                &csv,
-                "--dtype",
-                "f32",
-                "--seq-len",
-                "32",
-                "--stride",
-                "8",
-                "--level",
-                "2",
-                "-o",
-                "-",
-            ]);
-            assert_input_error(&o, &["big.csv", "'x'", "window 0 (row 0)", "overflow f32"]);
+            assert_input_error(
+                &o,
+                &["big.csv", "'x'", "data row 0", "f32 range", "--dtype f64"],
+            );
         }
     }
+    // Within f32, but the transform's gain takes it past: an error naming the series, not inf.
+    let near_max = (0..64)
+        .map(|i| format!("{}3e38\n", if i % 2 == 0 { "" } else { "-" }))
+        .collect::<String>();
+    let csv = write(d, "big.csv", &format!("x\n{near_max}"));
+    let o = wavebench(&["decompose", &csv, "--dtype", "f32", "-o", "-"]);
+    assert_input_error(&o, &["big.csv", "column 'x':", "overflow f32"]);
+    // In windows, the message names the window and its first row.
+    let o = wavebench(&[
+        "decompose",
+        &csv,
+        "--dtype",
+        "f32",
+        "--seq-len",
+        "32",
+        "--stride",
+        "8",
+        "--level",
+        "2",
+        "-o",
+        "-",
+    ]);
+    assert_input_error(&o, &["big.csv", "'x'", "window 0 (row 0)", "overflow f32"]);
     // Large but safe values are computed: the features do not depend on the scale.
     let csv = write(
         d,

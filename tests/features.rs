@@ -35,6 +35,7 @@ fn check(case: &str, kind: EngineKind) {
         rows: Some(format!("{}..{}", doc["rows"][0], doc["rows"][1])),
         seq_len: Some(doc["seq_len"].as_u64().unwrap() as usize),
         stride: doc["stride"].as_u64().unwrap() as usize,
+        dtype: DType::F64,
         ..Config::default()
     };
     let csv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv");
@@ -248,7 +249,8 @@ fn window_path_equals_the_gathered_batch() {
             statistics: true,
             slide: Err("the test reads feature values".into()),
         };
-        let batch = shape.batch(0..windows.count);
+        let rows = shape.rows(0..windows.count);
+        let batch = rows.batch();
         let lags = Some(StatsRequest { lags_every: 5 });
         let fused = Native
             .summarize_windows(&batch, &plan, lags, &mut Timer::default())

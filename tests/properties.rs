@@ -220,12 +220,14 @@ mod fuzz {
             bytes in prop::collection::vec(any::<u8>(), 0..64),
             policy in 0usize..4,
             time in prop_oneof![Just("auto"), Just("none"), Just("a"), Just("zz")],
+            f32 in any::<bool>(),
         ) {
             let dir = tempfile::tempdir().unwrap();
             let opts = LoadOptions {
                 columns: None,
                 missing: Missing::ALL[policy],
                 time_column: time.parse().unwrap(),
+                dtype: if f32 { engine::DType::F32 } else { engine::DType::F64 },
             };
             for (name, content) in [("t.csv", text.as_bytes()), ("b.parquet", &bytes[..]), ("c.jsonl", text.as_bytes())] {
                 let p = dir.path().join(name);
@@ -275,7 +277,7 @@ mod fuzz {
                 Ok(Ok(spec)) => {
                     // Through to a plan on a small table: refusals are one line.
                     let table = Table {
-                        channels: vec![Channel { name: "x".into(), values: (0..300).map(|i| (i as f64).sin()).collect() }],
+                        channels: vec![Channel { name: "x".into(), values: (0..300).map(|i| (i as f64).sin()).collect::<Vec<f64>>().into() }],
                         ..Default::default()
                     };
                     if let Err(e) = spec.prepare(&table) { prop_assert!(one_line(&e.0), "{}", e.0) }
@@ -307,7 +309,7 @@ mod fuzz {
             dtype in prop_oneof![Just(engine::DType::F32), Just(engine::DType::F64)],
         ) {
             let table = Table {
-                channels: vec![Channel { name: "x".into(), values: (0..len).map(|i| scale * ((i * 7 % 13) as f64 - 6.0)).collect() }],
+                channels: vec![Channel { name: "x".into(), values: (0..len).map(|i| scale * ((i * 7 % 13) as f64 - 6.0)).collect::<Vec<f64>>().into() }],
                 ..Default::default()
             };
             let cfg = Config { wavelet, level, mode, dtype, seq_len: Some(len.min(64)), stride: 7, engine: engine::EngineKind::Native, ..Config::default() };
@@ -325,7 +327,7 @@ mod fuzz {
                     prop_assert!(u.features.snr_db.is_finite() && u.features.min.is_finite());
                 }
             } else {
-                let x: Vec<f64> = table.channels[0].values[..prepared.windows.seq_len].to_vec();
+                let x: Vec<f64> = table.channels[0].values.rows_f64(0..prepared.windows.seq_len).into_owned();
                 let out = sel.engine.decompose(engine::Values::from_f64(&x, dtype).as_ref(), &prepared.plan).unwrap();
                 prop_assert_eq!(out.len(), prepared.plan.coeffs_per_series());
             }
@@ -337,7 +339,10 @@ mod fuzz {
         let table = Table {
             channels: vec![Channel {
                 name: "x".into(),
-                values: (0..64).map(|i| (i as f64 * 0.3).sin()).collect(),
+                values: (0..64)
+                    .map(|i| (i as f64 * 0.3).sin())
+                    .collect::<Vec<f64>>()
+                    .into(),
             }],
             ..Default::default()
         };

@@ -165,6 +165,9 @@ impl Workbench {
             columns: None,
             missing: self.settings.run.missing,
             time_column: self.settings.run.time_column.clone(),
+            // f64 whatever the run's dtype: the dtype is a live knob here, and an f64 run
+            // must not see samples rounded to f32.
+            dtype: crate::engine::DType::F64,
         }
     }
 

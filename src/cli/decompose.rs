@@ -48,7 +48,7 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
         // The window's time, formatted once for all its channels.
         let start_time = cfg.seq_len.map(|_| table.time_label(s));
         for c in &table.channels {
-            let mut x = c.values[s..s + windows.seq_len].to_vec();
+            let mut x = c.values.rows_f64(s..s + windows.seq_len).into_owned();
             normalize.apply(&mut x);
             batch.extend_from_slice(&x);
             labels.push(Label {

@@ -131,7 +131,7 @@ pub fn run(
                     .iter()
                     .map(|c| crate::data::Channel {
                         name: c.name.clone(),
-                        values: c.values.iter().map(|&v| bf16(v)).collect(),
+                        values: crate::engine::Values::F64(c.values.iter_f64().map(bf16).collect()),
                     })
                     .collect(),
                 ..shape.table.clone()
@@ -164,13 +164,16 @@ pub fn run(
 }
 
 /// A window's samples over every channel, as its cache key's bytes.
-fn window<'a>(shape: &'a Shape<'_>, i: usize) -> impl Iterator<Item = &'a [f64]> + 'a {
+fn window<'a>(
+    shape: &'a Shape<'_>,
+    i: usize,
+) -> impl Iterator<Item = std::borrow::Cow<'a, [f64]>> + 'a {
     let (start, len) = (shape.windows.start(i), shape.windows.seq_len);
     shape
         .table
         .channels
         .iter()
-        .map(move |c| &c.values[start..start + len])
+        .map(move |c| c.values.rows_f64(start..start + len))
 }
 
 /// A permutation of `0..n` (Fisher–Yates on a xorshift), the same for the same seed.
@@ -207,7 +210,7 @@ fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Ou
             let key = timer.time(Stage::Prepare, || {
                 let mut h = std::collections::hash_map::DefaultHasher::new();
                 for s in window(shape, i) {
-                    for v in s {
+                    for v in s.iter() {
                         v.to_bits().hash(&mut h);
                     }
                 }

@@ -8,6 +8,7 @@ use polars::prelude::*;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+use wavebench_core::numeric::{DType, Real, Values};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -17,13 +18,43 @@ pub enum Format {
     NdJson,
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoadOptions {
     /// Only these columns (in this order); all numeric columns when None.
     pub columns: Option<Vec<String>>,
     /// Refuse text cells (`error`) or read them as missing values.
     pub missing: Missing,
     pub time_column: TimeColumn,
+    /// The precision numbers are parsed to and kept in: f32 for f32 runs (half the
+    /// memory, and each decimal rounded once, straight to f32), f64 otherwise.
+    pub dtype: DType,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            columns: None,
+            missing: Missing::default(),
+            time_column: TimeColumn::default(),
+            dtype: DType::F64,
+        }
+    }
+}
+
+/// Rows polars reads to infer a CSV's column types (and so do we, to pick f32 columns).
+const INFER_ROWS: usize = 10_000;
+
+impl Format {
+    fn describe(self) -> String {
+        match self {
+            Format::Csv(b',') => "CSV".into(),
+            Format::Csv(b'\t') => "TSV".into(),
+            Format::Csv(sep) => format!("CSV ('{}'-separated)", sep as char),
+            Format::Parquet => "Parquet".into(),
+            Format::Ipc => "Arrow IPC".into(),
+            Format::NdJson => "NDJSON".into(),
+        }
+    }
 }
 
 /// Guess the format from the extension, then the content (delimiter by counting).
@@ -77,20 +108,67 @@ fn sniff_delimiter(head: &[u8]) -> u8 {
     best.0
 }
 
-fn read_frame(path: &Path, format: Format) -> PolarsResult<DataFrame> {
+fn read_frame(path: &Path, format: Format, dtype: DType) -> PolarsResult<DataFrame> {
     match format {
-        Format::Csv(sep) => CsvReadOptions::default()
-            .with_has_header(true)
-            .with_infer_schema_length(Some(10_000))
-            .map_parse_options(|p| p.with_separator(sep))
-            .try_into_reader_with_file_path(Some(path.into()))?
-            .finish(),
+        Format::Csv(sep) => read_csv(path, sep, dtype),
         Format::Parquet => ParquetReader::new(File::open(path)?).finish(),
         Format::Ipc => IpcReader::new(File::open(path)?).finish(),
         Format::NdJson => JsonReader::new(File::open(path)?)
             .with_json_format(JsonFormat::JsonLines)
             .finish(),
     }
+}
+
+/// A CSV through polars. For f32 runs the float columns are parsed straight to f32 (their
+/// types inferred from the first rows, as polars does). A column that polars inferred as
+/// numbers but that has a text cell further down is read again as text, so that
+/// `text_column` names the cell (or, under interpolate|drop|zero, makes it missing).
+fn read_csv(path: &Path, sep: u8, dtype: DType) -> PolarsResult<DataFrame> {
+    let read = |overwrite: &Schema, rows: Option<usize>| {
+        CsvReadOptions::default()
+            .with_has_header(true)
+            .with_infer_schema_length(Some(INFER_ROWS))
+            .with_n_rows(rows)
+            .with_schema_overwrite((!overwrite.is_empty()).then(|| Arc::new(overwrite.clone())))
+            .map_parse_options(|p| p.with_separator(sep))
+            .try_into_reader_with_file_path(Some(path.into()))?
+            .finish()
+    };
+    let mut overwrite = Schema::default();
+    // f64 runs take polars' types as they are; f32 runs first read the inference rows to
+    // learn which columns are floats.
+    let mut typed = dtype == DType::F64;
+    for _ in 0..=MAX_TEXT_RETRIES {
+        match read(&overwrite, (!typed).then_some(INFER_ROWS)) {
+            Ok(df) if typed => return Ok(df),
+            Ok(head) => {
+                for (name, t) in head.schema().iter() {
+                    if t == &DataType::Float64 {
+                        overwrite.insert(name.clone(), DataType::Float32);
+                    }
+                }
+                typed = true;
+            }
+            Err(e) => match unparsable_column(&e.to_string()) {
+                Some(col) if overwrite.get(col.as_str()) != Some(&DataType::String) => {
+                    overwrite.insert(col.into(), DataType::String);
+                }
+                _ => return Err(e),
+            },
+        }
+    }
+    read(&overwrite, None)
+}
+
+/// Columns read again as text (one per retry) before polars' own message is given up on.
+const MAX_TEXT_RETRIES: usize = 64;
+
+/// The column polars names in "could not parse `x` as dtype `f64` at column 'c' (…)".
+fn unparsable_column(msg: &str) -> Option<String> {
+    let rest = msg.split_once("could not parse")?.1;
+    let rest = rest.split_once("at column '")?.1;
+    let end = rest.rfind("' (column number").or_else(|| rest.find('\''))?;
+    Some(rest[..end].to_string())
 }
 
 fn is_time_name(name: &str) -> bool {
@@ -172,18 +250,33 @@ fn text_column(
     p: &str,
     format: Format,
     missing: Missing,
+    dtype: DType,
     warnings: &mut Vec<String>,
-) -> Result<Option<Vec<f64>>, DataError> {
+) -> Result<Option<Values>, DataError> {
+    Ok(match dtype {
+        DType::F32 => text_column_as::<f32>(col, p, format, missing, warnings)?.map(Values::from),
+        DType::F64 => text_column_as::<f64>(col, p, format, missing, warnings)?.map(Values::from),
+    })
+}
+
+fn text_column_as<T: Real + std::str::FromStr>(
+    col: &Column,
+    p: &str,
+    format: Format,
+    missing: Missing,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Vec<T>>, DataError> {
     let name = col.name().to_string();
     let cells = col.str().ok();
+    let nan = T::from_f64(f64::NAN);
     let mut values = Vec::with_capacity(col.len());
     let (mut numbers, mut texts) = (0usize, 0usize);
     let mut first_text: Option<(usize, String)> = None;
     for row in 0..col.len() {
         let cell = cells.and_then(|s| s.get(row)).map(str::trim);
         let v = match cell {
-            None | Some("") => f64::NAN,
-            Some(t) => match t.parse::<f64>() {
+            None | Some("") => nan,
+            Some(t) => match t.parse::<T>() {
                 Ok(v) => {
                     numbers += 1;
                     v
@@ -191,7 +284,7 @@ fn text_column(
                 Err(_) => {
                     texts += 1;
                     first_text.get_or_insert((row, t.to_string()));
-                    f64::NAN
+                    nan
                 }
             },
         };
@@ -246,9 +339,10 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
         return err(format!("{p}: the file is empty"));
     }
     let format = detect_format(path)?;
-    let df = read_frame(path, format).map_err(|e| {
+    let df = read_frame(path, format, opts.dtype).map_err(|e| {
         DataError(format!(
-            "{p}: cannot parse as {format:?}: {}",
+            "{p}: cannot parse as {}: {}",
+            format.describe(),
             first_line(&e.to_string())
         ))
     })?;
@@ -334,18 +428,20 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
         }
         let dtype = col.dtype().clone();
         let values = if dtype.is_primitive_numeric() || dtype == DataType::Boolean {
-            let f = col
-                .cast(&DataType::Float64)
-                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
-            let f = f
-                .f64()
-                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
-            f.iter().map(|v| v.unwrap_or(f64::NAN)).collect()
+            numbers(&col, opts.dtype)
+                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?
         } else if matches!(dtype, DataType::String | DataType::Null) || dtype.is_temporal() {
             let text = col
                 .cast(&DataType::String)
                 .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
-            match text_column(&text, &p, format, opts.missing, &mut table.warnings)? {
+            match text_column(
+                &text,
+                &p,
+                format,
+                opts.missing,
+                opts.dtype,
+                &mut table.warnings,
+            )? {
                 Some(v) => v,
                 None => {
                     table.skipped.push(name);
@@ -364,9 +460,14 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
             table.skipped.push(name);
             continue;
         };
-        if let Some(row) = values.iter().position(|v: &f64| v.is_infinite()) {
+        if let Some(row) = values.iter_f64().position(|v| v.is_infinite()) {
+            let what = match opts.dtype {
+                // Parsed straight to f32: a finite number past f32's range is inf too.
+                DType::F32 => "infinite, or beyond the f32 range (|x| > 3.4e38; use --dtype f64)",
+                DType::F64 => "infinite value",
+            };
             return err(format!(
-                "{p}: column '{name}', {}: infinite value",
+                "{p}: column '{name}', {}: {what}",
                 row_place(format, row)
             ));
         }
@@ -395,6 +496,26 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
         ));
     }
     Ok(table)
+}
+
+/// A numeric column's values in the run's precision (None becomes NaN, a missing value).
+fn numbers(col: &Column, dtype: DType) -> PolarsResult<Values> {
+    Ok(match dtype {
+        DType::F32 => Values::F32(
+            col.cast(&DataType::Float32)?
+                .f32()?
+                .iter()
+                .map(|v| v.unwrap_or(f32::NAN))
+                .collect(),
+        ),
+        DType::F64 => Values::F64(
+            col.cast(&DataType::Float64)?
+                .f64()?
+                .iter()
+                .map(|v| v.unwrap_or(f64::NAN))
+                .collect(),
+        ),
+    })
 }
 
 fn first_line(s: &str) -> String {

@@ -10,6 +10,7 @@ use crate::features::{self, margin, Aggregate, Features, Reads};
 use crate::timing::{PathUsed, Stage, StageClock, Timer};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::ops::Range;
 use std::time::Instant;
 
@@ -61,25 +62,52 @@ pub fn check_level(plan: &Plan) -> Result<(), String> {
     Ok(())
 }
 
-impl Shape<'_> {
-    /// Windows `w` (all channels) as a batch for an engine.
-    pub fn batch(&self, w: Range<usize>) -> WindowBatch<'_> {
-        self.batch_of(
-            self.table
-                .channels
-                .iter()
-                .map(|c| c.values.as_slice())
-                .collect(),
-            w,
-        )
+impl<'a> Shape<'a> {
+    /// The table rows that windows `w` (all channels) read, as f64: borrowed from an f64
+    /// table, widened (exactly) from an f32 one, a chunk at a time.
+    pub fn rows(&self, w: Range<usize>) -> ChunkRows<'a> {
+        self.rows_of(&(0..self.table.channels.len()).collect::<Vec<_>>(), w)
     }
 
-    /// Windows `w` of the given channels only.
-    fn batch_of<'a>(&'a self, channels: Vec<&'a [f64]>, w: Range<usize>) -> WindowBatch<'a> {
+    /// Like `rows`, for the given channels only.
+    fn rows_of(&self, channels: &[usize], w: Range<usize>) -> ChunkRows<'a> {
+        let part = self.windows.part(w);
+        let span = match part.count {
+            0 => part.first_row..part.first_row,
+            n => part.first_row..part.start(n - 1) + part.seq_len,
+        };
+        ChunkRows {
+            channels: channels
+                .iter()
+                .map(|&c| self.table.channels[c].values.rows_f64(span.clone()))
+                .collect(),
+            // Window 0 of the chunk starts at row 0 of its rows.
+            windows: Windows {
+                first_row: 0,
+                ..part
+            },
+            normalize: self.normalize,
+            dtype: self.dtype,
+        }
+    }
+}
+
+/// The rows a chunk of windows reads (see [`Shape::rows`]); its windows are renumbered
+/// from 0.
+pub struct ChunkRows<'a> {
+    channels: Vec<Cow<'a, [f64]>>,
+    windows: Windows,
+    normalize: Normalize,
+    dtype: DType,
+}
+
+impl ChunkRows<'_> {
+    /// All of the chunk's windows as a batch for an engine.
+    pub fn batch(&self) -> WindowBatch<'_> {
         WindowBatch {
-            channels,
+            channels: self.channels.iter().map(|c| &**c).collect(),
             windows: self.windows,
-            range: w,
+            range: 0..self.windows.count,
             normalize: self.normalize,
             dtype: self.dtype,
         }
@@ -195,7 +223,8 @@ pub fn features(
     let mut w0 = 0;
     while w0 < total {
         let w = w0..(w0 + chunk).min(total);
-        let batch = shape.batch(w.clone());
+        let rows = shape.rows(w.clone());
+        let batch = rows.batch();
         let groups = groups(shape, w.clone());
         let feats = match &slide {
             Ok((sp, reads)) => {
@@ -304,7 +333,10 @@ fn slide_chunk(
     let exact: Vec<(usize, Features)> = redo
         .par_iter()
         .flat_map_iter(|(wins, gs)| {
-            let b = shape.batch(wins.clone());
+            let b = WindowBatch {
+                range: wins.clone(),
+                ..batch.clone()
+            };
             let sums = match work {
                 DType::F32 => {
                     engine::native::summarize_windows::<f32>(&b, shape.plan, stats, &clock)
@@ -376,10 +408,8 @@ pub fn inspect(
     let start = shape.windows.start(req.window);
     // The same engine call as `features` makes, on a batch of this one series, so the
     // numbers (to the last bit) and the prompt are that unit's.
-    let one = shape.batch_of(
-        vec![shape.table.channels[req.channel].values.as_slice()],
-        req.window..req.window + 1,
-    );
+    let rows = shape.rows_of(&[req.channel], req.window..req.window + 1);
+    let one = rows.batch();
     let sums = engine::with_fallback(engine, notice, |e| {
         e.summarize_windows(&one, shape.plan, Some(StatsRequest::ALL), &mut timer)
     })?;

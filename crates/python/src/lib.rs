@@ -92,7 +92,7 @@ fn batch_of<T: Copy + Into<f64>>(v: ArrayViewD<'_, T>, dtype: DType) -> PyResult
                 .enumerate()
                 .map(|(i, values)| Channel {
                     name: i.to_string(),
-                    values,
+                    values: values.into(),
                 })
                 .collect(),
             ..Table::default()

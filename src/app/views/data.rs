@@ -192,14 +192,9 @@ impl Overview {
             return;
         };
         let columns = (ui.available_width().max(100.0) as usize).max(1);
-        let key = (
-            c.values.as_ptr() as usize,
-            c.values.len(),
-            s.channel,
-            columns,
-        );
+        let key = (c.values.as_ref().addr(), c.values.len(), s.channel, columns);
         if self.key != Some(key) {
-            self.points = decimate(&c.values, columns);
+            self.points = decimate(&c.values.rows_f64(0..c.values.len()), columns);
             self.key = Some(key);
         }
         series_plot(ui, table, s, link, &c.name, &self.points);

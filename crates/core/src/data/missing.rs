@@ -1,6 +1,7 @@
 //! What to do with missing cells (empty or NaN): refuse, interpolate, drop or zero them.
 
 use super::{err, DataError, Table};
+use crate::numeric::real::{Real, Values};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -40,7 +41,7 @@ impl Missing {
         match self {
             Missing::Error => {
                 for c in &table.channels {
-                    if let Some(row) = c.values.iter().position(|v| v.is_nan()) {
+                    if let Some(row) = c.values.iter_f64().position(|v| v.is_nan()) {
                         return err(format!(
                             "{}: column '{}', data row {row}: missing value (choose --missing interpolate|drop|zero)",
                             table.path.display(),
@@ -49,15 +50,17 @@ impl Missing {
                     }
                 }
             }
-            Missing::Zero => table
-                .channels
-                .iter_mut()
-                .flat_map(|c| c.values.iter_mut())
-                .filter(|v| v.is_nan())
-                .for_each(|v| *v = 0.0),
+            Missing::Zero => table.channels.iter_mut().for_each(|c| {
+                c.values
+                    .map_in_place(|_, v| if v.is_nan() { 0.0 } else { v })
+            }),
             Missing::Interpolate => {
                 for c in &mut table.channels {
-                    if !interpolate(&mut c.values) {
+                    let ok = match &mut c.values {
+                        Values::F32(v) => interpolate(v),
+                        Values::F64(v) => interpolate(v),
+                    };
+                    if !ok {
                         return err(format!(
                             "{}: column '{}' has no values at all",
                             table.path.display(),
@@ -67,17 +70,14 @@ impl Missing {
                 }
             }
             Missing::Drop => {
-                let keep: Vec<bool> = (0..table.rows())
-                    .map(|r| table.channels.iter().all(|c| !c.values[r].is_nan()))
-                    .collect();
+                let mut keep = vec![true; table.rows()];
+                for c in &table.channels {
+                    for (k, v) in keep.iter_mut().zip(c.values.iter_f64()) {
+                        *k &= !v.is_nan();
+                    }
+                }
                 for c in &mut table.channels {
-                    c.values = c
-                        .values
-                        .iter()
-                        .zip(&keep)
-                        .filter(|(_, &k)| k)
-                        .map(|(&v, _)| v)
-                        .collect();
+                    c.values.retain_rows(&keep);
                 }
                 if let Some(time) = &mut table.time {
                     time.retain(&keep).map_err(|e| {
@@ -100,9 +100,10 @@ impl Missing {
     }
 }
 
-/// Linear interpolation over NaN runs; false when every value is missing.
-fn interpolate(v: &mut [f64]) -> bool {
-    let known: Vec<usize> = (0..v.len()).filter(|&i| !v[i].is_nan()).collect();
+/// Linear interpolation over NaN runs (in f64, rounded to the stored precision); false
+/// when every value is missing.
+fn interpolate<T: Real>(v: &mut [T]) -> bool {
+    let known: Vec<usize> = (0..v.len()).filter(|&i| !v[i].to_f64().is_nan()).collect();
     let (Some(&first), Some(&last)) = (known.first(), known.last()) else {
         return false;
     };
@@ -116,7 +117,8 @@ fn interpolate(v: &mut [f64]) -> bool {
         let (a, b) = (w[0], w[1]);
         for i in a + 1..b {
             let t = (i - a) as f64 / (b - a) as f64;
-            v[i] = v[a] + t * (v[b] - v[a]);
+            let (va, vb) = (v[a].to_f64(), v[b].to_f64());
+            v[i] = T::from_f64(va + t * (vb - va));
         }
     }
     true

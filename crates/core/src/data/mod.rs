@@ -11,6 +11,7 @@ pub use normalize::{Affine, Normalize};
 pub use time::{TimeAxis, TimeColumn, TimeKind};
 pub use windows::{RowRange, Windows};
 
+use crate::numeric::real::Values;
 use std::path::PathBuf;
 
 /// One loaded data set: every numeric column as a channel (NaN marks a missing cell).
@@ -27,10 +28,12 @@ pub struct Table {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Channel {
     pub name: String,
-    pub values: Vec<f64>,
+    /// The samples as read: f32 for f32 runs (half the memory; an f32 run rounds every
+    /// sample to f32 anyway), else f64. Engines read them as f64, widened exactly.
+    pub values: Values,
 }
 
 impl Table {

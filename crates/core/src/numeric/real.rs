@@ -145,6 +145,13 @@ impl SeriesRef<'_> {
             SeriesRef::F64(v) => v.len(),
         }
     }
+    /// Where the samples are, to tell one array from another (e.g. as a cache key).
+    pub fn addr(&self) -> usize {
+        match self {
+            SeriesRef::F32(v) => v.as_ptr() as usize,
+            SeriesRef::F64(v) => v.as_ptr() as usize,
+        }
+    }
 }
 
 /// Owned counterpart of [`SeriesRef`].
@@ -184,5 +191,59 @@ impl Values {
             DType::F32 => Values::F32(memory::collect(values, |x| x as f32)),
             DType::F64 => Values::F64(memory::collect(values, |x| x)),
         }
+    }
+    pub fn dtype(&self) -> DType {
+        self.as_ref().dtype()
+    }
+    /// Rows `r` as f64: borrowed when stored so, else widened (exactly).
+    pub fn rows_f64(&self, r: std::ops::Range<usize>) -> std::borrow::Cow<'_, [f64]> {
+        match self {
+            Values::F64(v) => std::borrow::Cow::Borrowed(&v[r]),
+            Values::F32(v) => std::borrow::Cow::Owned(v[r].iter().map(|&x| x as f64).collect()),
+        }
+    }
+    /// Every value, as f64.
+    pub fn iter_f64(&self) -> impl Iterator<Item = f64> + '_ {
+        let (a, b) = match self {
+            Values::F32(v) => (Some(v.iter().map(|&x| x as f64)), None),
+            Values::F64(v) => (None, Some(v.iter().copied())),
+        };
+        a.into_iter().flatten().chain(b.into_iter().flatten())
+    }
+    /// Replace every value by `f(row, value)` in the stored precision.
+    pub fn map_in_place(&mut self, mut f: impl FnMut(usize, f64) -> f64) {
+        match self {
+            Values::F32(v) => v
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, x)| *x = f(i, *x as f64) as f32),
+            Values::F64(v) => v.iter_mut().enumerate().for_each(|(i, x)| *x = f(i, *x)),
+        }
+    }
+    /// Keep the rows where `keep` is true.
+    pub fn retain_rows(&mut self, keep: &[bool]) {
+        fn pick<T: Copy>(v: &[T], keep: &[bool]) -> Vec<T> {
+            v.iter()
+                .zip(keep)
+                .filter(|(_, &k)| k)
+                .map(|(&x, _)| x)
+                .collect()
+        }
+        *self = match self {
+            Values::F32(v) => Values::F32(pick(v, keep)),
+            Values::F64(v) => Values::F64(pick(v, keep)),
+        };
+    }
+}
+
+impl From<Vec<f64>> for Values {
+    fn from(v: Vec<f64>) -> Self {
+        Values::F64(v)
+    }
+}
+
+impl From<Vec<f32>> for Values {
+    fn from(v: Vec<f32>) -> Self {
+        Values::F32(v)
     }
 }
