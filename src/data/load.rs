@@ -213,24 +213,21 @@ fn integers(col: &Column) -> Option<Vec<i64>> {
 /// The time axis from its column: integers as an index, anything else as dates or labels.
 fn time_axis(col: &Column) -> TimeAxis {
     let name = col.name().to_string();
-    match integers(col).filter(|_| col.dtype().is_integer()) {
-        Some(ints) => TimeAxis::index(name, ints),
-        None => TimeAxis::from_text(name, text_cells(col)),
+    if let Some(ints) = integers(col).filter(|_| col.dtype().is_integer()) {
+        return TimeAxis::index(name, ints);
     }
-}
-
-/// A column's cells as text (None for an empty cell), for `TimeAxis::from_text`.
-fn text_cells(col: &Column) -> Vec<Option<String>> {
-    let text = if col.dtype() == &DataType::String {
-        col.clone()
-    } else {
-        col.cast(&DataType::String).unwrap_or_else(|_| col.clone())
+    let text = match col.dtype() {
+        DataType::String => Ok(col.clone()),
+        _ => col.cast(&DataType::String),
     };
-    match text.str() {
-        Ok(s) => s.iter().map(|v| v.map(str::to_string)).collect(),
-        Err(_) => (0..col.len())
-            .map(|i| col.get(i).ok().map(|v| v.to_string()))
-            .collect(),
+    match text.as_ref().map(|t| t.str()) {
+        Ok(Ok(s)) => TimeAxis::from_text(name, || s.iter()),
+        _ => {
+            let cells: Vec<Option<String>> = (0..col.len())
+                .map(|i| col.get(i).ok().map(|v| v.to_string()))
+                .collect();
+            TimeAxis::from_text(name, || cells.iter().map(Option::as_deref))
+        }
     }
 }
 

@@ -90,9 +90,13 @@ impl TimeAxis {
     }
 
     /// A date/time column as text, one cell per row (None for an empty cell): parsed to
-    /// milliseconds when every cell is a date we can read, else kept as labels.
-    pub fn from_text(name: String, cells: Vec<Option<String>>) -> Self {
-        if let Some((values, with_time)) = parse_all(&cells) {
+    /// milliseconds when every cell is a date we can read, else kept as labels. `cells`
+    /// walks the column (twice for labels), so no text is copied for dates.
+    pub fn from_text<'s, I>(name: String, cells: impl Fn() -> I) -> Self
+    where
+        I: Iterator<Item = Option<&'s str>>,
+    {
+        if let Some((values, with_time)) = parse_all(cells()) {
             return TimeAxis {
                 name,
                 kind: if with_time {
@@ -106,7 +110,7 @@ impl TimeAxis {
         TimeAxis {
             name,
             kind: TimeKind::Text,
-            points: Points::Labels(cells),
+            points: Points::Labels(cells().map(|c| c.map(str::to_string)).collect()),
         }
     }
 
@@ -224,11 +228,11 @@ pub fn iso(ms: i64, with_time: bool) -> String {
 
 /// Every cell as milliseconds since 1970, and whether any has a time of day; None when a
 /// cell is empty or not a date.
-fn parse_all(cells: &[Option<String>]) -> Option<(Vec<i64>, bool)> {
-    let mut out = Vec::with_capacity(cells.len());
+fn parse_all<'s>(cells: impl Iterator<Item = Option<&'s str>>) -> Option<(Vec<i64>, bool)> {
+    let mut out = Vec::with_capacity(cells.size_hint().0);
     let mut with_time = false;
     for cell in cells {
-        let (ms, t) = parse_datetime(cell.as_deref()?)?;
+        let (ms, t) = parse_datetime(cell?)?;
         with_time |= t;
         out.push(ms);
     }
