@@ -50,13 +50,35 @@ impl WindowBatch<'_> {
 
     /// Like `fill`, handing each sample `t` to `put` (e.g. into one lane of a group).
     #[inline(always)]
-    pub fn fill_with<W: Real>(&self, i: usize, c: usize, mut put: impl FnMut(usize, W)) -> Affine {
-        let raw = self.raw(i, c);
-        let a = self.normalize.affine(raw);
-        for (t, &v) in raw.iter().enumerate() {
+    pub fn fill_with<W: Real>(&self, i: usize, c: usize, put: impl FnMut(usize, W)) -> Affine {
+        let a = self.normalize.affine(self.raw(i, c));
+        self.fill_mapped(i, c, a, put);
+        a
+    }
+
+    /// Like `fill_with`, with the window's map already known (see `affines`).
+    #[inline(always)]
+    pub fn fill_mapped<W: Real>(
+        &self,
+        i: usize,
+        c: usize,
+        a: Affine,
+        mut put: impl FnMut(usize, W),
+    ) {
+        for (t, &v) in self.raw(i, c).iter().enumerate() {
             put(t, W::from_f64(self.dtype.round(a.map(v))));
         }
-        a
+    }
+
+    /// The normalisation maps of series `k0..k1` of the batch (series k: window
+    /// `range.start + k / n`, channel `k % n`) into `out`, several windows side by side.
+    #[inline(always)]
+    pub fn affines(&self, k: Range<usize>, out: &mut Vec<Affine>) {
+        let n = self.channels.len();
+        let xs: Vec<&[f64]> = k
+            .map(|k| self.raw(self.range.start + k / n, k % n))
+            .collect();
+        self.normalize.affines_into(&xs, out);
     }
 
     /// The whole batch as one contiguous row-major array.

@@ -519,7 +519,7 @@ fn summarize_task<W: Real>(
     let mut s = LaneScratch::<W>::new(plan);
     let mut xs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * len];
     let mut coeffs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * stride];
-    let mut maps = vec![Affine::IDENTITY; block];
+    let mut maps: Vec<Affine> = Vec::with_capacity(block);
     let mut order: Vec<SlidingOrder> = (0..n)
         .map(|_| SlidingOrder::for_stride(len, batch.windows.stride))
         .collect();
@@ -533,10 +533,13 @@ fn summarize_task<W: Real>(
         let first = batch.range.start + local;
         let used = sums.len().div_ceil(LANES);
         let mut t = Instant::now();
+        maps.clear();
+        let k0 = local * n;
+        batch.affines(k0..k0 + sums.len(), &mut maps);
         for k in 0..sums.len() {
             let group = &mut xs[k / LANES * len..][..len];
             let lane = k % LANES;
-            maps[k] = batch.fill_with(first + k / n, k % n, |t, v| group[t][lane] = v);
+            batch.fill_mapped(first + k / n, k % n, maps[k], |t, v| group[t][lane] = v);
         }
         t = clock.lap(Stage::Prepare, t);
         for (x, c) in xs
