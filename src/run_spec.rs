@@ -157,8 +157,8 @@ impl RunSpec {
         for c in &table.channels {
             let Some(row) = c
                 .values
-                .rows_f64(rows.clone())
-                .iter()
+                .rows(rows.clone())
+                .iter_f64()
                 .position(|v| v.abs() > limit)
             else {
                 continue;

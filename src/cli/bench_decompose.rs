@@ -23,7 +23,7 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
     let mut batch = Vec::with_capacity(table.channels.len() * win.count * seq);
     for c in &table.channels {
         for i in 0..win.count {
-            batch.extend_from_slice(&c.values.rows_f64(win.start(i)..win.start(i) + seq));
+            batch.extend(c.values.rows(win.start(i)..win.start(i) + seq).iter_f64());
         }
     }
     let values = Values::from_f64(&batch, cfg.dtype);

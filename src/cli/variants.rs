@@ -167,13 +167,13 @@ pub fn run(
 fn window<'a>(
     shape: &'a Shape<'_>,
     i: usize,
-) -> impl Iterator<Item = std::borrow::Cow<'a, [f64]>> + 'a {
+) -> impl Iterator<Item = crate::engine::SeriesRef<'a>> + 'a {
     let (start, len) = (shape.windows.start(i), shape.windows.seq_len);
     shape
         .table
         .channels
         .iter()
-        .map(move |c| c.values.rows_f64(start..start + len))
+        .map(move |c| c.values.rows(start..start + len))
 }
 
 /// A permutation of `0..n` (Fisher–Yates on a xorshift), the same for the same seed.
@@ -210,7 +210,7 @@ fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Ou
             let key = timer.time(Stage::Prepare, || {
                 let mut h = std::collections::hash_map::DefaultHasher::new();
                 for s in window(shape, i) {
-                    for v in s.iter() {
+                    for v in s.iter_f64() {
                         v.to_bits().hash(&mut h);
                     }
                 }
@@ -258,7 +258,7 @@ pub fn seed_key_collisions(shape: &Shape<'_>) -> usize {
     for i in 0..shape.windows.count {
         let key: Vec<u32> = window(shape, i)
             .flat_map(|s| {
-                let x: Vec<f32> = s.iter().map(|&v| v as f32).collect();
+                let x: Vec<f32> = s.iter_f64().map(|v| v as f32).collect();
                 let n = x.len() as f32;
                 let mean = x.iter().sum::<f32>() / n;
                 let var =

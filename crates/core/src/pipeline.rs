@@ -66,11 +66,11 @@ impl<'a> Shape<'a> {
     /// The table rows that windows `w` (all channels) read, as f64: borrowed from an f64
     /// table, widened (exactly) from an f32 one, a chunk at a time.
     pub fn rows(&self, w: Range<usize>) -> ChunkRows<'a> {
-        self.rows_of(&(0..self.table.channels.len()).collect::<Vec<_>>(), w)
+        self.rows_of(0..self.table.channels.len(), w)
     }
 
     /// Like `rows`, for the given channels only.
-    fn rows_of(&self, channels: &[usize], w: Range<usize>) -> ChunkRows<'a> {
+    fn rows_of(&self, channels: impl IntoIterator<Item = usize>, w: Range<usize>) -> ChunkRows<'a> {
         let part = self.windows.part(w);
         let span = match part.count {
             0 => part.first_row..part.first_row,
@@ -78,8 +78,8 @@ impl<'a> Shape<'a> {
         };
         ChunkRows {
             channels: channels
-                .iter()
-                .map(|&c| self.table.channels[c].values.rows_f64(span.clone()))
+                .into_iter()
+                .map(|c| self.table.channels[c].values.rows_f64(span.clone()))
                 .collect(),
             // Window 0 of the chunk starts at row 0 of its rows.
             windows: Windows {
@@ -408,7 +408,7 @@ pub fn inspect(
     let start = shape.windows.start(req.window);
     // The same engine call as `features` makes, on a batch of this one series, so the
     // numbers (to the last bit) and the prompt are that unit's.
-    let rows = shape.rows_of(&[req.channel], req.window..req.window + 1);
+    let rows = shape.rows_of([req.channel], req.window..req.window + 1);
     let one = rows.batch();
     let sums = engine::with_fallback(engine, notice, |e| {
         e.summarize_windows(&one, shape.plan, Some(StatsRequest::ALL), &mut timer)

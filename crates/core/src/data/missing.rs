@@ -50,10 +50,10 @@ impl Missing {
                     }
                 }
             }
-            Missing::Zero => table.channels.iter_mut().for_each(|c| {
-                c.values
-                    .map_in_place(|_, v| if v.is_nan() { 0.0 } else { v })
-            }),
+            Missing::Zero => table
+                .channels
+                .iter_mut()
+                .for_each(|c| c.values.map_in_place(|v| if v.is_nan() { 0.0 } else { v })),
             Missing::Interpolate => {
                 for c in &mut table.channels {
                     let ok = match &mut c.values {

@@ -126,13 +126,21 @@ impl Real for f64 {
 }
 
 /// A batch of equal-length series, row-major, in either precision.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SeriesRef<'a> {
     F32(&'a [f32]),
     F64(&'a [f64]),
 }
 
-impl SeriesRef<'_> {
+impl<'a> SeriesRef<'a> {
+    /// Every value, as f64 (widened exactly, nothing allocated).
+    pub fn iter_f64(self) -> impl Iterator<Item = f64> + 'a {
+        let (f32s, f64s): (&[f32], &[f64]) = match self {
+            SeriesRef::F32(v) => (v, &[]),
+            SeriesRef::F64(v) => (&[], v),
+        };
+        f32s.iter().map(|&x| x as f64).chain(f64s.iter().copied())
+    }
     pub fn dtype(&self) -> DType {
         match self {
             SeriesRef::F32(_) => DType::F32,
@@ -202,22 +210,22 @@ impl Values {
             Values::F32(v) => std::borrow::Cow::Owned(v[r].iter().map(|&x| x as f64).collect()),
         }
     }
+    /// Rows `r` in the stored precision.
+    pub fn rows(&self, r: std::ops::Range<usize>) -> SeriesRef<'_> {
+        match self {
+            Values::F32(v) => SeriesRef::F32(&v[r]),
+            Values::F64(v) => SeriesRef::F64(&v[r]),
+        }
+    }
     /// Every value, as f64.
     pub fn iter_f64(&self) -> impl Iterator<Item = f64> + '_ {
-        let (a, b) = match self {
-            Values::F32(v) => (Some(v.iter().map(|&x| x as f64)), None),
-            Values::F64(v) => (None, Some(v.iter().copied())),
-        };
-        a.into_iter().flatten().chain(b.into_iter().flatten())
+        self.as_ref().iter_f64()
     }
-    /// Replace every value by `f(row, value)` in the stored precision.
-    pub fn map_in_place(&mut self, mut f: impl FnMut(usize, f64) -> f64) {
+    /// Replace every value by `f(value)` in the stored precision.
+    pub fn map_in_place(&mut self, f: impl Fn(f64) -> f64) {
         match self {
-            Values::F32(v) => v
-                .iter_mut()
-                .enumerate()
-                .for_each(|(i, x)| *x = f(i, *x as f64) as f32),
-            Values::F64(v) => v.iter_mut().enumerate().for_each(|(i, x)| *x = f(i, *x)),
+            Values::F32(v) => v.iter_mut().for_each(|x| *x = f(*x as f64) as f32),
+            Values::F64(v) => v.iter_mut().for_each(|x| *x = f(*x)),
         }
     }
     /// Keep the rows where `keep` is true.
