@@ -10,7 +10,7 @@
 //! Everything here is `inline(always)`, to be compiled inside the caller's AVX2+FMA frame.
 
 use super::plan::{LevelPlan, Plan};
-use super::summary::BandSummary;
+use super::summary::{BandSummary, Bands};
 use crate::numeric::real::Real;
 
 /// Series per lane group.
@@ -103,7 +103,7 @@ pub fn decompose<T: Real>(x: &[Lane<T>], plan: &Plan, out: &mut [Lane<T>], s: &m
 /// The band summaries of the first `lanes` series of `coeffs` into `out[series][band]`.
 /// Moments are two-pass (mean, then squared deviations), as numpy does them.
 #[inline(always)]
-pub fn band_summaries<T: Real>(coeffs: &[Lane<T>], plan: &Plan, out: &mut [Vec<BandSummary>]) {
+pub fn band_summaries<T: Real>(coeffs: &[Lane<T>], plan: &Plan, out: &mut [Bands<BandSummary>]) {
     for b in out.iter_mut() {
         b.clear();
         b.reserve_exact(plan.bands());

@@ -19,7 +19,7 @@ pub use plan::{Plan, PlanError};
 // The numeric foundation, re-exported where engine users have always found it.
 pub use crate::numeric::simd::Isa;
 pub use crate::numeric::{memory, simd, DType, Real, SeriesRef, Values};
-pub use summary::{BandSummary, BandTol, SeriesSummary, SeriesTol};
+pub use summary::{BandSummary, BandTol, Bands, SeriesSummary, SeriesTol};
 
 use crate::timing::{Stage, StageClock, Timer};
 use serde::{Deserialize, Serialize};

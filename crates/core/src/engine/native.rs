@@ -9,7 +9,7 @@
 use super::batch::WindowBatch;
 use super::lanes::{self, Lane, LaneScratch, LANES};
 use super::plan::{LevelPlan, Plan};
-use super::summary::{BandSummary, SeriesSummary};
+use super::summary::{BandSummary, Bands, SeriesSummary};
 use super::StatsRequest;
 use crate::data::Affine;
 use crate::numeric::memory;
@@ -278,7 +278,7 @@ fn decompose_rows<V: Vector>(xs: &[V::T], os: &mut [V::T], plan: &Plan) {
 /// The summary of each band of one series' coefficients. A plain loop, not an iterator
 /// chain: the sums must be inlined into the caller's vector frame to be vectorised.
 #[inline(always)]
-fn band_summaries<T: Real>(coeffs: &[T], plan: &Plan, bands: &mut Vec<BandSummary>) {
+fn band_summaries<T: Real>(coeffs: &[T], plan: &Plan, bands: &mut Bands<BandSummary>) {
     bands.clear();
     bands.reserve_exact(plan.bands());
     for k in 0..plan.bands() {
@@ -525,7 +525,7 @@ fn summarize_task<W: Real>(
         .collect();
     let mut fft = stats.map(|_| StatsScratch::new(len));
     let mut row = vec![W::ZERO; len];
-    let mut bands: Vec<Vec<BandSummary>> = vec![Vec::new(); LANES];
+    let mut bands: Vec<Bands<BandSummary>> = vec![Bands::new(); LANES];
     for (b, sums) in sums.chunks_mut(block).enumerate() {
         // Series k of this block: window `first + k / n`, channel `k % n`, lane k % LANES
         // of group k / LANES.

@@ -5,7 +5,7 @@
 //! the per-window path.
 
 use super::{energy_ratios, Features};
-use crate::engine::{BandSummary, SeriesSummary, SeriesTol};
+use crate::engine::{BandSummary, Bands, SeriesSummary, SeriesTol};
 
 /// What a prompt's text reads of the wavelet features.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -115,7 +115,7 @@ pub fn settled(group: &[SeriesSummary], tols: &[SeriesTol], f: &Features, reads:
             return false;
         }
         let r = energy_ratios(&s.bands);
-        let tr: Vec<f64> = r
+        let tr: Bands<f64> = r
             .iter()
             .zip(&t.bands)
             .map(|(r, b)| (b.energy + r * tol_total) / (total - tol_total))

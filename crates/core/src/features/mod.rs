@@ -7,7 +7,7 @@ pub mod margin;
 
 pub use margin::Reads;
 
-use crate::engine::{BandSummary, SeriesSummary};
+use crate::engine::{BandSummary, Bands, SeriesSummary};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -81,10 +81,10 @@ pub struct Features {
 }
 
 /// Energy ratios of one series: `E_k / max(ΣE, 1e-10)`, or uniform when ΣE = 0.
-pub fn energy_ratios(bands: &[BandSummary]) -> Vec<f64> {
+pub fn energy_ratios(bands: &[BandSummary]) -> Bands<f64> {
     let total: f64 = bands.iter().map(|b| b.energy).sum();
     if total == 0.0 {
-        return vec![1.0 / bands.len() as f64; bands.len()];
+        return smallvec::smallvec![1.0 / bands.len() as f64; bands.len()];
     }
     bands.iter().map(|b| b.energy / total.max(1e-10)).collect()
 }
@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn constant_series_has_uniform_ratios_and_zero_snr() {
         let s = SeriesSummary {
-            bands: vec![band(0.0, 0.0, 0.0, 10); 4],
+            bands: smallvec::smallvec![band(0.0, 0.0, 0.0, 10); 4],
             stats: None,
         };
         let f = compute(&[s]);
