@@ -54,16 +54,15 @@ impl Normalize {
     }
 
     /// `affine` of each of `K` equal-length series, to the same bits, computed side by side
-    /// (see `sums::sum_by_each`): the per-window sums are latency-bound one at a time.
+    /// (see `sums::sum_each`): the per-window sums are latency-bound one at a time.
     #[inline(always)]
     pub fn affines<const K: usize>(self, xs: [&[f64]; K]) -> [Affine; K] {
         if self == Normalize::None || xs.iter().any(|x| x.len() != xs[0].len() || x.is_empty()) {
             return xs.map(|x| self.affine(x));
         }
         let n = xs[0].len() as f64;
-        let sums = sums::sum_by_each(xs, |_, v| v);
-        let mean = sums.map(|s| s / n);
-        let sq = sums::sum_by_each(xs, |s, v| (v - mean[s]) * (v - mean[s]));
+        let mean = sums::sum_each(xs).map(|s| s / n);
+        let sq = sums::squares_about_each(xs, mean);
         std::array::from_fn(|s| self.map_of(mean[s], sq[s] / n))
     }
 
