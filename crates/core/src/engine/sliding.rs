@@ -433,7 +433,8 @@ fn task<W: Real>(
     let mut extremes = Vec::with_capacity(BLOCK);
     let (mut edge_a, mut edge_d) = (vec![0.0; BLOCK * slots], vec![0.0; BLOCK * slots]);
     let mut xv = vec![0.0; BLOCK];
-    let mut edges = Vec::with_capacity(slots);
+    let mut deltas = [0.0; BLOCK];
+    let mut edge_sums = [[0.0; BLOCK]; 5];
     let n = batch.channel_count();
     let slot = |i: usize| (i - w.start) * n + c;
     let ws: Vec<usize> = w.clone().collect();
@@ -519,25 +520,50 @@ fn task<W: Real>(
         }
         t = clock.lap(Stage::Decompose, t);
 
+        // Per window of the block: its offset in the span, its mean relative to the
+        // origin, its scale, and how far apart the two paths' coefficients can be: the
+        // per-window path's rounding, plus this path's own (f64, on values offset by
+        // `shift`).
         for (b, ((&i, aff), &big)) in block.iter().zip(&maps).zip(&extremes).enumerate() {
-            let q = windows.start(i) - span0;
             let shift = aff.mean - origin;
-            let scale = aff.scale;
-            // How far apart the two paths' coefficients can be: the per-window path's
-            // rounding, plus this path's own (f64, on values offset by `shift`).
-            let delta = sp.gain * (unit * big + 4.0 * U64 * (big + shift.abs() * scale));
-            let (summary, tol) = (&mut sums[slot(i)], &mut tols[slot(i)]);
+            let delta = sp.gain * (unit * big + 4.0 * U64 * (big + shift.abs() * aff.scale));
+            let tol = &mut tols[slot(i)];
             tol.delta = delta;
             tol.bands.clear();
-            for (k, ph) in phased.iter().enumerate() {
-                let (j, is_a) = sp.band(k);
-                let lv = &sp.levels[j - 1];
-                let step = 1usize << j;
-                let all = if is_a { &edge_a } else { &edge_d };
-                edges.clear();
-                edges.extend((0..lv.edges()).map(|e| all[(at_level[j - 1] + e) * BLOCK + b]));
-                let ones = &sp.ones[k];
-                let (lo, hi) = (lv.interior.start, lv.interior.end);
+            deltas[b] = delta;
+        }
+        // Band by band, every window of the block side by side: the edge sums run over
+        // the slot-major edges in vectors, then each window's moments are assembled.
+        for (k, ph) in phased.iter().enumerate() {
+            let (j, is_a) = sp.band(k);
+            let lv = &sp.levels[j - 1];
+            let step = 1usize << j;
+            let all = if is_a { &edge_a } else { &edge_d };
+            let base = at_level[j - 1];
+            let edge = |e: usize| &all[(base + e) * BLOCK..][..nb];
+            for acc in edge_sums.iter_mut() {
+                acc[..nb].fill(0.0);
+            }
+            let [s_edge, q_edge, x_edge, abs_edge, abs_xk] = &mut edge_sums;
+            for (e, &o) in sp.edge_ones[k].iter().enumerate() {
+                for (b, &v) in edge(e).iter().enumerate() {
+                    s_edge[b] += v;
+                    q_edge[b] += v * v;
+                    x_edge[b] += v * o;
+                    abs_edge[b] += v.abs();
+                    abs_xk[b] += (v * o).abs();
+                }
+            }
+            let ones = &sp.ones[k];
+            let (lo, hi) = (lv.interior.start, lv.interior.end);
+            let len = lv.n_out;
+            let n = len as f64;
+            let k_int = ones[lo];
+            for (b, (&i, aff)) in block.iter().zip(&maps).enumerate() {
+                let q = windows.start(i) - span0;
+                let shift = aff.mean - origin;
+                let scale = aff.scale;
+                let delta = deltas[b];
                 let at = |o: usize| q + step * o;
                 let before = |p: &[f64]| {
                     if lo > 0 {
@@ -551,29 +577,18 @@ fn task<W: Real>(
                 let (s_hi, s_lo) = (ph.sum[at(hi - 1)], before(&ph.sum));
                 let (q_hi, q_lo) = (ph.sq[at(hi - 1)], before(&ph.sq));
                 let (s_int, q_int) = (s_hi - s_lo, q_hi - q_lo);
-                let k_int = ones[lo];
-                let (mut s_edge, mut q_edge, mut x_edge, mut abs_edge, mut abs_xk) =
-                    (0.0, 0.0, 0.0, 0.0, 0.0);
-                for (&v, &o) in edges.iter().zip(&sp.edge_ones[k]) {
-                    s_edge += v;
-                    q_edge += v * v;
-                    x_edge += v * o;
-                    abs_edge += v.abs();
-                    abs_xk += (v * o).abs();
-                }
-                let (sum, sq) = (s_int + s_edge, q_int + q_edge);
-                let cross = k_int * s_int + x_edge;
-                let len = lv.n_out;
+                let (sum, sq) = (s_int + s_edge[b], q_int + q_edge[b]);
+                let cross = k_int * s_int + x_edge[b];
                 let s_n = scale * (sum - shift * sp.ones_sum[k]);
                 let q_n =
                     scale * scale * (sq - 2.0 * shift * cross + shift * shift * sp.ones_sq[k]);
-                let mean = s_n / len as f64;
+                let mean = s_n / n;
                 let coef = |o: usize| match lv.slot(o) {
-                    Some(e) => edges[e],
+                    Some(e) => edge(e)[b],
                     None => ph.v[at(o)],
                 };
                 let value = |o: usize| scale * (coef(o) - shift * ones[o]);
-                summary.bands.push(BandSummary {
+                sums[slot(i)].bands.push(BandSummary {
                     energy: q_n.max(0.0),
                     mean,
                     m2: (q_n - s_n * mean).max(0.0),
@@ -581,21 +596,21 @@ fn task<W: Real>(
                     last: value(len - 1),
                     len,
                 });
-                // This path's rounding: f64 sums whose terms are as large as the prefix sums.
+                // This path's rounding: f64 sums whose terms are as large as the prefix sums
+                // (`q / step + hi` of them: `step` is a power of two).
                 let prefix = q_hi.abs() + q_lo.abs();
-                let terms = (((q + step * hi) / step) as f64 * prefix).sqrt();
+                let terms = (((q >> j) + hi) as f64 * prefix).sqrt();
                 let slide_e = 16.0
                     * U64
                     * scale
                     * scale
                     * (prefix
-                        + q_edge
-                        + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk)
+                        + q_edge[b]
+                        + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk[b])
                         + shift * shift * sp.ones_sq[k]);
                 let slide_s =
-                    16.0 * U64 * scale * (terms + abs_edge + shift.abs() * sp.ones_abs[k]);
-                let n = len as f64;
-                tol.bands.push(BandTol {
+                    16.0 * U64 * scale * (terms + abs_edge[b] + shift.abs() * sp.ones_abs[k]);
+                tols[slot(i)].bands.push(BandTol {
                     energy: 2.0 * delta * (n * q_n.max(0.0)).sqrt() + n * delta * delta + slide_e,
                     sum: n * delta + slide_s,
                 });
