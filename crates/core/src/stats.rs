@@ -9,7 +9,7 @@
 use crate::numeric::Real;
 use realfft::{num_complex::Complex, ComplexToReal, RealFftPlanner, RealToComplex};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many lags Time-LLM reports.
 pub const TOP_LAGS: usize = 5;
@@ -40,7 +40,14 @@ pub struct StatsScratch {
 
 impl StatsScratch {
     pub fn new(len: usize) -> Self {
-        let mut planner = RealFftPlanner::<f64>::new();
+        // Plan once per length for the whole process, execute many: every task of every
+        // run (and every call from Python) makes a scratch, and planning computes the
+        // twiddles with sin/cos each time.
+        static PLANNER: OnceLock<Mutex<RealFftPlanner<f64>>> = OnceLock::new();
+        let mut planner = PLANNER
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let forward = planner.plan_fft_forward(len.max(1));
         // irfft length: 2 * (bins - 1), i.e. T for even T and T - 1 for odd T.
         let n = 2 * (len / 2);
