@@ -289,6 +289,12 @@ pub fn summarize_windows<W: Real>(
         .div_ceil(2 * rayon::current_num_threads())
         .clamp(1, TASK_WINDOWS);
     let first = batch.range.start;
+    let job = Job {
+        batch,
+        sp,
+        stats,
+        clock,
+    };
     sums.par_chunks_mut(task * n)
         .zip(tols.par_chunks_mut(task * n))
         .enumerate()
@@ -296,7 +302,7 @@ pub fn summarize_windows<W: Real>(
             let w0 = first + t * task;
             let w = w0..w0 + sums.len() / n;
             for c in 0..n {
-                run_task::<W>(batch, sp, c, w.clone(), stats, clock, sums, tols);
+                run_task::<W>(&job, c, w.clone(), sums, tols);
             }
         });
     (sums, tols)
@@ -310,56 +316,59 @@ struct Phased<'a> {
     sq: Vec<f64>,
 }
 
+/// What every task of one `summarize_windows` call shares.
+#[derive(Clone, Copy)]
+struct Job<'a, 'b> {
+    batch: &'a WindowBatch<'b>,
+    sp: &'a SlidePlan,
+    stats: Option<StatsRequest>,
+    clock: &'a StageClock,
+}
+
 /// `task`, compiled for AVX2 and FMA where the CPU has them, so its sums and edge loops
 /// run in 256-bit vectors. The results are the same bits: Rust never fuses or reorders
 /// float operations by itself, and `mul_add` is fused on every target.
-#[allow(clippy::too_many_arguments)]
 fn run_task<W: Real>(
-    batch: &WindowBatch<'_>,
-    sp: &SlidePlan,
+    job: &Job<'_, '_>,
     c: usize,
     w: Range<usize>,
-    stats: Option<StatsRequest>,
-    clock: &StageClock,
     sums: &mut [SeriesSummary],
     tols: &mut [SeriesTol],
 ) {
     #[cfg(target_arch = "x86_64")]
     if Isa::active() >= Isa::Avx2 {
         #[target_feature(enable = "avx2,fma")]
-        #[allow(clippy::too_many_arguments)]
         unsafe fn task_avx2<W: Real>(
-            batch: &WindowBatch<'_>,
-            sp: &SlidePlan,
+            job: &Job<'_, '_>,
             c: usize,
             w: Range<usize>,
-            stats: Option<StatsRequest>,
-            clock: &StageClock,
             sums: &mut [SeriesSummary],
             tols: &mut [SeriesTol],
         ) {
-            task::<W>(batch, sp, c, w, stats, clock, sums, tols)
+            task::<W>(job, c, w, sums, tols)
         }
         // SAFETY: `Isa::active` checked that this CPU has AVX2 and FMA.
-        return unsafe { task_avx2::<W>(batch, sp, c, w, stats, clock, sums, tols) };
+        return unsafe { task_avx2::<W>(job, c, w, sums, tols) };
     }
-    task::<W>(batch, sp, c, w, stats, clock, sums, tols)
+    task::<W>(job, c, w, sums, tols)
 }
 
 /// Windows `w` of channel `c`, into `sums`/`tols`, which hold the series of windows `w`
 /// (all channels, window-major).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn task<W: Real>(
-    batch: &WindowBatch<'_>,
-    sp: &SlidePlan,
+    job: &Job<'_, '_>,
     c: usize,
     w: Range<usize>,
-    stats: Option<StatsRequest>,
-    clock: &StageClock,
     sums: &mut [SeriesSummary],
     tols: &mut [SeriesTol],
 ) {
+    let Job {
+        batch,
+        sp,
+        stats,
+        clock,
+    } = *job;
     let (t_len, f, nl) = (sp.len, sp.filter, sp.levels.len());
     let windows = batch.windows;
     let span0 = windows.start(w.start);
@@ -430,7 +439,6 @@ fn task<W: Real>(
     let mut fft = stats.map(|_| StatsScratch::new(t_len));
     let mut row = vec![W::ZERO; t_len];
     let mut maps = Vec::with_capacity(BLOCK);
-    let mut extremes = Vec::with_capacity(BLOCK);
     let (mut edge_a, mut edge_d) = (vec![0.0; BLOCK * slots], vec![0.0; BLOCK * slots]);
     let mut xv = vec![0.0; BLOCK];
     let mut deltas = [0.0; BLOCK];
@@ -445,13 +453,20 @@ fn task<W: Real>(
         batch.normalize.affines_into(&raws, &mut maps);
         t = clock.lap(Stage::Prepare, t);
 
-        extremes.clear();
-        for (&i, aff) in block.iter().zip(&maps) {
+        for (b, (&i, aff)) in block.iter().zip(&maps).enumerate() {
             let s = windows.start(i);
             let raw = &batch.channels[c][s..s + t_len];
             let norm = |v: f64| batch.dtype.round(aff.map(v));
             let (lo_v, hi_v, mid_v) = order.window(batch.channels[c], s);
-            extremes.push(norm(lo_v).abs().max(norm(hi_v).abs()));
+            // How far apart the two paths' coefficients can be: the per-window path's
+            // rounding, plus this path's own (f64, on values offset by the window's mean).
+            let big = norm(lo_v).abs().max(norm(hi_v).abs());
+            let shift = aff.mean - origin;
+            let delta = sp.gain * (unit * big + 4.0 * U64 * (big + shift.abs() * aff.scale));
+            deltas[b] = delta;
+            let tol = &mut tols[slot(i)];
+            tol.delta = delta;
+            tol.bands.clear();
             let summary = &mut sums[slot(i)];
             summary.bands.clear();
             summary.stats = stats.map(|req| SeriesStats {
@@ -520,18 +535,6 @@ fn task<W: Real>(
         }
         t = clock.lap(Stage::Decompose, t);
 
-        // Per window of the block: its offset in the span, its mean relative to the
-        // origin, its scale, and how far apart the two paths' coefficients can be: the
-        // per-window path's rounding, plus this path's own (f64, on values offset by
-        // `shift`).
-        for (b, ((&i, aff), &big)) in block.iter().zip(&maps).zip(&extremes).enumerate() {
-            let shift = aff.mean - origin;
-            let delta = sp.gain * (unit * big + 4.0 * U64 * (big + shift.abs() * aff.scale));
-            let tol = &mut tols[slot(i)];
-            tol.delta = delta;
-            tol.bands.clear();
-            deltas[b] = delta;
-        }
         // Band by band, every window of the block side by side: the edge sums run over
         // the slot-major edges in vectors, then each window's moments are assembled.
         for (k, ph) in phased.iter().enumerate() {

@@ -51,9 +51,10 @@ pub fn sum_and_squares_by<T: Copy>(x: &[T], f: impl Fn(T) -> f64) -> (f64, f64) 
 /// `Σ f(s, x_s,i)` for each of `K` equal-length series `xs[s]`, each to the same bits as
 /// `sum_by(xs[s], …)`: the series' chains run side by side, so the adder's latency is
 /// hidden behind the other series instead of stalling one chain (about K× the throughput).
-/// Plain Rust; [`sum_each`] and [`squares_about_each`] use AVX2 where the CPU has it.
+/// Plain Rust: the fallback of [`sum_each`] and [`squares_about_each`], which use AVX2
+/// where the CPU has it.
 #[inline(always)]
-pub fn sum_by_each<const K: usize>(xs: [&[f64]; K], f: impl Fn(usize, f64) -> f64) -> [f64; K] {
+fn sum_by_each<const K: usize>(xs: [&[f64]; K], f: impl Fn(usize, f64) -> f64) -> [f64; K] {
     let len = xs[0].len();
     assert!(xs.iter().all(|x| x.len() == len), "series of equal length");
     let full = len / LANES * LANES;
@@ -75,24 +76,35 @@ pub fn sum_by_each<const K: usize>(xs: [&[f64]; K], f: impl Fn(usize, f64) -> f6
 /// `Σ x` of each of `K` equal-length series, to the bits of `sum_by(x, |v| v)`.
 #[inline(always)]
 pub fn sum_each<const K: usize>(xs: [&[f64]; K]) -> [f64; K] {
-    #[cfg(target_arch = "x86_64")]
-    if Isa::active() >= Isa::Avx2 {
-        // SAFETY: `Isa::active` checked that this CPU has AVX2.
-        return unsafe { x86::each::<K, false>(xs, [0.0; K]) };
-    }
-    sum_by_each(xs, |_, v| v)
+    each::<K, false>(xs, [0.0; K])
 }
 
 /// `Σ (x - m)²` of each of `K` equal-length series about its own `m`, to the bits of
 /// `sum_by(x, |v| (v - m) * (v - m))`.
 #[inline(always)]
 pub fn squares_about_each<const K: usize>(xs: [&[f64]; K], means: [f64; K]) -> [f64; K] {
+    each::<K, true>(xs, means)
+}
+
+/// `Σ term(x)` of each series, in AVX2 where the CPU has it.
+#[inline(always)]
+fn each<const K: usize, const SQUARE: bool>(xs: [&[f64]; K], means: [f64; K]) -> [f64; K] {
     #[cfg(target_arch = "x86_64")]
     if Isa::active() >= Isa::Avx2 {
         // SAFETY: `Isa::active` checked that this CPU has AVX2.
-        return unsafe { x86::each::<K, true>(xs, means) };
+        return unsafe { x86::each::<K, SQUARE>(xs, means) };
     }
-    sum_by_each(xs, |s, v| (v - means[s]) * (v - means[s]))
+    sum_by_each(xs, |s, v| term::<SQUARE>(v, means[s]))
+}
+
+/// The summed term: `x`, or `(x - m)²` when `SQUARE`.
+#[inline(always)]
+fn term<const SQUARE: bool>(v: f64, m: f64) -> f64 {
+    if SQUARE {
+        (v - m) * (v - m)
+    } else {
+        v
+    }
 }
 
 /// The scalar tail after the whole chunks, added in order as `sum_by` does.
@@ -108,7 +120,7 @@ fn tail(rest: &[f64], f: impl Fn(f64) -> f64) -> f64 {
 /// (no fused multiply-add), so the bits are the same.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{combine, tail, LANES};
+    use super::{combine, tail, term, LANES};
     use std::arch::x86_64::*;
 
     /// `SQUARE`: sum `(x - m)²` instead of `x`.
@@ -146,14 +158,7 @@ mod x86 {
             let mut acc = [0.0f64; LANES];
             _mm256_storeu_pd(acc.as_mut_ptr(), lo[s]);
             _mm256_storeu_pd(acc.as_mut_ptr().add(4), hi[s]);
-            let rest = tail(&xs[s][full..], |v| {
-                if SQUARE {
-                    (v - means[s]) * (v - means[s])
-                } else {
-                    v
-                }
-            });
-            combine(acc) + rest
+            combine(acc) + tail(&xs[s][full..], |v| term::<SQUARE>(v, means[s]))
         })
     }
 }
