@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Windows per chunk (times the channels): a few MB of samples at a time.
@@ -24,10 +25,11 @@ pub struct Unit {
     pub file: Option<std::sync::Arc<str>>,
     pub window: usize,
     pub start: usize,
-    /// The time at `start` (ISO 8601 for dates), or the row number without a time axis.
-    pub start_time: String,
-    /// The channel, for `series` aggregation.
-    pub column: Option<String>,
+    /// The time at `start` (ISO 8601 for dates), or the row number without a time axis;
+    /// shared by the series of one window.
+    pub start_time: Arc<str>,
+    /// The channel, for `series` aggregation (one name shared by all its units).
+    pub column: Option<Arc<str>>,
     pub features: Features,
 }
 
@@ -115,15 +117,22 @@ impl ChunkRows<'_> {
 }
 
 /// The groups of a chunk of windows `w`: (series range within the chunk, unit identity).
-fn groups(shape: &Shape<'_>, w: Range<usize>) -> Vec<(Range<usize>, usize, Option<String>)> {
+fn groups(shape: &Shape<'_>, w: Range<usize>) -> Vec<(Range<usize>, usize, Option<Arc<str>>)> {
     let n = shape.table.channels.len();
     match shape.aggregate {
-        Aggregate::Series => w
-            .clone()
-            .flat_map(|i| (0..n).map(move |c| (i, c)))
-            .enumerate()
-            .map(|(k, (i, c))| (k..k + 1, i, Some(shape.table.channels[c].name.clone())))
-            .collect(),
+        Aggregate::Series => {
+            let names: Vec<Arc<str>> = shape
+                .table
+                .channels
+                .iter()
+                .map(|c| Arc::from(c.name.as_str()))
+                .collect();
+            w.clone()
+                .flat_map(|i| (0..n).map(move |c| (i, c)))
+                .enumerate()
+                .map(|(k, (i, c))| (k..k + 1, i, Some(names[c].clone())))
+                .collect()
+        }
         Aggregate::Sample => w
             .clone()
             .enumerate()
@@ -239,14 +248,14 @@ pub fn features(
                 // The feature functions are one pass; charge them to the description stage.
                 timer.time(Stage::Difficulty, || {
                     groups
-                        .iter()
+                        .par_iter()
                         .map(|(r, ..)| features::compute(&sums[r.clone()]))
                         .collect()
                 })
             }
         };
         let t = Instant::now();
-        let mut last_time: Option<(usize, String)> = None;
+        let mut last_time: Option<(usize, Arc<str>)> = None;
         units.extend(
             groups
                 .into_iter()
@@ -257,7 +266,7 @@ pub fn features(
                     let start_time = match &last_time {
                         Some((s, t)) if *s == start => t.clone(),
                         _ => {
-                            let t = shape.table.time_label(start);
+                            let t: Arc<str> = shape.table.time_label(start).into();
                             last_time = Some((start, t.clone()));
                             t
                         }
@@ -290,7 +299,7 @@ fn slide_chunk(
     batch: &WindowBatch<'_>,
     sp: &SlidePlan,
     reads: &Reads,
-    groups: &[(Range<usize>, usize, Option<String>)],
+    groups: &[(Range<usize>, usize, Option<Arc<str>>)],
     stats: Option<StatsRequest>,
     timer: &mut Timer,
 ) -> (Vec<Features>, usize) {

@@ -9,10 +9,14 @@
 use crate::numeric::Real;
 use realfft::{num_complex::Complex, ComplexToReal, RealFftPlanner, RealToComplex};
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many lags Time-LLM reports.
 pub const TOP_LAGS: usize = 5;
+
+/// The top lags of one series, inline (no allocation per series).
+pub type Lags = SmallVec<[usize; TOP_LAGS]>;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SeriesStats {
@@ -22,7 +26,7 @@ pub struct SeriesStats {
     pub median: f64,
     /// `x[T-1] - x[0]`, the sum of first differences.
     pub trend: f64,
-    pub lags: Vec<usize>,
+    pub lags: Lags,
 }
 
 /// Planned FFTs and buffers for series of one length.
@@ -35,7 +39,6 @@ pub struct StatsScratch {
     corr: Vec<f64>,
     scratch: Vec<Complex<f64>>,
     sorted: Vec<f64>,
-    order: Vec<usize>,
 }
 
 impl StatsScratch {
@@ -62,7 +65,6 @@ impl StatsScratch {
             corr: vec![0.0; n],
             scratch: vec![Complex::default(); scratch_len],
             sorted: Vec::with_capacity(len),
-            order: Vec::with_capacity(n),
             forward,
             inverse,
         }
@@ -91,15 +93,15 @@ impl StatsScratch {
             max,
             median,
             trend,
-            lags: if lags { self.lags() } else { Vec::new() },
+            lags: if lags { self.lags() } else { Lags::new() },
         }
     }
 
     /// The top lags of `x` alone (two FFTs).
-    pub fn lags_of<T: Real>(&mut self, x: &[T]) -> Vec<usize> {
+    pub fn lags_of<T: Real>(&mut self, x: &[T]) -> Lags {
         debug_assert_eq!(x.len(), self.len);
         if x.is_empty() {
-            return Vec::new();
+            return Lags::new();
         }
         for (i, v) in self.input.iter_mut().zip(x) {
             *i = v.to_f64();
@@ -107,9 +109,9 @@ impl StatsScratch {
         self.lags()
     }
 
-    fn lags(&mut self) -> Vec<usize> {
+    fn lags(&mut self) -> Lags {
         let Some(inverse) = &self.inverse else {
-            return vec![0];
+            return smallvec::smallvec![0];
         };
         // The planned sizes match the buffers by construction; these cannot fail.
         let _ = self.forward.process_with_scratch(
@@ -127,7 +129,7 @@ impl StatsScratch {
             &mut self.corr,
             &mut self.scratch,
         );
-        rank_lags(&mut self.corr, &mut self.order)
+        rank_lags(&mut self.corr)
     }
 }
 
@@ -227,8 +229,8 @@ impl SlidingOrder {
 }
 
 /// Indices of the `TOP_LAGS` largest autocorrelations, by the rule in the module docs.
-/// `corr` is overwritten with the symmetrised ratios to lag 0.
-pub fn rank_lags(corr: &mut [f64], order: &mut Vec<usize>) -> Vec<usize> {
+/// `corr` is symmetrised in place.
+fn rank_lags(corr: &mut [f64]) -> Lags {
     let n = corr.len();
     for k in 1..n.div_ceil(2) {
         let m = 0.5 * (corr[k] + corr[n - k]);
@@ -242,30 +244,41 @@ pub fn rank_lags(corr: &mut [f64], order: &mut Vec<usize>) -> Vec<usize> {
     // One pass keeping the best TOP_LAGS (rounded ratio, lag), larger first. Scanning lags
     // upwards and inserting only when strictly larger keeps the smaller lag first on ties.
     // Rounding is monotone, so a raw ratio at or below the current last one cannot beat
-    // it: only the few candidates above are rounded.
-    order.clear();
+    // it: only the few candidates above are rounded, and a block of lags with none above
+    // is passed over with one vector compare (most of them, once the top is filled).
+    const BLOCK: usize = 8;
+    let mut top = Lags::new();
     let mut best: [f64; TOP_LAGS] = [f64::NEG_INFINITY; TOP_LAGS];
     let mut last_raw = f64::NEG_INFINITY;
-    for k in 0..n {
-        let raw = corr[k] * scale;
-        corr[k] = raw;
-        if order.len() == TOP_LAGS && raw <= last_raw {
+    for (b, block) in corr.chunks(BLOCK).enumerate() {
+        let full = top.len() == TOP_LAGS;
+        if full
+            && !block
+                .iter()
+                .fold(false, |any, &c| any | (c * scale > last_raw))
+        {
             continue;
         }
-        let v = round9(raw);
-        let pos = best[..order.len()]
-            .iter()
-            .position(|&b| v > b)
-            .unwrap_or(order.len());
-        if pos < TOP_LAGS {
-            order.insert(pos, k);
-            order.truncate(TOP_LAGS);
-            best.copy_within(pos..TOP_LAGS - 1, pos + 1);
-            best[pos] = v;
-            last_raw = corr[order[order.len() - 1]];
+        for (j, &c) in block.iter().enumerate() {
+            let raw = c * scale;
+            if top.len() == TOP_LAGS && raw <= last_raw {
+                continue;
+            }
+            let v = round9(raw);
+            let pos = best[..top.len()]
+                .iter()
+                .position(|&b| v > b)
+                .unwrap_or(top.len());
+            if pos < TOP_LAGS {
+                top.insert(pos, b * BLOCK + j);
+                top.truncate(TOP_LAGS);
+                best.copy_within(pos..TOP_LAGS - 1, pos + 1);
+                best[pos] = v;
+                last_raw = corr[top[top.len() - 1]] * scale;
+            }
         }
     }
-    order.clone()
+    top
 }
 
 #[cfg(test)]
@@ -326,6 +339,42 @@ mod tests {
         let lags = s.compute(&x, true).lags;
         // r peaks at multiples of 4; mirror lags come out smaller first.
         assert_eq!(&lags[..4], &[0, 4, 8, 12]);
+    }
+
+    /// The one-pass ranking (blocks skipped, candidates inserted) against a full sort by
+    /// (rounded ratio descending, lag ascending), on series with many exact ties.
+    #[test]
+    fn ranking_matches_a_full_sort() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..400 {
+            let n = [2, 6, 8, 9, 16, 64, 100, 512][case % 8];
+            // Few distinct values (ties), or continuous ones, or all zero.
+            let corr: Vec<f64> = (0..n)
+                .map(|_| match case % 3 {
+                    0 => (next() % 4) as f64 - 1.0,
+                    1 => (next() % 1_000_000) as f64 / 7.0 - 5e4,
+                    _ => 0.0,
+                })
+                .collect();
+            let mut sym = corr.clone();
+            let got = rank_lags(&mut sym);
+            let scale = if sym[0] != 0.0 { 1.0 / sym[0] } else { 0.0 };
+            let mut all: Vec<(f64, usize)> = sym
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| (((c * scale) * 1e9).round() / 1e9, k))
+                .collect();
+            // Compared as numbers (-0 ties with 0), as the ranking compares them.
+            all.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(&b.1)));
+            let want: Vec<usize> = all.iter().take(TOP_LAGS).map(|p| p.1).collect();
+            assert_eq!(got[..], want[..], "case {case}, n {n}: {corr:?}");
+        }
     }
 
     #[test]

@@ -231,7 +231,7 @@ fn features<'py>(
         PyArray2::from_vec2(py, &rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     };
     let text = |get: fn(&Features) -> &str| PyList::new(py, f.iter().map(|x| get(x).to_string()));
-    d.set_item("energy_ratio", matrix(|x| x.energy_ratio.clone())?)?;
+    d.set_item("energy_ratio", matrix(|x| x.energy_ratio.to_vec())?)?;
     d.set_item("energy_entropy", scalar(|x| x.energy_entropy))?;
     d.set_item(
         "dominant_band",
@@ -239,7 +239,7 @@ fn features<'py>(
     )?;
     d.set_item("dominant_energy", scalar(|x| x.dominant_energy))?;
     d.set_item("freq_pattern", text(|x| &x.freq_pattern)?)?;
-    d.set_item("trends", matrix(|x| x.trends.clone())?)?;
+    d.set_item("trends", matrix(|x| x.trends.to_vec())?)?;
     d.set_item(
         "trends_sign",
         matrix(|x| x.trends_sign.iter().map(|&v| v as f64).collect())?
@@ -247,7 +247,7 @@ fn features<'py>(
     )?;
     d.set_item("trend_consistency", scalar(|x| x.trend_consistency))?;
     d.set_item("trend_desc", text(|x| &x.trend_desc)?)?;
-    d.set_item("band_stds", matrix(|x| x.band_stds.clone())?)?;
+    d.set_item("band_stds", matrix(|x| x.band_stds.to_vec())?)?;
     d.set_item("snr_db", scalar(|x| x.snr_db))?;
     d.set_item("volatility_ratio", scalar(|x| x.volatility_ratio))?;
     d.set_item("stability_desc", text(|x| &x.stability_desc)?)?;
@@ -336,27 +336,27 @@ fn render_prompt(template: &str, vars: &Bound<'_, PyDict>) -> PyResult<String> {
     let p = prompt::builtin_prompter(template)
         .ok_or_else(|| value_error(format!("no built-in template '{template}'")))?;
     let f = Features {
-        energy_ratio: item(vars, "energy_ratio")?,
+        energy_ratio: item::<Vec<f64>>(vars, "energy_ratio")?.into(),
         energy_entropy: item(vars, "energy_entropy")?,
         dominant_band: item(vars, "dominant_band")?,
         dominant_energy: item(vars, "dominant_energy")?,
-        freq_pattern: item(vars, "freq_pattern")?,
-        trends: item(vars, "trends")?,
-        trends_sign: item(vars, "trends_sign")?,
+        freq_pattern: item::<String>(vars, "freq_pattern")?.into(),
+        trends: item::<Vec<f64>>(vars, "trends")?.into(),
+        trends_sign: item::<Vec<i8>>(vars, "trends_sign")?.into(),
         trend_consistency: item(vars, "trend_consistency")?,
-        trend_desc: item(vars, "trend_desc")?,
-        band_stds: item(vars, "band_stds")?,
+        trend_desc: item::<String>(vars, "trend_desc")?.into(),
+        band_stds: item::<Vec<f64>>(vars, "band_stds")?.into(),
         snr_db: item(vars, "snr_db")?,
         volatility_ratio: item(vars, "volatility_ratio")?,
-        stability_desc: item(vars, "stability_desc")?,
-        signal_quality: item(vars, "signal_quality")?,
+        stability_desc: item::<String>(vars, "stability_desc")?.into(),
+        signal_quality: item::<String>(vars, "signal_quality")?.into(),
         difficulty_score: item(vars, "difficulty_score")?,
-        difficulty: item(vars, "difficulty")?,
+        difficulty: item::<String>(vars, "difficulty")?.into(),
         min: item(vars, "min")?,
         max: item(vars, "max")?,
         median: item(vars, "median")?,
         trend: item(vars, "trend")?,
-        lags: item(vars, "lags")?,
+        lags: item::<Vec<usize>>(vars, "lags")?.into(),
     };
     let description: String = item(vars, "description")?;
     p.render(&PromptVars {

@@ -29,14 +29,18 @@ pub fn ui(
             let rows: [(&str, String, String); 9] = [
                 (
                     "frequency pattern",
-                    fa.freq_pattern.clone(),
-                    fb.freq_pattern.clone(),
+                    fa.freq_pattern.to_string(),
+                    fb.freq_pattern.to_string(),
                 ),
-                ("trend", fa.trend_desc.clone(), fb.trend_desc.clone()),
+                (
+                    "trend",
+                    fa.trend_desc.to_string(),
+                    fb.trend_desc.to_string(),
+                ),
                 (
                     "signal quality",
-                    fa.signal_quality.clone(),
-                    fb.signal_quality.clone(),
+                    fa.signal_quality.to_string(),
+                    fb.signal_quality.to_string(),
                 ),
                 (
                     "difficulty",

@@ -20,10 +20,10 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
                 ui.end_row();
                 r
             };
-            row("frequency pattern", f.freq_pattern.clone());
-            row("trend", f.trend_desc.clone());
-            row("signal quality", f.signal_quality.clone());
-            row("stability", f.stability_desc.clone());
+            row("frequency pattern", f.freq_pattern.to_string());
+            row("trend", f.trend_desc.to_string());
+            row("signal quality", f.signal_quality.to_string());
+            row("stability", f.stability_desc.to_string());
             row(
                 "difficulty",
                 format!("{} ({:.1})", f.difficulty, f.difficulty_score),

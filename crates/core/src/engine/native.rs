@@ -577,7 +577,7 @@ fn summarize_task<W: Real>(
                     }
                     fft.lags_of(&row)
                 } else {
-                    Vec::new()
+                    Default::default()
                 },
             });
         }

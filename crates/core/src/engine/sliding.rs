@@ -481,7 +481,7 @@ fn task<W: Real>(
                         }
                         fft.lags_of(&row)
                     }
-                    _ => Vec::new(),
+                    _ => Default::default(),
                 },
             });
         }

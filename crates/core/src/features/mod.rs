@@ -8,7 +8,9 @@ pub mod margin;
 pub use margin::Reads;
 
 use crate::engine::{BandSummary, Bands, SeriesSummary};
+use crate::stats::Lags;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -56,29 +58,36 @@ impl FromStr for Aggregate {
 
 /// Every feature of SPEC §5, named as in §8.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Per-band values are inline up to five bands and the descriptions are static text but
+/// for the few worded with numbers: a prompt's features cost about one allocation, not
+/// eleven (per-series runs make 118,363 of them).
 pub struct Features {
-    pub energy_ratio: Vec<f64>,
+    pub energy_ratio: Bands<f64>,
     pub energy_entropy: f64,
     pub dominant_band: usize,
     pub dominant_energy: f64,
-    pub freq_pattern: String,
-    pub trends: Vec<f64>,
-    pub trends_sign: Vec<i8>,
+    pub freq_pattern: Text,
+    pub trends: Bands<f64>,
+    pub trends_sign: Bands<i8>,
     pub trend_consistency: f64,
-    pub trend_desc: String,
-    pub band_stds: Vec<f64>,
+    pub trend_desc: Text,
+    pub band_stds: Bands<f64>,
     pub snr_db: f64,
     pub volatility_ratio: f64,
-    pub stability_desc: String,
-    pub signal_quality: String,
+    pub stability_desc: Text,
+    pub signal_quality: Text,
     pub difficulty_score: f64,
-    pub difficulty: String,
+    pub difficulty: Text,
     pub min: f64,
     pub max: f64,
     pub median: f64,
     pub trend: f64,
-    pub lags: Vec<usize>,
+    pub lags: Lags,
 }
+
+/// A description: static wording, or text made for the case.
+pub type Text = Cow<'static, str>;
 
 /// Energy ratios of one series: `E_k / max(ΣE, 1e-10)`, or uniform when ΣE = 0.
 pub fn energy_ratios(bands: &[BandSummary]) -> Bands<f64> {
@@ -138,11 +147,14 @@ pub fn compute(group: &[SeriesSummary]) -> Features {
     let bands = group.first().map_or(0, |s| s.bands.len());
     let n = bands.saturating_sub(1);
 
-    let mut mean_ratio = vec![0.0; bands];
+    let mut mean_ratio: Bands<f64> = smallvec::smallvec![0.0; bands];
     let mut mean_entropy = 0.0;
-    let mut votes = vec![0usize; bands];
-    let mut pooled = vec![BandSummary::default(); bands];
-    let (mut rises, mut steps) = (vec![0.0; bands], vec![0usize; bands]);
+    let mut votes: Bands<usize> = smallvec::smallvec![0; bands];
+    let mut pooled: Bands<BandSummary> = smallvec::smallvec![BandSummary::default(); bands];
+    let (mut rises, mut steps): (Bands<f64>, Bands<usize>) = (
+        smallvec::smallvec![0.0; bands],
+        smallvec::smallvec![0; bands],
+    );
     for s in group {
         let r = energy_ratios(&s.bands);
         mean_entropy += entropy(&r) / m;
@@ -159,19 +171,19 @@ pub fn compute(group: &[SeriesSummary]) -> Features {
         .enumerate()
         .fold(0, |best, (i, &v)| if v > votes[best] { i } else { best });
     let dominant_energy = mean_ratio.get(dominant_band).copied().unwrap_or(0.0);
-    let trends: Vec<f64> = rises
+    let trends: Bands<f64> = rises
         .iter()
         .zip(&steps)
         .map(|(&r, &s)| if s == 0 { 0.0 } else { r / s as f64 })
         .collect();
-    let trends_sign: Vec<i8> = trends.iter().map(|&t| sign(t)).collect();
+    let trends_sign: Bands<i8> = trends.iter().map(|&t| sign(t)).collect();
     let s0 = trends_sign.first().copied().unwrap_or(0);
     let trend_consistency = if s0 == 0 {
         0.5
     } else {
         trends_sign.iter().filter(|&&s| s == s0).count() as f64 / bands.max(1) as f64
     };
-    let band_stds: Vec<f64> = pooled.iter().map(BandSummary::std).collect();
+    let band_stds: Bands<f64> = pooled.iter().map(BandSummary::std).collect();
     let (std_first, std_last) = (
         band_stds.first().copied().unwrap_or(0.0),
         band_stds.last().copied().unwrap_or(0.0),
@@ -192,20 +204,21 @@ pub fn compute(group: &[SeriesSummary]) -> Features {
         + 35.0 * norm_entropy.clamp(0.0, 1.0)
         + 25.0 / (1.0 + ((snr - 10.0) / 5.0).exp());
 
-    let stats: Vec<_> = group.iter().filter_map(|s| s.stats.as_ref()).collect();
+    let stats = || group.iter().filter_map(|s| s.stats.as_ref());
+    let with_stats = stats().count();
     let mean_of = |f: fn(&crate::stats::SeriesStats) -> f64| {
-        if stats.is_empty() {
+        if with_stats == 0 {
             0.0
         } else {
-            stats.iter().map(|s| f(s)).sum::<f64>() / stats.len() as f64
+            stats().map(f).sum::<f64>() / with_stats as f64
         }
     };
     Features {
         freq_pattern: describe::frequency_pattern(mean_entropy, dominant_band, dominant_energy),
         trend_desc: describe::trend(&trends_sign, trend_consistency),
         stability_desc: describe::stability(volatility_ratio, strong_mid),
-        signal_quality: describe::quality(snr).to_string(),
-        difficulty: describe::difficulty(difficulty_score).to_string(),
+        signal_quality: describe::quality(snr).into(),
+        difficulty: describe::difficulty(difficulty_score).into(),
         energy_ratio: mean_ratio,
         energy_entropy: mean_entropy,
         dominant_band,
@@ -220,8 +233,8 @@ pub fn compute(group: &[SeriesSummary]) -> Features {
         min: mean_of(|s| s.min),
         max: mean_of(|s| s.max),
         median: mean_of(|s| s.median),
-        trend: stats.first().map_or(0.0, |s| s.trend),
-        lags: stats.first().map_or_else(Vec::new, |s| s.lags.clone()),
+        trend: stats().next().map_or(0.0, |s| s.trend),
+        lags: stats().next().map_or_else(Lags::new, |s| s.lags.clone()),
     }
 }
 
@@ -247,7 +260,7 @@ mod tests {
             stats: None,
         };
         let f = compute(&[s]);
-        assert_eq!(f.energy_ratio, vec![0.25; 4]);
+        assert_eq!(f.energy_ratio[..], [0.25; 4]);
         assert_eq!(f.snr_db, 0.0);
         assert_eq!(f.trend_consistency, 0.5);
         assert_eq!(f.trend_desc, "mixed (0/4 scales upward)");

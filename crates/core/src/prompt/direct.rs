@@ -162,16 +162,16 @@ mod tests {
         ];
         let difficulty = ["low", "moderate", "high"];
         Features {
-            energy_ratio: vec![num(r), num(r)],
+            energy_ratio: smallvec::smallvec![num(r), num(r)],
             energy_entropy: num(r),
             dominant_band: 1,
             dominant_energy: num(r),
             freq_pattern: words[(r() % 3) as usize].into(),
-            trends: vec![num(r)],
-            trends_sign: vec![1, -1],
+            trends: smallvec::smallvec![num(r)],
+            trends_sign: smallvec::smallvec![1, -1],
             trend_consistency: num(r),
             trend_desc: words[(r() % 3) as usize].into(),
-            band_stds: vec![num(r)],
+            band_stds: smallvec::smallvec![num(r)],
             snr_db: num(r),
             volatility_ratio: num(r),
             stability_desc: words[(r() % 3) as usize].into(),
