@@ -295,3 +295,74 @@ fn window_path_equals_the_gathered_batch() {
         }
     }
 }
+
+/// A torch engine leaves each chunk's summaries on the device and downloads the whole run
+/// at once: one host synchronisation over several chunks, and the same features as the
+/// native engine's, unit for unit.
+#[test]
+fn torch_cpu_downloads_a_run_of_several_chunks_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("long.csv");
+    let mut text = String::from("t,a,b\n");
+    for i in 0..9000 {
+        let t = i as f64;
+        let a = (t / 24.0).sin() + 0.01 * t + 0.3 * ((t * 7.3).sin() * 43758.5453).fract();
+        let b = (t / 168.0).cos() * 2.0 + 0.1 * ((t * 3.1).cos() * 12345.678).fract();
+        text.push_str(&format!("{i},{a},{b}\n"));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let cfg = Config {
+        seq_len: Some(64),
+        dtype: DType::F64,
+        ..Config::default()
+    };
+    let spec = RunSpec::new(cfg, Purpose::Features).unwrap();
+    let table = spec.load(&csv).unwrap();
+    let prepared = spec.prepare(&table).unwrap();
+    let shape = Shape {
+        slide: Err("the test reads feature values".into()),
+        ..prepared.shape(&spec, &table)
+    };
+    assert!(
+        shape.windows.count > 2 * 4096,
+        "the run must span several chunks: {} windows",
+        shape.windows.count
+    );
+    let run = |kind| {
+        let mut sel = engine::select(kind);
+        assert_eq!(sel.engine.kind(), kind);
+        let mut timer = Timer::default();
+        let units =
+            pipeline::features(&mut sel.engine, &mut sel.notice, &shape, &mut timer, |_| {
+                true
+            })
+            .unwrap();
+        (units, timer.host_syncs)
+    };
+    let (native, _) = run(EngineKind::Native);
+    let (torch, syncs) = run(EngineKind::TorchCpu);
+    assert_eq!(syncs, 1, "one download for the whole run");
+    assert_eq!(native.len(), torch.len());
+    assert_eq!(native.len(), shape.windows.count * 2);
+    for (a, b) in native.iter().zip(&torch) {
+        let at = format!("window {} {:?}", a.window, a.column);
+        assert_eq!((a.window, &a.column), (b.window, &b.column), "{at}");
+        let (fa, fb) = (&a.features, &b.features);
+        assert_eq!(fa.energy_ratio.len(), fb.energy_ratio.len(), "{at}");
+        for (x, y) in fa.energy_ratio.iter().zip(&fb.energy_ratio) {
+            assert!(close(*x, *y), "{at}: energy ratio {x} vs {y}");
+        }
+        for (x, y) in [
+            (fa.energy_entropy, fb.energy_entropy),
+            (fa.snr_db, fb.snr_db),
+            (fa.difficulty_score, fb.difficulty_score),
+            (fa.min, fb.min),
+            (fa.max, fb.max),
+            (fa.median, fb.median),
+            (fa.trend, fb.trend),
+        ] {
+            assert!(close(x, y), "{at}: {x} vs {y}");
+        }
+        assert_eq!(fa.lags, fb.lags, "{at}");
+    }
+}

@@ -2,13 +2,16 @@
 //!
 //! Each level gathers the extended input with `index_select` (plus a weighted sum for the
 //! modes whose edges mix samples), then one `conv1d(stride 2)` with the two reversed
-//! decomposition filters as output channels. Reductions run on the device too; the host
-//! receives one `[series × k]` tensor per batch, a single synchronisation. Only fallible
+//! decomposition filters as output channels. Reductions run on the device too, into one
+//! `[series × k]` tensor per batch. The pipeline queues every batch (`queue_windows`) and
+//! `collect` downloads them all at once: one synchronisation per run. Only fallible
 //! (`f_*`) calls are used, so a CUDA error or out-of-memory is an `Err`, never a panic.
 
 use super::plan::{LevelPlan, Plan};
 use super::summary::{BandSummary, SeriesSummary};
-use super::{DType, Engine, EngineError, EngineKind, SeriesRef, StatsRequest, Values};
+use super::{
+    DType, Engine, EngineError, EngineKind, Queued, SeriesRef, StatsRequest, Values, WindowBatch,
+};
 use crate::stats::{SeriesStats, TOP_LAGS};
 use crate::timing::{Stage, Timer};
 use std::collections::HashMap;
@@ -35,6 +38,8 @@ struct PlanKey(String, crate::wavelet::Mode, usize, usize, DType);
 pub struct Torch {
     device: Device,
     prepared: HashMap<PlanKey, Prepared>,
+    /// Summaries queued by `queue_windows`, waiting on the device for `collect`.
+    queued: Vec<Packed>,
 }
 
 fn kind_of(dtype: DType) -> Kind {
@@ -49,6 +54,7 @@ impl Torch {
         Torch {
             device: Device::Cpu,
             prepared: HashMap::new(),
+            queued: Vec::new(),
         }
     }
 
@@ -58,6 +64,7 @@ impl Torch {
             Ok(Torch {
                 device: Device::Cuda(0),
                 prepared: HashMap::new(),
+                queued: Vec::new(),
             })
         } else {
             Err("no CUDA device visible to libtorch".into())
@@ -143,17 +150,16 @@ impl Torch {
         Ok(bands)
     }
 
-    fn summarize_impl(
+    /// Every summary of `x` packed on the device as `[series, width]` f64 (see `unpack`):
+    /// queued work, nothing waited for.
+    fn pack(
         &mut self,
         x: SeriesRef<'_>,
         plan: &Plan,
         stats: Option<StatsRequest>,
         timer: &mut Timer,
-    ) -> Result<Vec<SeriesSummary>, TchError> {
+    ) -> Result<Packed, TchError> {
         let rows = x.values() / plan.len.max(1);
-        if rows == 0 {
-            return Ok(Vec::new());
-        }
         let device = self.device;
         let lap = |timer: &mut Timer, stage: Stage, t: Instant| {
             // Precise mode: wait for queued device work so it is charged to its stage.
@@ -242,19 +248,83 @@ impl Torch {
             lap(timer, Stage::Statistics, t);
         }
 
+        Ok(Packed {
+            tensor: Tensor::f_stack(&columns, 1)?,
+            rows,
+            layout: Layout {
+                band_lens: plan.band_lens.clone(),
+                stats: stats.is_some(),
+                n_lags,
+            },
+        })
+    }
+
+    /// Bring packed summaries to the host: one transfer, one synchronisation.
+    fn download(&self, packed: &Tensor, timer: &mut Timer) -> Result<Vec<f64>, TchError> {
         let t = Instant::now();
-        let packed =
-            Tensor::f_stack(&columns, 1)?.f_to_device_(Device::Cpu, Kind::Double, false, false)?;
-        let width = columns.len();
-        let mut host = vec![0.0f64; rows * width];
-        packed.f_copy_data(&mut host, rows * width)?;
+        let host = packed.f_to_device_(Device::Cpu, Kind::Double, false, false)?;
+        let mut v = vec![0.0f64; host.numel()];
+        let n = v.len();
+        host.f_copy_data(&mut v, n)?;
         timer.host_syncs += 1;
         timer.add(Stage::Download, t.elapsed());
+        Ok(v)
+    }
 
-        Ok(host
-            .chunks_exact(width)
-            .map(|row| {
-                let bands = (0..plan.bands())
+    fn summarize_impl(
+        &mut self,
+        x: SeriesRef<'_>,
+        plan: &Plan,
+        stats: Option<StatsRequest>,
+        timer: &mut Timer,
+    ) -> Result<Vec<SeriesSummary>, TchError> {
+        if x.values() / plan.len.max(1) == 0 {
+            return Ok(Vec::new());
+        }
+        let packed = self.pack(x, plan, stats, timer)?;
+        let host = self.download(&packed.tensor, timer)?;
+        Ok(packed.layout.unpack(&host))
+    }
+
+    fn collect_impl(&mut self, timer: &mut Timer) -> Result<Vec<SeriesSummary>, TchError> {
+        let queued = std::mem::take(&mut self.queued);
+        let mut out = Vec::with_capacity(queued.iter().map(|p| p.rows).sum());
+        // One transfer for every run of batches with the same layout (a run has one).
+        let mut i = 0;
+        while i < queued.len() {
+            let layout = &queued[i].layout;
+            let j = i + queued[i..]
+                .iter()
+                .take_while(|p| p.layout == *layout)
+                .count();
+            let parts: Vec<&Tensor> = queued[i..j].iter().map(|p| &p.tensor).collect();
+            let host = self.download(&Tensor::f_cat(&parts, 0)?, timer)?;
+            out.extend(layout.unpack(&host));
+            i = j;
+        }
+        Ok(out)
+    }
+}
+
+/// What the columns of a packed summary tensor are.
+#[derive(Clone, PartialEq)]
+struct Layout {
+    band_lens: Vec<usize>,
+    stats: bool,
+    n_lags: usize,
+}
+
+impl Layout {
+    fn width(&self) -> usize {
+        self.band_lens.len() * BAND_FIELDS + if self.stats { 4 + self.n_lags } else { 0 }
+    }
+
+    /// Row-major `[series, width]` values back into summaries.
+    fn unpack(&self, host: &[f64]) -> Vec<SeriesSummary> {
+        let bands = self.band_lens.len();
+        host.chunks_exact(self.width().max(1))
+            .map(|row| SeriesSummary {
+                bands: (0..bands)
                     .map(|k| {
                         let v = &row[k * BAND_FIELDS..(k + 1) * BAND_FIELDS];
                         BandSummary {
@@ -263,28 +333,34 @@ impl Torch {
                             m2: v[2],
                             first: v[3],
                             last: v[4],
-                            len: plan.band_lens[k],
+                            len: self.band_lens[k],
                         }
                     })
-                    .collect();
-                let stats = stats.map(|_| {
-                    let s = &row[plan.bands() * BAND_FIELDS..];
+                    .collect(),
+                stats: self.stats.then(|| {
+                    let s = &row[bands * BAND_FIELDS..];
                     SeriesStats {
                         min: s[0],
                         max: s[1],
                         median: s[2],
                         trend: s[3],
-                        lags: s[4..4 + n_lags]
+                        lags: s[4..4 + self.n_lags]
                             .iter()
                             .filter(|&&v| v >= 0.0)
                             .map(|&v| v as usize)
                             .collect(),
                     }
-                });
-                SeriesSummary { bands, stats }
+                }),
             })
-            .collect())
+            .collect()
     }
+}
+
+/// A batch's summaries, still on the device.
+struct Packed {
+    tensor: Tensor,
+    rows: usize,
+    layout: Layout,
 }
 
 /// Top lags of every row on the device, by the rule of `stats` (symmetrised circular
@@ -419,5 +495,27 @@ impl Engine for Torch {
     ) -> Result<Vec<SeriesSummary>, EngineError> {
         self.summarize_impl(x, plan, stats, timer)
             .map_err(|e| self.err(e))
+    }
+
+    fn queue_windows(
+        &mut self,
+        batch: &WindowBatch<'_>,
+        plan: &Plan,
+        stats: Option<StatsRequest>,
+        timer: &mut Timer,
+    ) -> Result<Queued, EngineError> {
+        if batch.series() == 0 {
+            return Ok(Queued::Ready(Vec::new()));
+        }
+        let x = timer.time(Stage::Prepare, || batch.gather());
+        let packed = self
+            .pack(x.as_ref(), plan, stats, timer)
+            .map_err(|e| self.err(e))?;
+        self.queued.push(packed);
+        Ok(Queued::OnDevice)
+    }
+
+    fn collect(&mut self, timer: &mut Timer) -> Result<Vec<SeriesSummary>, EngineError> {
+        self.collect_impl(timer).map_err(|e| self.err(e))
     }
 }

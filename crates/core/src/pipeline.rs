@@ -4,7 +4,8 @@
 use crate::data::{Normalize, Table, Windows};
 use crate::engine::sliding::{self, SlidePlan};
 use crate::engine::{
-    self, DType, Engine, EngineError, EngineKind, Plan, SeriesSummary, StatsRequest, WindowBatch,
+    self, DType, Engine, EngineError, EngineKind, Plan, Queued, SeriesSummary, StatsRequest,
+    WindowBatch,
 };
 use crate::features::{self, margin, Aggregate, Features, Reads};
 use crate::timing::{PathUsed, Stage, StageClock, Timer};
@@ -117,7 +118,7 @@ impl ChunkRows<'_> {
 }
 
 /// The groups of a chunk of windows `w`: (series range within the chunk, unit identity).
-fn groups(shape: &Shape<'_>, w: Range<usize>) -> Vec<(Range<usize>, usize, Option<Arc<str>>)> {
+fn groups(shape: &Shape<'_>, w: Range<usize>) -> Groups {
     let n = shape.table.channels.len();
     match shape.aggregate {
         Aggregate::Series => {
@@ -228,7 +229,11 @@ pub fn features(
         windows: total,
         recomputed: 0,
     };
-    let mut units = Vec::new();
+    // Each chunk's windows, groups and features; a device engine leaves its chunks'
+    // summaries on the device (features None) until one download brings them all back.
+    let mut chunks: Vec<(Range<usize>, Groups, Option<Vec<Features>>)> = Vec::new();
+    let mut queued_on: Option<EngineKind> = None;
+    let mut queued_series = 0;
     let mut w0 = 0;
     while w0 < total {
         let w = w0..(w0 + chunk).min(total);
@@ -239,23 +244,39 @@ pub fn features(
             Ok((sp, reads)) => {
                 let (f, redone) = slide_chunk(shape, &batch, sp, reads, &groups, stats, timer);
                 path.recomputed += redone;
-                f
+                Some(f)
             }
-            Err(_) => {
-                let sums: Vec<SeriesSummary> = engine::with_fallback(engine, notice, |e| {
-                    e.summarize_windows(&batch, shape.plan, stats, timer)
-                })?;
-                // The feature functions are one pass; charge them to the description stage.
-                timer.time(Stage::Difficulty, || {
-                    groups
-                        .par_iter()
-                        .map(|(r, ..)| features::compute(&sums[r.clone()]))
-                        .collect()
-                })
-            }
+            Err(_) => match engine::with_fallback(engine, notice, |e| {
+                e.queue_windows(&batch, shape.plan, stats, timer)
+            })? {
+                Queued::Ready(sums) => Some(features_of(&sums, &groups, timer)),
+                Queued::OnDevice => {
+                    queued_on = Some(engine.kind());
+                    queued_series += batch.series();
+                    None
+                }
+            },
         };
-        let t = Instant::now();
-        let mut last_time: Option<(usize, Arc<str>)> = None;
+        chunks.push((w.clone(), groups, feats));
+        // Bound what waits on the device (~1 GB of summaries); ETTh1 is one download.
+        if queued_series >= COLLECT_SERIES || (w.end == total && queued_series > 0) {
+            collect(engine, notice, shape, stats, timer, queued_on, &mut chunks)?;
+            queued_series = 0;
+        }
+        if !progress(w.end) {
+            return Err(EngineError::Cancelled);
+        }
+        w0 = w.end;
+    }
+    timer.path = Some(path);
+
+    let t = Instant::now();
+    let mut units = Vec::with_capacity(chunks.iter().map(|c| c.1.len()).sum());
+    let mut last_time: Option<(usize, Arc<str>)> = None;
+    for (_, groups, feats) in chunks {
+        let feats = feats.ok_or_else(|| {
+            EngineError::Internal("a chunk's summaries were never collected".into())
+        })?;
         units.extend(
             groups
                 .into_iter()
@@ -281,15 +302,85 @@ pub fn features(
                     }
                 }),
         );
-        timer.add(Stage::Difficulty, t.elapsed());
-        if !progress(w.end) {
-            return Err(EngineError::Cancelled);
-        }
-        w0 = w.end;
     }
-    timer.path = Some(path);
+    timer.add(Stage::Difficulty, t.elapsed());
     Ok(units)
 }
+
+/// Series whose summaries may wait on a device before they are downloaded.
+const COLLECT_SERIES: usize = 1 << 22;
+
+/// Each group's features from its summaries (one pass; charged to the description stage).
+fn features_of(sums: &[SeriesSummary], groups: &Groups, timer: &mut Timer) -> Vec<Features> {
+    timer.time(Stage::Difficulty, || {
+        groups
+            .par_iter()
+            .map(|(r, ..)| features::compute(&sums[r.clone()]))
+            .collect()
+    })
+}
+
+/// Download the summaries of every chunk left on the device, in one transfer, and
+/// compute their features. If the engine that queued them is gone (CUDA failed later
+/// and the run went on natively) or fails now, they are computed again on the engine now
+/// in use, as `with_fallback` does for a single call.
+fn collect(
+    engine: &mut Box<dyn Engine>,
+    notice: &mut Option<String>,
+    shape: &Shape<'_>,
+    stats: Option<StatsRequest>,
+    timer: &mut Timer,
+    queued_on: Option<EngineKind>,
+    chunks: &mut [(Range<usize>, Groups, Option<Vec<Features>>)],
+) -> Result<(), EngineError> {
+    let waiting = |c: &&mut (Range<usize>, Groups, Option<Vec<Features>>)| c.2.is_none();
+    let expected: usize = chunks
+        .iter_mut()
+        .filter(waiting)
+        .map(|c| c.0.len() * shape.table.channels.len())
+        .sum();
+    let collected = match (queued_on == Some(engine.kind()), engine.collect(timer)) {
+        (true, Ok(sums)) if sums.len() == expected => Some(sums),
+        (true, Ok(sums)) => {
+            return Err(EngineError::Internal(format!(
+                "the device returned {} summaries for {expected} series",
+                sums.len()
+            )))
+        }
+        (true, Err(EngineError::Torch { message, .. }))
+            if engine.kind() == EngineKind::TorchCuda =>
+        {
+            *notice = Some(format!(
+                "CUDA failed ({message}); continuing on the native CPU engine"
+            ));
+            *engine = Box::new(engine::Native);
+            None
+        }
+        (true, Err(e)) => return Err(e),
+        (false, _) => None,
+    };
+    let mut at = 0;
+    for c in chunks.iter_mut().filter(waiting) {
+        let series = c.0.len() * shape.table.channels.len();
+        let feats = match &collected {
+            Some(all) => features_of(&all[at..at + series], &c.1, timer),
+            None => {
+                let rows = shape.rows(c.0.clone());
+                let sums = engine::with_fallback(engine, notice, |e| {
+                    e.summarize_windows(&rows.batch(), shape.plan, stats, timer)
+                })?;
+                features_of(&sums, &c.1, timer)
+            }
+        };
+        at += series;
+        c.2 = Some(feats);
+    }
+    Ok(())
+}
+
+/// What each prompt of a chunk describes: its series (a range of the chunk's summaries),
+/// its window and, for `series` aggregation, its channel.
+type Groups = Vec<(Range<usize>, usize, Option<Arc<str>>)>;
 
 /// One chunk on the sliding path: every group's features from the sliding summaries, and
 /// those of each group that is not settled (`features::margin`) again from the per-window
@@ -299,7 +390,7 @@ fn slide_chunk(
     batch: &WindowBatch<'_>,
     sp: &SlidePlan,
     reads: &Reads,
-    groups: &[(Range<usize>, usize, Option<Arc<str>>)],
+    groups: &Groups,
     stats: Option<StatsRequest>,
     timer: &mut Timer,
 ) -> (Vec<Features>, usize) {

@@ -89,6 +89,16 @@ pub enum EngineError {
     Plan(#[from] PlanError),
     #[error("cancelled")]
     Cancelled,
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Where the summaries of a queued batch are (see [`Engine::queue_windows`]).
+pub enum Queued {
+    /// Computed: here they are.
+    Ready(Vec<SeriesSummary>),
+    /// Left on the device until [`Engine::collect`].
+    OnDevice,
 }
 
 /// Which Time-LLM statistics `summarize` computes, besides the band summaries.
@@ -137,6 +147,26 @@ pub trait Engine: Send {
     ) -> Result<Vec<SeriesSummary>, EngineError> {
         let x = timer.time(Stage::Prepare, || batch.gather());
         self.summarize(x.as_ref(), plan, stats, timer)
+    }
+    /// `summarize_windows` without waiting for the result: a device engine queues the work
+    /// and keeps the summaries on the device, and `collect` brings every queued batch back
+    /// in one download, so a run synchronises with the device once (the seed's ~15
+    /// synchronisations per call are what made it slow). By default they are computed now.
+    fn queue_windows(
+        &mut self,
+        batch: &WindowBatch<'_>,
+        plan: &Plan,
+        stats: Option<StatsRequest>,
+        timer: &mut Timer,
+    ) -> Result<Queued, EngineError> {
+        self.summarize_windows(batch, plan, stats, timer)
+            .map(Queued::Ready)
+    }
+    /// The summaries of every batch queued `OnDevice` since the last call, in queue order,
+    /// one after another.
+    fn collect(&mut self, timer: &mut Timer) -> Result<Vec<SeriesSummary>, EngineError> {
+        let _ = timer;
+        Ok(Vec::new())
     }
 }
 
