@@ -16,5 +16,6 @@ pub mod export;
 pub mod npy;
 pub mod run_spec;
 pub mod sweep;
+pub mod variants;
 
 pub use wavebench_core::{features, pipeline, prompt, stats, suggest, sums, timing, wavelet};

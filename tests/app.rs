@@ -591,3 +591,91 @@ fn bench_frame_times() {
         frames[5], frames[9]
     );
 }
+
+/// The timing view's switches measure the seed's proposals over the whole data set in the
+/// background: flipping one starts a run, and each row says what its variant did.
+#[test]
+fn the_seeds_proposals_are_measured_from_the_timing_view() {
+    use wavebench::variants::Variant;
+    let mut h = harness_sized(
+        with(
+            |c| {
+                c.seq_len = Some(128);
+                c.stride = 8;
+            },
+            settings(),
+        ),
+        1400.0,
+    );
+    settle(&mut h);
+    assert!(h.state().timing_view.measured.is_none());
+    // The section opens from its header; batching on (off by default): the switch alone
+    // starts the measurement.
+    h.get_by_label("The seed's proposals, over the whole data set")
+        .click();
+    h.run();
+    h.get_by_label("batching").click();
+    for _ in 0..10 {
+        h.step();
+        if h.state().job_running() {
+            break;
+        }
+    }
+    assert!(
+        h.state().job_running(),
+        "the switch started no measurement: {}",
+        h.state().status()
+    );
+    finish_job(&mut h);
+    let (label, rows) = h.state().timing_view.measured.as_ref().expect("measured");
+    assert!(
+        label.contains("db4 level 3") && label.contains("128 samples"),
+        "{label}"
+    );
+    let variants: Vec<Variant> = rows.iter().map(|m| m.variant).collect();
+    assert_eq!(
+        variants,
+        [
+            Variant::Baseline,
+            Variant::Cache,
+            Variant::AdaptiveLevel,
+            Variant::Bf16,
+            Variant::Batching
+        ]
+    );
+    let windows = (4000 - 128) / 8 + 1;
+    for m in rows {
+        let at = m.variant.name();
+        let timer = m.result.as_ref().unwrap_or_else(|e| panic!("{at}: {e}"));
+        assert!(timer.total().as_secs_f64() > 0.0, "{at}");
+        assert_eq!(m.prompts, windows * 4, "{at}: one prompt per series");
+    }
+    // Caching and per-window calls compute the same prompts; the cache hits every window
+    // once in two epochs; bfloat16 inputs change some descriptions.
+    let by = |v: Variant| rows.iter().find(|m| m.variant == v).unwrap();
+    assert_eq!(by(Variant::Cache).prompts_changed, 0);
+    assert_eq!(by(Variant::Batching).prompts_changed, 0);
+    assert_eq!(by(Variant::Cache).cache_hit_rate, Some(0.5));
+    assert!(by(Variant::Bf16).prompts_changed > 0);
+    // Batch aggregation: the per-window proposals say why they cannot run.
+    h.state_mut().settings.run.aggregate = Aggregate::Batch;
+    settle(&mut h);
+    h.get_by_label("Measure").click();
+    for _ in 0..10 {
+        h.step();
+        if h.state().job_running() {
+            break;
+        }
+    }
+    finish_job(&mut h);
+    let (label, rows) = h.state().timing_view.measured.as_ref().expect("measured");
+    assert!(label.contains("batch aggregation"), "{label}");
+    let cache = rows.iter().find(|m| m.variant == Variant::Cache).unwrap();
+    let why = cache
+        .result
+        .as_ref()
+        .err()
+        .expect("the cache cannot run on batches");
+    assert!(why.contains("aggregate series or sample"), "{why}");
+    assert!(rows[0].result.is_ok(), "the baseline runs on batches");
+}

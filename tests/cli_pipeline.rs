@@ -372,7 +372,7 @@ fn bench_variants_measure_the_seeds_proposals() {
     }
     // Batch aggregation has no per-sample meaning for these two.
     let o = run(&["--aggregate", "batch", "--variants", "cache"]);
-    assert_input_error(&o, &["--variants cache", "--aggregate series or sample"]);
+    assert_input_error(&o, &["--variants cache", "aggregate series or sample"]);
     let o = wavebench(&["bench", &csv, "--variants", "lru", "--quiet"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("adaptive-level"));

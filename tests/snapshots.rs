@@ -127,7 +127,44 @@ fn timing() {
     for _ in 0..5 {
         timing.record(&r);
     }
-    snapshot("timing", [600.0, 420.0], |ui| timing.ui(ui, &r));
+    // The seed's proposals as measured (fixed stage times, as above): one that cannot run
+    // on this workload shows why.
+    use wavebench::variants::{Measured, Variant};
+    let timed = |ms: [u64; 3]| {
+        let mut t = Timer::default();
+        for (stage, ms) in [Stage::Prepare, Stage::Decompose, Stage::Render]
+            .into_iter()
+            .zip(ms)
+        {
+            t.add(stage, Duration::from_millis(ms));
+        }
+        Ok(t)
+    };
+    let row = |variant, result, changed, hits| Measured {
+        variant,
+        result,
+        prompts_changed: changed,
+        prompts: 15_876,
+        cache_hit_rate: hits,
+    };
+    timing.measured = Some((
+        "db4 level 3 reflect, windows of 256 samples".into(),
+        vec![
+            row(Variant::Baseline, timed([20, 60, 20]), 0, None),
+            row(Variant::Cache, timed([90, 700, 210]), 0, Some(0.5)),
+            row(Variant::AdaptiveLevel, timed([20, 50, 20]), 2_210, None),
+            row(
+                Variant::Bf16,
+                Err("the engine has no bfloat16 path".into()),
+                0,
+                None,
+            ),
+        ],
+    ));
+    timing.open_proposals = Some(true);
+    snapshot("timing", [640.0, 560.0], |ui| {
+        timing.ui(ui, &r, "db4 level 3 reflect, windows of 256 samples", false);
+    });
 }
 
 /// The whole dashboard as a researcher first sees it, on the sample data, in a

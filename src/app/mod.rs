@@ -101,7 +101,9 @@ pub struct Workbench {
     asked: Option<Settings>,
     busy: bool,
     config_view: views::config::ConfigView,
-    timing_view: views::timing::TimingView,
+    pub timing_view: views::timing::TimingView,
+    /// What the running proposal measurement runs on (see `proposals_label`).
+    measuring: Option<String>,
     overview: views::data::Overview,
     pub sweep_view: views::sweep::SweepView,
     /// A second configuration shown beside the main one.
@@ -130,6 +132,7 @@ impl Workbench {
             busy: false,
             config_view: Default::default(),
             timing_view: Default::default(),
+            measuring: None,
             overview: Default::default(),
             sweep_view: Default::default(),
             compare: None,
@@ -196,6 +199,34 @@ impl Workbench {
         self.start("sweep", |table, settings| JobKind::Sweep {
             table,
             settings,
+        });
+    }
+
+    /// What a measurement of the seed's proposals runs on, in words.
+    fn proposals_label(&self) -> String {
+        let r = &self.settings.run;
+        format!(
+            "{} level {} {}, windows of {} samples, {} aggregation, {} engine",
+            r.wavelet,
+            r.level,
+            r.mode,
+            self.settings.seq_len(),
+            r.aggregate,
+            r.engine
+        )
+    }
+
+    /// Measure the switched-on proposals beside the baseline in the background.
+    pub fn start_proposals(&mut self) {
+        if self.job.is_some() {
+            return;
+        }
+        let chosen = self.timing_view.chosen();
+        self.measuring = Some(self.proposals_label());
+        self.start("proposal timing", |table, settings| JobKind::Variants {
+            table,
+            settings,
+            chosen,
         });
     }
 
@@ -387,6 +418,11 @@ impl Workbench {
                             self.sweep_view.rows = rows;
                             format!("sweep done: {n} configurations")
                         }
+                        Ok(JobOutput::Variants(rows)) => {
+                            let label = self.measuring.take().unwrap_or_default();
+                            self.timing_view.measured = Some((label, rows));
+                            format!("{what}: done")
+                        }
                         Ok(JobOutput::Exported { path, units }) => {
                             format!("{what}: {units} rows written to {}", path.display())
                         }
@@ -554,12 +590,16 @@ impl Workbench {
             let mut panes = PaneUi {
                 app: self,
                 start_sweep: false,
+                start_proposals: false,
             };
             tree.ui(&mut panes, ui);
-            let start_sweep = panes.start_sweep;
+            let (start_sweep, start_proposals) = (panes.start_sweep, panes.start_proposals);
             self.layout = Some(tree);
             if start_sweep {
                 self.start_sweep();
+            }
+            if start_proposals {
+                self.start_proposals();
             }
         });
         if self.show_help {
@@ -759,6 +799,7 @@ fn help_overlay(ctx: &egui::Context, open: &mut bool) {
 struct PaneUi<'a> {
     app: &'a mut Workbench,
     start_sweep: bool,
+    start_proposals: bool,
 }
 
 impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
@@ -811,7 +852,10 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
             (Pane::Energy, Some(r)) => views::energy::ui(ui, &r.features),
             (Pane::Features, Some(r)) => views::features::ui(ui, &r.features),
             (Pane::Prompt, Some(r)) => views::prompt::ui(ui, Some(&r.prompt), &mut app.settings),
-            (Pane::Timing, Some(r)) => app.timing_view.ui(ui, r),
+            (Pane::Timing, Some(r)) => {
+                let (current, running) = (app.proposals_label(), app.job.is_some());
+                self.start_proposals |= app.timing_view.ui(ui, r, &current, running);
+            }
             (Pane::Compare, Some(r)) => match &app.compare {
                 Some(c) => match &c.result {
                     Some(b) => {

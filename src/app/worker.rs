@@ -8,6 +8,8 @@ use crate::engine::{self, Engine, EngineKind};
 use crate::pipeline::{self, InspectRequest, Inspection};
 use crate::prompt::Prompter;
 use crate::run_spec::{Purpose, RunSpec};
+use crate::variants::Variant;
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -46,10 +48,17 @@ pub enum JobKind {
         settings: Box<Settings>,
         path: PathBuf,
     },
+    /// The seed's proposals beside the baseline, over the whole data set.
+    Variants {
+        table: Arc<Table>,
+        settings: Box<Settings>,
+        chosen: Vec<Variant>,
+    },
 }
 
 pub enum JobOutput {
     Sweep(Vec<crate::sweep::SweepRow>),
+    Variants(Vec<crate::variants::Measured>),
     Exported { path: PathBuf, units: usize },
     Written { path: PathBuf },
 }
@@ -315,6 +324,60 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
                 units: units.len(),
             })
         }
+        JobKind::Variants {
+            table,
+            settings,
+            chosen,
+        } => {
+            let table = export_table(&table, &settings);
+            let spec =
+                RunSpec::new(export_config(&settings), Purpose::Features).map_err(|e| e.0)?;
+            let prepared = spec.prepare(&table).map_err(|e| e.0)?;
+            let prompter =
+                Prompter::new(&settings.template_text).map_err(|e| format!("template: {e}"))?;
+            let work = crate::variants::Workload {
+                // Prompts are compared and dropped, as `bench` does: the run may slide.
+                shape: pipeline::Shape {
+                    slide: spec.slide(&prompter, false),
+                    ..prepared.shape(&spec, &table)
+                },
+                prompter: &prompter,
+                description: &settings.run.description,
+                pred_len: settings.run.pred_len,
+            };
+            let mut sel = spec.engine();
+            let mut eng = crate::variants::Eng {
+                engine: &mut sel.engine,
+                notice: &mut sel.notice,
+            };
+            crate::variants::measure(&mut eng, &work, spec.wavelet, spec.cfg.mode, &chosen, tick)
+                .map(JobOutput::Variants)
+                .map_err(|e| format!("{}: {e}", job.what))
+        }
+    }
+}
+
+/// The table an export reads: the chosen columns only.
+fn export_table<'a>(table: &'a Table, settings: &Settings) -> Cow<'a, Table> {
+    match &settings.run.columns {
+        None => Cow::Borrowed(table),
+        Some(wanted) => Cow::Owned(Table {
+            channels: table
+                .channels
+                .iter()
+                .filter(|c| wanted.contains(&c.name))
+                .cloned()
+                .collect(),
+            ..table.clone()
+        }),
+    }
+}
+
+/// The run an export makes: every window of the current length at the run's stride.
+fn export_config(settings: &Settings) -> Config {
+    Config {
+        seq_len: Some(settings.seq_len()),
+        ..settings.run.clone()
     }
 }
 
@@ -326,34 +389,16 @@ fn all_units(
     job: &Job,
     mut tick: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<pipeline::Unit>, String> {
-    let subset;
-    let table = match &settings.run.columns {
-        None => table,
-        Some(wanted) => {
-            subset = Table {
-                channels: table
-                    .channels
-                    .iter()
-                    .filter(|c| wanted.contains(&c.name))
-                    .cloned()
-                    .collect(),
-                ..table.clone()
-            };
-            &subset
-        }
-    };
-    let cfg = Config {
-        seq_len: Some(settings.seq_len()),
-        ..settings.run.clone()
-    };
+    let table = export_table(table, settings);
+    let cfg = export_config(settings);
     let spec = RunSpec::new(cfg, Purpose::Features).map_err(|e| e.0)?;
-    let prepared = spec.prepare(table).map_err(|e| e.0)?;
+    let prepared = spec.prepare(&table).map_err(|e| e.0)?;
     let count = prepared.windows.count;
     let mut sel = spec.engine();
     pipeline::features(
         &mut sel.engine,
         &mut sel.notice,
-        &prepared.shape(&spec, table),
+        &prepared.shape(&spec, &table),
         &mut crate::timing::Timer::default(),
         |done| tick(done, count),
     )

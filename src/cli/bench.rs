@@ -2,12 +2,12 @@
 //! pipeline, every stage timed, prompts rendered and discarded, after a warm-up.
 
 use super::run::{self, PromptOpts, Run};
-use super::variants::{self, Variant, Workload};
 use super::{Common, Failure};
-use crate::engine::{self, EngineKind, Plan};
+use crate::engine::{self, EngineKind};
 use crate::export;
 use crate::pipeline::Shape;
 use crate::timing::{Machine, Report, RunReport, Stage, Timer};
+use crate::variants::{self, Variant, Workload};
 use std::path::Path;
 
 pub fn run(
@@ -40,11 +40,7 @@ pub fn run(
     let prepared = r.spec.prepare(&first)?;
     // The seed's adaptive level, checked like any level (SPEC §10).
     let adaptive = if variants.contains(&Variant::AdaptiveLevel) {
-        let seq = prepared.windows.seq_len;
-        let level = variants::adaptive_level(seq);
-        let plan = Plan::new(r.spec.wavelet, cfg.mode, level, seq)
-            .map_err(|e| Failure::Input(format!("--variants adaptive-level: {e}")))?;
-        crate::pipeline::check_level(&plan)
+        let plan = variants::adaptive_plan(r.spec.wavelet, cfg.mode, prepared.windows.seq_len)
             .map_err(|e| Failure::Input(format!("--variants adaptive-level: {e}")))?;
         Some(plan)
     } else {
@@ -128,8 +124,7 @@ pub fn run(
             );
             if compare {
                 if let (Some((out, collisions)), Some(base)) = (first_outcome, &baseline) {
-                    let changed = out.prompts.iter().zip(base).filter(|(a, b)| a != b).count()
-                        + out.prompts.len().abs_diff(base.len());
+                    let changed = variants::changed(&out.prompts, base);
                     report.variant = Some(variant.name().into());
                     report.prompts_changed = Some(changed);
                     report.prompts = Some(base.len());

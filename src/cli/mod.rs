@@ -6,7 +6,6 @@ mod decompose;
 mod features;
 mod prompts;
 mod run;
-pub mod variants;
 mod wavelets;
 mod waverec;
 
@@ -81,7 +80,7 @@ pub enum Command {
         engines: String,
         /// Workloads to time per engine: the seed's proposed optimisations beside the baseline (each reports the prompts it changes)
         #[arg(long, value_enum, value_delimiter = ',', default_value = "baseline")]
-        variants: Vec<variants::Variant>,
+        variants: Vec<crate::variants::Variant>,
         /// Timed runs per engine, after one warm-up
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         repeat: u32,

@@ -1,17 +1,61 @@
 //! The timing breakdown: one labelled horizontal bar per stage in pipeline order (ms and
-//! share), and the last runs' stages as a stacked area in the same colours.
+//! share); the seed's proposed optimisations, switched on one by one and measured over
+//! the whole data set beside the baseline; and the last runs' stages as a stacked area,
+//! all in the same stage colours.
 
 use crate::pipeline::Inspection;
 use crate::timing::Stage;
+use crate::variants::{Measured, Variant};
 use egui_plot::{Line, Plot, PlotPoints};
 use std::collections::VecDeque;
 
 const HISTORY: usize = 120;
 
-#[derive(Default)]
+/// The proposals the view can switch on, in the order shown.
+const PROPOSALS: [(Variant, &str, &str); 4] = [
+    (
+        Variant::Cache,
+        "cache",
+        "An exact cache keyed by each window's bytes, over two epochs in shuffled order (the seed guessed 30-50 % faster)",
+    ),
+    (
+        Variant::AdaptiveLevel,
+        "adaptive level",
+        "The seed's rule: level 2 below 200 samples, 3 below 500, else 4 (guessed 20-40 %)",
+    ),
+    (
+        Variant::Bf16,
+        "bf16",
+        "Inputs stored as bfloat16, computed in f32 (the seed's mixed precision)",
+    ),
+    (
+        Variant::Batching,
+        "batching",
+        "One engine call per window instead of one per chunk of windows (guessed 10-20 % for batching)",
+    ),
+];
+
 pub struct TimingView {
     /// Milliseconds per stage (in `Stage::ALL` order) of the last runs.
     history: VecDeque<Vec<f64>>,
+    /// Which of `PROPOSALS` are switched on.
+    pub chosen: [bool; PROPOSALS.len()],
+    /// The last measurement of the proposals: what it ran on, and its rows.
+    pub measured: Option<(String, Vec<Measured>)>,
+    /// Open (or close) the proposals' section on the next frame; it starts closed so the
+    /// first screen shows the stages and their history.
+    pub open_proposals: Option<bool>,
+}
+
+impl Default for TimingView {
+    fn default() -> Self {
+        TimingView {
+            history: VecDeque::new(),
+            chosen: [true, true, true, false],
+            measured: None,
+            open_proposals: None,
+        }
+    }
 }
 
 /// One colour per stage, the same in both charts.
@@ -34,7 +78,35 @@ impl TimingView {
         );
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, r: &Inspection) {
+    /// The proposals switched on.
+    pub fn chosen(&self) -> Vec<Variant> {
+        PROPOSALS
+            .iter()
+            .zip(self.chosen)
+            .filter(|(_, on)| *on)
+            .map(|(p, _)| p.0)
+            .collect()
+    }
+
+    /// Draw; returns true when the proposals should be measured (again): a switch was
+    /// flipped, or "Measure" clicked. `current` names the settings a measurement would
+    /// run with; `running` says one is under way.
+    pub fn ui(&mut self, ui: &mut egui::Ui, r: &Inspection, current: &str, running: bool) -> bool {
+        // Scrolls when the proposals' table is open in a small pane.
+        egui::ScrollArea::vertical()
+            .id_salt("timing")
+            .auto_shrink(false)
+            .show(ui, |ui| self.contents(ui, r, current, running))
+            .inner
+    }
+
+    fn contents(
+        &mut self,
+        ui: &mut egui::Ui,
+        r: &Inspection,
+        current: &str,
+        running: bool,
+    ) -> bool {
         let total = r.timer.total().as_secs_f64() * 1e3;
         ui.label(format!(
             "{} on {}: {total:.3} ms, {} host syncs",
@@ -76,10 +148,13 @@ impl TimingView {
                     ui.end_row();
                 }
             });
+        ui.add_space(4.0);
+        let measure = self.proposals_ui(ui, current, running);
+        ui.add_space(4.0);
         // Stacked area of the last runs: each stage a band between the running sums.
         let runs: Vec<&Vec<f64>> = self.history.iter().collect();
         Plot::new("history")
-            .height((ui.available_height() - 4.0).max(60.0))
+            .height((ui.available_height() - 4.0).max(100.0))
             .x_axis_label("run (last 120); colours as above")
             .y_axis_label("ms")
             .include_y(0.0)
@@ -111,5 +186,122 @@ impl TimingView {
                     );
                 }
             });
+        measure
     }
+
+    /// The proposals' switches and, once measured, one row per variant: a bar of its
+    /// stages (scaled to the slowest), its total against the baseline's, the prompts it
+    /// changed and the cache's hit rate. Returns true when a measurement is asked for.
+    fn proposals_ui(&mut self, ui: &mut egui::Ui, current: &str, running: bool) -> bool {
+        let mut measure = false;
+        egui::CollapsingHeader::new("The seed's proposals, over the whole data set")
+            .id_salt("proposals")
+            .open(self.open_proposals.take())
+            .show(ui, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    for ((_, name, help), on) in PROPOSALS.iter().zip(&mut self.chosen) {
+                        // Live: each switch measures again at once (when nothing runs).
+                        measure |= ui.checkbox(on, *name).on_hover_text(*help).changed();
+                    }
+                    measure |= ui
+                        .add_enabled(!running, egui::Button::new("Measure"))
+                        .on_hover_text("Run the baseline and every switched-on proposal over all windows of the current settings (each once, after a warm-up)")
+                        .clicked();
+                    if running {
+                        ui.spinner();
+                    }
+                });
+                let Some((label, rows)) = &self.measured else {
+                    ui.small(format!("Not measured yet: {current}."));
+                    return;
+                };
+                let stale = if label == current {
+                    String::new()
+                } else {
+                    " (the settings have changed since: Measure again)".into()
+                };
+                ui.small(format!("Measured on {label}{stale}."));
+                proposal_rows(ui, rows);
+            });
+        measure && !running
+    }
+}
+
+/// One row per measured variant (see `TimingView::proposals_ui`).
+fn proposal_rows(ui: &mut egui::Ui, rows: &[Measured]) {
+    let total_ms = |m: &Measured| {
+        m.result
+            .as_ref()
+            .map_or(0.0, |t| t.total().as_secs_f64() * 1e3)
+    };
+    let base = rows
+        .iter()
+        .find(|m| m.variant == Variant::Baseline)
+        .map_or(0.0, total_ms);
+    let slowest = rows.iter().map(total_ms).fold(0.0, f64::max);
+    let bar_w = (ui.available_width() * 0.3).max(80.0);
+    egui::Grid::new("proposals")
+        .num_columns(4)
+        .spacing([8.0, 2.0])
+        .show(ui, |ui| {
+            ui.small("variant");
+            ui.small("stages (scaled to the slowest)");
+            ui.small("total");
+            ui.small("prompts changed");
+            ui.end_row();
+            for m in rows {
+                ui.label(m.variant.name());
+                let timer = match &m.result {
+                    Ok(t) => t,
+                    Err(e) => {
+                        ui.colored_label(ui.visuals().warn_fg_color, "cannot run")
+                            .on_hover_text(e);
+                        ui.small(e.as_str());
+                        ui.end_row();
+                        continue;
+                    }
+                };
+                let (rect, resp) =
+                    ui.allocate_exact_size(egui::vec2(bar_w, 10.0), egui::Sense::hover());
+                let mut x = rect.min.x;
+                let mut tip = Vec::new();
+                for (i, (stage, ms)) in timer.stages_ms().into_iter().enumerate() {
+                    if ms <= 0.0 || slowest <= 0.0 {
+                        continue;
+                    }
+                    let w = (ms / slowest) as f32 * rect.width();
+                    ui.painter().rect_filled(
+                        egui::Rect::from_min_size(egui::pos2(x, rect.min.y), egui::vec2(w, 10.0)),
+                        0.0,
+                        colour(i),
+                    );
+                    x += w;
+                    tip.push(format!("{}: {ms:.3} ms", stage.name()));
+                }
+                resp.on_hover_text(tip.join("\n"));
+                let total = total_ms(m);
+                let against = if m.variant == Variant::Baseline || base <= 0.0 || total <= 0.0 {
+                    String::new()
+                } else if total <= base {
+                    format!(" ({:.2}× faster)", base / total)
+                } else {
+                    format!(" ({:.2}× slower)", total / base)
+                };
+                ui.label(
+                    egui::RichText::new(format!("{total:9.1} ms{against}"))
+                        .monospace()
+                        .size(10.0),
+                );
+                let mut changed = if m.variant == Variant::Baseline {
+                    format!("{} prompts", m.prompts)
+                } else {
+                    format!("{} of {}", m.prompts_changed, m.prompts)
+                };
+                if let Some(h) = m.cache_hit_rate {
+                    changed.push_str(&format!(", {:.1} % cache hits", h * 100.0));
+                }
+                ui.small(changed);
+                ui.end_row();
+            }
+        });
 }

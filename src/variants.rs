@@ -1,5 +1,5 @@
-//! `wavebench bench --variants …`: the seed's four proposed optimisations, measured for
-//! real on the same data and engine as the baseline. Its notes guessed their gains (LRU
+//! The seed's four proposed optimisations, measured for real on the same data and engine
+//! as the baseline (`wavebench bench --variants …`, and the app's timing view). Its notes guessed their gains (LRU
 //! cache 30–50 %, adaptive level 20–40 %, batching 10–20 %, mixed precision); each variant
 //! here is one workload, timed stage by stage like the baseline, and its prompts compared
 //! with the baseline's.
@@ -49,6 +49,18 @@ pub fn adaptive_level(seq_len: usize) -> usize {
     } else {
         4
     }
+}
+
+/// The plan of the seed's adaptive level for windows of `seq` samples, checked like any
+/// level (SPEC §10).
+pub fn adaptive_plan(
+    wavelet: &'static crate::wavelet::Wavelet,
+    mode: crate::wavelet::Mode,
+    seq: usize,
+) -> Result<Plan, String> {
+    let plan = Plan::new(wavelet, mode, adaptive_level(seq), seq).map_err(|e| e.to_string())?;
+    pipeline::check_level(&plan)?;
+    Ok(plan)
 }
 
 /// `x` stored as bfloat16 (round to nearest, ties to even) and read back.
@@ -146,7 +158,7 @@ pub fn run(
         Variant::Batching => {
             if shape.aggregate == Aggregate::Batch {
                 return Err(
-                    "the batching variant compares one call per sample with one per batch of windows; use --aggregate series or sample".into(),
+                    "batching compares one call per sample with one per batch of windows: it needs aggregate series or sample, not batch".into(),
                 );
             }
             let mut units = Vec::new();
@@ -161,6 +173,72 @@ pub fn run(
         }
         Variant::Cache => cache(engine, w, timer),
     }
+}
+
+/// One variant run once, warm, beside the baseline (the app's timing view).
+pub struct Measured {
+    pub variant: Variant,
+    /// Its stages, or why it cannot run on this workload.
+    pub result: Result<Timer, String>,
+    /// Prompts that differ from the baseline's, of how many.
+    pub prompts_changed: usize,
+    pub prompts: usize,
+    pub cache_hit_rate: Option<f64>,
+}
+
+/// The baseline and each of `chosen`, each timed once after an untimed baseline run that
+/// warms plans and pools and gives the reference prompts. `progress(done, total)` is told
+/// after each run and answers whether to go on.
+pub fn measure(
+    engine: &mut Eng<'_>,
+    w: &Workload<'_>,
+    wavelet: &'static crate::wavelet::Wavelet,
+    mode: crate::wavelet::Mode,
+    chosen: &[Variant],
+    mut progress: impl FnMut(usize, usize) -> bool,
+) -> Result<Vec<Measured>, String> {
+    let mut order = vec![Variant::Baseline];
+    order.extend(chosen.iter().filter(|&&v| v != Variant::Baseline));
+    let total = order.len() + 1;
+    let reference = run(Variant::Baseline, engine, w, None, &mut Timer::new(false))?.prompts;
+    if !progress(1, total) {
+        return Err("cancelled".into());
+    }
+    let mut out = Vec::with_capacity(order.len());
+    for (k, &variant) in order.iter().enumerate() {
+        let mut timer = Timer::new(false);
+        let outcome = match variant {
+            Variant::AdaptiveLevel => adaptive_plan(wavelet, mode, w.shape.windows.seq_len)
+                .and_then(|plan| run(variant, engine, w, Some(&plan), &mut timer)),
+            _ => run(variant, engine, w, None, &mut timer),
+        };
+        out.push(match outcome {
+            Ok(o) => Measured {
+                variant,
+                result: Ok(timer),
+                prompts_changed: changed(&o.prompts, &reference),
+                prompts: reference.len(),
+                cache_hit_rate: o.cache_hit_rate,
+            },
+            Err(e) => Measured {
+                variant,
+                result: Err(e),
+                prompts_changed: 0,
+                prompts: reference.len(),
+                cache_hit_rate: None,
+            },
+        });
+        if !progress(k + 2, total) {
+            return Err("cancelled".into());
+        }
+    }
+    Ok(out)
+}
+
+/// Prompts of `got` that differ from `base`'s, position by position, plus any count
+/// difference.
+pub fn changed(got: &[String], base: &[String]) -> usize {
+    got.iter().zip(base).filter(|(a, b)| a != b).count() + got.len().abs_diff(base.len())
 }
 
 /// A window's samples over every channel, as its cache key's bytes.
@@ -198,7 +276,10 @@ fn shuffled(n: usize, seed: u64) -> Vec<usize> {
 fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Outcome, String> {
     let shape = &w.shape;
     if shape.aggregate == Aggregate::Batch {
-        return Err("the cache variant caches per window; use --aggregate series or sample".into());
+        return Err(
+            "the cache keeps each window's prompts: it needs aggregate series or sample, not batch"
+                .into(),
+        );
     }
     let n = shape.windows.count;
     let mut store: HashMap<u64, Vec<(usize, Vec<String>)>> = HashMap::new();
