@@ -227,7 +227,8 @@ impl TimingView {
     }
 }
 
-/// One row per measured variant (see `TimingView::proposals_ui`).
+/// One row per measured variant (see `TimingView::proposals_ui`): its name, then a bar of
+/// its stages with its numbers beneath, so the rows fit a narrow pane.
 fn proposal_rows(ui: &mut egui::Ui, rows: &[Measured]) {
     let total_ms = |m: &Measured| {
         m.result
@@ -239,68 +240,67 @@ fn proposal_rows(ui: &mut egui::Ui, rows: &[Measured]) {
         .find(|m| m.variant == Variant::Baseline)
         .map_or(0.0, total_ms);
     let slowest = rows.iter().map(total_ms).fold(0.0, f64::max);
-    let bar_w = (ui.available_width() * 0.3).max(80.0);
     egui::Grid::new("proposals")
-        .num_columns(4)
-        .spacing([8.0, 2.0])
+        .num_columns(2)
+        .spacing([8.0, 6.0])
         .show(ui, |ui| {
-            ui.small("variant");
-            ui.small("stages (scaled to the slowest)");
-            ui.small("total");
-            ui.small("prompts changed");
-            ui.end_row();
             for m in rows {
                 ui.label(m.variant.name());
-                let timer = match &m.result {
-                    Ok(t) => t,
-                    Err(e) => {
-                        ui.colored_label(ui.visuals().warn_fg_color, "cannot run")
-                            .on_hover_text(e);
-                        ui.small(e.as_str());
-                        ui.end_row();
-                        continue;
-                    }
-                };
-                let (rect, resp) =
-                    ui.allocate_exact_size(egui::vec2(bar_w, 10.0), egui::Sense::hover());
-                let mut x = rect.min.x;
-                let mut tip = Vec::new();
-                for (i, (stage, ms)) in timer.stages_ms().into_iter().enumerate() {
-                    if ms <= 0.0 || slowest <= 0.0 {
-                        continue;
-                    }
-                    let w = (ms / slowest) as f32 * rect.width();
-                    ui.painter().rect_filled(
-                        egui::Rect::from_min_size(egui::pos2(x, rect.min.y), egui::vec2(w, 10.0)),
-                        0.0,
-                        colour(i),
+                ui.vertical(|ui| {
+                    let timer = match &m.result {
+                        Ok(t) => t,
+                        Err(e) => {
+                            ui.colored_label(ui.visuals().warn_fg_color, "cannot run");
+                            ui.add(egui::Label::new(egui::RichText::new(e).small()).wrap());
+                            return;
+                        }
+                    };
+                    // Stages in their colours, the slowest variant's bar the full width.
+                    let (rect, resp) = ui.allocate_exact_size(
+                        egui::vec2((ui.available_width() - 8.0).max(60.0), 10.0),
+                        egui::Sense::hover(),
                     );
-                    x += w;
-                    tip.push(format!("{}: {ms:.3} ms", stage.name()));
-                }
-                resp.on_hover_text(tip.join("\n"));
-                let total = total_ms(m);
-                let against = if m.variant == Variant::Baseline || base <= 0.0 || total <= 0.0 {
-                    String::new()
-                } else if total <= base {
-                    format!(" ({:.2}× faster)", base / total)
-                } else {
-                    format!(" ({:.2}× slower)", total / base)
-                };
-                ui.label(
-                    egui::RichText::new(format!("{total:9.1} ms{against}"))
-                        .monospace()
-                        .size(10.0),
-                );
-                let mut changed = if m.variant == Variant::Baseline {
-                    format!("{} prompts", m.prompts)
-                } else {
-                    format!("{} of {}", m.prompts_changed, m.prompts)
-                };
-                if let Some(h) = m.cache_hit_rate {
-                    changed.push_str(&format!(", {:.1} % cache hits", h * 100.0));
-                }
-                ui.small(changed);
+                    let mut x = rect.min.x;
+                    let mut tip = Vec::new();
+                    for (i, (stage, ms)) in timer.stages_ms().into_iter().enumerate() {
+                        if ms <= 0.0 || slowest <= 0.0 {
+                            continue;
+                        }
+                        let w = (ms / slowest) as f32 * rect.width();
+                        ui.painter().rect_filled(
+                            egui::Rect::from_min_size(
+                                egui::pos2(x, rect.min.y),
+                                egui::vec2(w, 10.0),
+                            ),
+                            0.0,
+                            colour(i),
+                        );
+                        x += w;
+                        tip.push(format!("{}: {ms:.3} ms", stage.name()));
+                    }
+                    resp.on_hover_text(tip.join("\n"));
+                    let total = total_ms(m);
+                    let mut words = vec![format!("{total:.1} ms")];
+                    if m.variant == Variant::Baseline {
+                        words.push(format!("{} prompts", m.prompts));
+                    } else {
+                        if base > 0.0 && total > 0.0 {
+                            words.push(if total <= base {
+                                format!("{:.2}× faster", base / total)
+                            } else {
+                                format!("{:.2}× slower", total / base)
+                            });
+                        }
+                        words.push(format!(
+                            "{} of {} prompts changed",
+                            m.prompts_changed, m.prompts
+                        ));
+                    }
+                    if let Some(h) = m.cache_hit_rate {
+                        words.push(format!("{:.1} % cache hits", h * 100.0));
+                    }
+                    ui.add(egui::Label::new(egui::RichText::new(words.join(" · ")).small()).wrap());
+                });
                 ui.end_row();
             }
         });
