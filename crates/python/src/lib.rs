@@ -46,7 +46,8 @@ fn batch_of<T: Copy + Into<f64>>(v: ArrayViewD<'_, T>, dtype: DType) -> PyResult
     if b == 0 || n == 0 || t == 0 {
         return Err(value_error(format!("x is empty: shape {shape:?}")));
     }
-    let mut channels = vec![vec![0f64; b * t]; n];
+    // Filled in order (sample by sample), so no buffer is zeroed first.
+    let mut channels: Vec<Vec<f64>> = (0..n).map(|_| Vec::with_capacity(b * t)).collect();
     // (T,) and (S, T) as (1, 1, T) and (S, 1, T): new axes, no copy.
     let v = match shape.len() {
         1 => v.insert_axis(Axis(0)).insert_axis(Axis(0)),
@@ -60,25 +61,21 @@ fn batch_of<T: Copy + Into<f64>>(v: ArrayViewD<'_, T>, dtype: DType) -> PyResult
     // contiguous one as plain slices.
     for (bi, sample) in v.outer_iter().enumerate() {
         for (ni, row) in sample.outer_iter().enumerate() {
-            let out = &mut channels[ni][bi * t..(bi + 1) * t];
+            let out = &mut channels[ni];
+            let at = out.len();
             match row.as_slice() {
                 // The common case, a contiguous row: a plain loop the compiler vectorises.
-                Some(r) => {
-                    for (o, &x) in out.iter_mut().zip(r) {
-                        *o = x.into();
-                    }
-                }
-                None => {
-                    for (o, &x) in out.iter_mut().zip(row.iter()) {
-                        *o = x.into();
-                    }
-                }
+                Some(r) => out.extend(r.iter().map(|&x| x.into())),
+                None => out.extend(row.iter().map(|&x| x.into())),
             }
-            if let Some(ti) = out.iter().position(|x| !x.is_finite()) {
+            let row = &out[at..];
+            // One branch-free pass (vectorised); the position only when something is off.
+            if !row.iter().fold(true, |ok, x| ok & x.is_finite()) {
+                let ti = row.iter().position(|x| !x.is_finite()).unwrap_or(0);
                 return Err(value_error(format!(
-                "x[{bi}, {ni}, {ti}] is {}: the input must be finite (fill or drop missing values first)",
-                out[ti]
-            )));
+                    "x[{bi}, {ni}, {ti}] is {}: the input must be finite (fill or drop missing values first)",
+                    row[ti]
+                )));
             }
         }
     }
