@@ -342,6 +342,24 @@ fn torch_cpu_downloads_a_run_of_several_chunks_once() {
     let (native, _) = run(EngineKind::Native);
     let (torch, syncs) = run(EngineKind::TorchCpu);
     assert_eq!(syncs, 1, "one download for the whole run");
+    // A run cancelled after its first chunk leaves that chunk queued on the engine; the
+    // engine's next run must return its own summaries only.
+    let mut sel = engine::select(EngineKind::TorchCpu);
+    let cancelled = pipeline::features(
+        &mut sel.engine,
+        &mut sel.notice,
+        &shape,
+        &mut Timer::default(),
+        |_| false,
+    );
+    assert!(matches!(cancelled, Err(engine::EngineError::Cancelled)));
+    let mut timer = Timer::default();
+    let again = pipeline::features(&mut sel.engine, &mut sel.notice, &shape, &mut timer, |_| {
+        true
+    })
+    .expect("a run after a cancelled one");
+    assert_eq!(again.len(), native.len());
+    assert_eq!(timer.host_syncs, 1);
     assert_eq!(native.len(), torch.len());
     assert_eq!(native.len(), shape.windows.count * 2);
     for (a, b) in native.iter().zip(&torch) {

@@ -518,4 +518,8 @@ impl Engine for Torch {
     fn collect(&mut self, timer: &mut Timer) -> Result<Vec<SeriesSummary>, EngineError> {
         self.collect_impl(timer).map_err(|e| self.err(e))
     }
+
+    fn discard_queued(&mut self) {
+        self.queued.clear();
+    }
 }

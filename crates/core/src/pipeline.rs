@@ -232,6 +232,8 @@ pub fn features(
     // Each chunk's windows, groups and features; a device engine leaves its chunks'
     // summaries on the device (features None) until one download brings them all back.
     let mut chunks: Vec<(Range<usize>, Groups, Option<Vec<Features>>)> = Vec::new();
+    // An engine kept between runs (the app's, bench's) may hold what a cancelled run left.
+    engine.discard_queued();
     let mut queued_on: Option<EngineKind> = None;
     let mut queued_series = 0;
     let mut w0 = 0;

@@ -168,6 +168,9 @@ pub trait Engine: Send {
         let _ = timer;
         Ok(Vec::new())
     }
+    /// Drop whatever is queued and was never collected (a run cancelled or failed between
+    /// `queue_windows` and `collect`), so the next run's `collect` returns only its own.
+    fn discard_queued(&mut self) {}
 }
 
 /// Pure-Rust engine.
