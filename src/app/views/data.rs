@@ -5,7 +5,7 @@ use super::time_axis::{self, TimeFormat};
 use crate::app::state::Settings;
 use crate::data::{Missing, Table, TimeColumn, TimeKind};
 use crate::features::Aggregate;
-use egui_plot::{Legend, Line, Plot, PlotPoints, Span};
+use egui_plot::{Legend, Line, Plot, PlotPoint, PlotPoints, Span, Text};
 
 pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
     ui.label(format!(
@@ -222,7 +222,28 @@ fn series_plot(
         .link_axis(link, [true, false])
         .show(ui, |p| {
             p.line(Line::new(name, PlotPoints::from(shape.to_vec())));
-            p.span(Span::new("current window", w0..=w0 + seq_len as f64));
+            let window = w0..=w0 + seq_len as f64;
+            // A window narrower than its name (512 rows of a long file) would show "c...":
+            // the name goes beside it instead, at the top, on the side with room.
+            let px = p.transform().dpos_dvalue_x().abs() * seq_len as f64;
+            if px >= 120.0 {
+                p.span(Span::new("current window", window));
+            } else {
+                p.span(Span::new("", window));
+                let b = p.plot_bounds();
+                let right_room = b.max()[0] - (w0 + seq_len as f64) > b.width() / 8.0;
+                // At the data's top, so the label never widens the auto-fitted bounds.
+                let top = shape.iter().map(|q| q[1]).fold(f64::NEG_INFINITY, f64::max);
+                let (x, anchor) = if right_room {
+                    (w0 + seq_len as f64, egui::Align2::LEFT_TOP)
+                } else {
+                    (w0, egui::Align2::RIGHT_TOP)
+                };
+                p.text(
+                    Text::new("current window", PlotPoint::new(x, top), " current window ")
+                        .anchor(anchor),
+                );
+            }
             let clicked = p.response().clicked() || p.response().dragged();
             clicked.then(|| p.pointer_coordinate()).flatten()
         });
