@@ -8,6 +8,11 @@ use egui_plot::{Bar, BarChart, Plot, PlotPoint, Text};
 pub fn ui(ui: &mut egui::Ui, f: &Features) {
     let labels = band_names(f.energy_ratio.len() - 1);
     let height = ui.available_height() - 22.0;
+    // The narrowest bar spacing of the three charts (last frame's): all three name their
+    // bands alike, shortened when any is too narrow for "cD3".
+    let spacing_id = ui.make_persistent_id("narrowest bar");
+    let narrowest: f64 = ui.data(|d| d.get_temp(spacing_id)).unwrap_or(f64::INFINITY);
+    let mut measured = f64::INFINITY;
     ui.columns(3, |cols| {
         for (col, (title, values, colour)) in cols.iter_mut().zip([
             (
@@ -55,14 +60,27 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
                         BarChart::new(title, bars)
                             .element_formatter(Box::new(|b, _| b.name.clone())),
                     );
-                    // Band names under the bars (axis labels are dropped when dense).
+                    // Band names under the bars (axis labels are dropped when dense); in
+                    // a narrow column "cD3" shortens to "D3" so neighbours never run
+                    // into each other.
                     let below = lo.min(0.0) - 0.02 * (hi - lo).max(1e-12);
+                    measured = measured.min(p.transform().dpos_dvalue_x().abs());
+                    let per_bar = narrowest.min(p.transform().dpos_dvalue_x().abs());
                     for (i, name) in labels.iter().enumerate() {
+                        let short = if per_bar < 21.0 {
+                            name.trim_start_matches('c')
+                        } else {
+                            name.as_str()
+                        };
                         p.text(
                             Text::new(
                                 name.as_str(),
                                 PlotPoint::new(i as f64, below),
-                                egui::RichText::new(name.as_str()).size(10.0),
+                                egui::RichText::new(short).size(if per_bar < 16.0 {
+                                    8.0
+                                } else {
+                                    10.0
+                                }),
                             )
                             .anchor(egui::Align2::CENTER_TOP),
                         );
@@ -70,4 +88,10 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
                 });
         }
     });
+    // Remembered for the next frame (once settled, no further repaint).
+    let settled = narrowest.is_finite() && (measured - narrowest).abs() <= 0.5;
+    if measured.is_finite() && !settled {
+        ui.data_mut(|d| d.insert_temp(spacing_id, measured));
+        ui.ctx().request_repaint();
+    }
 }
