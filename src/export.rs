@@ -401,6 +401,7 @@ pub fn write_prompts(path: &Path, units: &[Unit], prompts: &[String]) -> Result<
                         .par_chunks(PIECE)
                         .zip(ps.par_chunks(PIECE))
                         .map(|(us, ps)| {
+                            // A line with its features is ~1.1-1.5 KB.
                             let mut buf = Vec::with_capacity(us.len() * 1536);
                             for (u, p) in us.iter().zip(ps) {
                                 let line = Line {

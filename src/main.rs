@@ -12,9 +12,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let result = match args.command {
-        None => wavebench::app::run(None),
-        Some(Command::Gui { file }) => wavebench::app::run(file),
+    let (result, command) = match args.command {
+        None => (wavebench::app::run(None), false),
+        Some(Command::Gui { file }) => (wavebench::app::run(file), false),
         Some(cmd) => {
             // Ctrl-C or SIGTERM while an output is being written: remove the temporary
             // file, then stop as an interrupted program does (exit 130).
@@ -23,20 +23,20 @@ fn main() {
                 eprintln!("wavebench: interrupted; no output written");
                 std::process::exit(130);
             });
-            let code = match cli::run(cmd) {
-                Ok(()) => 0,
-                Err(f) => {
-                    eprintln!("wavebench: {}", f.message());
-                    f.exit_code()
-                }
-            };
-            quick_exit(code)
+            (cli::run(cmd), true)
         }
     };
-    if let Err(f) = result {
-        eprintln!("wavebench: {}", f.message());
-        std::process::exit(f.exit_code());
+    let code = match result {
+        Ok(()) => 0,
+        Err(f) => {
+            eprintln!("wavebench: {}", f.message());
+            f.exit_code()
+        }
+    };
+    if command {
+        quick_exit(code)
     }
+    std::process::exit(code);
 }
 
 /// End a command without the C++ static destructors: every output is written (files are

@@ -198,26 +198,33 @@ fn finish_job(h: &mut Harness<'_, Workbench>) {
     step_until(h, |app| !app.job_running());
 }
 
+/// Click `label`, which starts a background job, and step until the job has finished.
+/// Returns whether the job was seen running: the click lands within a few frames.
+fn run_job_from(h: &mut Harness<'_, Workbench>, label: &str) -> bool {
+    h.get_by_label(label).click();
+    let mut started = false;
+    for _ in 0..10 {
+        h.step();
+        if h.state().job_running() {
+            started = true;
+            break;
+        }
+    }
+    finish_job(h);
+    started
+}
+
 #[test]
 fn a_sweep_runs_to_completion_and_loads_a_configuration() {
     let mut h = harness_sized(with(|c| c.seq_len = Some(64), settings()), 2600.0);
     settle(&mut h);
     h.get_by_label("Sweep").click(); // its tab, behind the bands
     h.run();
-    h.get_by_label("Run sweep").click();
-    // The click lands within a few frames; then the job runs in the background.
-    for _ in 0..10 {
-        h.step();
-        if h.state().job_running() {
-            break;
-        }
-    }
     assert!(
-        h.state().job_running(),
+        run_job_from(&mut h, "Run sweep"),
         "the button started no sweep: {}",
         h.state().status()
     );
-    finish_job(&mut h);
     let rows = &h.state().sweep_view.rows;
     let configs = wavebench::sweep::configurations(64);
     assert_eq!(rows.len(), configs.len());
@@ -614,19 +621,11 @@ fn the_seeds_proposals_are_measured_from_the_timing_view() {
     h.get_by_label("The seed's proposals, over the whole data set")
         .click();
     h.run();
-    h.get_by_label("batching").click();
-    for _ in 0..10 {
-        h.step();
-        if h.state().job_running() {
-            break;
-        }
-    }
     assert!(
-        h.state().job_running(),
+        run_job_from(&mut h, "batching"),
         "the switch started no measurement: {}",
         h.state().status()
     );
-    finish_job(&mut h);
     let (label, rows) = h.state().timing_view.measured.as_ref().expect("measured");
     assert!(
         label.contains("db4 level 3") && label.contains("128 samples"),
@@ -660,14 +659,7 @@ fn the_seeds_proposals_are_measured_from_the_timing_view() {
     // Batch aggregation: the per-window proposals say why they cannot run.
     h.state_mut().settings.run.aggregate = Aggregate::Batch;
     settle(&mut h);
-    h.get_by_label("Measure").click();
-    for _ in 0..10 {
-        h.step();
-        if h.state().job_running() {
-            break;
-        }
-    }
-    finish_job(&mut h);
+    run_job_from(&mut h, "Measure");
     let (label, rows) = h.state().timing_view.measured.as_ref().expect("measured");
     assert!(label.contains("batch aggregation"), "{label}");
     let cache = rows.iter().find(|m| m.variant == Variant::Cache).unwrap();

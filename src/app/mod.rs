@@ -102,8 +102,6 @@ pub struct Workbench {
     busy: bool,
     config_view: views::config::ConfigView,
     pub timing_view: views::timing::TimingView,
-    /// What the running proposal measurement runs on (see `proposals_label`).
-    measuring: Option<String>,
     overview: views::data::Overview,
     pub sweep_view: views::sweep::SweepView,
     /// A second configuration shown beside the main one.
@@ -132,7 +130,6 @@ impl Workbench {
             busy: false,
             config_view: Default::default(),
             timing_view: Default::default(),
-            measuring: None,
             overview: Default::default(),
             sweep_view: Default::default(),
             compare: None,
@@ -202,27 +199,12 @@ impl Workbench {
         });
     }
 
-    /// What a measurement of the seed's proposals runs on, in words.
-    fn proposals_label(&self) -> String {
-        let r = &self.settings.run;
-        format!(
-            "{} level {} {}, windows of {} samples, {} aggregation, {} engine",
-            r.wavelet,
-            r.level,
-            r.mode,
-            self.settings.seq_len(),
-            r.aggregate,
-            r.engine
-        )
-    }
-
     /// Measure the switched-on proposals beside the baseline in the background.
     pub fn start_proposals(&mut self) {
         if self.job.is_some() {
             return;
         }
         let chosen = self.timing_view.chosen();
-        self.measuring = Some(self.proposals_label());
         self.start("proposal timing", |table, settings| JobKind::Variants {
             table,
             settings,
@@ -418,8 +400,7 @@ impl Workbench {
                             self.sweep_view.rows = rows;
                             format!("sweep done: {n} configurations")
                         }
-                        Ok(JobOutput::Variants(rows)) => {
-                            let label = self.measuring.take().unwrap_or_default();
+                        Ok(JobOutput::Variants { label, rows }) => {
                             self.timing_view.measured = Some((label, rows));
                             format!("{what}: done")
                         }
@@ -853,7 +834,7 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
             (Pane::Features, Some(r)) => views::features::ui(ui, &r.features),
             (Pane::Prompt, Some(r)) => views::prompt::ui(ui, Some(&r.prompt), &mut app.settings),
             (Pane::Timing, Some(r)) => {
-                let (current, running) = (app.proposals_label(), app.job.is_some());
+                let (current, running) = (app.settings.whole_run_label(), app.job.is_some());
                 self.start_proposals |= app.timing_view.ui(ui, r, &current, running);
             }
             (Pane::Compare, Some(r)) => match &app.compare {

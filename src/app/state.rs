@@ -69,6 +69,21 @@ impl Settings {
             (start > 0 || end.is_some()).then(|| crate::data::RowRange { start, end }.to_string());
     }
 
+    /// What a run over the whole data set (an export, the proposals' measurement) runs
+    /// with, in words.
+    pub fn whole_run_label(&self) -> String {
+        let r = &self.run;
+        format!(
+            "{} level {} {}, windows of {} samples, {} aggregation, {} engine",
+            r.wavelet,
+            r.level,
+            r.mode,
+            self.seq_len(),
+            r.aggregate,
+            r.engine
+        )
+    }
+
     /// The configuration the CLI would run (what "export configuration" writes).
     pub fn config(&self) -> Config {
         self.run.clone()

@@ -58,9 +58,18 @@ pub enum JobKind {
 
 pub enum JobOutput {
     Sweep(Vec<crate::sweep::SweepRow>),
-    Variants(Vec<crate::variants::Measured>),
-    Exported { path: PathBuf, units: usize },
-    Written { path: PathBuf },
+    /// The proposals' rows, and the settings they were measured with, in words.
+    Variants {
+        label: String,
+        rows: Vec<crate::variants::Measured>,
+    },
+    Exported {
+        path: PathBuf,
+        units: usize,
+    },
+    Written {
+        path: PathBuf,
+    },
 }
 
 /// A running job as the UI sees it: progress, and a flag that cancels it.
@@ -351,7 +360,10 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
                 notice: &mut sel.notice,
             };
             crate::variants::measure(&mut eng, &work, spec.wavelet, spec.cfg.mode, &chosen, tick)
-                .map(JobOutput::Variants)
+                .map(|rows| JobOutput::Variants {
+                    label: settings.whole_run_label(),
+                    rows,
+                })
                 .map_err(|e| format!("{}: {e}", job.what))
         }
     }

@@ -250,7 +250,6 @@ impl Torch {
 
         Ok(Packed {
             tensor: Tensor::f_stack(&columns, 1)?,
-            rows,
             layout: Layout {
                 band_lens: plan.band_lens.clone(),
                 stats: stats.is_some(),
@@ -288,19 +287,12 @@ impl Torch {
 
     fn collect_impl(&mut self, timer: &mut Timer) -> Result<Vec<SeriesSummary>, TchError> {
         let queued = std::mem::take(&mut self.queued);
-        let mut out = Vec::with_capacity(queued.iter().map(|p| p.rows).sum());
-        // One transfer for every run of batches with the same layout (a run has one).
-        let mut i = 0;
-        while i < queued.len() {
-            let layout = &queued[i].layout;
-            let j = i + queued[i..]
-                .iter()
-                .take_while(|p| p.layout == *layout)
-                .count();
-            let parts: Vec<&Tensor> = queued[i..j].iter().map(|p| &p.tensor).collect();
+        let mut out = Vec::new();
+        // One transfer per run of batches with the same layout (a pipeline run has one).
+        for same in queued.chunk_by(|a, b| a.layout == b.layout) {
+            let parts: Vec<&Tensor> = same.iter().map(|p| &p.tensor).collect();
             let host = self.download(&Tensor::f_cat(&parts, 0)?, timer)?;
-            out.extend(layout.unpack(&host));
-            i = j;
+            out.extend(same[0].layout.unpack(&host));
         }
         Ok(out)
     }
@@ -359,7 +351,6 @@ impl Layout {
 /// A batch's summaries, still on the device.
 struct Packed {
     tensor: Tensor,
-    rows: usize,
     layout: Layout,
 }
 

@@ -231,7 +231,7 @@ pub fn features(
     };
     // Each chunk's windows, groups and features; a device engine leaves its chunks'
     // summaries on the device (features None) until one download brings them all back.
-    let mut chunks: Vec<(Range<usize>, Groups, Option<Vec<Features>>)> = Vec::new();
+    let mut chunks: Vec<Chunk> = Vec::new();
     // An engine kept between runs (the app's, bench's) may hold what a cancelled run left.
     engine.discard_queued();
     let mut queued_on: Option<EngineKind> = None;
@@ -259,7 +259,11 @@ pub fn features(
                 }
             },
         };
-        chunks.push((w.clone(), groups, feats));
+        chunks.push(Chunk {
+            windows: w.clone(),
+            groups,
+            features: feats,
+        });
         // Bound what waits on the device (~1 GB of summaries); ETTh1 is one download.
         if queued_series >= COLLECT_SERIES || (w.end == total && queued_series > 0) {
             collect(engine, notice, shape, stats, timer, queued_on, &mut chunks)?;
@@ -273,10 +277,13 @@ pub fn features(
     timer.path = Some(path);
 
     let t = Instant::now();
-    let mut units = Vec::with_capacity(chunks.iter().map(|c| c.1.len()).sum());
+    let mut units = Vec::with_capacity(chunks.iter().map(|c| c.groups.len()).sum());
     let mut last_time: Option<(usize, Arc<str>)> = None;
-    for (_, groups, feats) in chunks {
-        let feats = feats.ok_or_else(|| {
+    for Chunk {
+        groups, features, ..
+    } in chunks
+    {
+        let feats = features.ok_or_else(|| {
             EngineError::Internal("a chunk's summaries were never collected".into())
         })?;
         units.extend(
@@ -333,13 +340,13 @@ fn collect(
     stats: Option<StatsRequest>,
     timer: &mut Timer,
     queued_on: Option<EngineKind>,
-    chunks: &mut [(Range<usize>, Groups, Option<Vec<Features>>)],
+    chunks: &mut [Chunk],
 ) -> Result<(), EngineError> {
-    let waiting = |c: &&mut (Range<usize>, Groups, Option<Vec<Features>>)| c.2.is_none();
+    let series = |c: &Chunk| c.windows.len() * shape.table.channels.len();
     let expected: usize = chunks
-        .iter_mut()
-        .filter(waiting)
-        .map(|c| c.0.len() * shape.table.channels.len())
+        .iter()
+        .filter(|c| c.features.is_none())
+        .map(series)
         .sum();
     let collected = match (queued_on == Some(engine.kind()), engine.collect(timer)) {
         (true, Ok(sums)) if sums.len() == expected => Some(sums),
@@ -362,22 +369,30 @@ fn collect(
         (false, _) => None,
     };
     let mut at = 0;
-    for c in chunks.iter_mut().filter(waiting) {
-        let series = c.0.len() * shape.table.channels.len();
+    for c in chunks.iter_mut().filter(|c| c.features.is_none()) {
+        let n = series(c);
         let feats = match &collected {
-            Some(all) => features_of(&all[at..at + series], &c.1, timer),
+            Some(all) => features_of(&all[at..at + n], &c.groups, timer),
             None => {
-                let rows = shape.rows(c.0.clone());
+                let rows = shape.rows(c.windows.clone());
                 let sums = engine::with_fallback(engine, notice, |e| {
                     e.summarize_windows(&rows.batch(), shape.plan, stats, timer)
                 })?;
-                features_of(&sums, &c.1, timer)
+                features_of(&sums, &c.groups, timer)
             }
         };
-        at += series;
-        c.2 = Some(feats);
+        at += n;
+        c.features = Some(feats);
     }
     Ok(())
+}
+
+/// One chunk of a run: its windows, what each of its prompts describes, and their
+/// features (None while a device engine holds the chunk's summaries).
+struct Chunk {
+    windows: Range<usize>,
+    groups: Groups,
+    features: Option<Vec<Features>>,
 }
 
 /// What each prompt of a chunk describes: its series (a range of the chunk's summaries),
@@ -405,11 +420,8 @@ fn slide_chunk(
     };
     clock.charge(t.elapsed(), timer);
 
+    let mut feats = features_of(&sums, groups, timer);
     let t = Instant::now();
-    let mut feats: Vec<Features> = groups
-        .par_iter()
-        .map(|(r, ..)| features::compute(&sums[r.clone()]))
-        .collect();
     let n = shape.table.channels.len();
     // The windows of each unsettled group; series of one window share one recomputation.
     let mut redo: Vec<(Range<usize>, Vec<usize>)> = Vec::new();

@@ -12,27 +12,11 @@ use std::collections::VecDeque;
 const HISTORY: usize = 120;
 
 /// The proposals the view can switch on, in the order shown.
-const PROPOSALS: [(Variant, &str, &str); 4] = [
-    (
-        Variant::Cache,
-        "cache",
-        "An exact cache keyed by each window's bytes, over two epochs in shuffled order (the seed guessed 30-50 % faster)",
-    ),
-    (
-        Variant::AdaptiveLevel,
-        "adaptive level",
-        "The seed's rule: level 2 below 200 samples, 3 below 500, else 4 (guessed 20-40 %)",
-    ),
-    (
-        Variant::Bf16,
-        "bf16",
-        "Inputs stored as bfloat16, computed in f32 (the seed's mixed precision)",
-    ),
-    (
-        Variant::Batching,
-        "batching",
-        "One engine call per window instead of one per chunk of windows (guessed 10-20 % for batching)",
-    ),
+const PROPOSALS: [Variant; 4] = [
+    Variant::Cache,
+    Variant::AdaptiveLevel,
+    Variant::Bf16,
+    Variant::Batching,
 ];
 
 pub struct TimingView {
@@ -84,7 +68,7 @@ impl TimingView {
             .iter()
             .zip(self.chosen)
             .filter(|(_, on)| *on)
-            .map(|(p, _)| p.0)
+            .map(|(&v, _)| v)
             .collect()
     }
 
@@ -199,9 +183,9 @@ impl TimingView {
             .open(self.open_proposals.take())
             .show(ui, |ui| {
                 ui.horizontal_wrapped(|ui| {
-                    for ((_, name, help), on) in PROPOSALS.iter().zip(&mut self.chosen) {
+                    for (v, on) in PROPOSALS.iter().zip(&mut self.chosen) {
                         // Live: each switch measures again at once (when nothing runs).
-                        measure |= ui.checkbox(on, *name).on_hover_text(*help).changed();
+                        measure |= ui.checkbox(on, v.name()).on_hover_text(v.about()).changed();
                     }
                     measure |= ui
                         .add_enabled(!running, egui::Button::new("Measure"))

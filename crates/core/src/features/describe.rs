@@ -1,10 +1,11 @@
 //! The wording of the features (SPEC §5): thresholds and names in one place.
 //!
-//! Descriptions are static text wherever the wording allows (every combination with the
-//! four named bands is spelled out below by `named!`); only wordings with numbers or
-//! unnamed bands are made per case.
+//! Every wording that names one of the four named bands is formatted once for the process
+//! (`wordings`) and then borrowed, so a prompt's descriptions cost no allocation; only
+//! wordings with numbers or unnamed bands are made per case.
 
 use super::Text;
+use std::sync::OnceLock;
 
 /// Names of the bands in frequency-pattern descriptions, by band index.
 const PATTERN_BANDS: [&str; 4] = ["trend", "seasonal", "fluctuation", "noise"];
@@ -12,12 +13,47 @@ const PATTERN_BANDS: [&str; 4] = ["trend", "seasonal", "fluctuation", "noise"];
 /// Names of the bands in trend descriptions, by band index.
 const TREND_BANDS: [&str; 4] = ["long-term", "seasonal", "medium-term", "short-term"];
 
-/// `[$head + $band + $tail for every named band]`, spelled at compile time; the names
-/// must match `PATTERN_BANDS` / `TREND_BANDS` (a unit test checks).
-macro_rules! named {
-    ($head:literal, [$($band:literal),*], $tail:literal) => {
-        [$(concat!($head, $band, $tail)),*]
-    };
+const PATTERN_BASES: [&str; 3] = [
+    "single-scale dominant",
+    "dual-scale pattern",
+    "multi-scale complex",
+];
+
+const DIRECTIONS: [&str; 2] = ["upward", "downward"];
+
+const STABILITY_BASES: [&str; 4] = [
+    "stable trend with high short-term volatility",
+    "moderate volatility across scales",
+    "balanced multi-scale variations",
+    "trend-dominated with low noise",
+];
+
+/// The wordings built from the tables above, made on first use.
+struct Wordings {
+    /// `"{base} ({band})"` per pattern base and named band.
+    patterns: Vec<[String; 4]>,
+    /// `"mostly {direction}, except {band}"` per direction and named band.
+    mostly: Vec<[String; 4]>,
+    /// `"{base} (strong mid-frequency components)"` per stability base.
+    strong_mid: Vec<String>,
+}
+
+fn wordings() -> &'static Wordings {
+    static WORDINGS: OnceLock<Wordings> = OnceLock::new();
+    WORDINGS.get_or_init(|| Wordings {
+        patterns: PATTERN_BASES
+            .iter()
+            .map(|base| PATTERN_BANDS.map(|band| format!("{base} ({band})")))
+            .collect(),
+        mostly: DIRECTIONS
+            .iter()
+            .map(|dir| TREND_BANDS.map(|band| format!("mostly {dir}, except {band}")))
+            .collect(),
+        strong_mid: STABILITY_BASES
+            .iter()
+            .map(|base| format!("{base} (strong mid-frequency components)"))
+            .collect(),
+    })
 }
 
 pub fn pattern_band_name(k: usize) -> Text {
@@ -34,30 +70,6 @@ pub fn trend_band_name(k: usize) -> Text {
     }
 }
 
-const PATTERN_BASES: [&str; 3] = [
-    "single-scale dominant",
-    "dual-scale pattern",
-    "multi-scale complex",
-];
-/// `"{base} ({band})"` for every base and named band.
-const PATTERNS: [[&str; 4]; 3] = [
-    named!(
-        "single-scale dominant (",
-        ["trend", "seasonal", "fluctuation", "noise"],
-        ")"
-    ),
-    named!(
-        "dual-scale pattern (",
-        ["trend", "seasonal", "fluctuation", "noise"],
-        ")"
-    ),
-    named!(
-        "multi-scale complex (",
-        ["trend", "seasonal", "fluctuation", "noise"],
-        ")"
-    ),
-];
-
 pub fn frequency_pattern(entropy: f64, dominant: usize, dominant_energy: f64) -> Text {
     let base = if entropy < 0.5 {
         0
@@ -69,41 +81,23 @@ pub fn frequency_pattern(entropy: f64, dominant: usize, dominant_energy: f64) ->
     if dominant_energy <= 0.7 {
         return PATTERN_BASES[base].into();
     }
-    match PATTERNS[base].get(dominant) {
-        Some(&text) => text.into(),
+    match wordings().patterns[base].get(dominant) {
+        Some(text) => text.as_str().into(),
         None => format!("{} ({})", PATTERN_BASES[base], pattern_band_name(dominant)).into(),
     }
 }
 
-/// `"mostly {dir}, except {band}"` for both directions and every named band.
-const MOSTLY: [[&str; 4]; 2] = [
-    named!(
-        "mostly upward, except ",
-        ["long-term", "seasonal", "medium-term", "short-term"],
-        ""
-    ),
-    named!(
-        "mostly downward, except ",
-        ["long-term", "seasonal", "medium-term", "short-term"],
-        ""
-    ),
-];
-
 pub fn trend(signs: &[i8], consistency: f64) -> Text {
     let s0 = signs.first().copied().unwrap_or(0);
-    let dir = |s: i8| usize::from(s <= 0);
+    // Index into DIRECTIONS: zero counts as downward.
+    let dir = usize::from(s0 <= 0);
     if consistency == 1.0 {
-        ["consistent upward", "consistent downward"][dir(s0)].into()
+        ["consistent upward", "consistent downward"][dir].into()
     } else if consistency >= 0.75 {
         let k = signs.iter().position(|&s| s != s0).unwrap_or(0);
-        match MOSTLY[dir(s0)].get(k) {
-            Some(&text) => text.into(),
-            None => format!(
-                "mostly {}, except {}",
-                ["upward", "downward"][dir(s0)],
-                trend_band_name(k)
-            )
-            .into(),
+        match wordings().mostly[dir].get(k) {
+            Some(text) => text.as_str().into(),
+            None => format!("mostly {}, except {}", DIRECTIONS[dir], trend_band_name(k)).into(),
         }
     } else {
         let up = signs.iter().filter(|&&s| s > 0).count();
@@ -121,26 +115,6 @@ pub fn quality(snr_db: f64) -> &'static str {
     }
 }
 
-/// `[plain, with the mid-frequency note]` per volatility class.
-const STABILITY: [[&str; 2]; 4] = [
-    [
-        "stable trend with high short-term volatility",
-        "stable trend with high short-term volatility (strong mid-frequency components)",
-    ],
-    [
-        "moderate volatility across scales",
-        "moderate volatility across scales (strong mid-frequency components)",
-    ],
-    [
-        "balanced multi-scale variations",
-        "balanced multi-scale variations (strong mid-frequency components)",
-    ],
-    [
-        "trend-dominated with low noise",
-        "trend-dominated with low noise (strong mid-frequency components)",
-    ],
-];
-
 pub fn stability(volatility_ratio: f64, strong_mid: bool) -> Text {
     let class = if volatility_ratio > 5.0 {
         0
@@ -151,7 +125,11 @@ pub fn stability(volatility_ratio: f64, strong_mid: bool) -> Text {
     } else {
         3
     };
-    STABILITY[class][usize::from(strong_mid)].into()
+    if strong_mid {
+        wordings().strong_mid[class].as_str().into()
+    } else {
+        STABILITY_BASES[class].into()
+    }
 }
 
 pub fn difficulty(score: f64) -> &'static str {
@@ -168,24 +146,36 @@ pub fn difficulty(score: f64) -> &'static str {
 mod tests {
     use super::*;
 
-    /// The spelled-out tables say exactly what the formats would.
+    /// Every wording with a named band, as the functions give it, borrowed (no allocation).
     #[test]
-    fn static_wordings_match_their_formats() {
-        for (b, base) in PATTERN_BASES.iter().enumerate() {
+    fn named_wordings_are_borrowed_and_read_as_formatted() {
+        for (b, entropy) in [0.2, 0.7, 1.2].into_iter().enumerate() {
             for (k, band) in PATTERN_BANDS.iter().enumerate() {
-                assert_eq!(PATTERNS[b][k], format!("{base} ({band})"));
+                let got = frequency_pattern(entropy, k, 0.9);
+                assert_eq!(got, format!("{} ({band})", PATTERN_BASES[b]));
+                assert!(matches!(got, Text::Borrowed(_)));
             }
         }
-        for (d, dir) in ["upward", "downward"].iter().enumerate() {
-            for (k, band) in TREND_BANDS.iter().enumerate() {
-                assert_eq!(MOSTLY[d][k], format!("mostly {dir}, except {band}"));
+        // Three of four scales one way: the odd one out (scales 1 to 3) is named.
+        for (d, s) in [1i8, -1].into_iter().enumerate() {
+            for k in 1..TREND_BANDS.len() {
+                let mut signs = [s; 4];
+                signs[k] = -s;
+                let got = trend(&signs, 0.75);
+                let want = format!("mostly {}, except {}", DIRECTIONS[d], TREND_BANDS[k]);
+                assert_eq!(got, want);
+                assert!(matches!(got, Text::Borrowed(_)));
             }
         }
-        for row in STABILITY {
+        for (class, ratio) in [6.0, 3.0, 1.0, 0.1].into_iter().enumerate() {
             assert_eq!(
-                row[1],
-                format!("{} (strong mid-frequency components)", row[0])
+                stability(ratio, true),
+                format!(
+                    "{} (strong mid-frequency components)",
+                    STABILITY_BASES[class]
+                )
             );
+            assert_eq!(stability(ratio, false), STABILITY_BASES[class]);
         }
         assert_eq!(
             frequency_pattern(1.2, 6, 0.8),
