@@ -60,13 +60,19 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
                         BarChart::new(title, bars)
                             .element_formatter(Box::new(|b, _| b.name.clone())),
                     );
-                    // Band names under the bars (axis labels are dropped when dense); in
-                    // a narrow column "cD3" shortens to "D3" so neighbours never run
-                    // into each other.
+                    // Band names under the bars (axis labels are dropped when dense). In a
+                    // narrow column "cD3" shortens to "D3" (smaller), and in a very narrow
+                    // one only every other bar is named (hovering a bar names it), so
+                    // neighbours never run into each other.
                     let below = lo.min(0.0) - 0.02 * (hi - lo).max(1e-12);
                     measured = measured.min(p.transform().dpos_dvalue_x().abs());
                     let per_bar = narrowest.min(p.transform().dpos_dvalue_x().abs());
-                    for (i, name) in labels.iter().enumerate() {
+                    let (size, every) = match per_bar {
+                        w if w >= 16.0 => (10.0, 1),
+                        w if w >= 13.0 => (8.0, 1),
+                        _ => (8.0, 2),
+                    };
+                    for (i, name) in labels.iter().enumerate().step_by(every) {
                         let short = if per_bar < 21.0 {
                             name.trim_start_matches('c')
                         } else {
@@ -76,11 +82,7 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
                             Text::new(
                                 name.as_str(),
                                 PlotPoint::new(i as f64, below),
-                                egui::RichText::new(short).size(if per_bar < 16.0 {
-                                    8.0
-                                } else {
-                                    10.0
-                                }),
+                                egui::RichText::new(short).size(size),
                             )
                             .anchor(egui::Align2::CENTER_TOP),
                         );

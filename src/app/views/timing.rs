@@ -138,7 +138,7 @@ impl TimingView {
         // Stacked area of the last runs: each stage a band between the running sums.
         let runs: Vec<&Vec<f64>> = self.history.iter().collect();
         Plot::new("history")
-            .height((ui.available_height() - 4.0).max(100.0))
+            .height((ui.available_height() - 4.0).max(60.0))
             .x_axis_label("run (last 120); colours as above")
             .y_axis_label("ms")
             .include_y(0.0)
