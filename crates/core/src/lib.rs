@@ -1,8 +1,8 @@
 //! wavebench-core: the numeric heart of wavebench, with no UI, no file formats and no
 //! libtorch. The 106 pywt wavelets, the native engine (forward and inverse transforms,
 //! fused band moments and statistics), SPEC §5 features, prompts, the pipeline over
-//! windows, and the timing of its stages. The app/CLI crate (polars, egui, tch) and the
-//! Python wheel both build on it.
+//! windows, a batch held as rows (the wheel's path), and the timing of its stages. The
+//! app/CLI crate (polars, egui, tch) and the Python wheel both build on it.
 
 pub mod data;
 pub mod engine;
@@ -10,6 +10,7 @@ pub mod features;
 pub mod numeric;
 pub mod pipeline;
 pub mod prompt;
+pub mod rows;
 pub mod stats;
 pub mod suggest;
 pub mod timing;

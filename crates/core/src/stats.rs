@@ -38,7 +38,7 @@ pub struct StatsScratch {
     spectrum: Vec<Complex<f64>>,
     corr: Vec<f64>,
     scratch: Vec<Complex<f64>>,
-    sorted: Vec<f64>,
+    keys: Vec<i64>,
 }
 
 impl StatsScratch {
@@ -64,7 +64,7 @@ impl StatsScratch {
             spectrum: forward.make_output_vec(),
             corr: vec![0.0; n],
             scratch: vec![Complex::default(); scratch_len],
-            sorted: Vec::with_capacity(len),
+            keys: Vec::with_capacity(len),
             forward,
             inverse,
         }
@@ -77,17 +77,22 @@ impl StatsScratch {
         if len == 0 {
             return SeriesStats::default();
         }
-        self.sorted.clear();
-        self.sorted.extend(x.iter().map(|v| v.to_f64()));
-        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-        for &v in &self.sorted {
-            min = min.min(v);
-            max = max.max(v);
+        // Min, max and median in total order (as `SlidingOrder` takes them, so -0 < +0 on
+        // every path), selected over integer keys of that order: a plain integer compare
+        // instead of `total_cmp`'s conversions at every step of the selection.
+        self.keys.clear();
+        self.keys.extend(x.iter().map(|v| total_key(v.to_f64())));
+        let (lo, hi) = self
+            .keys
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+        let (min, max) = (from_key(lo), from_key(hi));
+        let trend = x[len - 1].to_f64() - x[0].to_f64();
+        for (i, v) in self.input.iter_mut().zip(x) {
+            *i = v.to_f64();
         }
-        let trend = self.sorted[len - 1] - self.sorted[0];
-        self.input.copy_from_slice(&self.sorted);
         let mid = (len - 1) / 2;
-        let median = *self.sorted.select_nth_unstable_by(mid, f64::total_cmp).1;
+        let median = from_key(*self.keys.select_nth_unstable(mid).1);
         SeriesStats {
             min,
             max,
@@ -131,6 +136,19 @@ impl StatsScratch {
         );
         rank_lags(&mut self.corr)
     }
+}
+
+/// An integer that orders as `f64::total_cmp` orders its value (negative numbers have
+/// their magnitude bits flipped).
+#[inline(always)]
+fn total_key(v: f64) -> i64 {
+    let b = v.to_bits() as i64;
+    b ^ (((b >> 63) as u64) >> 1) as i64
+}
+
+#[inline(always)]
+fn from_key(k: i64) -> f64 {
+    f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64)
 }
 
 /// Min, max and median of consecutive windows of one series, kept as a sorted window.
@@ -241,44 +259,35 @@ fn rank_lags(corr: &mut [f64]) -> Lags {
     // A constant series has r_0 = 0: every lag ties and the smallest come first.
     let scale = if r0 != 0.0 { 1.0 / r0 } else { 0.0 };
     let round9 = |v: f64| (v * 1e9).round() / 1e9;
-    // One pass keeping the best TOP_LAGS (rounded ratio, lag), larger first. Scanning lags
-    // upwards and inserting only when strictly larger keeps the smaller lag first on ties.
-    // Rounding is monotone, so a raw ratio at or below the current last one cannot beat
-    // it: only the few candidates above are rounded, and a block of lags with none above
-    // is passed over with one vector compare (most of them, once the top is filled).
+    // Only lags whose raw ratio is near the top can be among the best TOP_LAGS, so the
+    // rounding and the ordering run on those few. The TOP_LAGS-th largest of the blocks'
+    // maxima is at most the TOP_LAGS-th largest ratio (those blocks hold that many at or
+    // above it): every lag that rounds to at least its rounding is at most 1e-8 below it.
     const BLOCK: usize = 8;
-    let mut top = Lags::new();
-    let mut best: [f64; TOP_LAGS] = [f64::NEG_INFINITY; TOP_LAGS];
-    let mut last_raw = f64::NEG_INFINITY;
-    for (b, block) in corr.chunks(BLOCK).enumerate() {
-        let full = top.len() == TOP_LAGS;
-        if full
-            && !block
-                .iter()
-                .fold(false, |any, &c| any | (c * scale > last_raw))
-        {
-            continue;
-        }
-        for (j, &c) in block.iter().enumerate() {
-            let raw = c * scale;
-            if top.len() == TOP_LAGS && raw <= last_raw {
-                continue;
-            }
-            let v = round9(raw);
-            let pos = best[..top.len()]
-                .iter()
-                .position(|&b| v > b)
-                .unwrap_or(top.len());
-            if pos < TOP_LAGS {
-                top.insert(pos, b * BLOCK + j);
-                top.truncate(TOP_LAGS);
-                best.copy_within(pos..TOP_LAGS - 1, pos + 1);
-                best[pos] = v;
-                last_raw = corr[top[top.len() - 1]] * scale;
-            }
-        }
-    }
-    top
+    let mut maxima: SmallVec<[f64; 128]> = corr
+        .chunks(BLOCK)
+        .map(|b| b.iter().fold(f64::NEG_INFINITY, |m, &c| m.max(c * scale)))
+        .collect();
+    let floor = if maxima.len() > TOP_LAGS {
+        let (_, &mut kth, _) = maxima.select_nth_unstable_by(TOP_LAGS - 1, |a, b| b.total_cmp(a));
+        kth - 1e-8
+    } else {
+        f64::NEG_INFINITY
+    };
+    let mut candidates: SmallVec<[(f64, usize); 16]> = corr
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c * scale >= floor)
+        .map(|(k, &c)| (round9(c * scale), k))
+        .collect();
+    // Larger rounded ratio first, the smaller lag first on ties (compared as numbers, so
+    // -0 ties with 0).
+    candidates.sort_unstable_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.1.cmp(&b.1))
+    });
+    candidates.iter().take(TOP_LAGS).map(|&(_, k)| k).collect()
 }
 
 #[cfg(test)]
@@ -290,6 +299,31 @@ mod tests {
         let mut s = StatsScratch::new(4);
         let st = s.compute(&[3.0f64, 1.0, 4.0, 2.0], true);
         assert_eq!((st.min, st.max, st.median, st.trend), (1.0, 4.0, 2.0, -1.0));
+    }
+
+    #[test]
+    fn keys_order_as_total_cmp_and_round_trip() {
+        let v = [
+            f64::NEG_INFINITY,
+            -3.5,
+            -1e-300,
+            -0.0,
+            0.0,
+            5e-324,
+            1.0,
+            f64::MAX,
+            f64::INFINITY,
+        ];
+        for (i, &a) in v.iter().enumerate() {
+            assert_eq!(from_key(total_key(a)).to_bits(), a.to_bits());
+            for &b in &v[i + 1..] {
+                assert!(total_key(a) < total_key(b), "{a} < {b}");
+            }
+        }
+        // -0 is below +0, as SlidingOrder picks them.
+        let st = StatsScratch::new(3).compute(&[0.0f64, -0.0, 1.0], false);
+        assert_eq!(st.min.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(st.median.to_bits(), 0.0f64.to_bits());
     }
 
     #[test]

@@ -1,37 +1,57 @@
-//! `wavebench._wavebench`: the Python extension. Arrays in (numpy, read in place through
-//! their strides), the core's pipeline with the GIL released, numpy arrays and strings
-//! out. The Python package around it (`python/wavebench/__init__.py`) only adapts types:
+//! `wavebench._wavebench`: the Python extension. Arrays in (numpy, read in place: each
+//! contiguous row is handed to the core as it lies), the core's `rows` path with the GIL
+//! released, numpy arrays and strings out. The Python package around it (`python/wavebench/__init__.py`) only adapts types:
 //! torch tensors to numpy, the seed's key names to SPEC §8's.
 
-use numpy::ndarray::{ArrayViewD, Axis, Ix3};
+use numpy::ndarray::{s, ArrayView3, Axis, Ix3};
 use numpy::{PyArray1, PyArray2, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use wavebench_core::data::{Channel, Normalize, Table, Windows};
-use wavebench_core::engine::{DType, Engine, Native, Plan};
+use wavebench_core::data::Normalize;
+use wavebench_core::engine::{Plan, Real};
 use wavebench_core::features::{Aggregate, Features};
-use wavebench_core::pipeline::{self, Shape, Unit};
+use wavebench_core::pipeline;
 use wavebench_core::prompt::{self, PromptVars};
+use wavebench_core::rows::{Rows, RowsError};
 use wavebench_core::stats::TOP_LAGS;
-use wavebench_core::timing::Timer;
 use wavebench_core::wavelet::{self, Mode};
 
-/// A batch `(B, N, T)` as the core's table: channel `n` is the B samples' rows end to
-/// end, so window `b` (stride T) is sample b.
-struct Batch {
+/// `x` as read: a float32 or float64 array of shape (B, N, T), borrowed from numpy (a CPU
+/// tensor's memory too) for the length of the call.
+enum Data<'py> {
+    F32(PyReadonlyArrayDyn<'py, f32>),
+    F64(PyReadonlyArrayDyn<'py, f64>),
+}
+
+struct Batch<'py> {
+    data: Data<'py>,
     b: usize,
+    n: usize,
     t: usize,
-    table: Table,
-    dtype: DType,
 }
 
 fn value_error(msg: impl Into<String>) -> PyErr {
     PyValueError::new_err(msg.into())
 }
 
-fn batch_of<T: Copy + Into<f64>>(v: ArrayViewD<'_, T>, dtype: DType) -> PyResult<Batch> {
-    let shape = v.shape().to_vec();
+/// A float32 or float64 numpy array (any strides) as a batch; (T,) and (S, T) are
+/// (1, 1, T) and (S, 1, T).
+fn read<'py>(x: &Bound<'py, PyAny>) -> PyResult<Batch<'py>> {
+    let data = if let Ok(a) = x.extract::<PyReadonlyArrayDyn<'py, f32>>() {
+        Data::F32(a)
+    } else if let Ok(a) = x.extract::<PyReadonlyArrayDyn<'py, f64>>() {
+        Data::F64(a)
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "expected a float32 or float64 numpy array or torch tensor, got {}",
+            x.get_type().name()?
+        )));
+    };
+    let shape = match &data {
+        Data::F32(a) => a.as_array().shape().to_vec(),
+        Data::F64(a) => a.as_array().shape().to_vec(),
+    };
     let (b, n, t) = match shape.as_slice() {
         [t] => (1, 1, *t),
         [s, t] => (*s, 1, *t),
@@ -46,69 +66,93 @@ fn batch_of<T: Copy + Into<f64>>(v: ArrayViewD<'_, T>, dtype: DType) -> PyResult
     if b == 0 || n == 0 || t == 0 {
         return Err(value_error(format!("x is empty: shape {shape:?}")));
     }
-    // Filled in order (sample by sample), so no buffer is zeroed first.
-    let mut channels: Vec<Vec<f64>> = (0..n).map(|_| Vec::with_capacity(b * t)).collect();
-    // (T,) and (S, T) as (1, 1, T) and (S, 1, T): new axes, no copy.
-    let v = match shape.len() {
+    Ok(Batch { data, b, n, t })
+}
+
+/// The array as (B, N, T): (T,) and (S, T) get new axes, no copy.
+fn view3<'a, T: numpy::Element>(a: &'a PyReadonlyArrayDyn<'_, T>) -> ArrayView3<'a, T> {
+    let v = a.as_array();
+    let v = match v.ndim() {
         1 => v.insert_axis(Axis(0)).insert_axis(Axis(0)),
         2 => v.insert_axis(Axis(1)),
         _ => v,
     };
-    let v = v
-        .into_dimensionality::<Ix3>()
-        .map_err(|e| value_error(format!("x of shape {shape:?}: {e}")))?;
-    // Row by row through the strides: a transposed or sliced array reads right, and a
-    // contiguous one as plain slices.
-    for (bi, sample) in v.outer_iter().enumerate() {
-        for (ni, row) in sample.outer_iter().enumerate() {
-            let out = &mut channels[ni];
-            let at = out.len();
-            match row.as_slice() {
-                // The common case, a contiguous row: a plain loop the compiler vectorises.
-                Some(r) => out.extend(r.iter().map(|&x| x.into())),
-                None => out.extend(row.iter().map(|&x| x.into())),
+    v.into_dimensionality::<Ix3>()
+        .expect("read() accepted only 1, 2 or 3 dimensions")
+}
+
+/// The batch's B·N rows (sample-major), borrowed where each row is contiguous (the usual
+/// case, a row of a C-ordered array or tensor), else copied once, handed to `f`.
+fn with_rows<T: Real + numpy::Element, R>(
+    a: &PyReadonlyArrayDyn<'_, T>,
+    f: impl FnOnce(Rows<'_, T>) -> R,
+) -> R {
+    let v = view3(a);
+    let (b, n, t) = v.dim();
+    let copy: Vec<T>;
+    let rows: Vec<&[T]> = match v.as_slice() {
+        Some(all) => all.chunks_exact(t).collect(),
+        None if v.strides()[2] == 1 || t == 1 => {
+            let mut rows = Vec::with_capacity(b * n);
+            for bi in 0..b {
+                for ni in 0..n {
+                    let row = v.slice_move(s![bi, ni, ..]);
+                    rows.push(
+                        row.to_slice()
+                            .expect("a row with unit stride is contiguous"),
+                    );
+                }
             }
-            let row = &out[at..];
-            // One branch-free pass (vectorised); the position only when something is off.
-            if !row.iter().fold(true, |ok, x| ok & x.is_finite()) {
-                let ti = row.iter().position(|x| !x.is_finite()).unwrap_or(0);
-                return Err(value_error(format!(
-                    "x[{bi}, {ni}, {ti}] is {}: the input must be finite (fill or drop missing values first)",
-                    row[ti]
-                )));
-            }
+            rows
         }
-    }
-    Ok(Batch {
-        b,
-        t,
-        dtype,
-        table: Table {
-            channels: channels
-                .into_iter()
-                .enumerate()
-                .map(|(i, values)| Channel {
-                    name: i.to_string(),
-                    values: values.into(),
-                })
-                .collect(),
-            ..Table::default()
-        },
+        None => {
+            copy = v.iter().copied().collect();
+            copy.chunks_exact(t).collect()
+        }
+    };
+    f(Rows {
+        rows: &rows,
+        channels: n,
     })
 }
 
-/// A float32 or float64 numpy array (any strides) as a batch.
-fn read(x: &Bound<'_, PyAny>) -> PyResult<Batch> {
-    if let Ok(a) = x.extract::<PyReadonlyArrayDyn<'_, f32>>() {
-        return batch_of(a.as_array(), DType::F32);
-    }
-    if let Ok(a) = x.extract::<PyReadonlyArrayDyn<'_, f64>>() {
-        return batch_of(a.as_array(), DType::F64);
-    }
-    Err(PyTypeError::new_err(format!(
-        "expected a float32 or float64 numpy array or torch tensor, got {}",
-        x.get_type().name()?
-    )))
+/// The error of a core call on `x`: a non-finite sample named by its index, as the CLI names
+/// a row and column.
+fn rows_error(x: &Batch<'_>, e: RowsError) -> PyErr {
+    let RowsError::NotFinite { row } = e else {
+        return PyRuntimeError::new_err(e.to_string());
+    };
+    let (bi, ni) = (row / x.n, row % x.n);
+    let first_bad = |v: Vec<f64>| {
+        v.into_iter()
+            .enumerate()
+            .find(|(_, v)| !v.is_finite())
+            .unwrap_or((0, f64::NAN))
+    };
+    let (ti, v) = match &x.data {
+        Data::F32(a) => first_bad(row_values(a, bi, ni)),
+        Data::F64(a) => first_bad(row_values(a, bi, ni)),
+    };
+    let v = if v.is_nan() {
+        "NaN".to_string()
+    } else {
+        v.to_string()
+    };
+    value_error(format!(
+        "x[{bi}, {ni}, {ti}] is {v}: the input must be finite (fill or drop missing values first)"
+    ))
+}
+
+fn row_values<T: Real + numpy::Element>(
+    a: &PyReadonlyArrayDyn<'_, T>,
+    bi: usize,
+    ni: usize,
+) -> Vec<f64> {
+    view3(a)
+        .slice(s![bi, ni, ..])
+        .iter()
+        .map(|v| v.to_f64())
+        .collect()
 }
 
 /// The transform's settings, checked as the CLI checks them.
@@ -133,15 +177,16 @@ fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<Settings> {
     })
 }
 
-/// Units of the batch (series, sample or batch aggregation), computed without the GIL.
-fn units(
+/// The features of each group of the batch (series, sample or batch aggregation),
+/// computed without the GIL.
+fn group_features(
     py: Python<'_>,
-    x: &Batch,
+    x: &Batch<'_>,
     s: &Settings,
     aggregate: Aggregate,
     normalize: Normalize,
     statistics: bool,
-) -> PyResult<Vec<Unit>> {
+) -> PyResult<Vec<Features>> {
     // The seed's own check first, with its wording, then SPEC §10's level rule.
     if s.level >= usize::BITS as usize || x.t < (1usize << s.level) {
         return Err(PyRuntimeError::new_err(format!(
@@ -155,25 +200,15 @@ fn units(
     let plan =
         Plan::new(s.wavelet, s.mode, s.level, x.t).map_err(|e| value_error(e.to_string()))?;
     pipeline::check_level(&plan).map_err(value_error)?;
-    let windows = Windows::new(x.b * x.t, None, Some(x.t), x.t).map_err(|e| value_error(e.0))?;
-    let shape = Shape {
-        table: &x.table,
-        windows,
-        plan: &plan,
-        normalize,
-        dtype: x.dtype,
-        aggregate,
-        batch_size: x.b,
-        statistics,
-        slide: Err("a batch of unrelated windows".into()),
+    let run = |py: Python<'_>| match &x.data {
+        Data::F32(a) => with_rows(a, |rows| {
+            py.detach(|| rows.features(&plan, aggregate, normalize, statistics))
+        }),
+        Data::F64(a) => with_rows(a, |rows| {
+            py.detach(|| rows.features(&plan, aggregate, normalize, statistics))
+        }),
     };
-    py.detach(|| {
-        let mut engine: Box<dyn Engine> = Box::new(Native);
-        let mut notice = None;
-        let mut timer = Timer::new(false);
-        pipeline::features(&mut engine, &mut notice, &shape, &mut timer, |_| true)
-    })
-    .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    run(py).map_err(|e| rows_error(x, e))
 }
 
 fn parse<T: std::str::FromStr<Err = String>>(what: &str, v: &str) -> PyResult<T> {
@@ -197,7 +232,7 @@ fn features<'py>(
     let s = settings(wavelet, level, mode)?;
     let batch = read(x)?;
     let aggregate: Aggregate = parse("aggregate", aggregate)?;
-    let units = units(
+    let feats = group_features(
         py,
         &batch,
         &s,
@@ -206,20 +241,16 @@ fn features<'py>(
         true,
     )?;
     let d = PyDict::new(py);
-    let f: Vec<&Features> = units.iter().map(|u| &u.features).collect();
-    d.set_item(
-        "sample",
-        PyArray1::from_vec(py, units.iter().map(|u| u.window as i64).collect()),
-    )?;
-    let channel: Vec<i64> = units
-        .iter()
-        .map(|u| {
-            u.column
-                .as_deref()
-                .and_then(|c| c.parse().ok())
-                .unwrap_or(-1)
-        })
-        .collect();
+    let f: Vec<&Features> = feats.iter().collect();
+    // Each unit's sample, and channel (-1 for a unit of several channels).
+    let (sample, channel): (Vec<i64>, Vec<i64>) = match aggregate {
+        Aggregate::Series => (0..batch.b * batch.n)
+            .map(|k| ((k / batch.n) as i64, (k % batch.n) as i64))
+            .unzip(),
+        Aggregate::Sample => (0..batch.b).map(|b| (b as i64, -1)).unzip(),
+        Aggregate::Batch => (vec![0], vec![-1]),
+    };
+    d.set_item("sample", PyArray1::from_vec(py, sample))?;
     d.set_item("channel", PyArray1::from_vec(py, channel))?;
     let scalar =
         |get: fn(&Features) -> f64| PyArray1::from_vec(py, f.iter().map(|x| get(x)).collect());
@@ -277,14 +308,13 @@ fn batch_features<'py>(
     let s = settings(wavelet, level, mode)?;
     let batch = read(x)?;
     // The seed's dict has no statistics: they are not computed.
-    let units = units(py, &batch, &s, Aggregate::Batch, Normalize::None, false)?;
-    let [u] = units.as_slice() else {
+    let feats = group_features(py, &batch, &s, Aggregate::Batch, Normalize::None, false)?;
+    let [f] = feats.as_slice() else {
         return Err(PyRuntimeError::new_err(format!(
             "internal: {} groups for one batch",
-            units.len()
+            feats.len()
         )));
     };
-    let f = &u.features;
     let f32s = |v: &[f64]| PyArray1::from_vec(py, v.iter().map(|&x| x as f32).collect());
     let d = PyDict::new(py);
     d.set_item("energy_ratio", f32s(&f.energy_ratio))?;
@@ -383,22 +413,19 @@ fn timellm_prompts(
         )));
     }
     let batch = read(x)?;
-    // Time-LLM's statistics do not depend on the transform: the cheapest one that fits
-    // any length >= 2 runs beside them.
-    let s = settings("haar", 1, "reflect")?;
-    let units = units(
-        py,
-        &batch,
-        &s,
-        Aggregate::Series,
-        parse("normalize", normalize)?,
-        true,
-    )?;
+    let normalize: Normalize = parse("normalize", normalize)?;
     let p = prompt::builtin_prompter("timellm")
         .ok_or_else(|| PyRuntimeError::new_err("no timellm template"))?;
-    let seq_len = batch.t;
-    py.detach(|| p.render_all(&units, description, seq_len, pred_len))
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    // Time-LLM's statistics alone: no transform runs for them.
+    match &batch.data {
+        Data::F32(a) => with_rows(a, |rows| {
+            py.detach(|| rows.statistics_prompts(p, normalize, description, pred_len))
+        }),
+        Data::F64(a) => with_rows(a, |rows| {
+            py.detach(|| rows.statistics_prompts(p, normalize, description, pred_len))
+        }),
+    }
+    .map_err(|e| rows_error(&batch, e))
 }
 
 /// Check a wavelet, level and mode as the CLI does (ValueError naming what is wrong).

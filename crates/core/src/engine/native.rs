@@ -12,9 +12,9 @@ use super::plan::{LevelPlan, Plan};
 use super::summary::{BandSummary, Bands, SeriesSummary};
 use super::StatsRequest;
 use crate::data::Affine;
-use crate::numeric::memory;
 use crate::numeric::real::Real;
 use crate::numeric::simd::{self, Isa, Portable, Vector};
+use crate::numeric::{memory, parallel};
 use crate::stats::{SeriesStats, SlidingOrder, StatsScratch};
 use crate::timing::{Stage, StageClock};
 use rayon::prelude::*;
@@ -365,6 +365,24 @@ mod dispatch {
         super::summarize_task::<W>(batch, w0, sums, plan, stats, clock)
     }
 
+    /// As `summarize_task`: the lane kernels in an AVX2 frame.
+    pub fn slices_task<W: Real>(
+        isa: Isa,
+        rows: &[&[W]],
+        first: usize,
+        plan: &Plan,
+        stats: Option<StatsRequest>,
+    ) -> Result<Vec<SeriesSummary>, usize> {
+        #[cfg(target_arch = "x86_64")]
+        if isa >= Isa::Avx2 {
+            // SAFETY: callers checked `isa.supported()`.
+            return unsafe { x86::slices_task::<W>(rows, first, plan, stats) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
+        super::slices_task::<W, false>(rows, first, plan, stats)
+    }
+
     #[cfg(target_arch = "x86_64")]
     mod x86 {
         use super::super::{
@@ -402,6 +420,16 @@ mod dispatch {
             stats: Option<StatsRequest>,
         ) {
             summarize_rows::<T::Avx2>(xs, sums, plan, first, stats)
+        }
+
+        #[target_feature(enable = "avx2,fma")]
+        pub unsafe fn slices_task<W: Real>(
+            rows: &[&[W]],
+            first: usize,
+            plan: &Plan,
+            stats: Option<StatsRequest>,
+        ) -> Result<Vec<SeriesSummary>, usize> {
+            super::super::slices_task::<W, true>(rows, first, plan, stats)
         }
 
         #[target_feature(enable = "avx2,fma")]
@@ -583,4 +611,65 @@ fn summarize_task<W: Real>(
         }
         clock.lap(Stage::Statistics, t);
     }
+}
+
+/// Summaries of series held as rows in memory (a training step's batch), in their own
+/// precision `W` (the plan's working one): the lane kernels of `summarize_windows` read
+/// straight from the rows, so every bit is the window path's. The calling thread works
+/// too (`parallel::map_parts`). `Err(k)`: row k holds a sample that is not finite.
+pub fn summarize_slices<W: Real>(
+    rows: &[&[W]],
+    plan: &Plan,
+    stats: Option<StatsRequest>,
+) -> Result<Vec<SeriesSummary>, usize> {
+    let isa = Isa::active();
+    debug_assert_eq!(plan.work_dtype(W::DTYPE), W::DTYPE);
+    debug_assert!(rows.iter().all(|r| r.len() == plan.len));
+    let parts = parallel::map_parts(rows.len(), LANES, |r| {
+        dispatch::slices_task::<W>(isa, &rows[r.clone()], r.start, plan, stats)
+    });
+    let mut out = Vec::with_capacity(rows.len());
+    for part in parts {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// Rows `first..` (as many as `rows` holds), one lane group at a time: its samples (16 KB
+/// at T = 512 in f32) and coefficients stay in L1 from the gather to the band moments.
+#[inline(always)]
+fn slices_task<W: Real, const AVX2: bool>(
+    rows: &[&[W]],
+    first: usize,
+    plan: &Plan,
+    stats: Option<StatsRequest>,
+) -> Result<Vec<SeriesSummary>, usize> {
+    let (len, stride) = (plan.len, plan.coeffs_per_series());
+    let mut s = LaneScratch::<W>::new(plan);
+    let mut xs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; len];
+    let mut coeffs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; stride];
+    let mut bands: Vec<Bands<BandSummary>> = vec![Bands::new(); LANES];
+    let mut scratch = stats.map(|_| StatsScratch::new(len));
+    let mut out = Vec::with_capacity(rows.len());
+    for (g, group) in rows.chunks(LANES).enumerate() {
+        let k0 = first + g * LANES;
+        if !lanes::gather::<W, AVX2>(group, &mut xs) {
+            let bad = group
+                .iter()
+                .position(|r| r.iter().any(|v| !v.to_f64().is_finite()));
+            return Err(k0 + bad.unwrap_or(0));
+        }
+        lanes::decompose(&xs, plan, &mut coeffs, &mut s);
+        lanes::band_summaries(&coeffs, plan, &mut bands);
+        for (i, (row, b)) in group.iter().zip(&mut bands).enumerate() {
+            out.push(SeriesSummary {
+                bands: std::mem::take(b),
+                stats: match (scratch.as_mut(), stats) {
+                    (Some(st), Some(req)) => Some(st.compute(row, req.lags_for(k0 + i))),
+                    _ => None,
+                },
+            });
+        }
+    }
+    Ok(out)
 }

@@ -86,6 +86,36 @@ pub struct Features {
     pub lags: Lags,
 }
 
+impl Features {
+    /// Time-LLM's statistics alone, for a template that reads nothing else (`timellm`,
+    /// `Reads::NOTHING`): no transform is run for it, so the wavelet features are empty.
+    pub fn of_statistics(s: crate::stats::SeriesStats) -> Features {
+        Features {
+            energy_ratio: Bands::new(),
+            energy_entropy: 0.0,
+            dominant_band: 0,
+            dominant_energy: 0.0,
+            freq_pattern: Text::Borrowed(""),
+            trends: Bands::new(),
+            trends_sign: Bands::new(),
+            trend_consistency: 0.0,
+            trend_desc: Text::Borrowed(""),
+            band_stds: Bands::new(),
+            snr_db: 0.0,
+            volatility_ratio: 0.0,
+            stability_desc: Text::Borrowed(""),
+            signal_quality: Text::Borrowed(""),
+            difficulty_score: 0.0,
+            difficulty: Text::Borrowed(""),
+            min: s.min,
+            max: s.max,
+            median: s.median,
+            trend: s.trend,
+            lags: s.lags,
+        }
+    }
+}
+
 /// A description: static wording, or text made for the case.
 pub type Text = Cow<'static, str>;
 

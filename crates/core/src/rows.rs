@@ -1,0 +1,347 @@
+//! A batch held in memory as rows — a training step's `x_enc` of shape (B, N, T) — straight
+//! to features and prompts: the Python wheel's path.
+//!
+//! The CLI's pipeline reads windows out of a table's channels; a training step already
+//! holds its B·N series, so here the engine reads them where they lie (`native::
+//! summarize_slices`, the same lane kernels, so the same bits as the CLI for the same
+//! windows), groups them as `--aggregate` does, and renders. Statistics-only templates
+//! (`timellm`) skip the transform altogether.
+
+use crate::data::Normalize;
+use crate::engine::{native, DType, Plan, Real, SeriesSummary, StatsRequest};
+use crate::features::{self, Aggregate, Features};
+use crate::numeric::parallel;
+use crate::prompt::{PromptVars, Prompter, TemplateError};
+use crate::stats::StatsScratch;
+use rayon::prelude::*;
+
+/// Series `k` is sample `k / channels`, channel `k % channels` (sample-major, the order of
+/// the CLI's series within a window), each `T` samples long.
+#[derive(Debug, Clone, Copy)]
+pub struct Rows<'a, T> {
+    pub rows: &'a [&'a [T]],
+    pub channels: usize,
+}
+
+/// Why a batch could not be summarised.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RowsError {
+    /// Row `row` holds a NaN or an infinity (the caller names the sample).
+    #[error("row {row} holds a value that is not finite")]
+    NotFinite { row: usize },
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+}
+
+impl<T: Real> Rows<'_, T> {
+    fn stats_request(&self, aggregate: Aggregate) -> StatsRequest {
+        // Lags are read from each group's first series only (as in `pipeline::features`).
+        StatsRequest {
+            lags_every: match aggregate {
+                Aggregate::Series => 1,
+                Aggregate::Sample => self.channels,
+                Aggregate::Batch => self.rows.len(),
+            },
+        }
+    }
+
+    /// The features of each group of rows (`aggregate`: every row, every sample's
+    /// `channels` rows, or all rows together), normalised first as the CLI's
+    /// `--normalize` does. `statistics`: also Time-LLM's min/max/median/trend/lags.
+    pub fn features(
+        &self,
+        plan: &Plan,
+        aggregate: Aggregate,
+        normalize: Normalize,
+        statistics: bool,
+    ) -> Result<Vec<Features>, RowsError> {
+        let stats = statistics.then(|| self.stats_request(aggregate));
+        let sums = match plan.work_dtype(T::DTYPE) {
+            // The common case (x_enc normalised by the model): read in place.
+            w if w == T::DTYPE && normalize == Normalize::None => {
+                native::summarize_slices(self.rows, plan, stats)
+            }
+            DType::F32 => {
+                let owned = self.prepared::<f32>(normalize)?;
+                native::summarize_slices(&borrowed(&owned), plan, stats)
+            }
+            DType::F64 => {
+                let owned = self.prepared::<f64>(normalize)?;
+                native::summarize_slices(&borrowed(&owned), plan, stats)
+            }
+        }
+        .map_err(|row| RowsError::NotFinite { row })?;
+        Ok(group_features(&sums, aggregate, self.channels))
+    }
+
+    /// Time-LLM's per-series prompts (the `timellm` template, or any template that reads
+    /// only the statistics): no transform, every series' statistics and prompt in one pass.
+    pub fn statistics_prompts(
+        &self,
+        prompter: &Prompter,
+        normalize: Normalize,
+        description: &str,
+        pred_len: usize,
+    ) -> Result<Vec<String>, RowsError> {
+        if normalize != Normalize::None {
+            let owned = self.prepared::<T>(normalize)?;
+            let rows = borrowed(&owned);
+            let me = Rows {
+                rows: &rows,
+                channels: self.channels,
+            };
+            return me.statistics_prompts(prompter, Normalize::None, description, pred_len);
+        }
+        let seq_len = self.rows.first().map_or(0, |r| r.len());
+        let parts = parallel::map_parts(self.rows.len(), 1, |range| {
+            let mut st = StatsScratch::new(seq_len);
+            let mut out = Vec::with_capacity(range.len());
+            for k in range {
+                let row = self.rows[k];
+                if !row.iter().fold(true, |ok, v| ok & v.to_f64().is_finite()) {
+                    return Err(RowsError::NotFinite { row: k });
+                }
+                let f = Features::of_statistics(st.compute(row, true));
+                out.push(prompter.render(&PromptVars {
+                    features: &f,
+                    description,
+                    seq_len,
+                    pred_len,
+                })?);
+            }
+            Ok(out)
+        });
+        let mut out = Vec::with_capacity(self.rows.len());
+        for part in parts {
+            out.extend(part?);
+        }
+        Ok(out)
+    }
+
+    /// Every row normalised and rounded to this precision, as `WindowBatch::fill` reads a
+    /// window, in `W`.
+    fn prepared<W: Real>(&self, normalize: Normalize) -> Result<Vec<Vec<W>>, RowsError> {
+        self.rows
+            .par_iter()
+            .enumerate()
+            .map(|(k, row)| {
+                let raw: Vec<f64> = row.iter().map(|v| v.to_f64()).collect();
+                if !raw.iter().all(|v| v.is_finite()) {
+                    return Err(RowsError::NotFinite { row: k });
+                }
+                let a = normalize.affine(&raw);
+                Ok(raw
+                    .iter()
+                    .map(|&v| W::from_f64(T::DTYPE.round(a.map(v))))
+                    .collect())
+            })
+            .collect()
+    }
+}
+
+fn borrowed<W>(owned: &[Vec<W>]) -> Vec<&[W]> {
+    owned.iter().map(|r| r.as_slice()).collect()
+}
+
+/// Each group's features, groups as `pipeline::features` forms them for one batch.
+fn group_features(sums: &[SeriesSummary], aggregate: Aggregate, channels: usize) -> Vec<Features> {
+    match aggregate {
+        Aggregate::Series => sums
+            .par_iter()
+            .map(|s| features::compute(std::slice::from_ref(s)))
+            .collect(),
+        Aggregate::Sample => sums
+            .par_chunks(channels.max(1))
+            .map(features::compute)
+            .collect(),
+        Aggregate::Batch => vec![features::compute(sums)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Channel, Table, Windows};
+    use crate::engine::{Engine, Native, Values};
+    use crate::pipeline::{self, Shape};
+    use crate::prompt::builtin_prompter;
+    use crate::timing::Timer;
+    use crate::wavelet::{self, Mode};
+
+    /// B samples of N channels, T long: a smooth signal with noise and an offset per channel.
+    fn batch(b: usize, n: usize, t: usize) -> Vec<f64> {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        (0..b * n * t)
+            .map(|i| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let (c, s) = ((i / t) % n, i % t);
+                (s as f64 * 0.07 * (c + 1) as f64).sin() * 3.0
+                    + c as f64
+                    + (seed % 1000) as f64 / 500.0
+            })
+            .collect()
+    }
+
+    /// The same batch through the CLI's pipeline: channel c holds the B samples' rows end to
+    /// end, windows of T with stride T (what the wheel did before it read rows in place).
+    fn by_pipeline(
+        x: &[f64],
+        (b, n, t): (usize, usize, usize),
+        plan: &Plan,
+        dtype: DType,
+        aggregate: Aggregate,
+        normalize: Normalize,
+    ) -> Vec<Features> {
+        let channels = (0..n)
+            .map(|c| {
+                let v: Vec<f64> = (0..b)
+                    .flat_map(|s| x[(s * n + c) * t..][..t].iter().copied())
+                    .collect();
+                Channel {
+                    name: c.to_string(),
+                    values: match dtype {
+                        DType::F32 => Values::F32(v.iter().map(|&v| v as f32).collect()),
+                        DType::F64 => Values::F64(v),
+                    },
+                }
+            })
+            .collect();
+        let table = Table {
+            channels,
+            ..Table::default()
+        };
+        let shape = Shape {
+            table: &table,
+            windows: Windows::new(b * t, None, Some(t), t).unwrap(),
+            plan,
+            normalize,
+            dtype,
+            aggregate,
+            batch_size: b,
+            statistics: true,
+            slide: Err("separate windows".into()),
+        };
+        let mut engine: Box<dyn Engine> = Box::new(Native);
+        let units = pipeline::features(
+            &mut engine,
+            &mut None,
+            &shape,
+            &mut Timer::new(false),
+            |_| true,
+        )
+        .unwrap();
+        units.into_iter().map(|u| u.features).collect()
+    }
+
+    fn rows_of<T>(x: &[T], t: usize) -> Vec<&[T]> {
+        x.chunks_exact(t).collect()
+    }
+
+    #[test]
+    fn features_equal_the_pipelines_to_the_bit() {
+        let dims @ (b, n, t) = (5, 3, 100);
+        let x = batch(b, n, t);
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        // reflect runs in the input's precision; smooth extrapolates, so f32 input runs in f64.
+        for (wavelet, mode) in [("db4", "reflect"), ("sym3", "smooth")] {
+            let mode: Mode = mode.parse().unwrap();
+            let plan = Plan::new(wavelet::lookup(wavelet).unwrap(), mode, 2, t).unwrap();
+            for aggregate in Aggregate::ALL {
+                for normalize in [Normalize::None, Normalize::Zscore] {
+                    let what = format!("{wavelet} {mode} {aggregate:?} {normalize:?}");
+                    let rows = rows_of(&x32, t);
+                    let got = Rows {
+                        rows: &rows,
+                        channels: n,
+                    }
+                    .features(&plan, aggregate, normalize, true)
+                    .unwrap();
+                    let want = by_pipeline(&x, dims, &plan, DType::F32, aggregate, normalize);
+                    assert_eq!(got.len(), want.len(), "f32 {what}");
+                    assert!(got == want, "f32 {what}");
+                    let rows = rows_of(&x, t);
+                    let got = Rows {
+                        rows: &rows,
+                        channels: n,
+                    }
+                    .features(&plan, aggregate, normalize, true)
+                    .unwrap();
+                    let want = by_pipeline(&x, dims, &plan, DType::F64, aggregate, normalize);
+                    assert_eq!(got.len(), want.len(), "f64 {what}");
+                    assert!(got == want, "f64 {what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn statistics_prompts_equal_the_pipelines() {
+        let dims @ (b, n, t) = (4, 7, 96);
+        let x = batch(b, n, t);
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let rows = rows_of(&x32, t);
+        let p = builtin_prompter("timellm").unwrap();
+        let plan = Plan::new(wavelet::lookup("haar").unwrap(), Mode::Reflect, 1, t).unwrap();
+        for normalize in [Normalize::None, Normalize::Revin] {
+            let got = Rows {
+                rows: &rows,
+                channels: n,
+            }
+            .statistics_prompts(p, normalize, "d", 24)
+            .unwrap();
+            let want: Vec<String> =
+                by_pipeline(&x, dims, &plan, DType::F32, Aggregate::Series, normalize)
+                    .iter()
+                    .map(|f| {
+                        p.render(&PromptVars {
+                            features: f,
+                            description: "d",
+                            seq_len: t,
+                            pred_len: 24,
+                        })
+                        .unwrap()
+                    })
+                    .collect();
+            assert_eq!(got.len(), b * n);
+            assert_eq!(got, want, "{normalize:?}");
+        }
+    }
+
+    #[test]
+    fn a_value_that_is_not_finite_names_its_row() {
+        let (b, n, t) = (3, 7, 64);
+        let plan = Plan::new(wavelet::lookup("db2").unwrap(), Mode::Reflect, 2, t).unwrap();
+        let p = builtin_prompter("timellm").unwrap();
+        // Rows in a full lane group, in the last partial one, early and late in a row.
+        for (row, at, v) in [
+            (2, 5, f32::NAN),
+            (20, 63, f32::INFINITY),
+            (17, 0, f32::NEG_INFINITY),
+        ] {
+            let mut x = vec![0.5f32; b * n * t];
+            x[row * t + at] = v;
+            let rows = rows_of(&x, t);
+            let r = Rows {
+                rows: &rows,
+                channels: n,
+            };
+            let want = Err(RowsError::NotFinite { row });
+            assert_eq!(
+                r.features(&plan, Aggregate::Batch, Normalize::None, false)
+                    .map(|_| ()),
+                want
+            );
+            assert_eq!(
+                r.features(&plan, Aggregate::Series, Normalize::Zscore, true)
+                    .map(|_| ()),
+                want
+            );
+            assert_eq!(
+                r.statistics_prompts(p, Normalize::None, "d", 8).map(|_| ()),
+                want
+            );
+        }
+    }
+}
