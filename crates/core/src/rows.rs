@@ -26,9 +26,13 @@ pub struct Rows<'a, T> {
 /// Why a batch could not be summarised.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RowsError {
-    /// Row `row` holds a NaN or an infinity (the caller names the sample).
-    #[error("row {row} holds a value that is not finite")]
-    NotFinite { row: usize },
+    /// Sample `sample` of row `row` is a NaN or an infinity (its first such sample).
+    #[error("row {row}, sample {sample} is {value}: the input must be finite")]
+    NotFinite {
+        row: usize,
+        sample: usize,
+        value: f64,
+    },
     #[error(transparent)]
     Template(#[from] TemplateError),
 }
@@ -70,7 +74,7 @@ impl<T: Real> Rows<'_, T> {
                 native::summarize_slices(&borrowed(&owned), plan, stats)
             }
         }
-        .map_err(|row| RowsError::NotFinite { row })?;
+        .map_err(|row| not_finite(row, self.rows[row]))?;
         Ok(group_features(&sums, aggregate, self.channels))
     }
 
@@ -93,13 +97,13 @@ impl<T: Real> Rows<'_, T> {
             return me.statistics_prompts(prompter, Normalize::None, description, pred_len);
         }
         let seq_len = self.rows.first().map_or(0, |r| r.len());
-        let parts = parallel::map_parts(self.rows.len(), 1, |range| {
+        parallel::try_concat_parts(self.rows.len(), 1, |range| {
             let mut st = StatsScratch::new(seq_len);
             let mut out = Vec::with_capacity(range.len());
             for k in range {
                 let row = self.rows[k];
                 if !row.iter().fold(true, |ok, v| ok & v.to_f64().is_finite()) {
-                    return Err(RowsError::NotFinite { row: k });
+                    return Err(not_finite(k, row));
                 }
                 let f = Features::of_statistics(st.compute(row, true));
                 out.push(prompter.render(&PromptVars {
@@ -110,12 +114,7 @@ impl<T: Real> Rows<'_, T> {
                 })?);
             }
             Ok(out)
-        });
-        let mut out = Vec::with_capacity(self.rows.len());
-        for part in parts {
-            out.extend(part?);
-        }
-        Ok(out)
+        })
     }
 
     /// Every row normalised and rounded to this precision, as `WindowBatch::fill` reads a
@@ -127,7 +126,7 @@ impl<T: Real> Rows<'_, T> {
             .map(|(k, row)| {
                 let raw: Vec<f64> = row.iter().map(|v| v.to_f64()).collect();
                 if !raw.iter().all(|v| v.is_finite()) {
-                    return Err(RowsError::NotFinite { row: k });
+                    return Err(not_finite(k, row));
                 }
                 let a = normalize.affine(&raw);
                 Ok(raw
@@ -137,6 +136,17 @@ impl<T: Real> Rows<'_, T> {
             })
             .collect()
     }
+}
+
+/// The error for row `row`, which holds a value that is not finite: its first one.
+fn not_finite<T: Real>(row: usize, x: &[T]) -> RowsError {
+    let (sample, value) = x
+        .iter()
+        .map(|v| v.to_f64())
+        .enumerate()
+        .find(|(_, v)| !v.is_finite())
+        .unwrap_or((0, f64::NAN));
+    RowsError::NotFinite { row, sample, value }
 }
 
 fn borrowed<W>(owned: &[Vec<W>]) -> Vec<&[W]> {
@@ -239,6 +249,22 @@ mod tests {
         x.chunks_exact(t).collect()
     }
 
+    fn by_rows<T: Real>(
+        x: &[T],
+        channels: usize,
+        plan: &Plan,
+        aggregate: Aggregate,
+        normalize: Normalize,
+    ) -> Vec<Features> {
+        let rows = rows_of(x, plan.len);
+        Rows {
+            rows: &rows,
+            channels,
+        }
+        .features(plan, aggregate, normalize, true)
+        .unwrap()
+    }
+
     #[test]
     fn features_equal_the_pipelines_to_the_bit() {
         let dims @ (b, n, t) = (5, 3, 100);
@@ -251,26 +277,14 @@ mod tests {
             for aggregate in Aggregate::ALL {
                 for normalize in [Normalize::None, Normalize::Zscore] {
                     let what = format!("{wavelet} {mode} {aggregate:?} {normalize:?}");
-                    let rows = rows_of(&x32, t);
-                    let got = Rows {
-                        rows: &rows,
-                        channels: n,
+                    for (got, dtype) in [
+                        (by_rows(&x32, n, &plan, aggregate, normalize), DType::F32),
+                        (by_rows(&x, n, &plan, aggregate, normalize), DType::F64),
+                    ] {
+                        let want = by_pipeline(&x, dims, &plan, dtype, aggregate, normalize);
+                        assert_eq!(got.len(), want.len(), "{dtype:?} {what}");
+                        assert!(got == want, "{dtype:?} {what}");
                     }
-                    .features(&plan, aggregate, normalize, true)
-                    .unwrap();
-                    let want = by_pipeline(&x, dims, &plan, DType::F32, aggregate, normalize);
-                    assert_eq!(got.len(), want.len(), "f32 {what}");
-                    assert!(got == want, "f32 {what}");
-                    let rows = rows_of(&x, t);
-                    let got = Rows {
-                        rows: &rows,
-                        channels: n,
-                    }
-                    .features(&plan, aggregate, normalize, true)
-                    .unwrap();
-                    let want = by_pipeline(&x, dims, &plan, DType::F64, aggregate, normalize);
-                    assert_eq!(got.len(), want.len(), "f64 {what}");
-                    assert!(got == want, "f64 {what}");
                 }
             }
         }
@@ -327,19 +341,32 @@ mod tests {
                 rows: &rows,
                 channels: n,
             };
-            let want = Err(RowsError::NotFinite { row });
+            // The value compared by its bits: NaN equals nothing, itself included.
+            let named = |e: Result<(), RowsError>| match e {
+                Err(RowsError::NotFinite {
+                    row: r,
+                    sample,
+                    value,
+                }) => (r, sample, value.to_bits()),
+                other => panic!("{other:?}"),
+            };
+            let want = (row, at, (v as f64).to_bits());
             assert_eq!(
-                r.features(&plan, Aggregate::Batch, Normalize::None, false)
-                    .map(|_| ()),
+                named(
+                    r.features(&plan, Aggregate::Batch, Normalize::None, false)
+                        .map(|_| ())
+                ),
                 want
             );
             assert_eq!(
-                r.features(&plan, Aggregate::Series, Normalize::Zscore, true)
-                    .map(|_| ()),
+                named(
+                    r.features(&plan, Aggregate::Series, Normalize::Zscore, true)
+                        .map(|_| ())
+                ),
                 want
             );
             assert_eq!(
-                r.statistics_prompts(p, Normalize::None, "d", 8).map(|_| ()),
+                named(r.statistics_prompts(p, Normalize::None, "d", 8).map(|_| ())),
                 want
             );
         }

@@ -119,40 +119,14 @@ fn with_rows<T: Real + numpy::Element, R>(
 /// The error of a core call on `x`: a non-finite sample named by its index, as the CLI names
 /// a row and column.
 fn rows_error(x: &Batch<'_>, e: RowsError) -> PyErr {
-    let RowsError::NotFinite { row } = e else {
+    let RowsError::NotFinite { row, sample, value } = e else {
         return PyRuntimeError::new_err(e.to_string());
     };
-    let (bi, ni) = (row / x.n, row % x.n);
-    let first_bad = |v: Vec<f64>| {
-        v.into_iter()
-            .enumerate()
-            .find(|(_, v)| !v.is_finite())
-            .unwrap_or((0, f64::NAN))
-    };
-    let (ti, v) = match &x.data {
-        Data::F32(a) => first_bad(row_values(a, bi, ni)),
-        Data::F64(a) => first_bad(row_values(a, bi, ni)),
-    };
-    let v = if v.is_nan() {
-        "NaN".to_string()
-    } else {
-        v.to_string()
-    };
     value_error(format!(
-        "x[{bi}, {ni}, {ti}] is {v}: the input must be finite (fill or drop missing values first)"
+        "x[{}, {}, {sample}] is {value}: the input must be finite (fill or drop missing values first)",
+        row / x.n,
+        row % x.n
     ))
-}
-
-fn row_values<T: Real + numpy::Element>(
-    a: &PyReadonlyArrayDyn<'_, T>,
-    bi: usize,
-    ni: usize,
-) -> Vec<f64> {
-    view3(a)
-        .slice(s![bi, ni, ..])
-        .iter()
-        .map(|v| v.to_f64())
-        .collect()
 }
 
 /// The transform's settings, checked as the CLI checks them.

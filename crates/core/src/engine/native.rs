@@ -625,14 +625,9 @@ pub fn summarize_slices<W: Real>(
     let isa = Isa::active();
     debug_assert_eq!(plan.work_dtype(W::DTYPE), W::DTYPE);
     debug_assert!(rows.iter().all(|r| r.len() == plan.len));
-    let parts = parallel::map_parts(rows.len(), LANES, |r| {
+    parallel::try_concat_parts(rows.len(), LANES, |r| {
         dispatch::slices_task::<W>(isa, &rows[r.clone()], r.start, plan, stats)
-    });
-    let mut out = Vec::with_capacity(rows.len());
-    for part in parts {
-        out.extend(part?);
-    }
-    Ok(out)
+    })
 }
 
 /// Rows `first..` (as many as `rows` holds), one lane group at a time: its samples (16 KB

@@ -29,6 +29,20 @@ pub fn map_parts<R: Send>(n: usize, align: usize, f: impl Fn(Range<usize>) -> R 
     out.into_iter().flatten().collect()
 }
 
+/// `map_parts` whose parts return rows or fail: the rows end to end, or the first error
+/// in order.
+pub fn try_concat_parts<T: Send, E: Send>(
+    n: usize,
+    align: usize,
+    f: impl Fn(Range<usize>) -> Result<Vec<T>, E> + Sync,
+) -> Result<Vec<T>, E> {
+    let mut out = Vec::with_capacity(n);
+    for part in map_parts(n, align, f) {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
