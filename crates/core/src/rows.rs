@@ -15,6 +15,10 @@ use crate::prompt::{PromptVars, Prompter, TemplateError};
 use crate::stats::StatsScratch;
 use rayon::prelude::*;
 
+/// Series per piece of `statistics_prompts` (~0.1 ms at T = 512): small enough that a
+/// thread that starts late finds work left, large enough that taking one is cheap.
+const PROMPTS_PER_PIECE: usize = 16;
+
 /// Series `k` is sample `k / channels`, channel `k % channels` (sample-major, the order of
 /// the CLI's series within a window), each `T` samples long.
 #[derive(Debug, Clone, Copy)]
@@ -97,24 +101,29 @@ impl<T: Real> Rows<'_, T> {
             return me.statistics_prompts(prompter, Normalize::None, description, pred_len);
         }
         let seq_len = self.rows.first().map_or(0, |r| r.len());
-        parallel::try_concat_parts(self.rows.len(), 1, |range| {
-            let mut st = StatsScratch::new(seq_len);
-            let mut out = Vec::with_capacity(range.len());
-            for k in range {
-                let row = self.rows[k];
-                if !row.iter().fold(true, |ok, v| ok & v.to_f64().is_finite()) {
-                    return Err(not_finite(k, row));
+        let mut out = vec![String::new(); self.rows.len()];
+        parallel::for_each_piece(
+            &mut out,
+            PROMPTS_PER_PIECE,
+            || StatsScratch::new(seq_len),
+            |st, first, prompts| {
+                for (k, prompt) in (first..).zip(prompts) {
+                    let row = self.rows[k];
+                    if !row.iter().fold(true, |ok, v| ok & v.to_f64().is_finite()) {
+                        return Err(not_finite(k, row));
+                    }
+                    let f = Features::of_statistics(st.compute(row, true));
+                    *prompt = prompter.render(&PromptVars {
+                        features: &f,
+                        description,
+                        seq_len,
+                        pred_len,
+                    })?;
                 }
-                let f = Features::of_statistics(st.compute(row, true));
-                out.push(prompter.render(&PromptVars {
-                    features: &f,
-                    description,
-                    seq_len,
-                    pred_len,
-                })?);
-            }
-            Ok(out)
-        })
+                Ok(())
+            },
+        )?;
+        Ok(out)
     }
 
     /// Every row normalised and rounded to this precision, as `WindowBatch::fill` reads a

@@ -260,17 +260,22 @@ fn rank_lags(corr: &mut [f64]) -> Lags {
     let scale = if r0 != 0.0 { 1.0 / r0 } else { 0.0 };
     let round9 = |v: f64| (v * 1e9).round() / 1e9;
     // Only lags whose raw ratio is near the top can be among the best TOP_LAGS, so the
-    // rounding and the ordering run on those few. The TOP_LAGS-th largest of the blocks'
-    // maxima is at most the TOP_LAGS-th largest ratio (those blocks hold that many at or
-    // above it): every lag that rounds to at least its rounding is at most 1e-8 below it.
-    const BLOCK: usize = 8;
-    let mut maxima: SmallVec<[f64; 128]> = corr
-        .chunks(BLOCK)
-        .map(|b| b.iter().fold(f64::NEG_INFINITY, |m, &c| m.max(c * scale)))
-        .collect();
-    let floor = if maxima.len() > TOP_LAGS {
+    // rounding and the ordering run on those few. Split the lags into groups (by residue
+    // modulo GROUPS, so the maxima are a lane-wise max over rows of GROUPS lags): the
+    // TOP_LAGS-th largest group maximum is at most the TOP_LAGS-th largest ratio (those
+    // groups hold that many at or above it), so every lag that rounds to at least that
+    // ratio's rounding is at most 1e-8 below it. `scale` ≥ 0, so a group's largest ratio
+    // is its largest value times `scale`.
+    const GROUPS: usize = 64;
+    let floor = if n > GROUPS {
+        let mut maxima = [f64::NEG_INFINITY; GROUPS];
+        for row in corr.chunks(GROUPS) {
+            for (m, &c) in maxima.iter_mut().zip(row) {
+                *m = if c > *m { c } else { *m };
+            }
+        }
         let (_, &mut kth, _) = maxima.select_nth_unstable_by(TOP_LAGS - 1, |a, b| b.total_cmp(a));
-        kth - 1e-8
+        kth * scale - 1e-8
     } else {
         f64::NEG_INFINITY
     };

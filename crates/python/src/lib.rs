@@ -316,55 +316,146 @@ fn batch_features<'py>(
     Ok(d)
 }
 
-/// One value of a template's variables, by name; errors name the key.
-fn item<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
-    d: &Bound<'py, PyDict>,
-    key: &str,
-) -> PyResult<T> {
-    let v = d
-        .get_item(key)?
-        .ok_or_else(|| value_error(format!("missing key '{key}'")))?;
-    v.extract::<T>().map_err(|e| {
-        let e: PyErr = e.into();
-        value_error(format!("key '{key}': {e}"))
-    })
+/// A value of the seed's feature dict or base_info, converted as `build_prompt_text` did
+/// in Python (`float(v)`, `int(v)`, `str(v)`, lists from arrays, tensors or sequences);
+/// errors name the dict and key.
+struct Entries<'a, 'py> {
+    name: &'static str,
+    map: &'a Bound<'py, PyAny>,
 }
 
-/// Render a built-in template (`timellm`, `dwt-minimal|balanced|detailed`) with
-/// variables named as SPEC §8 names the features, plus description, seq_len, pred_len.
+impl<'py> Entries<'_, 'py> {
+    fn get(&self, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        self.map
+            .get_item(key)
+            .map_err(|_| value_error(format!("{} lacks '{key}'", self.name)))
+    }
+
+    fn bad(&self, key: &str, e: PyErr) -> PyErr {
+        value_error(format!("{}['{key}']: {e}", self.name))
+    }
+
+    fn float(&self, key: &str) -> PyResult<f64> {
+        let v = self.get(key)?;
+        v.extract::<f64>().map_err(|e| self.bad(key, e))
+    }
+
+    /// `float(v)` when the key is there, else `default`.
+    fn float_or(&self, key: &str, default: f64) -> PyResult<f64> {
+        match self.map.get_item(key) {
+            Ok(v) => v.extract::<f64>().map_err(|e| self.bad(key, e)),
+            Err(_) => Ok(default),
+        }
+    }
+
+    fn int<T: TryFrom<i64>>(&self, key: &str) -> PyResult<T> {
+        let v = self.get(key)?;
+        int_of(&v).map_err(|e| self.bad(key, e))
+    }
+
+    fn text(&self, key: &str) -> PyResult<String> {
+        Ok(self.get(key)?.str()?.to_string())
+    }
+
+    fn floats(&self, key: &str) -> PyResult<Vec<f64>> {
+        let v = self.get(key)?;
+        if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, f32>>() {
+            return Ok(a.as_array().iter().map(|&x| x as f64).collect());
+        }
+        if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, f64>>() {
+            return Ok(a.as_array().to_vec());
+        }
+        let items = || -> PyResult<Vec<f64>> { v.try_iter()?.map(|x| x?.extract()).collect() };
+        items().map_err(|e| self.bad(key, e))
+    }
+
+    fn ints<T: TryFrom<i64>>(&self, key: &str) -> PyResult<Vec<T>> {
+        let v = self.get(key)?;
+        let items = || -> PyResult<Vec<T>> { v.try_iter()?.map(|x| int_of(&x?)).collect() };
+        items().map_err(|e| self.bad(key, e))
+    }
+}
+
+/// `int(v)` (numpy and torch scalars, floats) as a `T`.
+fn int_of<T: TryFrom<i64>>(v: &Bound<'_, PyAny>) -> PyResult<T> {
+    let i = match v.extract::<i64>() {
+        Ok(i) => i,
+        Err(_) => v
+            .py()
+            .get_type::<pyo3::types::PyInt>()
+            .call1((v,))?
+            .extract()?,
+    };
+    T::try_from(i).map_err(|_| value_error(format!("{i} is out of range")))
+}
+
+/// The seed's `build_prompt_text(features, base_info)` with a built-in `dwt-*` template:
+/// the feature dict `gen(x)` returns (its keys) and base_info's min, max, median, lags,
+/// description, seq_len, pred_len, read here rather than rebuilt as a dict in Python.
 #[pyfunction]
-fn render_prompt(template: &str, vars: &Bound<'_, PyDict>) -> PyResult<String> {
+fn seed_prompt(
+    template: &str,
+    features: &Bound<'_, PyAny>,
+    base_info: &Bound<'_, PyAny>,
+) -> PyResult<String> {
     let p = prompt::builtin_prompter(template)
         .ok_or_else(|| value_error(format!("no built-in template '{template}'")))?;
-    let f = Features {
-        energy_ratio: item::<Vec<f64>>(vars, "energy_ratio")?.into(),
-        energy_entropy: item(vars, "energy_entropy")?,
-        dominant_band: item(vars, "dominant_band")?,
-        dominant_energy: item(vars, "dominant_energy")?,
-        freq_pattern: item::<String>(vars, "freq_pattern")?.into(),
-        trends: item::<Vec<f64>>(vars, "trends")?.into(),
-        trends_sign: item::<Vec<i8>>(vars, "trends_sign")?.into(),
-        trend_consistency: item(vars, "trend_consistency")?,
-        trend_desc: item::<String>(vars, "trend_desc")?.into(),
-        band_stds: item::<Vec<f64>>(vars, "band_stds")?.into(),
-        snr_db: item(vars, "snr_db")?,
-        volatility_ratio: item(vars, "volatility_ratio")?,
-        stability_desc: item::<String>(vars, "stability_desc")?.into(),
-        signal_quality: item::<String>(vars, "signal_quality")?.into(),
-        difficulty_score: item(vars, "difficulty_score")?,
-        difficulty: item::<String>(vars, "difficulty")?.into(),
-        min: item(vars, "min")?,
-        max: item(vars, "max")?,
-        median: item(vars, "median")?,
-        trend: item(vars, "trend")?,
-        lags: item::<Vec<usize>>(vars, "lags")?.into(),
+    let base = Entries {
+        name: "base_info",
+        map: base_info,
     };
-    let description: String = item(vars, "description")?;
+    let missing: Vec<&str> = [
+        "min",
+        "max",
+        "median",
+        "lags",
+        "description",
+        "seq_len",
+        "pred_len",
+    ]
+    .into_iter()
+    .filter(|k| base_info.get_item(k).is_err())
+    .collect();
+    if !missing.is_empty() {
+        return Err(value_error(format!(
+            "base_info lacks {}",
+            missing.join(", ")
+        )));
+    }
+    let f = Entries {
+        name: "features",
+        map: features,
+    };
+    let feats = Features {
+        energy_ratio: f.floats("energy_ratio")?.into(),
+        energy_entropy: f.float("energy_entropy")?,
+        dominant_band: f.int("dominant_band")?,
+        dominant_energy: f.float("dominant_energy")?,
+        freq_pattern: f.text("freq_pattern")?.into(),
+        trends: f.floats("trends")?.into(),
+        trends_sign: f.ints::<i8>("trends_sign")?.into(),
+        trend_consistency: f.float("trend_consistency")?,
+        trend_desc: f.text("trend_desc")?.into(),
+        band_stds: f.floats("frequency_stds")?.into(),
+        snr_db: f.float("snr_db")?,
+        volatility_ratio: f.float("volatility_ratio")?,
+        stability_desc: f.text("stability_desc")?.into(),
+        signal_quality: f.text("signal_quality")?.into(),
+        // Not printed by the dwt-* templates; the seed's dict has no such key.
+        difficulty_score: f.float_or("difficulty_score", 0.0)?,
+        difficulty: f.text("difficulty")?.into(),
+        min: base.float("min")?,
+        max: base.float("max")?,
+        median: base.float("median")?,
+        trend: base.float_or("trend", 0.0)?,
+        lags: base.ints::<usize>("lags")?.into(),
+    };
+    let description = base.text("description")?;
     p.render(&PromptVars {
-        features: &f,
+        features: &feats,
         description: &description,
-        seq_len: item(vars, "seq_len")?,
-        pred_len: item(vars, "pred_len")?,
+        seq_len: base.int("seq_len")?,
+        pred_len: base.int("pred_len")?,
     })
     .map_err(|e| value_error(e.to_string()))
 }
@@ -414,7 +505,7 @@ fn _wavebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_settings, m)?)?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
     m.add_function(wrap_pyfunction!(batch_features, m)?)?;
-    m.add_function(wrap_pyfunction!(render_prompt, m)?)?;
+    m.add_function(wrap_pyfunction!(seed_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(timellm_prompts, m)?)?;
     m.add("TOP_LAGS", TOP_LAGS)?;
     Ok(())

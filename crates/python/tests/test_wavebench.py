@@ -156,6 +156,27 @@ def test_the_seeds_input_checks():
         gen.build_prompt_text(gen(torch.randn(2, 2, 64)), {"min": 0.0})
 
 
+def test_build_prompt_text_reads_values_of_any_numeric_type():
+    # base_info as a training loop builds it from tensors (Time-LLM's statistics and
+    # lags), as numpy scalars, or as plain Python values: one prompt.
+    gen = wavebench.DWTPromptGenerator(compression_level="detailed")
+    feats = gen(torch.randn(4, 3, 128, generator=torch.Generator().manual_seed(1)))
+    plain = dict(min=-1.25, max=2.5, median=0.125, lags=[0, 1, 127, 2, 126],
+                 description="d", seq_len=128, pred_len=24)
+    want = gen.build_prompt_text(feats, plain)
+    assert "Value range: [-1.25, 2.50]" in want and "are [0, 1, 127, 2, 126]" in want, want
+    as_tensors = dict(plain, min=torch.tensor(-1.25), max=torch.tensor(2.5, dtype=torch.float64),
+                      median=np.float32(0.125), lags=torch.tensor([0, 1, 127, 2, 126]),
+                      seq_len=np.int64(128), pred_len=torch.tensor(24))
+    assert gen.build_prompt_text(feats, as_tensors) == want
+    as_lists = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in feats.items()}
+    assert gen.build_prompt_text(as_lists, dict(plain, lags=np.array(plain["lags"]))) == want
+    with pytest.raises(ValueError, match=r"base_info\['lags'\]"):
+        gen.build_prompt_text(feats, dict(plain, lags=["a"]))
+    with pytest.raises(ValueError, match=r"features lacks 'trend_desc'"):
+        gen.build_prompt_text({k: v for k, v in feats.items() if k != "trend_desc"}, plain)
+
+
 def test_the_generator_is_a_module_inside_a_model():
     class Model(torch.nn.Module):
         def __init__(self):

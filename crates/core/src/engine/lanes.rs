@@ -26,7 +26,13 @@ fn zero<T: Real>() -> Lane<T> {
 
 /// Working memory for one lane group, sized once from the plan.
 pub struct LaneScratch<T> {
+    /// The extended input of the level being transformed, and of the next level (the two
+    /// swap after each level): a level's approximation is written straight into the next
+    /// level's extension, and the group's samples straight into the first level's, so no
+    /// level copies its input (that copy was ~10% of a training step's batch).
     ext: Vec<Lane<T>>,
+    next: Vec<Lane<T>>,
+    /// A level's input when its extension does not hold it verbatim (`holds_input`).
     approx: Vec<Lane<T>>,
     lo: Vec<T>,
     hi: Vec<T>,
@@ -36,9 +42,18 @@ impl<T: Real> LaneScratch<T> {
     pub fn new(plan: &Plan) -> Self {
         LaneScratch {
             ext: vec![zero(); plan.max_ext_len()],
+            next: vec![zero(); plan.max_ext_len()],
             approx: vec![zero(); plan.len],
             lo: plan.lo_rev.iter().map(|&v| T::from_f64(v)).collect(),
             hi: plan.hi_rev.iter().map(|&v| T::from_f64(v)).collect(),
+        }
+    }
+
+    /// Where the next group's `plan.len` samples go before `decompose_input`.
+    pub fn input(&mut self, plan: &Plan) -> &mut [Lane<T>] {
+        match plan.levels.first() {
+            Some(lp) if lp.holds_input() => &mut self.ext[lp.interior.clone()],
+            _ => &mut self.approx[..plan.len],
         }
     }
 }
@@ -139,10 +154,19 @@ unsafe fn transpose_f32(rows: &[&[f32]], xs: &mut [[f32; LANES]]) -> (usize, boo
 fn extend<T: Real>(x: &[Lane<T>], lp: &LevelPlan, ext: &mut [Lane<T>]) {
     let (lo, hi) = (lp.interior.start, lp.interior.end);
     ext[lo..hi].copy_from_slice(&x[lp.src_start..lp.src_start + (hi - lo)]);
+    edges(lp, Some(x), ext);
+}
+
+/// The mode's edge taps of one level's extension, from the input `x`, or with `None`
+/// from the interior, which holds the input already (`holds_input`).
+#[inline(always)]
+fn edges<T: Real>(lp: &LevelPlan, x: Option<&[Lane<T>]>, ext: &mut [Lane<T>]) {
+    let lo = lp.interior.start;
     for (t, taps) in &lp.edges {
         let mut v = zero::<T>();
         for tap in taps {
-            v = madd(v, T::from_f64(tap.coef), &x[tap.index]);
+            let s = x.map_or(ext[lo + tap.index], |x| x[tap.index]);
+            v = madd(v, T::from_f64(tap.coef), &s);
         }
         ext[*t] = v;
     }
@@ -199,50 +223,132 @@ fn correlate<T: Real>(ext: &[Lane<T>], lo: &[T], hi: &[T], a: &mut [Lane<T>], d:
 /// pywt order, `plan.coeffs_per_series()` entries).
 #[inline(always)]
 pub fn decompose<T: Real>(x: &[Lane<T>], plan: &Plan, out: &mut [Lane<T>], s: &mut LaneScratch<T>) {
+    s.input(plan).copy_from_slice(x);
+    decompose_input(plan, out, s);
+}
+
+/// `decompose` of the samples written to `s.input(plan)`.
+#[inline(always)]
+pub fn decompose_input<T: Real>(plan: &Plan, out: &mut [Lane<T>], s: &mut LaneScratch<T>) {
     let n = plan.level;
     for (lvl, lp) in plan.levels.iter().enumerate() {
-        let input = if lvl == 0 { x } else { &s.approx[..lp.n_in] };
-        extend(input, lp, &mut s.ext);
+        if lp.holds_input() {
+            edges(lp, None, &mut s.ext);
+        } else {
+            extend(&s.approx[..lp.n_in], lp, &mut s.ext);
+        }
         let (head, tail) = out.split_at_mut(plan.offsets[n - lvl]);
         let d = &mut tail[..lp.n_out];
-        let a = if lvl + 1 == n {
-            &mut head[..lp.n_out]
-        } else {
-            &mut s.approx[..lp.n_out]
+        let a = match plan.levels.get(lvl + 1) {
+            None => &mut head[..lp.n_out],
+            Some(next) if next.holds_input() => &mut s.next[next.interior.clone()],
+            Some(_) => &mut s.approx[..lp.n_out],
         };
         correlate(&s.ext[..lp.ext_len], &s.lo, &s.hi, a, d);
+        std::mem::swap(&mut s.ext, &mut s.next);
     }
+}
+
+/// Mean, Σv² and Σ(v - mean)² of one band, lane-wise.
+#[derive(Clone, Copy)]
+struct Moments {
+    mean: [f64; LANES],
+    energy: [f64; LANES],
+    m2: [f64; LANES],
+}
+
+#[inline(always)]
+fn widen<T: Real>(c: &Lane<T>) -> [f64; LANES] {
+    c.map(|v| v.to_f64())
+}
+
+/// The moments of two bands, their sums interleaved: each running sum waits on the
+/// adder's latency at every coefficient, so one band alone leaves the adders mostly idle,
+/// while two bands' independent chains fill them. Each band is still summed in order from
+/// its first coefficient, so the bits are those of one band at a time (numpy's two passes).
+#[inline(always)]
+fn moments_pair<T: Real>(x: &[Lane<T>], y: &[Lane<T>]) -> [Moments; 2] {
+    let first = |sum: [f64; LANES], energy: [f64; LANES], c: &Lane<T>| {
+        let v = widen(c);
+        (
+            std::array::from_fn(|l| sum[l] + v[l]),
+            std::array::from_fn(|l| energy[l] + v[l] * v[l]),
+        )
+    };
+    let second = |m2: [f64; LANES], mean: &[f64; LANES], c: &Lane<T>| {
+        let v = widen(c);
+        std::array::from_fn(|l| m2[l] + (v[l] - mean[l]) * (v[l] - mean[l]))
+    };
+    let common = x.len().min(y.len());
+    let ([mut sx, mut ex, mut sy, mut ey], mut m2x, mut m2y) =
+        ([[0.0; LANES]; 4], [0.0; LANES], [0.0; LANES]);
+    for (a, b) in x[..common].iter().zip(&y[..common]) {
+        (sx, ex) = first(sx, ex, a);
+        (sy, ey) = first(sy, ey, b);
+    }
+    for a in &x[common..] {
+        (sx, ex) = first(sx, ex, a);
+    }
+    for b in &y[common..] {
+        (sy, ey) = first(sy, ey, b);
+    }
+    let mean = |s: [f64; LANES], len: usize| s.map(|s| if len > 0 { s / len as f64 } else { 0.0 });
+    let (mx, my) = (mean(sx, x.len()), mean(sy, y.len()));
+    for (a, b) in x[..common].iter().zip(&y[..common]) {
+        m2x = second(m2x, &mx, a);
+        m2y = second(m2y, &my, b);
+    }
+    for a in &x[common..] {
+        m2x = second(m2x, &mx, a);
+    }
+    for b in &y[common..] {
+        m2y = second(m2y, &my, b);
+    }
+    [
+        Moments {
+            mean: mx,
+            energy: ex,
+            m2: m2x,
+        },
+        Moments {
+            mean: my,
+            energy: ey,
+            m2: m2y,
+        },
+    ]
 }
 
 /// The band summaries of the first `lanes` series of `coeffs` into `out[series][band]`.
 /// Moments are two-pass (mean, then squared deviations), as numpy does them.
 #[inline(always)]
 pub fn band_summaries<T: Real>(coeffs: &[Lane<T>], plan: &Plan, out: &mut [Bands<BandSummary>]) {
+    let band = |k: usize| &coeffs[plan.offsets[k]..plan.offsets[k] + plan.band_lens[k]];
+    // Bands in pairs of similar length (the longest two together, ...), so the pairs'
+    // common parts cover most coefficients.
+    let mut order: Bands<usize> = (0..plan.bands()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(plan.band_lens[k]));
+    let mut moments: Bands<Option<Moments>> = smallvec::smallvec![None; plan.bands()];
+    for pair in order.chunks(2) {
+        let (k, j) = (pair[0], pair.get(1).copied());
+        let [mk, mj] = moments_pair(band(k), j.map_or(&[][..], band));
+        moments[k] = Some(mk);
+        if let Some(j) = j {
+            moments[j] = Some(mj);
+        }
+    }
     for b in out.iter_mut() {
         b.clear();
         b.reserve_exact(plan.bands());
     }
-    for k in 0..plan.bands() {
-        let band = &coeffs[plan.offsets[k]..plan.offsets[k] + plan.band_lens[k]];
+    for (k, m) in moments.iter().enumerate() {
+        let band = band(k);
         let len = band.len();
-        let (mut sum, mut energy) = ([0.0f64; LANES], [0.0f64; LANES]);
-        for c in band {
-            let v: [f64; LANES] = c.map(|v| v.to_f64());
-            sum = std::array::from_fn(|l| sum[l] + v[l]);
-            energy = std::array::from_fn(|l| energy[l] + v[l] * v[l]);
-        }
-        let mean: [f64; LANES] = sum.map(|s| if len > 0 { s / len as f64 } else { 0.0 });
-        let mut m2 = [0.0f64; LANES];
-        for c in band {
-            let v: [f64; LANES] = c.map(|v| v.to_f64());
-            m2 = std::array::from_fn(|l| m2[l] + (v[l] - mean[l]) * (v[l] - mean[l]));
-        }
         for (l, b) in out.iter_mut().enumerate() {
-            b.push(match (band.first(), band.last()) {
-                (Some(first), Some(last)) => BandSummary {
-                    energy: energy[l],
-                    mean: mean[l],
-                    m2: m2[l],
+            b.push(match (band.first(), band.last(), m) {
+                (Some(first), Some(last), Some(m)) => BandSummary {
+                    energy: m.energy[l],
+                    mean: m.mean[l],
+                    m2: m.m2[l],
                     first: first[l].to_f64(),
                     last: last[l].to_f64(),
                     len,

@@ -372,22 +372,24 @@ mod dispatch {
         first: usize,
         plan: &Plan,
         stats: Option<StatsRequest>,
-    ) -> Result<Vec<SeriesSummary>, usize> {
+        scratch: &mut SlicesScratch<W>,
+        sums: &mut [SeriesSummary],
+    ) -> Result<(), usize> {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 {
             // SAFETY: callers checked `isa.supported()`.
-            return unsafe { x86::slices_task::<W>(rows, first, plan, stats) };
+            return unsafe { x86::slices_task::<W>(rows, first, plan, stats, scratch, sums) };
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
-        super::slices_task::<W, false>(rows, first, plan, stats)
+        super::slices_task::<W, false>(rows, first, plan, stats, scratch, sums)
     }
 
     #[cfg(target_arch = "x86_64")]
     mod x86 {
         use super::super::{
-            decompose_rows, summarize_rows, Plan, Real, SeriesSummary, StageClock, StatsRequest,
-            WindowBatch,
+            decompose_rows, summarize_rows, Plan, Real, SeriesSummary, SlicesScratch, StageClock,
+            StatsRequest, WindowBatch,
         };
 
         #[target_feature(enable = "avx512f,avx2,fma")]
@@ -428,8 +430,10 @@ mod dispatch {
             first: usize,
             plan: &Plan,
             stats: Option<StatsRequest>,
-        ) -> Result<Vec<SeriesSummary>, usize> {
-            super::super::slices_task::<W, true>(rows, first, plan, stats)
+            scratch: &mut SlicesScratch<W>,
+            sums: &mut [SeriesSummary],
+        ) -> Result<(), usize> {
+            super::super::slices_task::<W, true>(rows, first, plan, stats, scratch, sums)
         }
 
         #[target_feature(enable = "avx2,fma")]
@@ -616,7 +620,8 @@ fn summarize_task<W: Real>(
 /// Summaries of series held as rows in memory (a training step's batch), in their own
 /// precision `W` (the plan's working one): the lane kernels of `summarize_windows` read
 /// straight from the rows, so every bit is the window path's. The calling thread works
-/// too (`parallel::map_parts`). `Err(k)`: row k holds a sample that is not finite.
+/// too, a lane group at a time (`parallel::for_each_piece`). `Err(k)`: row k holds a
+/// sample that is not finite.
 pub fn summarize_slices<W: Real>(
     rows: &[&[W]],
     plan: &Plan,
@@ -625,46 +630,69 @@ pub fn summarize_slices<W: Real>(
     let isa = Isa::active();
     debug_assert_eq!(plan.work_dtype(W::DTYPE), W::DTYPE);
     debug_assert!(rows.iter().all(|r| r.len() == plan.len));
-    parallel::try_concat_parts(rows.len(), LANES, |r| {
-        dispatch::slices_task::<W>(isa, &rows[r.clone()], r.start, plan, stats)
-    })
+    let mut out = vec![SeriesSummary::default(); rows.len()];
+    parallel::for_each_piece(
+        &mut out,
+        LANES,
+        || SlicesScratch::new(plan, stats),
+        |scratch, first, sums| {
+            let rows = &rows[first..first + sums.len()];
+            dispatch::slices_task::<W>(isa, rows, first, plan, stats, scratch, sums)
+        },
+    )?;
+    Ok(out)
 }
 
-/// Rows `first..` (as many as `rows` holds), one lane group at a time: its samples (16 KB
-/// at T = 512 in f32) and coefficients stay in L1 from the gather to the band moments.
+/// One thread's working memory for `slices_task`, made once per call and thread.
+pub struct SlicesScratch<W> {
+    lanes: LaneScratch<W>,
+    coeffs: Vec<Lane<W>>,
+    bands: Vec<Bands<BandSummary>>,
+    stats: Option<StatsScratch>,
+}
+
+impl<W: Real> SlicesScratch<W> {
+    fn new(plan: &Plan, stats: Option<StatsRequest>) -> Self {
+        SlicesScratch {
+            lanes: LaneScratch::new(plan),
+            coeffs: vec![[W::ZERO; LANES]; plan.coeffs_per_series()],
+            bands: vec![Bands::new(); LANES],
+            stats: stats.map(|_| StatsScratch::new(plan.len)),
+        }
+    }
+}
+
+/// The summaries of `rows` (rows `first..` of the batch) into `sums`, one lane group at a
+/// time: its samples (16 KB at T = 512 in f32) and coefficients stay in L1 from the gather
+/// to the band moments.
 #[inline(always)]
 fn slices_task<W: Real, const AVX2: bool>(
     rows: &[&[W]],
     first: usize,
     plan: &Plan,
     stats: Option<StatsRequest>,
-) -> Result<Vec<SeriesSummary>, usize> {
-    let (len, stride) = (plan.len, plan.coeffs_per_series());
-    let mut s = LaneScratch::<W>::new(plan);
-    let mut xs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; len];
-    let mut coeffs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; stride];
-    let mut bands: Vec<Bands<BandSummary>> = vec![Bands::new(); LANES];
-    let mut scratch = stats.map(|_| StatsScratch::new(len));
-    let mut out = Vec::with_capacity(rows.len());
-    for (g, group) in rows.chunks(LANES).enumerate() {
+    s: &mut SlicesScratch<W>,
+    sums: &mut [SeriesSummary],
+) -> Result<(), usize> {
+    debug_assert_eq!(rows.len(), sums.len());
+    for (g, (group, sums)) in rows.chunks(LANES).zip(sums.chunks_mut(LANES)).enumerate() {
         let k0 = first + g * LANES;
-        if !lanes::gather::<W, AVX2>(group, &mut xs) {
+        // Gathered straight into the first level's extension (no copy of the samples).
+        if !lanes::gather::<W, AVX2>(group, s.lanes.input(plan)) {
             let bad = group
                 .iter()
                 .position(|r| r.iter().any(|v| !v.to_f64().is_finite()));
             return Err(k0 + bad.unwrap_or(0));
         }
-        lanes::decompose(&xs, plan, &mut coeffs, &mut s);
-        lanes::band_summaries(&coeffs, plan, &mut bands);
-        for (i, (row, b)) in group.iter().zip(&mut bands).enumerate() {
-            out.push(SeriesSummary {
-                bands: std::mem::take(b),
-                stats: match (scratch.as_mut(), stats) {
-                    (Some(st), Some(req)) => Some(st.compute(row, req.lags_for(k0 + i))),
-                    _ => None,
-                },
-            });
+        lanes::decompose_input(plan, &mut s.coeffs, &mut s.lanes);
+        lanes::band_summaries(&s.coeffs, plan, &mut s.bands);
+        for (i, ((row, b), sum)) in group.iter().zip(&mut s.bands).zip(sums).enumerate() {
+            sum.bands = std::mem::take(b);
+            sum.stats = match (s.stats.as_mut(), stats) {
+                (Some(st), Some(req)) => Some(st.compute(row, req.lags_for(k0 + i))),
+                _ => None,
+            };
         }
     }
-    Ok(out)
+    Ok(())
 }

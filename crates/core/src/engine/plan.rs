@@ -70,6 +70,12 @@ impl LevelPlan {
             edges,
         }
     }
+
+    /// The whole input appears verbatim in the extension (`xe[interior] = x`), so a kernel
+    /// can write its input straight there and only fill the edges.
+    pub fn holds_input(&self) -> bool {
+        self.src_start == 0 && self.interior.len() == self.n_in
+    }
 }
 
 /// Why a plan cannot be made: input that pywt would refuse too.

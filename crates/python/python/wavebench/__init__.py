@@ -69,14 +69,6 @@ def timellm_prompts(x_enc, description, pred_len, top_k=5, normalize="none"):
     return _wavebench.timellm_prompts(_batch(x_enc), description, pred_len, top_k, normalize)
 
 
-def _float(v):
-    return float(v.item() if hasattr(v, "item") else v)
-
-
-def _list(v):
-    return v.tolist() if hasattr(v, "tolist") else list(v)
-
-
 class DWTPromptGenerator(_Module):
     """The seed's DWTPromptGenerator, computed by wavebench.
 
@@ -122,39 +114,7 @@ class DWTPromptGenerator(_Module):
 
         base_info: min, max, median, lags, description, seq_len, pred_len.
         """
-        missing = [k for k in ("min", "max", "median", "lags", "description", "seq_len", "pred_len")
-                   if k not in base_info]
-        if missing:
-            raise ValueError(f"base_info lacks {', '.join(missing)}")
-        stds = _list(features["frequency_stds"])
-        variables = {
-            "energy_ratio": _list(features["energy_ratio"]),
-            "energy_entropy": _float(features["energy_entropy"]),
-            "dominant_band": int(features["dominant_band"]),
-            "dominant_energy": _float(features["dominant_energy"]),
-            "freq_pattern": str(features["freq_pattern"]),
-            "trends": _list(features["trends"]),
-            "trends_sign": [int(s) for s in _list(features["trends_sign"])],
-            "trend_consistency": _float(features["trend_consistency"]),
-            "trend_desc": str(features["trend_desc"]),
-            "band_stds": stds,
-            "snr_db": _float(features["snr_db"]),
-            "volatility_ratio": _float(features["volatility_ratio"]),
-            "stability_desc": str(features["stability_desc"]),
-            "signal_quality": str(features["signal_quality"]),
-            # Not printed by the dwt-* templates; present so every variable is defined.
-            "difficulty_score": _float(features.get("difficulty_score", 0.0)),
-            "difficulty": str(features["difficulty"]),
-            "min": _float(base_info["min"]),
-            "max": _float(base_info["max"]),
-            "median": _float(base_info["median"]),
-            "trend": _float(base_info.get("trend", 0.0)),
-            "lags": [int(v) for v in _list(base_info["lags"])],
-            "description": str(base_info["description"]),
-            "seq_len": int(base_info["seq_len"]),
-            "pred_len": int(base_info["pred_len"]),
-        }
-        return _wavebench.render_prompt(f"dwt-{self.compression_level}", variables)
+        return _wavebench.seed_prompt(f"dwt-{self.compression_level}", features, base_info)
 
     def extra_repr(self):
         return (f"wavelet={self.wavelet!r}, level={self.level}, mode={self.mode!r}, "
