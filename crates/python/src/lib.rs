@@ -322,13 +322,24 @@ fn batch_features<'py>(
 struct Entries<'a, 'py> {
     name: &'static str,
     map: &'a Bound<'py, PyAny>,
+    /// The keys a missing one is reported with: every one of them that is missing.
+    required: &'static [&'static str],
 }
 
 impl<'py> Entries<'_, 'py> {
     fn get(&self, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        self.map
-            .get_item(key)
-            .map_err(|_| value_error(format!("{} lacks '{key}'", self.name)))
+        self.map.get_item(key).map_err(|_| {
+            let missing: Vec<&str> = self
+                .required
+                .iter()
+                .copied()
+                .filter(|k| self.map.get_item(k).is_err())
+                .collect();
+            match missing.as_slice() {
+                [] => value_error(format!("{} lacks '{key}'", self.name)),
+                _ => value_error(format!("{} lacks {}", self.name, missing.join(", "))),
+            }
+        })
     }
 
     fn bad(&self, key: &str, e: PyErr) -> PyErr {
@@ -403,28 +414,20 @@ fn seed_prompt(
     let base = Entries {
         name: "base_info",
         map: base_info,
+        required: &[
+            "min",
+            "max",
+            "median",
+            "lags",
+            "description",
+            "seq_len",
+            "pred_len",
+        ],
     };
-    let missing: Vec<&str> = [
-        "min",
-        "max",
-        "median",
-        "lags",
-        "description",
-        "seq_len",
-        "pred_len",
-    ]
-    .into_iter()
-    .filter(|k| base_info.get_item(k).is_err())
-    .collect();
-    if !missing.is_empty() {
-        return Err(value_error(format!(
-            "base_info lacks {}",
-            missing.join(", ")
-        )));
-    }
     let f = Entries {
         name: "features",
         map: features,
+        required: &[],
     };
     let feats = Features {
         energy_ratio: f.floats("energy_ratio")?.into(),

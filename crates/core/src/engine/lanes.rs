@@ -279,31 +279,22 @@ fn moments_pair<T: Real>(x: &[Lane<T>], y: &[Lane<T>]) -> [Moments; 2] {
         let v = widen(c);
         std::array::from_fn(|l| m2[l] + (v[l] - mean[l]) * (v[l] - mean[l]))
     };
-    let common = x.len().min(y.len());
     let ([mut sx, mut ex, mut sy, mut ey], mut m2x, mut m2y) =
         ([[0.0; LANES]; 4], [0.0; LANES], [0.0; LANES]);
-    for (a, b) in x[..common].iter().zip(&y[..common]) {
-        (sx, ex) = first(sx, ex, a);
-        (sy, ey) = first(sy, ey, b);
-    }
-    for a in &x[common..] {
-        (sx, ex) = first(sx, ex, a);
-    }
-    for b in &y[common..] {
-        (sy, ey) = first(sy, ey, b);
-    }
+    interleaved(
+        x,
+        y,
+        |a| (sx, ex) = first(sx, ex, a),
+        |b| (sy, ey) = first(sy, ey, b),
+    );
     let mean = |s: [f64; LANES], len: usize| s.map(|s| if len > 0 { s / len as f64 } else { 0.0 });
     let (mx, my) = (mean(sx, x.len()), mean(sy, y.len()));
-    for (a, b) in x[..common].iter().zip(&y[..common]) {
-        m2x = second(m2x, &mx, a);
-        m2y = second(m2y, &my, b);
-    }
-    for a in &x[common..] {
-        m2x = second(m2x, &mx, a);
-    }
-    for b in &y[common..] {
-        m2y = second(m2y, &my, b);
-    }
+    interleaved(
+        x,
+        y,
+        |a| m2x = second(m2x, &mx, a),
+        |b| m2y = second(m2y, &my, b),
+    );
     [
         Moments {
             mean: mx,
@@ -316,6 +307,19 @@ fn moments_pair<T: Real>(x: &[Lane<T>], y: &[Lane<T>]) -> [Moments; 2] {
             m2: m2y,
         },
     ]
+}
+
+/// `fx` over `x` and `fy` over `y`, each in order, the two interleaved over their common
+/// length (then the longer one's tail alone).
+#[inline(always)]
+fn interleaved<A, B>(x: &[A], y: &[B], mut fx: impl FnMut(&A), mut fy: impl FnMut(&B)) {
+    let common = x.len().min(y.len());
+    for (a, b) in x[..common].iter().zip(&y[..common]) {
+        fx(a);
+        fy(b);
+    }
+    x[common..].iter().for_each(&mut fx);
+    y[common..].iter().for_each(&mut fy);
 }
 
 /// The band summaries of the first `lanes` series of `coeffs` into `out[series][band]`.

@@ -371,18 +371,17 @@ mod dispatch {
         rows: &[&[W]],
         first: usize,
         plan: &Plan,
-        stats: Option<StatsRequest>,
         scratch: &mut SlicesScratch<W>,
         sums: &mut [SeriesSummary],
     ) -> Result<(), usize> {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 {
             // SAFETY: callers checked `isa.supported()`.
-            return unsafe { x86::slices_task::<W>(rows, first, plan, stats, scratch, sums) };
+            return unsafe { x86::slices_task::<W>(rows, first, plan, scratch, sums) };
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
-        super::slices_task::<W, false>(rows, first, plan, stats, scratch, sums)
+        super::slices_task::<W, false>(rows, first, plan, scratch, sums)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -429,11 +428,10 @@ mod dispatch {
             rows: &[&[W]],
             first: usize,
             plan: &Plan,
-            stats: Option<StatsRequest>,
             scratch: &mut SlicesScratch<W>,
             sums: &mut [SeriesSummary],
         ) -> Result<(), usize> {
-            super::super::slices_task::<W, true>(rows, first, plan, stats, scratch, sums)
+            super::super::slices_task::<W, true>(rows, first, plan, scratch, sums)
         }
 
         #[target_feature(enable = "avx2,fma")]
@@ -637,18 +635,19 @@ pub fn summarize_slices<W: Real>(
         || SlicesScratch::new(plan, stats),
         |scratch, first, sums| {
             let rows = &rows[first..first + sums.len()];
-            dispatch::slices_task::<W>(isa, rows, first, plan, stats, scratch, sums)
+            dispatch::slices_task::<W>(isa, rows, first, plan, scratch, sums)
         },
     )?;
     Ok(out)
 }
 
-/// One thread's working memory for `slices_task`, made once per call and thread.
+/// One thread's working memory for `slices_task`, made once per call and thread, with
+/// the statistics asked for (and their FFTs) when there are any.
 pub struct SlicesScratch<W> {
     lanes: LaneScratch<W>,
     coeffs: Vec<Lane<W>>,
     bands: Vec<Bands<BandSummary>>,
-    stats: Option<StatsScratch>,
+    stats: Option<(StatsRequest, StatsScratch)>,
 }
 
 impl<W: Real> SlicesScratch<W> {
@@ -657,7 +656,7 @@ impl<W: Real> SlicesScratch<W> {
             lanes: LaneScratch::new(plan),
             coeffs: vec![[W::ZERO; LANES]; plan.coeffs_per_series()],
             bands: vec![Bands::new(); LANES],
-            stats: stats.map(|_| StatsScratch::new(plan.len)),
+            stats: stats.map(|req| (req, StatsScratch::new(plan.len))),
         }
     }
 }
@@ -670,7 +669,6 @@ fn slices_task<W: Real, const AVX2: bool>(
     rows: &[&[W]],
     first: usize,
     plan: &Plan,
-    stats: Option<StatsRequest>,
     s: &mut SlicesScratch<W>,
     sums: &mut [SeriesSummary],
 ) -> Result<(), usize> {
@@ -688,10 +686,10 @@ fn slices_task<W: Real, const AVX2: bool>(
         lanes::band_summaries(&s.coeffs, plan, &mut s.bands);
         for (i, ((row, b), sum)) in group.iter().zip(&mut s.bands).zip(sums).enumerate() {
             sum.bands = std::mem::take(b);
-            sum.stats = match (s.stats.as_mut(), stats) {
-                (Some(st), Some(req)) => Some(st.compute(row, req.lags_for(k0 + i))),
-                _ => None,
-            };
+            sum.stats = s
+                .stats
+                .as_mut()
+                .map(|(req, st)| st.compute(row, req.lags_for(k0 + i)));
         }
     }
     Ok(())
