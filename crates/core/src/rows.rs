@@ -279,13 +279,20 @@ mod tests {
         let dims @ (b, n, t) = (5, 3, 100);
         let x = batch(b, n, t);
         let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-        // reflect runs in the input's precision; smooth extrapolates, so f32 input runs in f64.
-        for (wavelet, mode) in [("db4", "reflect"), ("sym3", "smooth")] {
+        // reflect runs in the input's precision; smooth extrapolates, so f32 input runs in
+        // f64. Levels 1 to 3 and three modes: the rows path gathers rows in place into the
+        // lane kernel, the pipeline copies windows out of a table first.
+        for (wavelet, mode, level) in [
+            ("db4", "reflect", 1),
+            ("db4", "reflect", 3),
+            ("sym3", "smooth", 2),
+            ("coif1", "periodization", 3),
+        ] {
             let mode: Mode = mode.parse().unwrap();
-            let plan = Plan::new(wavelet::lookup(wavelet).unwrap(), mode, 2, t).unwrap();
+            let plan = Plan::new(wavelet::lookup(wavelet).unwrap(), mode, level, t).unwrap();
             for aggregate in Aggregate::ALL {
                 for normalize in [Normalize::None, Normalize::Zscore] {
-                    let what = format!("{wavelet} {mode} {aggregate:?} {normalize:?}");
+                    let what = format!("{wavelet} {mode} level {level} {aggregate:?} {normalize:?}");
                     for (got, dtype) in [
                         (by_rows(&x32, n, &plan, aggregate, normalize), DType::F32),
                         (by_rows(&x, n, &plan, aggregate, normalize), DType::F64),
