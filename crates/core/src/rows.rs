@@ -292,7 +292,8 @@ mod tests {
             let plan = Plan::new(wavelet::lookup(wavelet).unwrap(), mode, level, t).unwrap();
             for aggregate in Aggregate::ALL {
                 for normalize in [Normalize::None, Normalize::Zscore] {
-                    let what = format!("{wavelet} {mode} level {level} {aggregate:?} {normalize:?}");
+                    let what =
+                        format!("{wavelet} {mode} level {level} {aggregate:?} {normalize:?}");
                     for (got, dtype) in [
                         (by_rows(&x32, n, &plan, aggregate, normalize), DType::F32),
                         (by_rows(&x, n, &plan, aggregate, normalize), DType::F64),

@@ -4,7 +4,7 @@
 //! the pipeline's largest stage; user templates, and any edit of a built-in, still go
 //! through minijinja.
 
-use super::pyfmt::{fixed, repr};
+use super::pyfmt::{fixed, Repr};
 use super::PromptVars;
 use std::fmt::Write;
 
@@ -34,7 +34,8 @@ impl Direct {
 
     pub fn render(self, v: &PromptVars<'_>) -> String {
         let f = v.features;
-        let mut s = String::with_capacity(384);
+        // Room for the whole prompt: growing the string was a tenth of a Time-LLM prompt.
+        let mut s = String::with_capacity(384 + v.description.len());
         // Writing to a String cannot fail, hence the ignored results.
         // The task line Time-LLM's prompt starts with; `sep` ends each of its two parts.
         let task = |s: &mut String, sep: &str| {
@@ -51,9 +52,9 @@ impl Direct {
                 let _ = write!(
                     s,
                     "Input statistics: min value {}, max value {}, median value {}, the trend of input is {}, top 5 lags are : ",
-                    repr(f.min),
-                    repr(f.max),
-                    repr(f.median),
+                    Repr(f.min),
+                    Repr(f.max),
+                    Repr(f.median),
                     if f.trend > 0.0 { "upward" } else { "downward" },
                 );
                 usize::MAX
