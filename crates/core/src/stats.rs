@@ -88,9 +88,6 @@ impl StatsScratch {
             .fold((i64::MAX, i64::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
         let (min, max) = (from_key(lo), from_key(hi));
         let trend = x[len - 1].to_f64() - x[0].to_f64();
-        for (i, v) in self.input.iter_mut().zip(x) {
-            *i = v.to_f64();
-        }
         let mid = (len - 1) / 2;
         let median = from_key(*self.keys.select_nth_unstable(mid).1);
         SeriesStats {
@@ -98,7 +95,7 @@ impl StatsScratch {
             max,
             median,
             trend,
-            lags: if lags { self.lags() } else { Lags::new() },
+            lags: if lags { self.lags_of(x) } else { Lags::new() },
         }
     }
 
@@ -380,8 +377,8 @@ mod tests {
         assert_eq!(&lags[..4], &[0, 4, 8, 12]);
     }
 
-    /// The one-pass ranking (blocks skipped, candidates inserted) against a full sort by
-    /// (rounded ratio descending, lag ascending), on series with many exact ties.
+    /// The prefiltered ranking (only lags near the top rounded and sorted) against a full
+    /// sort by (rounded ratio descending, lag ascending), on series with many exact ties.
     #[test]
     fn ranking_matches_a_full_sort() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;

@@ -1,7 +1,8 @@
 //! `wavebench._wavebench`: the Python extension. Arrays in (numpy, read in place: each
 //! contiguous row is handed to the core as it lies), the core's `rows` path with the GIL
-//! released, numpy arrays and strings out. The Python package around it (`python/wavebench/__init__.py`) only adapts types:
-//! torch tensors to numpy, the seed's key names to SPEC §8's.
+//! released, numpy arrays and strings out. The Python package around it
+//! (`python/wavebench/__init__.py`) only adapts types: torch tensors to numpy, the seed's
+//! key names to SPEC §8's.
 
 use numpy::ndarray::{s, ArrayView3, Axis, Ix3};
 use numpy::{PyArray1, PyArray2, PyReadonlyArrayDyn};
