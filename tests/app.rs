@@ -245,6 +245,14 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
         ranked.len() < rows.len(),
         "level 5 of 64 samples leaves 1 coefficient"
     );
+    // The colour scale's upper end (the best SNR) is drawn inside the Sweep pane.
+    let best = h.get_by_label(&format!("{:.2}", ranked[0].means[0])).rect();
+    let beside = h.get_by_label("Energy, trends, stds").rect().left();
+    assert!(
+        best.right() <= beside,
+        "the colour scale ends at x = {}, past the Sweep pane (the next starts at {beside})",
+        best.right()
+    );
     let lowest = ranked[0].clone();
     let label = format!("{} level {}", lowest.wavelet, lowest.level);
     h.get_by_label(&label).click();
@@ -323,8 +331,9 @@ fn compare_shows_both_configurations_on_the_same_window() {
     h.get_by_label("Pin for compare").click();
     h.run_steps(3);
     assert!(h.state().compare().is_some());
-    h.state_mut().settings.run.wavelet = "haar".into();
-    h.state_mut().settings.run.level = 1;
+    // A deep level: six energy ratios make the longest row of the table.
+    h.state_mut().settings.run.wavelet = "sym4".into();
+    h.state_mut().settings.run.level = 5;
     let wait_b = |h: &mut Harness<'_, Workbench>| {
         for _ in 0..1000 {
             h.step();
@@ -356,9 +365,22 @@ fn compare_shows_both_configurations_on_the_same_window() {
         h.state().result().unwrap().prompt.as_ref().unwrap(),
         &pipeline_prompt(&h.state().settings)
     );
-    h.get_by_label("A: haar level 1 reflect");
-    h.get_by_label("B: db4 level 3 reflect");
-    h.get_by_label_contains("Prompt diff");
+    h.get_by_label("A: sym4 level 5 reflect");
+    // B's column stays inside the Compare pane, left of the pane beside it (its values
+    // wrap instead), as does the prompt diff under the table.
+    let beside = h.get_by_label("Energy, trends, stds").rect().left();
+    let b_column = h.get_by_label("B: db4 level 3 reflect").rect();
+    assert!(
+        b_column.right() <= beside,
+        "B's column ends at x = {}, past the Compare pane (the next pane starts at {beside})",
+        b_column.right()
+    );
+    let diff = h.get_by_label_contains("Prompt diff").rect();
+    assert!(
+        diff.right() <= beside,
+        "the prompt diff ends at x = {}",
+        diff.right()
+    );
     // B follows A's window.
     h.state_mut().settings.window = 2222;
     wait_b(&mut h);

@@ -17,9 +17,23 @@ pub fn ui(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // A and B share what the names leave of the pane, and their values wrap there: in a
+    // narrow pane B's column was cut off, and the prompt diff below wrapped at that width.
+    let key_width = ui.fonts_mut(|f| {
+        f.layout_no_wrap(
+            "frequency pattern".into(),
+            egui::TextStyle::Body.resolve(ui.style()),
+            egui::Color32::WHITE,
+        )
+        .size()
+        .x
+    });
+    let spacing = ui.spacing().item_spacing.x;
+    let value_width = ((ui.available_width() - key_width - 2.0 * spacing) / 2.0).max(60.0);
     egui::Grid::new("compare")
         .striped(true)
         .num_columns(3)
+        .max_col_width(value_width.max(key_width))
         .show(ui, |ui| {
             ui.strong("");
             ui.strong(format!("A: {a_name}"));

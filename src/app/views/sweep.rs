@@ -112,23 +112,47 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, degenerate: bool, s
     };
     let text = ui.visuals().text_color();
     let small = egui::FontId::proportional(10.0);
-    // Colour scale.
+    // Colour scale: the metric named on its own line, the bar as wide as the column
+    // leaves beside its end values (a fixed 140 px bar pushed the upper value and the
+    // name out of a narrow pane).
+    ui.small(format!("colour: {}", m.name()));
     ui.horizontal(|ui| {
         ui.small(format!("{lo:.2}"));
-        let (rect, _) = ui.allocate_exact_size(egui::vec2(140.0, 10.0), egui::Sense::hover());
-        for i in 0..28 {
-            let x = rect.left() + i as f32 * 5.0;
+        let ends = ui.fonts_mut(|f| {
+            f.layout_no_wrap(format!("{hi:.2}"), small.clone(), text)
+                .size()
+                .x
+        });
+        let width = (ui.available_width() - ends - ui.spacing().item_spacing.x).clamp(28.0, 140.0);
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 10.0), egui::Sense::hover());
+        const STEPS: usize = 28;
+        let step = width / STEPS as f32;
+        for i in 0..STEPS {
+            let x = rect.left() + i as f32 * step;
             ui.painter().rect_filled(
-                egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(5.0, 10.0)),
+                egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(step, 10.0)),
                 0.0,
-                colour(i as f32 / 27.0),
+                colour(i as f32 / (STEPS - 1) as f32),
             );
         }
-        ui.small(format!("{hi:.2} {}", m.name()));
+        ui.small(format!("{hi:.2}"));
     });
-    let label_w = 70.0;
+    // The names' column as wide as the longest name, and the cells share the rest (less
+    // the scroll bar): at 70 px and 14 px cells, level 7 fell off a narrow pane.
+    let label_w = 6.0
+        + names
+            .iter()
+            .map(|n| {
+                ui.fonts_mut(|f| {
+                    f.layout_no_wrap(n.to_string(), small.clone(), text)
+                        .size()
+                        .x
+                })
+            })
+            .fold(0.0, f32::max);
+    let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
     let cell = egui::vec2(
-        ((ui.available_width() - label_w) / levels as f32).clamp(14.0, 40.0),
+        ((ui.available_width() - label_w - scroll_bar) / levels as f32).clamp(8.0, 40.0),
         12.0,
     );
     // Level labels across the top.
