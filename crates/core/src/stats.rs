@@ -6,6 +6,7 @@
 //! symmetrised (`r_k = r_(n-k)` in exact arithmetic) before ranking so that rounding noise
 //! can never put a mirror lag `n-k` before `k`, on any engine or precision.
 
+use crate::numeric::select::Select32;
 use crate::numeric::Real;
 use realfft::{num_complex::Complex, ComplexToReal, RealFftPlanner, RealToComplex};
 use serde::{Deserialize, Serialize};
@@ -38,7 +39,9 @@ pub struct StatsScratch {
     spectrum: Vec<Complex<f64>>,
     corr: Vec<f64>,
     scratch: Vec<Complex<f64>>,
+    /// f64 samples' order keys; f32 samples select in `select`.
     keys: Vec<i64>,
+    select: Select32,
 }
 
 impl StatsScratch {
@@ -64,7 +67,8 @@ impl StatsScratch {
             spectrum: forward.make_output_vec(),
             corr: vec![0.0; n],
             scratch: vec![Complex::default(); scratch_len],
-            keys: Vec::with_capacity(len),
+            keys: Vec::new(),
+            select: Select32::new(len),
             forward,
             inverse,
         }
@@ -77,9 +81,26 @@ impl StatsScratch {
         if len == 0 {
             return SeriesStats::default();
         }
+        let trend = x[len - 1].to_f64() - x[0].to_f64();
+        let mid = (len - 1) / 2;
+        let lags = if lags { self.lags_of(x) } else { Lags::new() };
         // Min, max and median in total order (as `SlidingOrder` takes them, so -0 < +0 on
-        // every path), selected over integer keys of that order: a plain integer compare
-        // instead of `total_cmp`'s conversions at every step of the selection.
+        // every path). f32 samples (a training batch) go through the vectorised
+        // selection; f32's total order is f64's on the widened values, so both give the
+        // same numbers.
+        if let Some((min, max, median)) =
+            T::as_f32s(x).and_then(|x| self.select.min_max_kth(x, mid))
+        {
+            return SeriesStats {
+                min: min as f64,
+                max: max as f64,
+                median: median as f64,
+                trend,
+                lags,
+            };
+        }
+        // Otherwise over integer keys of that order: a plain integer compare instead of
+        // `total_cmp`'s conversions at every step of the selection.
         self.keys.clear();
         self.keys.extend(x.iter().map(|v| total_key(v.to_f64())));
         let (lo, hi) = self
@@ -87,15 +108,13 @@ impl StatsScratch {
             .iter()
             .fold((i64::MAX, i64::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
         let (min, max) = (from_key(lo), from_key(hi));
-        let trend = x[len - 1].to_f64() - x[0].to_f64();
-        let mid = (len - 1) / 2;
         let median = from_key(*self.keys.select_nth_unstable(mid).1);
         SeriesStats {
             min,
             max,
             median,
             trend,
-            lags: if lags { self.lags_of(x) } else { Lags::new() },
+            lags,
         }
     }
 
@@ -326,6 +345,29 @@ mod tests {
         let st = StatsScratch::new(3).compute(&[0.0f64, -0.0, 1.0], false);
         assert_eq!(st.min.to_bits(), (-0.0f64).to_bits());
         assert_eq!(st.median.to_bits(), 0.0f64.to_bits());
+    }
+
+    #[test]
+    fn f32_samples_give_the_statistics_of_their_f64_values() {
+        // Spread values, repeats, both zeros: the f32 selection against the f64 one.
+        let series: Vec<f32> = (0..600)
+            .map(|i| match i % 9 {
+                0 => -0.0,
+                1 => 0.0,
+                _ => ((i * 7919) % 613) as f32 * 0.37 - 100.0 + (i % 3) as f32,
+            })
+            .collect();
+        for len in [1, 2, 3, 8, 33, 64, 511, 512, 600] {
+            let x = &series[series.len() - len..];
+            let wide: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+            let (a, b) = (
+                StatsScratch::new(len).compute(x, true),
+                StatsScratch::new(len).compute(&wide, true),
+            );
+            let bits = |s: &SeriesStats| [s.min, s.max, s.median, s.trend].map(f64::to_bits);
+            assert_eq!(bits(&a), bits(&b), "len {len}");
+            assert_eq!(a.lags, b.lags, "len {len}");
+        }
     }
 
     #[test]

@@ -81,6 +81,8 @@ pub trait Real:
     /// `self · a + b` rounded once, like `f32::mul_add`: every kernel sums its filter taps
     /// this way, so the vector widths agree to the bit.
     fn mul_add(self, a: Self, b: Self) -> Self;
+    /// `x` as f32 samples when `Self` is f32 (for kernels that only have an f32 form).
+    fn as_f32s(x: &[Self]) -> Option<&[f32]>;
 }
 
 impl Real for f32 {
@@ -102,6 +104,10 @@ impl Real for f32 {
     fn mul_add(self, a: Self, b: Self) -> Self {
         f32::mul_add(self, a, b)
     }
+    #[inline(always)]
+    fn as_f32s(x: &[Self]) -> Option<&[f32]> {
+        Some(x)
+    }
 }
 
 impl Real for f64 {
@@ -122,6 +128,10 @@ impl Real for f64 {
     #[inline(always)]
     fn mul_add(self, a: Self, b: Self) -> Self {
         f64::mul_add(self, a, b)
+    }
+    #[inline(always)]
+    fn as_f32s(_: &[Self]) -> Option<&[f32]> {
+        None
     }
 }
 
