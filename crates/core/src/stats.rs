@@ -6,7 +6,7 @@
 //! symmetrised (`r_k = r_(n-k)` in exact arithmetic) before ranking so that rounding noise
 //! can never put a mirror lag `n-k` before `k`, on any engine or precision.
 
-use crate::numeric::select::Select32;
+use crate::numeric::select::{key64, value64, Select32};
 use crate::numeric::Real;
 use realfft::{num_complex::Complex, ComplexToReal, RealFftPlanner, RealToComplex};
 use serde::{Deserialize, Serialize};
@@ -87,28 +87,21 @@ impl StatsScratch {
         // Min, max and median in total order (as `SlidingOrder` takes them, so -0 < +0 on
         // every path). f32 samples (a training batch) go through the vectorised
         // selection; f32's total order is f64's on the widened values, so both give the
-        // same numbers.
-        if let Some((min, max, median)) =
-            T::as_f32s(x).and_then(|x| self.select.min_max_kth(x, mid))
-        {
-            return SeriesStats {
-                min: min as f64,
-                max: max as f64,
-                median: median as f64,
-                trend,
-                lags,
-            };
-        }
-        // Otherwise over integer keys of that order: a plain integer compare instead of
-        // `total_cmp`'s conversions at every step of the selection.
-        self.keys.clear();
-        self.keys.extend(x.iter().map(|v| total_key(v.to_f64())));
-        let (lo, hi) = self
-            .keys
-            .iter()
-            .fold((i64::MAX, i64::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
-        let (min, max) = (from_key(lo), from_key(hi));
-        let median = from_key(*self.keys.select_nth_unstable(mid).1);
+        // same numbers. f64 samples select over integer keys of that order: a plain
+        // integer compare instead of `total_cmp`'s conversions at every step.
+        let (min, max, median) = match T::as_f32s(x).and_then(|x| self.select.min_max_kth(x, mid)) {
+            Some((min, max, median)) => (min as f64, max as f64, median as f64),
+            None => {
+                self.keys.clear();
+                self.keys.extend(x.iter().map(|v| key64(v.to_f64())));
+                let (lo, hi) = self
+                    .keys
+                    .iter()
+                    .fold((i64::MAX, i64::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+                let median = *self.keys.select_nth_unstable(mid).1;
+                (value64(lo), value64(hi), value64(median))
+            }
+        };
         SeriesStats {
             min,
             max,
@@ -152,19 +145,6 @@ impl StatsScratch {
         );
         rank_lags(&mut self.corr)
     }
-}
-
-/// An integer that orders as `f64::total_cmp` orders its value (negative numbers have
-/// their magnitude bits flipped).
-#[inline(always)]
-fn total_key(v: f64) -> i64 {
-    let b = v.to_bits() as i64;
-    b ^ (((b >> 63) as u64) >> 1) as i64
-}
-
-#[inline(always)]
-fn from_key(k: i64) -> f64 {
-    f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64)
 }
 
 /// Min, max and median of consecutive windows of one series, kept as a sorted window.
@@ -323,25 +303,8 @@ mod tests {
     }
 
     #[test]
-    fn keys_order_as_total_cmp_and_round_trip() {
-        let v = [
-            f64::NEG_INFINITY,
-            -3.5,
-            -1e-300,
-            -0.0,
-            0.0,
-            5e-324,
-            1.0,
-            f64::MAX,
-            f64::INFINITY,
-        ];
-        for (i, &a) in v.iter().enumerate() {
-            assert_eq!(from_key(total_key(a)).to_bits(), a.to_bits());
-            for &b in &v[i + 1..] {
-                assert!(total_key(a) < total_key(b), "{a} < {b}");
-            }
-        }
-        // -0 is below +0, as SlidingOrder picks them.
+    fn minus_zero_is_below_plus_zero() {
+        // As SlidingOrder picks them.
         let st = StatsScratch::new(3).compute(&[0.0f64, -0.0, 1.0], false);
         assert_eq!(st.min.to_bits(), (-0.0f64).to_bits());
         assert_eq!(st.median.to_bits(), 0.0f64.to_bits());

@@ -117,6 +117,17 @@ fn with_rows<T: Real + numpy::Element, R>(
     })
 }
 
+/// `$body` with `$rows` the batch's rows (`with_rows`), in whichever precision `$data`
+/// holds: the body is generic code written once for both.
+macro_rules! with_batch_rows {
+    ($data:expr, |$rows:ident| $body:expr) => {
+        match $data {
+            Data::F32(a) => with_rows(a, |$rows| $body),
+            Data::F64(a) => with_rows(a, |$rows| $body),
+        }
+    };
+}
+
 /// The error of a core call on `x`: a non-finite sample named by its index, as the CLI names
 /// a row and column.
 fn rows_error(x: &Batch<'_>, e: RowsError) -> PyErr {
@@ -175,15 +186,10 @@ fn group_features(
     let plan =
         Plan::new(s.wavelet, s.mode, s.level, x.t).map_err(|e| value_error(e.to_string()))?;
     pipeline::check_level(&plan).map_err(value_error)?;
-    let run = |py: Python<'_>| match &x.data {
-        Data::F32(a) => with_rows(a, |rows| {
-            py.detach(|| rows.features(&plan, aggregate, normalize, statistics))
-        }),
-        Data::F64(a) => with_rows(a, |rows| {
-            py.detach(|| rows.features(&plan, aggregate, normalize, statistics))
-        }),
-    };
-    run(py).map_err(|e| rows_error(x, e))
+    let features = with_batch_rows!(&x.data, |rows| {
+        py.detach(|| rows.features(&plan, aggregate, normalize, statistics))
+    });
+    features.map_err(|e| rows_error(x, e))
 }
 
 fn parse<T: std::str::FromStr<Err = String>>(what: &str, v: &str) -> PyResult<T> {
@@ -486,15 +492,10 @@ fn timellm_prompts(
     let p = prompt::builtin_prompter("timellm")
         .ok_or_else(|| PyRuntimeError::new_err("no timellm template"))?;
     // Time-LLM's statistics alone: no transform runs for them.
-    match &batch.data {
-        Data::F32(a) => with_rows(a, |rows| {
-            py.detach(|| rows.statistics_prompts(p, normalize, description, pred_len))
-        }),
-        Data::F64(a) => with_rows(a, |rows| {
-            py.detach(|| rows.statistics_prompts(p, normalize, description, pred_len))
-        }),
-    }
-    .map_err(|e| rows_error(&batch, e))
+    let prompts = with_batch_rows!(&batch.data, |rows| {
+        py.detach(|| rows.statistics_prompts(p, normalize, description, pred_len))
+    });
+    prompts.map_err(|e| rows_error(&batch, e))
 }
 
 /// Check a wavelet, level and mode as the CLI does (ValueError naming what is wrong).

@@ -17,17 +17,61 @@ pub fn ui(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let (fa, fb) = (&a.features, &b.features);
+    let rows: [(&str, String, String); 9] = [
+        (
+            "frequency pattern",
+            fa.freq_pattern.to_string(),
+            fb.freq_pattern.to_string(),
+        ),
+        (
+            "trend",
+            fa.trend_desc.to_string(),
+            fb.trend_desc.to_string(),
+        ),
+        (
+            "signal quality",
+            fa.signal_quality.to_string(),
+            fb.signal_quality.to_string(),
+        ),
+        (
+            "difficulty",
+            format!("{} ({:.1})", fa.difficulty, fa.difficulty_score),
+            format!("{} ({:.1})", fb.difficulty, fb.difficulty_score),
+        ),
+        (
+            "energy ratio",
+            list(&fa.energy_ratio),
+            list(&fb.energy_ratio),
+        ),
+        (
+            "energy entropy",
+            format!("{:.4}", fa.energy_entropy),
+            format!("{:.4}", fb.energy_entropy),
+        ),
+        (
+            "SNR",
+            format!("{:.2} dB", fa.snr_db),
+            format!("{:.2} dB", fb.snr_db),
+        ),
+        (
+            "volatility ratio",
+            format!("{:.3}", fa.volatility_ratio),
+            format!("{:.3}", fb.volatility_ratio),
+        ),
+        (
+            "time",
+            format!("{:.3} ms", a.timer.total().as_secs_f64() * 1e3),
+            format!("{:.3} ms", b.timer.total().as_secs_f64() * 1e3),
+        ),
+    ];
     // A and B share what the names leave of the pane, and their values wrap there: in a
     // narrow pane B's column was cut off, and the prompt diff below wrapped at that width.
-    let key_width = ui.fonts_mut(|f| {
-        f.layout_no_wrap(
-            "frequency pattern".into(),
-            egui::TextStyle::Body.resolve(ui.style()),
-            egui::Color32::WHITE,
-        )
-        .size()
-        .x
-    });
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let key_width = rows
+        .iter()
+        .map(|(k, _, _)| super::text_width(ui, k, &body))
+        .fold(0.0, f32::max);
     let spacing = ui.spacing().item_spacing.x;
     let value_width = ((ui.available_width() - key_width - 2.0 * spacing) / 2.0).max(60.0);
     egui::Grid::new("compare")
@@ -39,54 +83,6 @@ pub fn ui(
             ui.strong(format!("A: {a_name}"));
             ui.strong(format!("B: {b_name}"));
             ui.end_row();
-            let (fa, fb) = (&a.features, &b.features);
-            let rows: [(&str, String, String); 9] = [
-                (
-                    "frequency pattern",
-                    fa.freq_pattern.to_string(),
-                    fb.freq_pattern.to_string(),
-                ),
-                (
-                    "trend",
-                    fa.trend_desc.to_string(),
-                    fb.trend_desc.to_string(),
-                ),
-                (
-                    "signal quality",
-                    fa.signal_quality.to_string(),
-                    fb.signal_quality.to_string(),
-                ),
-                (
-                    "difficulty",
-                    format!("{} ({:.1})", fa.difficulty, fa.difficulty_score),
-                    format!("{} ({:.1})", fb.difficulty, fb.difficulty_score),
-                ),
-                (
-                    "energy ratio",
-                    list(&fa.energy_ratio),
-                    list(&fb.energy_ratio),
-                ),
-                (
-                    "energy entropy",
-                    format!("{:.4}", fa.energy_entropy),
-                    format!("{:.4}", fb.energy_entropy),
-                ),
-                (
-                    "SNR",
-                    format!("{:.2} dB", fa.snr_db),
-                    format!("{:.2} dB", fb.snr_db),
-                ),
-                (
-                    "volatility ratio",
-                    format!("{:.3}", fa.volatility_ratio),
-                    format!("{:.3}", fb.volatility_ratio),
-                ),
-                (
-                    "time",
-                    format!("{:.3} ms", a.timer.total().as_secs_f64() * 1e3),
-                    format!("{:.3} ms", b.timer.total().as_secs_f64() * 1e3),
-                ),
-            ];
             for (k, va, vb) in rows {
                 ui.label(k);
                 if va == vb {

@@ -17,3 +17,12 @@ pub fn band_names(level: usize) -> Vec<String> {
         .chain((1..=level).rev().map(|j| format!("cD{j}")))
         .collect()
 }
+
+/// The width `text` takes in `font`, unwrapped: to size a column or a bar to what it holds.
+pub fn text_width(ui: &egui::Ui, text: &str, font: &egui::FontId) -> f32 {
+    ui.fonts_mut(|f| {
+        f.layout_no_wrap(text.to_owned(), font.clone(), egui::Color32::WHITE)
+            .size()
+            .x
+    })
+}

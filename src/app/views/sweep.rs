@@ -118,11 +118,7 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, degenerate: bool, s
     ui.small(format!("colour: {}", m.name()));
     ui.horizontal(|ui| {
         ui.small(format!("{lo:.2}"));
-        let ends = ui.fonts_mut(|f| {
-            f.layout_no_wrap(format!("{hi:.2}"), small.clone(), text)
-                .size()
-                .x
-        });
+        let ends = super::text_width(ui, &format!("{hi:.2}"), &small);
         let width = (ui.available_width() - ends - ui.spacing().item_spacing.x).clamp(28.0, 140.0);
         let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 10.0), egui::Sense::hover());
         const STEPS: usize = 28;
@@ -142,13 +138,7 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, degenerate: bool, s
     let label_w = 6.0
         + names
             .iter()
-            .map(|n| {
-                ui.fonts_mut(|f| {
-                    f.layout_no_wrap(n.to_string(), small.clone(), text)
-                        .size()
-                        .x
-                })
-            })
+            .map(|n| super::text_width(ui, n, &small))
             .fold(0.0, f32::max);
     let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
     let cell = egui::vec2(

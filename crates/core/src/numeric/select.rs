@@ -1,5 +1,6 @@
 //! Order statistics of f32 samples: the minimum, the maximum and the k-th smallest, in
-//! `f32::total_cmp`'s order (so -0 < +0), for Time-LLM's min/max/median of every series.
+//! `f32::total_cmp`'s order (so -0 < +0), for Time-LLM's min/max/median of every series;
+//! and the integer keys of that order, for f64 too.
 //!
 //! The samples become integer keys that order as the floats do, and the selection is a
 //! quickselect that partitions out of place, eight keys a vector: a compare gives the
@@ -14,21 +15,30 @@
 //! same bits.
 
 /// An integer that orders as `f32::total_cmp` orders its value (negative numbers have
-/// their magnitude bits flipped). Its own inverse.
+/// their magnitude bits flipped, which is its own inverse).
 #[inline(always)]
 pub fn key(v: f32) -> i32 {
-    flip(v.to_bits() as i32)
+    let b = v.to_bits() as i32;
+    b ^ (((b >> 31) as u32) >> 1) as i32
 }
 
 /// The f32 of a [`key`].
 #[inline(always)]
 pub fn value(k: i32) -> f32 {
-    f32::from_bits(flip(k) as u32)
+    f32::from_bits((k ^ (((k >> 31) as u32) >> 1) as i32) as u32)
 }
 
+/// [`key`] for f64: orders as `f64::total_cmp`.
 #[inline(always)]
-fn flip(b: i32) -> i32 {
-    b ^ (((b >> 31) as u32) >> 1) as i32
+pub fn key64(v: f64) -> i64 {
+    let b = v.to_bits() as i64;
+    b ^ (((b >> 63) as u64) >> 1) as i64
+}
+
+/// The f64 of a [`key64`].
+#[inline(always)]
+pub fn value64(k: i64) -> f64 {
+    f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64)
 }
 
 /// Keys left when the partitioning stops and the standard selection finishes.
@@ -259,6 +269,23 @@ mod tests {
         }
         for x in v {
             assert_eq!(value(key(x)).to_bits(), x.to_bits());
+        }
+        let v = [
+            f64::NEG_INFINITY,
+            -3.5,
+            -1e-300,
+            -0.0,
+            0.0,
+            5e-324,
+            1.0,
+            f64::MAX,
+            f64::INFINITY,
+        ];
+        for w in v.windows(2) {
+            assert!(key64(w[0]) < key64(w[1]), "{} < {}", w[0], w[1]);
+        }
+        for x in v {
+            assert_eq!(value64(key64(x)).to_bits(), x.to_bits());
         }
     }
 
