@@ -19,6 +19,9 @@ trap 'kill $app $xvfb 2>/dev/null || true' EXIT
 sleep 1
 "$bin" gui "$data" >/dev/null 2>&1 & app=$!
 sleep 8
+# The pointer on a band plot shows its read-out there (Xvfb starts it mid-screen, where
+# the read-out covered the energy chart).
+xdotool mousemove 470 790; sleep 1
 mkdir -p docs
 import -window root docs/dashboard.png
 # The sweep: its tab, then "Run sweep".

@@ -381,6 +381,28 @@ fn compare_shows_both_configurations_on_the_same_window() {
         "the prompt diff ends at x = {}",
         diff.right()
     );
+    // A's six energy ratios wrap inside the Features pane too (it lies under the
+    // "Energy, trends, stds" pane, left of the Prompt pane).
+    let features = &h.state().result().unwrap().features;
+    assert_eq!(features.energy_ratio.len(), 6);
+    let ratios = features
+        .energy_ratio
+        .iter()
+        .map(|x| format!("{x:.3}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let prompt_pane = h.get_by_label("Copy prompt").rect().left();
+    let in_features: Vec<_> = h
+        .get_all_by_label(&ratios)
+        .map(|n| n.rect())
+        .filter(|r| r.left() >= beside)
+        .collect();
+    assert_eq!(in_features.len(), 1, "the Features pane's energy ratios");
+    assert!(
+        in_features[0].right() <= prompt_pane,
+        "the Features pane's energy ratios end at x = {}, past the pane (the Prompt pane starts at {prompt_pane})",
+        in_features[0].right()
+    );
     // B follows A's window.
     h.state_mut().settings.window = 2222;
     wait_b(&mut h);

@@ -3,56 +3,83 @@
 use crate::features::Features;
 use crate::prompt::pyfmt;
 
-pub fn ui(ui: &mut egui::Ui, f: &Features) {
+/// One row of the table: name, value, and an optional hover text.
+type Row = (&'static str, String, Option<String>);
+
+fn rows(f: &Features) -> Vec<Row> {
     let list = |v: &[f64]| {
         v.iter()
             .map(|x| format!("{x:.3}"))
             .collect::<Vec<_>>()
             .join(", ")
     };
-    egui::Grid::new("features")
-        .striped(true)
-        .num_columns(2)
-        .show(ui, |ui| {
-            let mut row = |k: &str, v: String| {
-                ui.label(k);
-                let r = ui.label(v);
-                ui.end_row();
-                r
-            };
-            row("frequency pattern", f.freq_pattern.to_string());
-            row("trend", f.trend_desc.to_string());
-            row("signal quality", f.signal_quality.to_string());
-            row("stability", f.stability_desc.to_string());
-            row(
-                "difficulty",
-                format!("{} ({:.1})", f.difficulty, f.difficulty_score),
-            );
-            row("energy ratio", list(&f.energy_ratio));
-            row("energy entropy", format!("{:.4}", f.energy_entropy));
-            row(
-                "dominant band",
-                format!(
-                    "{} ({:.3})",
-                    super::band_names(f.energy_ratio.len() - 1)
-                        .get(f.dominant_band)
-                        .map_or("?", |s| s.as_str()),
-                    f.dominant_energy
-                ),
-            );
-            row("trend consistency", format!("{:.2}", f.trend_consistency));
-            row("SNR", format!("{:.2} dB", f.snr_db));
-            row("volatility ratio", format!("{:.3}", f.volatility_ratio));
-            row(
-                "min / max / median",
-                format!("{:.4} / {:.4} / {:.4}", f.min, f.max, f.median),
-            )
-            .on_hover_text(format!(
+    let dominant = super::band_names(f.energy_ratio.len().saturating_sub(1))
+        .get(f.dominant_band)
+        .map_or_else(|| "?".to_owned(), |s| s.clone());
+    vec![
+        ("frequency pattern", f.freq_pattern.to_string(), None),
+        ("trend", f.trend_desc.to_string(), None),
+        ("signal quality", f.signal_quality.to_string(), None),
+        ("stability", f.stability_desc.to_string(), None),
+        (
+            "difficulty",
+            format!("{} ({:.1})", f.difficulty, f.difficulty_score),
+            None,
+        ),
+        ("energy ratio", list(&f.energy_ratio), None),
+        ("energy entropy", format!("{:.4}", f.energy_entropy), None),
+        (
+            "dominant band",
+            format!("{dominant} ({:.3})", f.dominant_energy),
+            None,
+        ),
+        (
+            "trend consistency",
+            format!("{:.2}", f.trend_consistency),
+            None,
+        ),
+        ("SNR", format!("{:.2} dB", f.snr_db), None),
+        (
+            "volatility ratio",
+            format!("{:.3}", f.volatility_ratio),
+            None,
+        ),
+        (
+            "min / max / median",
+            format!("{:.4} / {:.4} / {:.4}", f.min, f.max, f.median),
+            Some(format!(
                 "as the prompt prints them: {} / {} / {}",
                 pyfmt::repr(f.min),
                 pyfmt::repr(f.max),
                 pyfmt::repr(f.median)
-            ));
-            row("top lags", format!("{:?}", f.lags));
+            )),
+        ),
+        ("top lags", format!("{:?}", f.lags), None),
+    ]
+}
+
+pub fn ui(ui: &mut egui::Ui, f: &Features) {
+    let rows = rows(f);
+    // The values wrap in the width the names leave, so a deep level's list of ratios
+    // stays inside a narrow pane instead of running off its edge.
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let key_width = rows
+        .iter()
+        .map(|(k, _, _)| super::text_width(ui, k, &body))
+        .fold(0.0, f32::max);
+    let value_width = (ui.available_width() - key_width - ui.spacing().item_spacing.x).max(60.0);
+    egui::Grid::new("features")
+        .striped(true)
+        .num_columns(2)
+        .max_col_width(value_width.max(key_width))
+        .show(ui, |ui| {
+            for (k, v, hover) in rows {
+                ui.label(k);
+                let r = ui.label(v);
+                if let Some(h) = hover {
+                    r.on_hover_text(h);
+                }
+                ui.end_row();
+            }
         });
 }
