@@ -38,6 +38,8 @@ pub struct StatsScratch {
     input: Vec<f64>,
     spectrum: Vec<Complex<f64>>,
     corr: Vec<f64>,
+    /// The symmetrised lags 0..=n/2 of `corr`, for the ranking.
+    sym: Vec<f64>,
     scratch: Vec<Complex<f64>>,
     /// f64 samples' order keys; f32 samples select in `select`.
     keys: Vec<i64>,
@@ -66,6 +68,7 @@ impl StatsScratch {
             input: forward.make_input_vec(),
             spectrum: forward.make_output_vec(),
             corr: vec![0.0; n],
+            sym: Vec::with_capacity(n / 2 + 1),
             scratch: vec![Complex::default(); scratch_len],
             keys: Vec::new(),
             select: Select32::new(len),
@@ -133,9 +136,7 @@ impl StatsScratch {
             &mut self.spectrum,
             &mut self.scratch,
         );
-        for c in self.spectrum.iter_mut() {
-            *c = Complex::new(c.norm_sqr(), 0.0);
-        }
+        power(&mut self.spectrum);
         let n = self.corr.len();
         // Inverse length n uses bins 0..=n/2; the rfft of T gave exactly that many.
         let _ = inverse.process_with_scratch(
@@ -143,7 +144,7 @@ impl StatsScratch {
             &mut self.corr,
             &mut self.scratch,
         );
-        rank_lags(&mut self.corr)
+        rank_lags(&self.corr, &mut self.sym)
     }
 }
 
@@ -243,44 +244,119 @@ impl SlidingOrder {
 }
 
 /// Indices of the `TOP_LAGS` largest autocorrelations, by the rule in the module docs.
-/// `corr` is symmetrised in place.
-fn rank_lags(corr: &mut [f64]) -> Lags {
-    let n = corr.len();
-    for k in 1..n.div_ceil(2) {
-        let m = 0.5 * (corr[k] + corr[n - k]);
-        corr[k] = m;
-        corr[n - k] = m;
+/// `sym` is working memory (the symmetrised half of `corr`).
+fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
+    #[cfg(target_arch = "x86_64")]
+    if crate::numeric::simd::Isa::active() >= crate::numeric::simd::Isa::Avx2 {
+        // SAFETY: the CPU has AVX2 and FMA (`Isa::active` checks them).
+        return unsafe { x86::rank_lags(corr, sym) };
     }
-    let r0 = corr[0];
-    // A constant series has r_0 = 0: every lag ties and the smallest come first.
-    let scale = if r0 != 0.0 { 1.0 / r0 } else { 0.0 };
+    rank_lags_in(corr, sym)
+}
+
+/// `|c|²` of every bin, as a real spectrum (the autocorrelation's).
+fn power(spectrum: &mut [Complex<f64>]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::numeric::simd::Isa::active() >= crate::numeric::simd::Isa::Avx2 {
+        // SAFETY: the CPU has AVX2 and FMA (`Isa::active` checks them).
+        return unsafe { x86::power(spectrum) };
+    }
+    power_in(spectrum)
+}
+
+#[inline(always)]
+fn power_in(spectrum: &mut [Complex<f64>]) {
+    for c in spectrum.iter_mut() {
+        *c = Complex::new(c.norm_sqr(), 0.0);
+    }
+}
+
+#[inline(always)]
+fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
+    let n = corr.len();
+    let Some(&r0) = corr.first() else {
+        return Lags::new();
+    };
+    if r0 == 0.0 {
+        // r_0 = Σx² = 0 only for a zero series: every lag ties at 0, the smallest first.
+        return (0..n.min(TOP_LAGS)).collect();
+    }
+    let scale = 1.0 / r0;
+    // Lags 0..=n/2, symmetrised; a lag k of the other half has its mirror n-k's value,
+    // so it is ranked from there (half the values to scan, and no writes into `corr`).
+    // (Indexed loops, not iterator adapters: those were compiled outside the AVX2 frame.)
+    sym.clear();
+    sym.resize(n / 2 + 1, 0.0);
+    sym[0] = r0;
+    for k in 1..n.div_ceil(2) {
+        sym[k] = 0.5 * (corr[k] + corr[n - k]);
+    }
+    if n % 2 == 0 {
+        sym[n / 2] = corr[n / 2];
+    }
     let round9 = |v: f64| (v * 1e9).round() / 1e9;
     // Only lags whose raw ratio is near the top can be among the best TOP_LAGS, so the
-    // rounding and the ordering run on those few. Split the lags into groups (by residue
-    // modulo GROUPS, so the maxima are a lane-wise max over rows of GROUPS lags): the
-    // TOP_LAGS-th largest group maximum is at most the TOP_LAGS-th largest ratio (those
-    // groups hold that many at or above it), so every lag that rounds to at least that
-    // ratio's rounding is at most 1e-8 below it. `scale` ≥ 0, so a group's largest ratio
-    // is its largest value times `scale`.
-    const GROUPS: usize = 64;
-    let floor = if n > GROUPS {
-        let mut maxima = [f64::NEG_INFINITY; GROUPS];
-        for row in corr.chunks(GROUPS) {
-            for (m, &c) in maxima.iter_mut().zip(row) {
-                *m = if c > *m { c } else { *m };
+    // rounding and the ordering run on those few: with V at most the TOP_LAGS-th largest
+    // value over all lags, each of the best TOP_LAGS rounds to at least V's rounded ratio,
+    // so its ratio is at most 1e-8 below V's (`scale` > 0: ratios order as the values).
+    // V: the lags 1..n/2 that have a mirror go into GROUPS groups by residue (their maxima
+    // a lane-wise max over rows), and V is the TOP_LAGS-th largest of r_0, r_(n/2) and
+    // each group maximum counted twice (it and its mirror): a choice of lags, so at most
+    // the TOP_LAGS-th largest of all.
+    const GROUPS: usize = 32;
+    let doubled = &sym[1..n.div_ceil(2).max(1)];
+    let rows = doubled.chunks_exact(GROUPS);
+    let last = rows.remainder();
+    let mut maxima = rows.fold([f64::NEG_INFINITY; GROUPS], |m, row| {
+        std::array::from_fn(|i| if row[i] > m[i] { row[i] } else { m[i] })
+    });
+    for (m, &c) in maxima.iter_mut().zip(last) {
+        *m = if c > *m { c } else { *m };
+    }
+    let mut top = [f64::NEG_INFINITY; TOP_LAGS];
+    let mut keep = |c: f64| {
+        let mut i = TOP_LAGS;
+        while i > 0 && top[i - 1] < c {
+            if i < TOP_LAGS {
+                top[i] = top[i - 1];
             }
+            i -= 1;
         }
-        let (_, &mut kth, _) = maxima.select_nth_unstable_by(TOP_LAGS - 1, |a, b| b.total_cmp(a));
-        kth * scale - 1e-8
+        if i < TOP_LAGS {
+            top[i] = c;
+        }
+    };
+    keep(r0);
+    if n % 2 == 0 && n > 1 {
+        keep(sym[n / 2]);
+    }
+    for m in maxima {
+        keep(m);
+        keep(m);
+    }
+    let floor = if scale > 0.0 {
+        top[TOP_LAGS - 1] * scale - 1e-8
     } else {
+        // Not for a real series (r_0 = Σx² > 0): rank every lag.
         f64::NEG_INFINITY
     };
-    let mut candidates: SmallVec<[(f64, usize); 16]> = corr
-        .iter()
-        .enumerate()
-        .filter(|(_, &c)| c * scale >= floor)
-        .map(|(k, &c)| (round9(c * scale), k))
-        .collect();
+    let mut candidates: SmallVec<[(f64, usize); 16]> = SmallVec::new();
+    // Eight lags at a time, looked at one by one only when one of them passes.
+    const STEP: usize = 8;
+    for (at, row) in sym.chunks(STEP).enumerate() {
+        if !row.iter().fold(false, |hit, &c| hit | (c * scale >= floor)) {
+            continue;
+        }
+        for (k, &c) in (at * STEP..).zip(row) {
+            if c * scale >= floor {
+                let ratio = round9(c * scale);
+                candidates.push((ratio, k));
+                if k > 0 && 2 * k != n {
+                    candidates.push((ratio, n - k));
+                }
+            }
+        }
+    }
     // Larger rounded ratio first, the smaller lag first on ties (compared as numbers, so
     // -0 ties with 0).
     candidates.sort_unstable_by(|a, b| {
@@ -289,6 +365,29 @@ fn rank_lags(corr: &mut [f64]) -> Lags {
             .then(a.1.cmp(&b.1))
     });
     candidates.iter().take(TOP_LAGS).map(|&(_, k)| k).collect()
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::*;
+
+    /// `super::rank_lags_in` compiled for AVX2 (the same operations, so the same bits).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
+        super::rank_lags_in(corr, sym)
+    }
+
+    /// `super::power_in` compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn power(spectrum: &mut [Complex<f64>]) {
+        super::power_in(spectrum)
+    }
 }
 
 #[cfg(test)]
@@ -394,7 +493,7 @@ mod tests {
             seed
         };
         for case in 0..400 {
-            let n = [2, 6, 8, 9, 16, 64, 100, 512][case % 8];
+            let n: usize = [2, 6, 8, 9, 16, 64, 100, 512][case % 8];
             // Few distinct values (ties), or continuous ones, or all zero.
             let corr: Vec<f64> = (0..n)
                 .map(|_| match case % 3 {
@@ -403,8 +502,16 @@ mod tests {
                     _ => 0.0,
                 })
                 .collect();
+            let got = rank_lags(&corr, &mut Vec::new());
+            // The dispatched build (AVX2 here) and the plain one agree.
+            assert_eq!(got, rank_lags_in(&corr, &mut Vec::new()), "case {case}");
+            // The module's rule: r_k and r_(n-k) both become their mean.
             let mut sym = corr.clone();
-            let got = rank_lags(&mut sym);
+            for k in 1..n.div_ceil(2) {
+                let m = 0.5 * (corr[k] + corr[n - k]);
+                sym[k] = m;
+                sym[n - k] = m;
+            }
             let scale = if sym[0] != 0.0 { 1.0 / sym[0] } else { 0.0 };
             let mut all: Vec<(f64, usize)> = sym
                 .iter()
