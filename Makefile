@@ -111,6 +111,7 @@ assets: venv
 fixtures: venv
 	$(PYTHON) scripts/gen_fixtures.py
 	$(PYTHON) scripts/ref_features.py
+	$(PYTHON) scripts/gen_repr_fixture.py
 
 sample-data: venv
 	$(PYTHON) scripts/gen_sample_data.py
