@@ -305,16 +305,20 @@ fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
     // the TOP_LAGS-th largest of all.
     const GROUPS: usize = 32;
     let doubled = &sym[1..n.div_ceil(2).max(1)];
-    let rows = doubled.chunks_exact(GROUPS);
-    let last = rows.remainder();
-    let mut maxima = rows.fold([f64::NEG_INFINITY; GROUPS], |m, row| {
-        std::array::from_fn(|i| if row[i] > m[i] { row[i] } else { m[i] })
-    });
-    for (m, &c) in maxima.iter_mut().zip(last) {
-        *m = if c > *m { c } else { *m };
+    let mut maxima = [f64::NEG_INFINITY; GROUPS];
+    let mut row = 0;
+    while row < doubled.len() {
+        let lags = &doubled[row..doubled.len().min(row + GROUPS)];
+        for (m, &c) in maxima.iter_mut().zip(lags) {
+            *m = if c > *m { c } else { *m };
+        }
+        row += GROUPS;
     }
     let mut top = [f64::NEG_INFINITY; TOP_LAGS];
     let mut keep = |c: f64| {
+        if c <= top[TOP_LAGS - 1] {
+            return;
+        }
         let mut i = TOP_LAGS;
         while i > 0 && top[i - 1] < c {
             if i < TOP_LAGS {
