@@ -38,25 +38,32 @@ impl Direct {
         let mut s = String::with_capacity(384 + v.description.len());
         // Writing to a String cannot fail, hence the ignored results.
         // The task line Time-LLM's prompt starts with; `sep` ends each of its two parts.
+        // (Pieces pushed one by one and integers through `itoa`: the formatting machinery
+        // was a tenth of a Time-LLM prompt.)
         let task = |s: &mut String, sep: &str| {
-            let _ = write!(
-                s,
-                "<|start_prompt|>Dataset description: {}{sep}Task description: forecast the next {} steps given the previous {} steps information; {sep}",
-                v.description, v.pred_len, v.seq_len
-            );
+            s.push_str("<|start_prompt|>Dataset description: ");
+            s.push_str(v.description);
+            s.push_str(sep);
+            s.push_str("Task description: forecast the next ");
+            s.push_str(itoa::Buffer::new().format(v.pred_len));
+            s.push_str(" steps given the previous ");
+            s.push_str(itoa::Buffer::new().format(v.seq_len));
+            s.push_str(" steps information; ");
+            s.push_str(sep);
         };
         // Each template's body; then `lags[:n] | pylist` and the end marker.
         let n_lags = match self {
             Direct::TimeLlm => {
                 task(&mut s, "");
-                let _ = write!(
-                    s,
-                    "Input statistics: min value {}, max value {}, median value {}, the trend of input is {}, top 5 lags are : ",
-                    Repr(f.min),
-                    Repr(f.max),
-                    Repr(f.median),
-                    if f.trend > 0.0 { "upward" } else { "downward" },
-                );
+                s.push_str("Input statistics: min value ");
+                let _ = Repr(f.min).write_to(&mut s);
+                s.push_str(", max value ");
+                let _ = Repr(f.max).write_to(&mut s);
+                s.push_str(", median value ");
+                let _ = Repr(f.median).write_to(&mut s);
+                s.push_str(", the trend of input is ");
+                s.push_str(if f.trend > 0.0 { "upward" } else { "downward" });
+                s.push_str(", top 5 lags are : ");
                 usize::MAX
             }
             Direct::Minimal => {
@@ -118,7 +125,7 @@ impl Direct {
             if i > 0 {
                 s.push_str(", ");
             }
-            let _ = write!(s, "{l}");
+            s.push_str(itoa::Buffer::new().format(*l));
         }
         s.push_str("]<|<end_prompt>|>");
         s

@@ -16,6 +16,14 @@ pub struct Repr(pub f64);
 
 impl fmt::Display for Repr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl Repr {
+    /// The text into any writer: into a `String` directly, each piece is an inlined copy
+    /// rather than a call through a `Formatter`.
+    pub fn write_to(self, f: &mut impl fmt::Write) -> fmt::Result {
         let x = self.0;
         if x.is_nan() {
             return f.write_str("nan");
