@@ -305,14 +305,22 @@ fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
     // the TOP_LAGS-th largest of all.
     const GROUPS: usize = 32;
     let doubled = &sym[1..n.div_ceil(2).max(1)];
+    // Whole rows make new maxima (updated in place, they became masked stores, which are
+    // slow on AMD; `array::from_fn` was not inlined), then the partial last row.
     let mut maxima = [f64::NEG_INFINITY; GROUPS];
+    let full = doubled.len() / GROUPS * GROUPS;
     let mut row = 0;
-    while row < doubled.len() {
-        let lags = &doubled[row..doubled.len().min(row + GROUPS)];
-        for (m, &c) in maxima.iter_mut().zip(lags) {
-            *m = if c > *m { c } else { *m };
+    while row < full {
+        let r = &doubled[row..row + GROUPS];
+        let mut next = maxima;
+        for i in 0..GROUPS {
+            next[i] = if r[i] > maxima[i] { r[i] } else { maxima[i] };
         }
+        maxima = next;
         row += GROUPS;
+    }
+    for (m, &c) in maxima.iter_mut().zip(&doubled[full..]) {
+        *m = if c > *m { c } else { *m };
     }
     let mut top = [f64::NEG_INFINITY; TOP_LAGS];
     let mut keep = |c: f64| {
