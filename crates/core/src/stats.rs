@@ -152,8 +152,9 @@ fn planned<P, R>(
 struct HalfLength {
     forward: Arc<dyn Fft<f64>>,
     inverse: Arc<dyn Fft<f64>>,
-    /// `(cos θ_k, sin θ_k)`, `θ_k = 2πk/n`, for k in 0..=N/2.
-    twiddles: Vec<(f64, f64)>,
+    /// `cos θ_k` and `sin θ_k`, `θ_k = 2πk/n`, for k in 0..=N/2.
+    cos: Vec<f64>,
+    sin: Vec<f64>,
     buf: Vec<Complex<f64>>,
     scratch: Vec<Complex<f64>>,
 }
@@ -168,17 +169,18 @@ impl HalfLength {
         let scratch = forward
             .get_inplace_scratch_len()
             .max(inverse.get_inplace_scratch_len());
+        let twiddles: Vec<(f64, f64)> = (0..=half / 2)
+            .map(|k| match 4 * k == n {
+                true => (0.0, 1.0), // θ = π/2 exactly, where cos would round to 6e-17
+                false => {
+                    let (sin, cos) = (2.0 * std::f64::consts::PI * k as f64 / n as f64).sin_cos();
+                    (cos, sin)
+                }
+            })
+            .collect();
         HalfLength {
-            twiddles: (0..=half / 2)
-                .map(|k| match 4 * k == n {
-                    true => (0.0, 1.0), // θ = π/2 exactly, where cos would round to 6e-17
-                    false => {
-                        let (sin, cos) =
-                            (2.0 * std::f64::consts::PI * k as f64 / n as f64).sin_cos();
-                        (cos, sin)
-                    }
-                })
-                .collect(),
+            cos: twiddles.iter().map(|t| t.0).collect(),
+            sin: twiddles.iter().map(|t| t.1).collect(),
             buf: vec![Complex::default(); half],
             scratch: vec![Complex::default(); scratch],
             forward,
@@ -193,20 +195,20 @@ impl HalfLength {
             unsafe { x86::half_length(self, x, corr) };
             return true;
         }
-        self.run(x, corr);
+        self.run::<T, false>(x, corr);
         true
     }
 
     /// Everything but the FFTs is short loops, compiled in the caller's frame (AVX2 when
     /// it has it: outside it, packing the samples alone was a twentieth of a prompt).
     #[inline(always)]
-    fn run<T: Real>(&mut self, x: &[T], corr: &mut [f64]) {
+    fn run<T: Real, const AVX2: bool>(&mut self, x: &[T], corr: &mut [f64]) {
         for (z, pair) in self.buf.iter_mut().zip(x.chunks_exact(2)) {
             *z = Complex::new(pair[0].to_f64(), pair[1].to_f64());
         }
         self.forward
             .process_with_scratch(&mut self.buf, &mut self.scratch);
-        spectrum_pairs(&mut self.buf, &self.twiddles);
+        spectrum_pairs::<AVX2>(&mut self.buf, &self.cos, &self.sin);
         self.inverse
             .process_with_scratch(&mut self.buf, &mut self.scratch);
         for (r, w) in corr.chunks_exact_mut(2).zip(&self.buf) {
@@ -216,11 +218,12 @@ impl HalfLength {
     }
 }
 
-/// `Z` into `W` in place (see [`HalfLength`]); `twiddles` for bins 0..=N/2.
+/// `Z` into `W` in place (see [`HalfLength`]); `cos` and `sin` for bins 0..=N/2.
+/// `AVX2`: four pairs a vector (the caller's frame must have AVX2).
 #[inline(always)]
-fn spectrum_pairs(buf: &mut [Complex<f64>], twiddles: &[(f64, f64)]) {
+fn spectrum_pairs<const AVX2: bool>(buf: &mut [Complex<f64>], cos: &[f64], sin: &[f64]) {
     let half = buf.len();
-    let pair = |zk: Complex<f64>, zm: Complex<f64>, (cos, sin): (f64, f64)| {
+    let pair = |zk: Complex<f64>, zm: Complex<f64>, cos: f64, sin: f64| {
         let (p, q) = (zk.norm_sqr(), zm.norm_sqr());
         let h = 2.0 * (zk.re * zm.im + zk.im * zm.re);
         let d = h * cos - (p - q) * sin;
@@ -230,21 +233,29 @@ fn spectrum_pairs(buf: &mut [Complex<f64>], twiddles: &[(f64, f64)]) {
         )
     };
     // Bins 0 and N/2 pair with themselves (the formula for m assumes m ≠ k).
-    buf[0] = pair(buf[0], buf[0], twiddles[0]).0;
+    buf[0] = pair(buf[0], buf[0], cos[0], sin[0]).0;
     if half % 2 == 0 {
         let mid = half / 2;
-        buf[mid] = pair(buf[mid], buf[mid], twiddles[mid]).0;
+        buf[mid] = pair(buf[mid], buf[mid], cos[mid], sin[mid]).0;
     }
     // The others: bin k of the lower half with bin N - k of the upper.
     let (lower, upper) = buf.split_at_mut(half / 2 + 1);
     let pairs = upper.len();
-    assert!(twiddles.len() > pairs, "spectrum_pairs: twiddles");
-    for ((k, m), &t) in lower[1..=pairs]
-        .iter_mut()
-        .zip(upper.iter_mut().rev())
-        .zip(&twiddles[1..=pairs])
-    {
-        (*k, *m) = pair(*k, *m, t);
+    assert!(
+        cos.len() > pairs && sin.len() > pairs,
+        "spectrum_pairs: twiddles"
+    );
+    let (lower, cos, sin) = (&mut lower[1..=pairs], &cos[1..=pairs], &sin[1..=pairs]);
+    #[allow(unused_mut)]
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: the caller's frame has AVX2 (`AVX2`); the slices have one length.
+        done = unsafe { x86::spectrum_pairs(lower, upper, cos, sin) };
+    }
+    for i in done..pairs {
+        let m = pairs - 1 - i;
+        (lower[i], upper[m]) = pair(lower[i], upper[m], cos[i], sin[i]);
     }
 }
 
@@ -553,7 +564,68 @@ mod x86 {
     /// The CPU must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn half_length<T: Real>(h: &mut HalfLength, x: &[T], corr: &mut [f64]) {
-        h.run(x, corr)
+        h.run::<T, true>(x, corr)
+    }
+
+    /// The pairs of `super::spectrum_pairs` four at a time: pair i is `lower[i]` with
+    /// `upper[len - 1 - i]`. Returns how many were done (a multiple of 4). The same
+    /// operations as the scalar formula, unfused, so the same bits.
+    ///
+    /// # Safety
+    /// AVX2 must be available (the caller's frame); the four slices have one length.
+    #[inline(always)]
+    pub unsafe fn spectrum_pairs(
+        lower: &mut [Complex<f64>],
+        upper: &mut [Complex<f64>],
+        cos: &[f64],
+        sin: &[f64],
+    ) -> usize {
+        use std::arch::x86_64::*;
+        let pairs = lower.len();
+        assert!(
+            upper.len() == pairs && cos.len() == pairs && sin.len() == pairs,
+            "spectrum_pairs: lengths"
+        );
+        let full = pairs / 4 * 4;
+        // Complex<f64> is two f64s (repr(C)), so the slices are runs of f64.
+        let lo = lower.as_mut_ptr().cast::<f64>();
+        let up = upper.as_mut_ptr().cast::<f64>();
+        let swap = |v: __m256d| _mm256_permute2f128_pd::<0x01>(v, v);
+        // Lanes hold pairs i, i+2, i+1, i+3 after the unpacks; the twiddles follow suit.
+        let order = |p: *const f64| _mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_loadu_pd(p));
+        let two = _mm256_set1_pd(2.0);
+        let mut i = 0;
+        while i < full {
+            let base = pairs - 4 - i; // upper[base..base + 4] pairs with i + 3 ..= i
+            let (a0, a1) = (
+                _mm256_loadu_pd(lo.add(2 * i)),
+                _mm256_loadu_pd(lo.add(2 * i + 4)),
+            );
+            let m01 = swap(_mm256_loadu_pd(up.add(2 * base + 4)));
+            let m23 = swap(_mm256_loadu_pd(up.add(2 * base)));
+            let (kr, ki) = (_mm256_unpacklo_pd(a0, a1), _mm256_unpackhi_pd(a0, a1));
+            let (mr, mi) = (_mm256_unpacklo_pd(m01, m23), _mm256_unpackhi_pd(m01, m23));
+            let (c, s) = (order(cos.as_ptr().add(i)), order(sin.as_ptr().add(i)));
+            let p = _mm256_add_pd(_mm256_mul_pd(kr, kr), _mm256_mul_pd(ki, ki));
+            let q = _mm256_add_pd(_mm256_mul_pd(mr, mr), _mm256_mul_pd(mi, mi));
+            let h = _mm256_mul_pd(
+                two,
+                _mm256_add_pd(_mm256_mul_pd(kr, mi), _mm256_mul_pd(ki, mr)),
+            );
+            let d = _mm256_sub_pd(_mm256_mul_pd(h, c), _mm256_mul_pd(_mm256_sub_pd(p, q), s));
+            let (pq, ds, im) = (
+                _mm256_add_pd(p, q),
+                _mm256_mul_pd(d, s),
+                _mm256_mul_pd(d, c),
+            );
+            let (wk, wm) = (_mm256_sub_pd(pq, ds), _mm256_add_pd(pq, ds));
+            _mm256_storeu_pd(lo.add(2 * i), _mm256_unpacklo_pd(wk, im));
+            _mm256_storeu_pd(lo.add(2 * i + 4), _mm256_unpackhi_pd(wk, im));
+            _mm256_storeu_pd(up.add(2 * base + 4), swap(_mm256_unpacklo_pd(wm, im)));
+            _mm256_storeu_pd(up.add(2 * base), swap(_mm256_unpackhi_pd(wm, im)));
+            i += 4;
+        }
+        full
     }
 
     /// `super::power_in` compiled for AVX2.
@@ -742,6 +814,14 @@ mod tests {
                 );
                 assert!((b[k] - want[k]).abs() <= tol, "n {n}, lag {k}: realfft");
             }
+            // The vector pair pass gives the scalar one's bits.
+            let mut plain = vec![0.0; n];
+            half.run::<f64, false>(&x, &mut plain);
+            assert_eq!(
+                a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                plain.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "n {n}"
+            );
             // Both paths rank the same lags (no near-ties in these series).
             let (mut sa, mut sb) = (Vec::new(), Vec::new());
             assert_eq!(rank_lags(&a, &mut sa), rank_lags(&b, &mut sb), "n {n}");
