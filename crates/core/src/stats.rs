@@ -124,8 +124,8 @@ enum Autocorrelation {
 }
 
 /// Plan once per length for the whole process, execute many: every task of every run
-/// (and every call from Python) makes a scratch, and planning computes the twiddles with
-/// sin/cos each time.
+/// (and every call from Python) makes a scratch, and planning computes twiddles with
+/// sin/cos each time (measured: 1 % of a Time-LLM batch for the pair pass's alone).
 fn planned<P, R>(
     planner: &'static OnceLock<Mutex<P>>,
     make: fn() -> P,
@@ -150,41 +150,65 @@ fn planned<P, R>(
 /// Against `realfft` (which pre- and post-processes around each complex FFT, and makes the
 /// n/2 + 1 spectrum in between) this is one short pass instead of three.
 struct HalfLength {
+    plan: Arc<HalfPlan>,
+    buf: Vec<Complex<f64>>,
+    scratch: Vec<Complex<f64>>,
+}
+
+/// What [`HalfLength`] needs of a length n, made once per length for the process.
+struct HalfPlan {
     forward: Arc<dyn Fft<f64>>,
     inverse: Arc<dyn Fft<f64>>,
     /// `cos θ_k` and `sin θ_k`, `θ_k = 2πk/n`, for k in 0..=N/2.
     cos: Vec<f64>,
     sin: Vec<f64>,
-    buf: Vec<Complex<f64>>,
-    scratch: Vec<Complex<f64>>,
+}
+
+/// The FFT planner and the [`HalfPlan`]s made so far.
+#[derive(Default)]
+struct HalfPlanner {
+    ffts: Option<FftPlanner<f64>>,
+    plans: std::collections::HashMap<usize, Arc<HalfPlan>>,
+}
+
+impl HalfPlanner {
+    fn plan(&mut self, n: usize) -> Arc<HalfPlan> {
+        let ffts = self.ffts.get_or_insert_with(FftPlanner::new);
+        self.plans
+            .entry(n)
+            .or_insert_with(|| {
+                let half = n / 2;
+                let twiddle = |k: usize| match 4 * k == n {
+                    true => (0.0, 1.0), // θ = π/2 exactly, where cos would round to 6e-17
+                    false => {
+                        let (sin, cos) =
+                            (2.0 * std::f64::consts::PI * k as f64 / n as f64).sin_cos();
+                        (cos, sin)
+                    }
+                };
+                Arc::new(HalfPlan {
+                    forward: ffts.plan_fft_forward(half),
+                    inverse: ffts.plan_fft_inverse(half),
+                    cos: (0..=half / 2).map(|k| twiddle(k).0).collect(),
+                    sin: (0..=half / 2).map(|k| twiddle(k).1).collect(),
+                })
+            })
+            .clone()
+    }
 }
 
 impl HalfLength {
     fn new(n: usize) -> Self {
-        static PLANNER: OnceLock<Mutex<FftPlanner<f64>>> = OnceLock::new();
-        let half = n / 2;
-        let (forward, inverse) = planned(&PLANNER, FftPlanner::new, |p| {
-            (p.plan_fft_forward(half), p.plan_fft_inverse(half))
-        });
-        let scratch = forward
+        static PLANNER: OnceLock<Mutex<HalfPlanner>> = OnceLock::new();
+        let plan = planned(&PLANNER, HalfPlanner::default, |p| p.plan(n));
+        let scratch = plan
+            .forward
             .get_inplace_scratch_len()
-            .max(inverse.get_inplace_scratch_len());
-        let twiddles: Vec<(f64, f64)> = (0..=half / 2)
-            .map(|k| match 4 * k == n {
-                true => (0.0, 1.0), // θ = π/2 exactly, where cos would round to 6e-17
-                false => {
-                    let (sin, cos) = (2.0 * std::f64::consts::PI * k as f64 / n as f64).sin_cos();
-                    (cos, sin)
-                }
-            })
-            .collect();
+            .max(plan.inverse.get_inplace_scratch_len());
         HalfLength {
-            cos: twiddles.iter().map(|t| t.0).collect(),
-            sin: twiddles.iter().map(|t| t.1).collect(),
-            buf: vec![Complex::default(); half],
+            buf: vec![Complex::default(); n / 2],
             scratch: vec![Complex::default(); scratch],
-            forward,
-            inverse,
+            plan,
         }
     }
 
@@ -206,10 +230,11 @@ impl HalfLength {
         for (z, pair) in self.buf.iter_mut().zip(x.chunks_exact(2)) {
             *z = Complex::new(pair[0].to_f64(), pair[1].to_f64());
         }
-        self.forward
+        let plan = &*self.plan;
+        plan.forward
             .process_with_scratch(&mut self.buf, &mut self.scratch);
-        spectrum_pairs::<AVX2>(&mut self.buf, &self.cos, &self.sin);
-        self.inverse
+        spectrum_pairs::<AVX2>(&mut self.buf, &plan.cos, &plan.sin);
+        plan.inverse
             .process_with_scratch(&mut self.buf, &mut self.scratch);
         for (r, w) in corr.chunks_exact_mut(2).zip(&self.buf) {
             r[0] = w.re;
