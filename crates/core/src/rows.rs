@@ -15,9 +15,9 @@ use crate::prompt::{PromptVars, Prompter, TemplateError};
 use crate::stats::StatsScratch;
 use rayon::prelude::*;
 
-/// Series per piece of `statistics_prompts` (~0.1 ms at T = 512): small enough that a
+/// Series per piece of `statistics_prompts` (~20 µs at T = 512): small enough that a
 /// thread that starts late finds work left, large enough that taking one is cheap.
-const PROMPTS_PER_PIECE: usize = 16;
+const PROMPTS_PER_PIECE: usize = 8;
 
 /// Series `k` is sample `k / channels`, channel `k % channels` (sample-major, the order of
 /// the CLI's series within a window), each `T` samples long.
