@@ -491,54 +491,36 @@ fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
     // value over all lags, each of the best TOP_LAGS rounds to at least V's rounded ratio,
     // so its ratio is at most 1e-8 below V's (`scale` > 0: ratios order as the values).
     // V: the lags 1..n/2 that have a mirror go into GROUPS groups by residue (their maxima
-    // a lane-wise max over rows), and V is the TOP_LAGS-th largest of r_0, r_(n/2) and
-    // each group maximum counted twice (it and its mirror): a choice of lags, so at most
-    // the TOP_LAGS-th largest of all.
+    // a lane-wise max over rows). r_0 and the TOP_LAGS / 2 largest group maxima, each
+    // counted with its mirror, are at least TOP_LAGS lags, so V = min(r_0, the smallest
+    // of those maxima) is at most the TOP_LAGS-th largest of all.
     const GROUPS: usize = 32;
+    const KEPT: usize = TOP_LAGS / 2;
+    let max = |a: f64, b: f64| if a > b { a } else { b };
+    let min = |a: f64, b: f64| if a < b { a } else { b };
     let doubled = &sym[1..n.div_ceil(2).max(1)];
     // Whole rows make new maxima (updated in place, they became masked stores, which are
-    // slow on AMD; `array::from_fn` was not inlined), then the partial last row.
+    // slow on AMD; `array::from_fn` was not inlined); the partial last row pads with -∞.
     let mut maxima = [f64::NEG_INFINITY; GROUPS];
-    let full = doubled.len() / GROUPS * GROUPS;
-    let mut row = 0;
-    while row < full {
-        let r = &doubled[row..row + GROUPS];
+    for row in doubled.chunks(GROUPS) {
         let mut next = maxima;
         for i in 0..GROUPS {
-            next[i] = if r[i] > maxima[i] { r[i] } else { maxima[i] };
+            next[i] = max(maxima[i], row.get(i).copied().unwrap_or(f64::NEG_INFINITY));
         }
         maxima = next;
-        row += GROUPS;
     }
-    for (m, &c) in maxima.iter_mut().zip(&doubled[full..]) {
-        *m = if c > *m { c } else { *m };
-    }
-    let mut top = [f64::NEG_INFINITY; TOP_LAGS];
-    let mut keep = |c: f64| {
-        if c <= top[TOP_LAGS - 1] {
-            return;
-        }
-        let mut i = TOP_LAGS;
-        while i > 0 && top[i - 1] < c {
-            if i < TOP_LAGS {
-                top[i] = top[i - 1];
-            }
-            i -= 1;
-        }
-        if i < TOP_LAGS {
-            top[i] = c;
-        }
-    };
-    keep(r0);
-    if n % 2 == 0 && n > 1 {
-        keep(sym[n / 2]);
-    }
+    // The KEPT largest maxima, largest first, without branches: each value moves down
+    // the ones it passes.
+    let mut top = [f64::NEG_INFINITY; KEPT];
     for m in maxima {
-        keep(m);
-        keep(m);
+        for i in (1..KEPT).rev() {
+            top[i] = max(top[i], min(top[i - 1], m));
+        }
+        top[0] = max(top[0], m);
     }
+    let v = min(r0, top[KEPT - 1]);
     let floor = if scale > 0.0 {
-        top[TOP_LAGS - 1] * scale - 1e-8
+        v * scale - 1e-8
     } else {
         // Not for a real series (r_0 = Σx² > 0): rank every lag.
         f64::NEG_INFINITY
