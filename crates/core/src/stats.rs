@@ -35,7 +35,6 @@ pub struct SeriesStats {
 pub struct StatsScratch {
     len: usize,
     transform: Autocorrelation,
-    corr: Vec<f64>,
     /// The symmetrised lags 0..=n/2 of `corr`, for the ranking.
     sym: Vec<f64>,
     /// f64 samples' order keys; f32 samples select in `select`.
@@ -54,7 +53,6 @@ impl StatsScratch {
             } else {
                 Autocorrelation::Real(RealLength::new(len))
             },
-            corr: vec![0.0; n],
             sym: Vec::with_capacity(n / 2 + 1),
             keys: Vec::new(),
             select: Select32::new(len),
@@ -104,14 +102,14 @@ impl StatsScratch {
         if x.is_empty() {
             return Lags::new();
         }
-        let done = match &mut self.transform {
-            Autocorrelation::Half(h) => h.autocorrelation(x, &mut self.corr),
-            Autocorrelation::Real(r) => r.autocorrelation(x, &mut self.corr),
+        let corr = match &mut self.transform {
+            Autocorrelation::Half(h) => h.autocorrelation(x),
+            Autocorrelation::Real(r) => match r.autocorrelation(x) {
+                Some(corr) => corr,
+                None => return smallvec::smallvec![0],
+            },
         };
-        if !done {
-            return smallvec::smallvec![0];
-        }
-        rank_lags(&self.corr, &mut self.sym)
+        rank_lags(corr, &mut self.sym)
     }
 }
 
@@ -212,21 +210,30 @@ impl HalfLength {
         }
     }
 
-    fn autocorrelation<T: Real>(&mut self, x: &[T], corr: &mut [f64]) -> bool {
+    /// The autocorrelation r of `x` (n values, unnormalised).
+    fn autocorrelation<T: Real>(&mut self, x: &[T]) -> &[f64] {
         #[cfg(target_arch = "x86_64")]
         if crate::numeric::simd::Isa::active() >= crate::numeric::simd::Isa::Avx2 {
             // SAFETY: the CPU has AVX2 and FMA (`Isa::active` checks them).
-            unsafe { x86::half_length(self, x, corr) };
-            return true;
+            unsafe { x86::half_length(self, x) };
+            return self.reals();
         }
-        self.run::<T, false>(x, corr);
-        true
+        self.run::<T, false>(x);
+        self.reals()
+    }
+
+    /// The inverse's output as the n reals it interleaves (`w_j = r_2j + i r_2j+1`), read
+    /// in place: copying them out was a twentieth of the transform.
+    fn reals(&self) -> &[f64] {
+        // SAFETY: Complex<f64> is repr(C), two f64s without padding, so N of them are 2N
+        // f64s in order, borrowed for as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast::<f64>(), 2 * self.buf.len()) }
     }
 
     /// Everything but the FFTs is short loops, compiled in the caller's frame (AVX2 when
     /// it has it: outside it, packing the samples alone was a twentieth of a prompt).
     #[inline(always)]
-    fn run<T: Real, const AVX2: bool>(&mut self, x: &[T], corr: &mut [f64]) {
+    fn run<T: Real, const AVX2: bool>(&mut self, x: &[T]) {
         for (z, pair) in self.buf.iter_mut().zip(x.chunks_exact(2)) {
             *z = Complex::new(pair[0].to_f64(), pair[1].to_f64());
         }
@@ -236,10 +243,6 @@ impl HalfLength {
         spectrum_pairs::<AVX2>(&mut self.buf, &plan.cos, &plan.sin);
         plan.inverse
             .process_with_scratch(&mut self.buf, &mut self.scratch);
-        for (r, w) in corr.chunks_exact_mut(2).zip(&self.buf) {
-            r[0] = w.re;
-            r[1] = w.im;
-        }
     }
 }
 
@@ -291,6 +294,7 @@ struct RealLength {
     inverse: Option<Arc<dyn ComplexToReal<f64>>>,
     input: Vec<f64>,
     spectrum: Vec<Complex<f64>>,
+    corr: Vec<f64>,
     scratch: Vec<Complex<f64>>,
 }
 
@@ -310,16 +314,18 @@ impl RealLength {
         RealLength {
             input: forward.make_input_vec(),
             spectrum: forward.make_output_vec(),
+            corr: vec![0.0; n],
             scratch: vec![Complex::default(); scratch_len],
             forward,
             inverse,
         }
     }
 
-    /// False when there is no lag but 0 (one sample).
-    fn autocorrelation<T: Real>(&mut self, x: &[T], corr: &mut [f64]) -> bool {
+    /// The autocorrelation r of `x` (T - 1 values for odd T, unnormalised); None when
+    /// there is no lag but 0 (one sample).
+    fn autocorrelation<T: Real>(&mut self, x: &[T]) -> Option<&[f64]> {
         let Some(inverse) = &self.inverse else {
-            return false;
+            return None;
         };
         for (i, v) in self.input.iter_mut().zip(x) {
             *i = v.to_f64();
@@ -331,11 +337,14 @@ impl RealLength {
             &mut self.scratch,
         );
         power(&mut self.spectrum);
-        let n = corr.len();
+        let n = self.corr.len();
         // Inverse length n uses bins 0..=n/2; the rfft of T gave exactly that many.
-        let _ =
-            inverse.process_with_scratch(&mut self.spectrum[..n / 2 + 1], corr, &mut self.scratch);
-        true
+        let _ = inverse.process_with_scratch(
+            &mut self.spectrum[..n / 2 + 1],
+            &mut self.corr,
+            &mut self.scratch,
+        );
+        Some(&self.corr)
     }
 }
 
@@ -570,8 +579,8 @@ mod x86 {
     /// # Safety
     /// The CPU must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn half_length<T: Real>(h: &mut HalfLength, x: &[T], corr: &mut [f64]) {
-        h.run::<T, true>(x, corr)
+    pub unsafe fn half_length<T: Real>(h: &mut HalfLength, x: &[T]) {
+        h.run::<T, true>(x)
     }
 
     /// The pairs of `super::spectrum_pairs` four at a time: pair i is `lower[i]` with
@@ -808,8 +817,8 @@ mod tests {
                 .map(|r| r * n as f64)
                 .collect();
             let (mut half, mut real) = (HalfLength::new(n), RealLength::new(n));
-            let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
-            assert!(half.autocorrelation(&x, &mut a) && real.autocorrelation(&x, &mut b));
+            let a = half.autocorrelation(&x).to_vec();
+            let b = real.autocorrelation(&x).expect("n > 1").to_vec();
             assert_eq!((a.len(), b.len()), (want.len(), want.len()));
             let tol = 1e-12 * want[0];
             for k in 0..n {
@@ -822,8 +831,8 @@ mod tests {
                 assert!((b[k] - want[k]).abs() <= tol, "n {n}, lag {k}: realfft");
             }
             // The vector pair pass gives the scalar one's bits.
-            let mut plain = vec![0.0; n];
-            half.run::<f64, false>(&x, &mut plain);
+            half.run::<f64, false>(&x);
+            let plain = half.reals();
             assert_eq!(
                 a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                 plain.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
