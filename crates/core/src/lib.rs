@@ -17,3 +17,6 @@ pub mod timing;
 pub mod wavelet;
 
 pub use numeric::sums;
+
+#[cfg(test)]
+pub(crate) mod testing;

@@ -193,16 +193,13 @@ mod tests {
 
     /// B samples of N channels, T long: a smooth signal with noise and an offset per channel.
     fn batch(b: usize, n: usize, t: usize) -> Vec<f64> {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
         (0..b * n * t)
             .map(|i| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
                 let (c, s) = ((i / t) % n, i % t);
                 (s as f64 * 0.07 * (c + 1) as f64).sin() * 3.0
                     + c as f64
-                    + (seed % 1000) as f64 / 500.0
+                    + (next() % 1000) as f64 / 500.0
             })
             .collect()
     }

@@ -35,7 +35,7 @@ pub struct SeriesStats {
 pub struct StatsScratch {
     len: usize,
     transform: Autocorrelation,
-    /// The symmetrised lags 0..=n/2 of `corr`, for the ranking.
+    /// The symmetrised lags 0..=n/2 of the autocorrelation, for the ranking.
     sym: Vec<f64>,
     /// f64 samples' order keys; f32 samples select in `select`.
     keys: Vec<i64>,
@@ -48,7 +48,7 @@ impl StatsScratch {
         let n = 2 * (len / 2);
         StatsScratch {
             len,
-            transform: if len % 2 == 0 && len >= 4 {
+            transform: if len.is_multiple_of(2) && len >= 4 {
                 Autocorrelation::Half(HalfLength::new(len))
             } else {
                 Autocorrelation::Real(RealLength::new(len))
@@ -163,32 +163,40 @@ struct HalfPlan {
 }
 
 /// The FFT planner and the [`HalfPlan`]s made so far.
-#[derive(Default)]
 struct HalfPlanner {
-    ffts: Option<FftPlanner<f64>>,
+    ffts: FftPlanner<f64>,
     plans: std::collections::HashMap<usize, Arc<HalfPlan>>,
 }
 
 impl HalfPlanner {
+    fn new() -> Self {
+        HalfPlanner {
+            ffts: FftPlanner::new(),
+            plans: Default::default(),
+        }
+    }
+
     fn plan(&mut self, n: usize) -> Arc<HalfPlan> {
-        let ffts = self.ffts.get_or_insert_with(FftPlanner::new);
+        let ffts = &mut self.ffts;
         self.plans
             .entry(n)
             .or_insert_with(|| {
                 let half = n / 2;
-                let twiddle = |k: usize| match 4 * k == n {
-                    true => (0.0, 1.0), // θ = π/2 exactly, where cos would round to 6e-17
-                    false => {
-                        let (sin, cos) =
-                            (2.0 * std::f64::consts::PI * k as f64 / n as f64).sin_cos();
-                        (cos, sin)
-                    }
-                };
+                let (cos, sin) = (0..=half / 2)
+                    .map(|k| match 4 * k == n {
+                        true => (0.0, 1.0), // θ = π/2 exactly, where cos would round to 6e-17
+                        false => {
+                            let (sin, cos) =
+                                (2.0 * std::f64::consts::PI * k as f64 / n as f64).sin_cos();
+                            (cos, sin)
+                        }
+                    })
+                    .unzip();
                 Arc::new(HalfPlan {
                     forward: ffts.plan_fft_forward(half),
                     inverse: ffts.plan_fft_inverse(half),
-                    cos: (0..=half / 2).map(|k| twiddle(k).0).collect(),
-                    sin: (0..=half / 2).map(|k| twiddle(k).1).collect(),
+                    cos,
+                    sin,
                 })
             })
             .clone()
@@ -198,7 +206,7 @@ impl HalfPlanner {
 impl HalfLength {
     fn new(n: usize) -> Self {
         static PLANNER: OnceLock<Mutex<HalfPlanner>> = OnceLock::new();
-        let plan = planned(&PLANNER, HalfPlanner::default, |p| p.plan(n));
+        let plan = planned(&PLANNER, HalfPlanner::new, |p| p.plan(n));
         let scratch = plan
             .forward
             .get_inplace_scratch_len()
@@ -262,7 +270,7 @@ fn spectrum_pairs<const AVX2: bool>(buf: &mut [Complex<f64>], cos: &[f64], sin: 
     };
     // Bins 0 and N/2 pair with themselves (the formula for m assumes m ≠ k).
     buf[0] = pair(buf[0], buf[0], cos[0], sin[0]).0;
-    if half % 2 == 0 {
+    if half.is_multiple_of(2) {
         let mid = half / 2;
         buf[mid] = pair(buf[mid], buf[mid], cos[mid], sin[mid]).0;
     }
@@ -336,7 +344,9 @@ impl RealLength {
             &mut self.spectrum,
             &mut self.scratch,
         );
-        power(&mut self.spectrum);
+        for c in self.spectrum.iter_mut() {
+            *c = Complex::new(c.norm_sqr(), 0.0);
+        }
         let n = self.corr.len();
         // Inverse length n uses bins 0..=n/2; the rfft of T gave exactly that many.
         let _ = inverse.process_with_scratch(
@@ -454,23 +464,6 @@ fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
     rank_lags_in(corr, sym)
 }
 
-/// `|c|²` of every bin, as a real spectrum (the autocorrelation's).
-fn power(spectrum: &mut [Complex<f64>]) {
-    #[cfg(target_arch = "x86_64")]
-    if crate::numeric::simd::Isa::active() >= crate::numeric::simd::Isa::Avx2 {
-        // SAFETY: the CPU has AVX2 and FMA (`Isa::active` checks them).
-        return unsafe { x86::power(spectrum) };
-    }
-    power_in(spectrum)
-}
-
-#[inline(always)]
-fn power_in(spectrum: &mut [Complex<f64>]) {
-    for c in spectrum.iter_mut() {
-        *c = Complex::new(c.norm_sqr(), 0.0);
-    }
-}
-
 #[inline(always)]
 fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
     let n = corr.len();
@@ -491,7 +484,7 @@ fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
     for k in 1..n.div_ceil(2) {
         sym[k] = 0.5 * (corr[k] + corr[n - k]);
     }
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         sym[n / 2] = corr[n / 2];
     }
     let round9 = |v: f64| (v * 1e9).round() / 1e9;
@@ -643,15 +636,6 @@ mod x86 {
         }
         full
     }
-
-    /// `super::power_in` compiled for AVX2.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2 and FMA.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn power(spectrum: &mut [Complex<f64>]) {
-        super::power_in(spectrum)
-    }
 }
 
 #[cfg(test)]
@@ -749,13 +733,7 @@ mod tests {
     /// sort by (rounded ratio descending, lag ascending), on series with many exact ties.
     #[test]
     fn ranking_matches_a_full_sort() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
         for case in 0..400 {
             let n: usize = [2, 6, 8, 9, 16, 64, 100, 512][case % 8];
             // Few distinct values (ties), or continuous ones, or all zero.
@@ -799,13 +777,8 @@ mod tests {
 
     #[test]
     fn half_length_transform_gives_the_autocorrelation() {
-        let mut seed = 0x853c_49e6_748f_ea9bu64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut bits = crate::testing::xorshift(0x853c_49e6_748f_ea9b);
+        let mut next = move || (bits() >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
         // Even N and odd N, powers of two and not, an offset series.
         for n in [4, 6, 8, 10, 12, 16, 30, 64, 96, 100, 256, 336, 512, 720] {
             let x: Vec<f64> = (0..n)

@@ -11,12 +11,6 @@ pub fn ui(
     (a_name, a): (&str, &Inspection),
     (b_name, b): (&str, &Inspection),
 ) {
-    let list = |v: &[f64]| {
-        v.iter()
-            .map(|x| format!("{x:.3}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let (fa, fb) = (&a.features, &b.features);
     let rows: [(&str, String, String); 9] = [
         (
@@ -41,8 +35,8 @@ pub fn ui(
         ),
         (
             "energy ratio",
-            list(&fa.energy_ratio),
-            list(&fb.energy_ratio),
+            super::value_list(&fa.energy_ratio),
+            super::value_list(&fb.energy_ratio),
         ),
         (
             "energy entropy",
@@ -67,17 +61,11 @@ pub fn ui(
     ];
     // A and B share what the names leave of the pane, and their values wrap there: in a
     // narrow pane B's column was cut off, and the prompt diff below wrapped at that width.
-    let body = egui::TextStyle::Body.resolve(ui.style());
-    let key_width = rows
-        .iter()
-        .map(|(k, _, _)| super::text_width(ui, k, &body))
-        .fold(0.0, f32::max);
-    let spacing = ui.spacing().item_spacing.x;
-    let value_width = ((ui.available_width() - key_width - 2.0 * spacing) / 2.0).max(60.0);
+    let column_width = super::grid_column_width(ui, rows.iter().map(|r| r.0), 2);
     egui::Grid::new("compare")
         .striped(true)
         .num_columns(3)
-        .max_col_width(value_width.max(key_width))
+        .max_col_width(column_width)
         .show(ui, |ui| {
             ui.strong("");
             ui.strong(format!("A: {a_name}"));

@@ -1,18 +1,12 @@
 //! The features and their descriptions.
 
 use crate::features::Features;
-use crate::prompt::pyfmt;
+use crate::prompt::pyfmt::Repr;
 
 /// One row of the table: name, value, and an optional hover text.
 type Row = (&'static str, String, Option<String>);
 
 fn rows(f: &Features) -> Vec<Row> {
-    let list = |v: &[f64]| {
-        v.iter()
-            .map(|x| format!("{x:.3}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let dominant = super::band_names(f.energy_ratio.len().saturating_sub(1))
         .get(f.dominant_band)
         .map_or_else(|| "?".to_owned(), |s| s.clone());
@@ -26,7 +20,7 @@ fn rows(f: &Features) -> Vec<Row> {
             format!("{} ({:.1})", f.difficulty, f.difficulty_score),
             None,
         ),
-        ("energy ratio", list(&f.energy_ratio), None),
+        ("energy ratio", super::value_list(&f.energy_ratio), None),
         ("energy entropy", format!("{:.4}", f.energy_entropy), None),
         (
             "dominant band",
@@ -49,9 +43,9 @@ fn rows(f: &Features) -> Vec<Row> {
             format!("{:.4} / {:.4} / {:.4}", f.min, f.max, f.median),
             Some(format!(
                 "as the prompt prints them: {} / {} / {}",
-                pyfmt::repr(f.min),
-                pyfmt::repr(f.max),
-                pyfmt::repr(f.median)
+                Repr(f.min),
+                Repr(f.max),
+                Repr(f.median)
             )),
         ),
         ("top lags", format!("{:?}", f.lags), None),
@@ -62,16 +56,11 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
     let rows = rows(f);
     // The values wrap in the width the names leave, so a deep level's list of ratios
     // stays inside a narrow pane instead of running off its edge.
-    let body = egui::TextStyle::Body.resolve(ui.style());
-    let key_width = rows
-        .iter()
-        .map(|(k, _, _)| super::text_width(ui, k, &body))
-        .fold(0.0, f32::max);
-    let value_width = (ui.available_width() - key_width - ui.spacing().item_spacing.x).max(60.0);
+    let column_width = super::grid_column_width(ui, rows.iter().map(|r| r.0), 1);
     egui::Grid::new("features")
         .striped(true)
         .num_columns(2)
-        .max_col_width(value_width.max(key_width))
+        .max_col_width(column_width)
         .show(ui, |ui| {
             for (k, v, hover) in rows {
                 ui.label(k);

@@ -26,3 +26,30 @@ pub fn text_width(ui: &egui::Ui, text: &str, font: &egui::FontId) -> f32 {
             .x
     })
 }
+
+/// The widest a column of a name–values grid may be: the names keep their width and
+/// `columns` value columns share the rest, so long values wrap inside the pane instead of
+/// running off it.
+pub fn grid_column_width<'a>(
+    ui: &egui::Ui,
+    names: impl IntoIterator<Item = &'a str>,
+    columns: usize,
+) -> f32 {
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let name_width = names
+        .into_iter()
+        .map(|k| text_width(ui, k, &body))
+        .fold(0.0, f32::max);
+    let spacing = ui.spacing().item_spacing.x;
+    let value_width =
+        ((ui.available_width() - name_width - columns as f32 * spacing) / columns as f32).max(60.0);
+    value_width.max(name_width)
+}
+
+/// Per-band values as the tables print them: `0.722, 0.032, 0.152`.
+pub fn value_list(v: &[f64]) -> String {
+    v.iter()
+        .map(|x| format!("{x:.3}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

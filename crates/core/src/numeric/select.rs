@@ -170,10 +170,10 @@ mod x86 {
         let mut table = [[0; 8]; 256];
         let mut mask = 0;
         while mask < 256 {
-            let (mut lane, mut at) = (0, 0);
+            let (mut lane, mut at) = (0i32, 0);
             while lane < 8 {
                 if mask & (1 << lane) != 0 {
-                    table[mask][at] = lane as i32;
+                    table[mask][at] = lane;
                     at += 1;
                 }
                 lane += 1;
@@ -240,17 +240,6 @@ mod tests {
         (t.0.to_bits(), t.1.to_bits(), t.2.to_bits())
     }
 
-    /// A deterministic pseudo-random stream (xorshift), no dependency needed.
-    fn stream(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed.max(1);
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        }
-    }
-
     #[test]
     fn keys_order_as_total_cmp_and_invert() {
         let v = [
@@ -291,7 +280,7 @@ mod tests {
 
     #[test]
     fn every_rank_matches_sorting_on_every_path() {
-        let mut next = stream(7);
+        let mut next = crate::testing::xorshift(7);
         let mut cases: Vec<Vec<f32>> = vec![
             vec![1.0],
             vec![0.0, -0.0, 0.0, -0.0],

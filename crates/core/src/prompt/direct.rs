@@ -196,13 +196,7 @@ mod tests {
 
     #[test]
     fn direct_writers_render_what_minijinja_renders() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut r = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut r = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
         for (name, src) in BUILTINS {
             let direct = Prompter::new(src).unwrap();
             assert!(direct.direct.is_some(), "{name} has a direct writer");

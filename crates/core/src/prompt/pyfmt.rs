@@ -231,13 +231,7 @@ mod tests {
 
     #[test]
     fn repr_round_trips_and_is_never_longer_than_the_std_shortest() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..200_000 {
             let x = f64::from_bits(next());
             if !x.is_finite() {
