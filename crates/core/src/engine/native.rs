@@ -618,32 +618,45 @@ fn summarize_task<W: Real>(
 /// Summaries of series held as rows in memory (a training step's batch), in their own
 /// precision `W` (the plan's working one): the lane kernels of `summarize_windows` read
 /// straight from the rows, so every bit is the window path's. The calling thread works
-/// too, a lane group at a time (`parallel::for_each_piece`). `Err(k)`: row k holds a
-/// sample that is not finite.
-pub fn summarize_slices<W: Real>(
+/// too, a lane group at a time (`parallel::for_each_piece_pair`). Beside each summary,
+/// `then(summary)`, computed by the thread that made it while it is in cache (what a
+/// caller would otherwise compute per series after the pass, alone). `Err(k)`: row k
+/// holds a sample that is not finite.
+#[allow(clippy::type_complexity)]
+pub fn summarize_slices<W: Real, U: Send + Default>(
     rows: &[&[W]],
     plan: &Plan,
     stats: Option<StatsRequest>,
-) -> Result<Vec<SeriesSummary>, usize> {
+    then: impl Fn(&SeriesSummary) -> U + Sync,
+) -> Result<(Vec<SeriesSummary>, Vec<U>), usize> {
     let isa = Isa::active();
     debug_assert_eq!(plan.work_dtype(W::DTYPE), W::DTYPE);
     debug_assert!(rows.iter().all(|r| r.len() == plan.len));
     // Made in place: `vec![x; n]` copied a whole default summary per item (4% of a batch).
     let mut out: Vec<SeriesSummary> = (0..rows.len()).map(|_| Default::default()).collect();
-    parallel::for_each_piece(
+    let mut extra: Vec<U> = (0..rows.len()).map(|_| Default::default()).collect();
+    parallel::for_each_piece_pair(
         &mut out,
+        &mut extra,
         LANES,
-        || SlicesScratch::new(plan, stats),
-        |scratch, first, sums| {
+        parallel::State {
+            key: (plan.key(), stats),
+            make: || SlicesScratch::new(plan, stats),
+        },
+        |scratch, first, sums, extra| {
             let rows = &rows[first..first + sums.len()];
-            dispatch::slices_task::<W>(isa, rows, first, plan, scratch, sums)
+            dispatch::slices_task::<W>(isa, rows, first, plan, scratch, sums)?;
+            for (u, s) in extra.iter_mut().zip(sums.iter()) {
+                *u = then(s);
+            }
+            Ok::<_, usize>(())
         },
     )?;
-    Ok(out)
+    Ok((out, extra))
 }
 
-/// One thread's working memory for `slices_task`, made once per call and thread, with
-/// the statistics asked for (and their FFTs) when there are any.
+/// One thread's working memory for `slices_task`, with the statistics asked for (and
+/// their FFTs) when there are any: made once per thread and shape (kept between calls).
 pub struct SlicesScratch<W> {
     lanes: LaneScratch<W>,
     coeffs: Vec<Lane<W>>,

@@ -87,6 +87,16 @@ pub enum PlanError {
     ZeroLevel,
 }
 
+/// What a plan is made from: plans with equal keys are the same plan (so scratch sized
+/// and filled for one serves the other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PlanKey {
+    pub wavelet: &'static str,
+    pub mode: Mode,
+    pub level: usize,
+    pub len: usize,
+}
+
 /// A full multilevel decomposition of series of one length.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -155,6 +165,15 @@ impl Plan {
             DType::F64
         } else {
             dtype
+        }
+    }
+
+    pub fn key(&self) -> PlanKey {
+        PlanKey {
+            wavelet: &self.wavelet.name,
+            mode: self.mode,
+            level: self.level,
+            len: self.len,
         }
     }
 

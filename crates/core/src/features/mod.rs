@@ -137,6 +137,29 @@ pub fn entropy(ratios: &[f64]) -> f64 {
         .sum::<f64>()
 }
 
+/// How one series' energy divides among its bands: its energy ratios, their entropy and
+/// the band with the largest share. This is the part of [`compute`] that is independent
+/// for every series (and the costly part: a division and a `ln` per band), so a caller
+/// that holds many series computes it where their summaries are made, in parallel, and
+/// [`compute_with`] only adds the shares up in series order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Shares {
+    pub ratios: Bands<f64>,
+    pub entropy: f64,
+    pub dominant: usize,
+}
+
+impl Shares {
+    pub fn of(bands: &[BandSummary]) -> Shares {
+        let ratios = energy_ratios(bands);
+        Shares {
+            entropy: entropy(&ratios),
+            dominant: argmax(&ratios),
+            ratios,
+        }
+    }
+}
+
 /// First index of the maximum.
 fn argmax(v: &[f64]) -> usize {
     v.iter()
@@ -173,6 +196,20 @@ pub fn snr_db(std_first: f64, std_last: f64) -> f64 {
 /// trends pool all first differences; band stds pool all coefficients; min/max/median are
 /// means; the Time-LLM trend and lags are the first series'.
 pub fn compute(group: &[SeriesSummary]) -> Features {
+    compute_with(group, group.iter().map(|s| Shares::of(&s.bands)))
+}
+
+/// [`compute`] with each series' [`Shares`] given, in the group's order (the same bits).
+pub fn compute_with<S: std::borrow::Borrow<Shares>>(
+    group: &[SeriesSummary],
+    shares: impl IntoIterator<Item = S, IntoIter: ExactSizeIterator>,
+) -> Features {
+    let shares = shares.into_iter();
+    assert_eq!(
+        shares.len(),
+        group.len(),
+        "compute_with: one Shares per series"
+    );
     let m = group.len().max(1) as f64;
     let bands = group.first().map_or(0, |s| s.bands.len());
     let n = bands.saturating_sub(1);
@@ -185,10 +222,14 @@ pub fn compute(group: &[SeriesSummary]) -> Features {
         smallvec::smallvec![0.0; bands],
         smallvec::smallvec![0; bands],
     );
-    for s in group {
-        let r = energy_ratios(&s.bands);
-        mean_entropy += entropy(&r) / m;
-        votes[argmax(&r)] += 1;
+    for (s, shares) in group.iter().zip(shares) {
+        let Shares {
+            ratios: r,
+            entropy,
+            dominant,
+        } = shares.borrow();
+        mean_entropy += entropy / m;
+        votes[*dominant] += 1;
         for k in 0..bands {
             mean_ratio[k] += r[k] / m;
             pooled[k] = pooled[k].pooled(&s.bands[k]);
