@@ -7,8 +7,10 @@
 use numpy::ndarray::{s, ArrayView3, Axis, Ix3};
 use numpy::{PyArray1, PyArray2, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
+use std::sync::{Arc, Mutex, PoisonError};
 use wavebench_core::data::Normalize;
 use wavebench_core::engine::{Plan, Real};
 use wavebench_core::features::{Aggregate, Features};
@@ -142,6 +144,7 @@ fn rows_error(x: &Batch<'_>, e: RowsError) -> PyErr {
 }
 
 /// The transform's settings, checked as the CLI checks them.
+#[derive(Clone, Copy)]
 struct Settings {
     wavelet: &'static wavelet::Wavelet,
     mode: Mode,
@@ -163,31 +166,35 @@ fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<Settings> {
     })
 }
 
-/// The features of each group of the batch (series, sample or batch aggregation),
-/// computed without the GIL.
-fn group_features(
-    py: Python<'_>,
-    x: &Batch<'_>,
-    s: &Settings,
-    aggregate: Aggregate,
-    normalize: Normalize,
-    statistics: bool,
-) -> PyResult<Vec<Features>> {
+/// The plan for series of `t` samples, checked as the seed and the CLI check them.
+fn plan_for(s: &Settings, t: usize) -> PyResult<Plan> {
     // The seed's own check first, with its wording, then SPEC §10's level rule.
-    if s.level >= usize::BITS as usize || x.t < (1usize << s.level) {
+    if s.level >= usize::BITS as usize || t < (1usize << s.level) {
         return Err(PyRuntimeError::new_err(format!(
             "sequence length {} is too short for a level-{} decomposition (needs at least 2^{} = {})",
-            x.t,
+            t,
             s.level,
             s.level,
             1u128 << s.level.min(127)
         )));
     }
-    let plan =
-        Plan::new(s.wavelet, s.mode, s.level, x.t).map_err(|e| value_error(e.to_string()))?;
+    let plan = Plan::new(s.wavelet, s.mode, s.level, t).map_err(|e| value_error(e.to_string()))?;
     pipeline::check_level(&plan).map_err(value_error)?;
+    Ok(plan)
+}
+
+/// The features of each group of the batch (series, sample or batch aggregation),
+/// computed without the GIL.
+fn group_features(
+    py: Python<'_>,
+    x: &Batch<'_>,
+    plan: &Plan,
+    aggregate: Aggregate,
+    normalize: Normalize,
+    statistics: bool,
+) -> PyResult<Vec<Features>> {
     let features = with_batch_rows!(&x.data, |rows| {
-        py.detach(|| rows.features(&plan, aggregate, normalize, statistics))
+        py.detach(|| rows.features(plan, aggregate, normalize, statistics))
     });
     features.map_err(|e| rows_error(x, e))
 }
@@ -216,7 +223,7 @@ fn features<'py>(
     let feats = group_features(
         py,
         &batch,
-        &s,
+        &plan_for(&s, batch.t)?,
         aggregate,
         parse("normalize", normalize)?,
         true,
@@ -275,51 +282,115 @@ fn features<'py>(
     Ok(d)
 }
 
-/// The seed generator's feature dict: SPEC §5's features of all B·N series together
-/// (batch aggregation), under the seed's names and types.
-#[pyfunction]
-#[pyo3(signature = (x, wavelet="db4", level=3, mode="reflect"))]
-fn batch_features<'py>(
-    py: Python<'py>,
-    x: &Bound<'py, PyAny>,
-    wavelet: &str,
-    level: usize,
-    mode: &str,
-) -> PyResult<Bound<'py, PyDict>> {
-    let s = settings(wavelet, level, mode)?;
-    let batch = read(x)?;
-    // The seed's dict has no statistics: they are not computed.
-    let feats = group_features(py, &batch, &s, Aggregate::Batch, Normalize::None, false)?;
-    let [f] = feats.as_slice() else {
-        return Err(PyRuntimeError::new_err(format!(
-            "internal: {} groups for one batch",
-            feats.len()
-        )));
-    };
+/// A wavelet, level and mode, checked once, with the plan for the last series length it
+/// ran: the seed generator's transform, planned once and run every training step (the
+/// plan was ~2 % of a step's call when it was made per call).
+#[pyclass(frozen, module = "wavebench._wavebench")]
+struct Transform {
+    settings: Settings,
+    plan: Mutex<Option<Arc<Plan>>>,
+}
+
+impl Transform {
+    fn plan(&self, t: usize) -> PyResult<Arc<Plan>> {
+        let mut kept = self.plan.lock().unwrap_or_else(PoisonError::into_inner);
+        match kept.as_ref() {
+            Some(plan) if plan.len == t => Ok(plan.clone()),
+            _ => {
+                let plan = Arc::new(plan_for(&self.settings, t)?);
+                *kept = Some(plan.clone());
+                Ok(plan)
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl Transform {
+    /// ValueError naming the wavelet, level or mode that is wrong, as the CLI words it.
+    #[new]
+    #[pyo3(signature = (wavelet="db4", level=3, mode="reflect"))]
+    fn new(wavelet: &str, level: usize, mode: &str) -> PyResult<Self> {
+        Ok(Transform {
+            settings: settings(wavelet, level, mode)?,
+            plan: Mutex::new(None),
+        })
+    }
+
+    /// The seed generator's feature dict: SPEC §5's features of all B·N series together
+    /// (batch aggregation), under the seed's names and types.
+    fn batch_features<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let batch = read(x)?;
+        let plan = self.plan(batch.t)?;
+        // The seed's dict has no statistics: they are not computed.
+        let feats = group_features(py, &batch, &plan, Aggregate::Batch, Normalize::None, false)?;
+        let [f] = feats.as_slice() else {
+            return Err(PyRuntimeError::new_err(format!(
+                "internal: {} groups for one batch",
+                feats.len()
+            )));
+        };
+        seed_dict(py, f)
+    }
+
+    /// Pickled (and deep-copied with a model) as its settings.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (String, usize, String))> {
+        let s = slf.get().settings;
+        Ok((
+            slf.get_type(),
+            (s.wavelet.name.clone(), s.level, s.mode.to_string()),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        let s = self.settings;
+        format!(
+            "Transform(wavelet={:?}, level={}, mode={:?})",
+            s.wavelet.name,
+            s.level,
+            s.mode.to_string()
+        )
+    }
+}
+
+/// The seed's feature dict of one group's features.
+fn seed_dict<'py>(py: Python<'py>, f: &Features) -> PyResult<Bound<'py, PyDict>> {
     let f32s = |v: &[f64]| PyArray1::from_vec(py, v.iter().map(|&x| x as f32).collect());
     let d = PyDict::new(py);
-    d.set_item("energy_ratio", f32s(&f.energy_ratio))?;
-    d.set_item("energy_entropy", f.energy_entropy)?;
-    d.set_item("dominant_band", f.dominant_band)?;
-    d.set_item("dominant_energy", f.dominant_energy)?;
-    d.set_item("freq_pattern", &f.freq_pattern)?;
-    d.set_item("trends", f32s(&f.trends))?;
+    d.set_item(intern!(py, "energy_ratio"), f32s(&f.energy_ratio))?;
+    d.set_item(intern!(py, "energy_entropy"), f.energy_entropy)?;
+    d.set_item(intern!(py, "dominant_band"), f.dominant_band)?;
+    d.set_item(intern!(py, "dominant_energy"), f.dominant_energy)?;
+    d.set_item(intern!(py, "freq_pattern"), &f.freq_pattern)?;
+    d.set_item(intern!(py, "trends"), f32s(&f.trends))?;
     d.set_item(
-        "trends_sign",
+        intern!(py, "trends_sign"),
         PyArray1::from_vec(py, f.trends_sign.iter().map(|&v| v as i32).collect()),
     )?;
-    d.set_item("trend_consistency", f.trend_consistency)?;
-    d.set_item("trend_desc", &f.trend_desc)?;
-    d.set_item("frequency_stds", f32s(&f.band_stds))?;
-    d.set_item("signal_std", f.band_stds.first().copied().unwrap_or(0.0))?;
-    d.set_item("noise_std", f.band_stds.last().copied().unwrap_or(0.0))?;
-    d.set_item("snr_db", f.snr_db)?;
-    d.set_item("volatility_ratio", f.volatility_ratio)?;
-    d.set_item("stability_desc", &f.stability_desc)?;
-    d.set_item("signal_quality", &f.signal_quality)?;
-    d.set_item("difficulty", &f.difficulty)?;
+    d.set_item(intern!(py, "trend_consistency"), f.trend_consistency)?;
+    d.set_item(intern!(py, "trend_desc"), &f.trend_desc)?;
+    d.set_item(intern!(py, "frequency_stds"), f32s(&f.band_stds))?;
+    d.set_item(
+        intern!(py, "signal_std"),
+        f.band_stds.first().copied().unwrap_or(0.0),
+    )?;
+    d.set_item(
+        intern!(py, "noise_std"),
+        f.band_stds.last().copied().unwrap_or(0.0),
+    )?;
+    d.set_item(intern!(py, "snr_db"), f.snr_db)?;
+    d.set_item(intern!(py, "volatility_ratio"), f.volatility_ratio)?;
+    d.set_item(intern!(py, "stability_desc"), &f.stability_desc)?;
+    d.set_item(intern!(py, "signal_quality"), &f.signal_quality)?;
+    d.set_item(intern!(py, "difficulty"), &f.difficulty)?;
     // Not in the seed's dict, but what its prompt needs when base_info is built from it.
-    d.set_item("difficulty_score", f.difficulty_score)?;
+    d.set_item(intern!(py, "difficulty_score"), f.difficulty_score)?;
     Ok(d)
 }
 
@@ -333,8 +404,12 @@ struct Entries<'a, 'py> {
     required: &'static [&'static str],
 }
 
+/// A key of the dict, made once per process (`intern!`): a `&str` key was a new Python
+/// string per lookup.
+type Key<'a, 'py> = &'a Bound<'py, PyString>;
+
 impl<'py> Entries<'_, 'py> {
-    fn get(&self, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    fn get(&self, key: Key<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
         self.map.get_item(key).map_err(|_| {
             let missing: Vec<&str> = self
                 .required
@@ -349,33 +424,38 @@ impl<'py> Entries<'_, 'py> {
         })
     }
 
-    fn bad(&self, key: &str, e: PyErr) -> PyErr {
+    fn bad(&self, key: Key<'_, 'py>, e: PyErr) -> PyErr {
         value_error(format!("{}['{key}']: {e}", self.name))
     }
 
-    fn float(&self, key: &str) -> PyResult<f64> {
+    fn float(&self, key: Key<'_, 'py>) -> PyResult<f64> {
         let v = self.get(key)?;
         v.extract::<f64>().map_err(|e| self.bad(key, e))
     }
 
     /// `float(v)` when the key is there, else `default`.
-    fn float_or(&self, key: &str, default: f64) -> PyResult<f64> {
+    fn float_or(&self, key: Key<'_, 'py>, default: f64) -> PyResult<f64> {
         match self.map.get_item(key) {
             Ok(v) => v.extract::<f64>().map_err(|e| self.bad(key, e)),
             Err(_) => Ok(default),
         }
     }
 
-    fn int<T: TryFrom<i64>>(&self, key: &str) -> PyResult<T> {
+    fn int<T: TryFrom<i64>>(&self, key: Key<'_, 'py>) -> PyResult<T> {
         let v = self.get(key)?;
         int_of(&v).map_err(|e| self.bad(key, e))
     }
 
-    fn text(&self, key: &str) -> PyResult<String> {
-        Ok(self.get(key)?.str()?.to_string())
+    /// `str(v)`; a str as it is.
+    fn text(&self, key: Key<'_, 'py>) -> PyResult<String> {
+        let v = self.get(key)?;
+        match v.cast::<PyString>() {
+            Ok(t) => Ok(t.to_cow()?.into_owned()),
+            Err(_) => Ok(v.str()?.to_cow()?.into_owned()),
+        }
     }
 
-    fn floats(&self, key: &str) -> PyResult<Vec<f64>> {
+    fn floats(&self, key: Key<'_, 'py>) -> PyResult<Vec<f64>> {
         let v = self.get(key)?;
         if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, f32>>() {
             return Ok(a.as_array().iter().map(|&x| x as f64).collect());
@@ -387,8 +467,19 @@ impl<'py> Entries<'_, 'py> {
         items().map_err(|e| self.bad(key, e))
     }
 
-    fn ints<T: TryFrom<i64>>(&self, key: &str) -> PyResult<Vec<T>> {
+    fn ints<T: TryFrom<i64>>(&self, key: Key<'_, 'py>) -> PyResult<Vec<T>> {
         let v = self.get(key)?;
+        let whole =
+            |i: i64| T::try_from(i).map_err(|_| value_error(format!("{i} is out of range")));
+        // The seed's trends_sign (int32) and lags (int64) arrays without an item each.
+        if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, i32>>() {
+            let items: PyResult<Vec<T>> = a.as_array().iter().map(|&i| whole(i.into())).collect();
+            return items.map_err(|e| self.bad(key, e));
+        }
+        if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, i64>>() {
+            let items: PyResult<Vec<T>> = a.as_array().iter().map(|&i| whole(i)).collect();
+            return items.map_err(|e| self.bad(key, e));
+        }
         let items = || -> PyResult<Vec<T>> { v.try_iter()?.map(|x| int_of(&x?)).collect() };
         items().map_err(|e| self.bad(key, e))
     }
@@ -412,6 +503,7 @@ fn int_of<T: TryFrom<i64>>(v: &Bound<'_, PyAny>) -> PyResult<T> {
 /// description, seq_len, pred_len, read here rather than rebuilt as a dict in Python.
 #[pyfunction]
 fn seed_prompt(
+    py: Python<'_>,
     template: &str,
     features: &Bound<'_, PyAny>,
     base_info: &Bound<'_, PyAny>,
@@ -437,35 +529,35 @@ fn seed_prompt(
         required: &[],
     };
     let feats = Features {
-        energy_ratio: f.floats("energy_ratio")?.into(),
-        energy_entropy: f.float("energy_entropy")?,
-        dominant_band: f.int("dominant_band")?,
-        dominant_energy: f.float("dominant_energy")?,
-        freq_pattern: f.text("freq_pattern")?.into(),
-        trends: f.floats("trends")?.into(),
-        trends_sign: f.ints::<i8>("trends_sign")?.into(),
-        trend_consistency: f.float("trend_consistency")?,
-        trend_desc: f.text("trend_desc")?.into(),
-        band_stds: f.floats("frequency_stds")?.into(),
-        snr_db: f.float("snr_db")?,
-        volatility_ratio: f.float("volatility_ratio")?,
-        stability_desc: f.text("stability_desc")?.into(),
-        signal_quality: f.text("signal_quality")?.into(),
+        energy_ratio: f.floats(intern!(py, "energy_ratio"))?.into(),
+        energy_entropy: f.float(intern!(py, "energy_entropy"))?,
+        dominant_band: f.int(intern!(py, "dominant_band"))?,
+        dominant_energy: f.float(intern!(py, "dominant_energy"))?,
+        freq_pattern: f.text(intern!(py, "freq_pattern"))?.into(),
+        trends: f.floats(intern!(py, "trends"))?.into(),
+        trends_sign: f.ints::<i8>(intern!(py, "trends_sign"))?.into(),
+        trend_consistency: f.float(intern!(py, "trend_consistency"))?,
+        trend_desc: f.text(intern!(py, "trend_desc"))?.into(),
+        band_stds: f.floats(intern!(py, "frequency_stds"))?.into(),
+        snr_db: f.float(intern!(py, "snr_db"))?,
+        volatility_ratio: f.float(intern!(py, "volatility_ratio"))?,
+        stability_desc: f.text(intern!(py, "stability_desc"))?.into(),
+        signal_quality: f.text(intern!(py, "signal_quality"))?.into(),
         // Not printed by the dwt-* templates; the seed's dict has no such key.
-        difficulty_score: f.float_or("difficulty_score", 0.0)?,
-        difficulty: f.text("difficulty")?.into(),
-        min: base.float("min")?,
-        max: base.float("max")?,
-        median: base.float("median")?,
-        trend: base.float_or("trend", 0.0)?,
-        lags: base.ints::<usize>("lags")?.into(),
+        difficulty_score: f.float_or(intern!(py, "difficulty_score"), 0.0)?,
+        difficulty: f.text(intern!(py, "difficulty"))?.into(),
+        min: base.float(intern!(py, "min"))?,
+        max: base.float(intern!(py, "max"))?,
+        median: base.float(intern!(py, "median"))?,
+        trend: base.float_or(intern!(py, "trend"), 0.0)?,
+        lags: base.ints::<usize>(intern!(py, "lags"))?.into(),
     };
-    let description = base.text("description")?;
+    let description = base.text(intern!(py, "description"))?;
     p.render(&PromptVars {
         features: &feats,
         description: &description,
-        seq_len: base.int("seq_len")?,
-        pred_len: base.int("pred_len")?,
+        seq_len: base.int(intern!(py, "seq_len"))?,
+        pred_len: base.int(intern!(py, "pred_len"))?,
     })
     .map_err(|e| value_error(e.to_string()))
 }
@@ -498,18 +590,10 @@ fn timellm_prompts(
     prompts.map_err(|e| rows_error(&batch, e))
 }
 
-/// Check a wavelet, level and mode as the CLI does (ValueError naming what is wrong).
-#[pyfunction]
-#[pyo3(signature = (wavelet="db4", level=3, mode="reflect"))]
-fn check_settings(wavelet: &str, level: usize, mode: &str) -> PyResult<()> {
-    settings(wavelet, level, mode).map(|_| ())
-}
-
 #[pymodule]
 fn _wavebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(check_settings, m)?)?;
+    m.add_class::<Transform>()?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
-    m.add_function(wrap_pyfunction!(batch_features, m)?)?;
     m.add_function(wrap_pyfunction!(seed_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(timellm_prompts, m)?)?;
     m.add("TOP_LAGS", TOP_LAGS)?;

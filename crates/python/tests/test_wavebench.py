@@ -4,9 +4,11 @@ dicts have the seed's keys and types, and bad input fails as the seed's did.
 Run by `make test` (after `maturin develop`): WAVEBENCH_BIN names the CLI binary.
 """
 import concurrent.futures
+import copy
 import json
 import os
 import pathlib
+import pickle
 import subprocess
 
 import numpy as np
@@ -173,6 +175,8 @@ def test_build_prompt_text_reads_values_of_any_numeric_type():
     assert gen.build_prompt_text(as_lists, dict(plain, lags=np.array(plain["lags"]))) == want
     with pytest.raises(ValueError, match=r"base_info\['lags'\]"):
         gen.build_prompt_text(feats, dict(plain, lags=["a"]))
+    with pytest.raises(ValueError, match=r"base_info\['lags'\]: .*-1 is out of range"):
+        gen.build_prompt_text(feats, dict(plain, lags=np.array([-1, 2, 3, 4, 5])))
     with pytest.raises(ValueError, match=r"features lacks 'trend_desc'"):
         gen.build_prompt_text({k: v for k, v in feats.items() if k != "trend_desc"}, plain)
 
@@ -186,6 +190,14 @@ def test_the_generator_is_a_module_inside_a_model():
     m = Model().to("cpu")
     assert isinstance(m.prompts, torch.nn.Module)
     assert "wavelet='db4'" in repr(m)
+    # A model is deep-copied (EMA, checkpoints) and pickled: the generator goes with it.
+    x = torch.randn(4, 3, 128, generator=torch.Generator().manual_seed(2))
+    want = m.prompts(x)
+    for other in (copy.deepcopy(m).prompts, pickle.loads(pickle.dumps(m.prompts))):
+        got = other(x)
+        assert got.keys() == want.keys()
+        for k, v in want.items():
+            np.testing.assert_array_equal(got[k], v, err_msg=k)
 
 
 def test_calls_from_many_threads_agree():
@@ -195,6 +207,15 @@ def test_calls_from_many_threads_agree():
         parallel = list(pool.map(lambda x: wavebench.timellm_prompts(x, "d", 96), xs))
     assert parallel == sequential
     assert len(sequential[0]) == 56
+    # One generator, batches of two lengths from many threads: its plan follows the length.
+    gen = wavebench.DWTPromptGenerator()
+    mixed = [x[..., : 256 if i % 2 else 512] for i, x in enumerate(xs)]
+    one_by_one = [gen(x)["energy_ratio"] for x in mixed]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda x: gen(x)["energy_ratio"], mixed * 4))
+    assert len(together) == 4 * len(one_by_one)
+    for i, got in enumerate(together):
+        np.testing.assert_array_equal(got, one_by_one[i % len(mixed)])
 
 
 @pytest.mark.skipif(not ETTH1.exists(), reason="ETTh1 lives in ../shared/data")

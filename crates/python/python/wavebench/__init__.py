@@ -31,10 +31,10 @@ COMPRESSION_LEVELS = ("minimal", "balanced", "detailed")
 def _array(x, name="x_enc", tensor_only=False):
     """A numpy view of a tensor or array (no copy for CPU float32/float64 data)."""
     if torch is not None and isinstance(x, torch.Tensor):
-        t = x.detach()
-        if t.device.type != "cpu":
+        t = x.detach() if x.requires_grad else x
+        if not t.is_cpu:
             t = t.cpu()  # the one host copy of a CUDA batch
-        if t.dtype not in (torch.float32, torch.float64):
+        if t.dtype is not torch.float32 and t.dtype is not torch.float64:
             t = t.to(torch.float32)  # half, bfloat16, integers
         return t.numpy()
     if tensor_only or not isinstance(x, np.ndarray):
@@ -83,7 +83,8 @@ class DWTPromptGenerator(_Module):
             super().__init__()
         if isinstance(level, bool) or not isinstance(level, int):
             raise ValueError(f"level must be an int, got {level!r}")
-        _wavebench.check_settings(wavelet, level, mode)
+        # Checked here (ValueError), planned once for the batches' length.
+        self._transform = _wavebench.Transform(wavelet, level, mode)
         if compression_level not in COMPRESSION_LEVELS:
             raise ValueError(
                 f"compression_level {compression_level!r}: expected one of {', '.join(COMPRESSION_LEVELS)}"
@@ -104,7 +105,7 @@ class DWTPromptGenerator(_Module):
         x = _array(x_enc, tensor_only=False)
         if x.ndim != 3:
             raise ValueError(f"x_enc must be 3-D (B, N, T), got shape {tuple(x.shape)}")
-        return _wavebench.batch_features(x, self.wavelet, self.level, self.mode)
+        return self._transform.batch_features(x)
 
     if _Module is object:
         __call__ = forward
