@@ -196,9 +196,9 @@ fn correlate<T: Real>(ext: &[Lane<T>], lo: &[T], hi: &[T], a: &mut [Lane<T>], d:
     while o + B <= n {
         let window = &ext[2 * o..2 * o + 2 * (B - 1) + f];
         let (mut sa, mut sd) = ([zero::<T>(); B], [zero::<T>(); B]);
-        for (j, (&l, &h)) in lo.iter().zip(hi).enumerate() {
-            // One bounds check per tap; the constant offsets below need none.
-            let taps = &window[j..j + 2 * B - 1];
+        // Each tap's samples as a window of the block's: no bounds check in the loop (an
+        // index range per tap cost two, ~6 % of the transform).
+        for ((taps, &l), &h) in window.windows(2 * B - 1).zip(lo).zip(hi) {
             for b in 0..B {
                 let s = &taps[2 * b];
                 sa[b] = madd(sa[b], l, s);
