@@ -9,7 +9,7 @@
 
 use crate::data::Normalize;
 use crate::engine::{native, DType, Plan, Real, SeriesSummary, StatsRequest};
-use crate::features::{self, Aggregate, Features, Shares};
+use crate::features::{self, Aggregate, Features};
 use crate::numeric::parallel;
 use crate::prompt::{PromptVars, Prompter, TemplateError};
 use crate::stats::StatsScratch;
@@ -64,25 +64,34 @@ impl<T: Real> Rows<'_, T> {
         statistics: bool,
     ) -> Result<Vec<Features>, RowsError> {
         let stats = statistics.then(|| self.stats_request(aggregate));
-        // Each series' energy shares are computed in the parallel pass: for a whole batch
-        // they were a fifth of the call, on one thread after it.
-        let shares = |s: &SeriesSummary| Shares::of(&s.bands);
-        let (sums, shares) = match plan.work_dtype(T::DTYPE) {
+        // A whole batch's sums are made run by run in the parallel pass (a run is a lane
+        // group): the group's serial pass only adds 28 runs for 224 series.
+        let runs = |group: &[SeriesSummary]| match aggregate {
+            Aggregate::Batch => Some(features::Sums::of_run(group, self.rows.len())),
+            _ => None,
+        };
+        let (sums, runs) = match plan.work_dtype(T::DTYPE) {
             // The common case (x_enc normalised by the model): read in place.
             w if w == T::DTYPE && normalize == Normalize::None => {
-                native::summarize_slices(self.rows, plan, stats, shares)
+                native::summarize_slices(self.rows, plan, stats, runs)
             }
             DType::F32 => {
                 let owned = self.prepared::<f32>(normalize)?;
-                native::summarize_slices(&borrowed(&owned), plan, stats, shares)
+                native::summarize_slices(&borrowed(&owned), plan, stats, runs)
             }
             DType::F64 => {
                 let owned = self.prepared::<f64>(normalize)?;
-                native::summarize_slices(&borrowed(&owned), plan, stats, shares)
+                native::summarize_slices(&borrowed(&owned), plan, stats, runs)
             }
         }
         .map_err(|row| not_finite(row, self.rows[row]))?;
-        Ok(group_features(&sums, &shares, aggregate, self.channels))
+        Ok(match aggregate {
+            Aggregate::Batch => {
+                let runs: Vec<features::Sums> = runs.into_iter().flatten().collect();
+                vec![features::compute_from_runs(&sums, &runs)]
+            }
+            _ => group_features(&sums, aggregate, self.channels),
+        })
     }
 
     /// Time-LLM's per-series prompts (the `timellm` template, or any template that reads
@@ -173,26 +182,22 @@ fn borrowed<W>(owned: &[Vec<W>]) -> Vec<&[W]> {
 }
 
 /// Each group's features, groups as `pipeline::features` forms them for one batch.
-fn group_features(
-    sums: &[SeriesSummary],
-    shares: &[Shares],
-    aggregate: Aggregate,
-    channels: usize,
-) -> Vec<Features> {
+fn group_features(sums: &[SeriesSummary], aggregate: Aggregate, channels: usize) -> Vec<Features> {
     match aggregate {
         Aggregate::Series => sums
             .par_iter()
-            .zip(shares)
-            .map(|(s, sh)| features::compute_with(std::slice::from_ref(s), [sh]))
+            .map(|s| features::compute(std::slice::from_ref(s)))
             .collect(),
         Aggregate::Sample => sums
             .par_chunks(channels.max(1))
-            .zip(shares.par_chunks(channels.max(1)))
-            .map(|(s, sh)| features::compute_with(s, sh))
+            .map(features::compute)
             .collect(),
-        Aggregate::Batch => vec![features::compute_with(sums, shares)],
+        Aggregate::Batch => vec![features::compute(sums)],
     }
 }
+
+/// A batch's runs are the pass's lane groups.
+const _: () = assert!(features::RUN == native::LANES);
 
 #[cfg(test)]
 mod tests {

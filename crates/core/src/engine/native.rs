@@ -7,7 +7,8 @@
 //! the hot loop allocates nothing per series.
 
 use super::batch::WindowBatch;
-use super::lanes::{self, Lane, LaneScratch, LANES};
+pub use super::lanes::LANES;
+use super::lanes::{self, Lane, LaneScratch};
 use super::plan::{LevelPlan, Plan};
 use super::summary::{BandSummary, Bands, SeriesSummary};
 use super::StatsRequest;
@@ -618,41 +619,41 @@ fn summarize_task<W: Real>(
 /// Summaries of series held as rows in memory (a training step's batch), in their own
 /// precision `W` (the plan's working one): the lane kernels of `summarize_windows` read
 /// straight from the rows, so every bit is the window path's. The calling thread works
-/// too, a lane group at a time (`parallel::for_each_piece_pair`). Beside each summary,
-/// `then(summary)`, computed by the thread that made it while it is in cache (what a
-/// caller would otherwise compute per series after the pass, alone). `Err(k)`: row k
-/// holds a sample that is not finite.
+/// too, a lane group at a time (`parallel::for_each_piece_with`). Beside each lane group's
+/// summaries, `then(summaries)`, computed by the thread that made them while they are in
+/// its cache (what a caller would otherwise compute after the pass, alone): one `U` per
+/// [`LANES`] rows. `Err(k)`: row k holds a sample that is not finite.
 #[allow(clippy::type_complexity)]
 pub fn summarize_slices<W: Real, U: Send + Default>(
     rows: &[&[W]],
     plan: &Plan,
     stats: Option<StatsRequest>,
-    then: impl Fn(&SeriesSummary) -> U + Sync,
+    then: impl Fn(&[SeriesSummary]) -> U + Sync,
 ) -> Result<(Vec<SeriesSummary>, Vec<U>), usize> {
     let isa = Isa::active();
     debug_assert_eq!(plan.work_dtype(W::DTYPE), W::DTYPE);
     debug_assert!(rows.iter().all(|r| r.len() == plan.len));
     // Made in place: `vec![x; n]` copied a whole default summary per item (4% of a batch).
     let mut out: Vec<SeriesSummary> = (0..rows.len()).map(|_| Default::default()).collect();
-    let mut extra: Vec<U> = (0..rows.len()).map(|_| Default::default()).collect();
-    parallel::for_each_piece_pair(
+    let mut per_group: Vec<U> = (0..rows.len().div_ceil(LANES))
+        .map(|_| Default::default())
+        .collect();
+    parallel::for_each_piece_with(
         &mut out,
-        &mut extra,
         LANES,
+        &mut per_group,
         parallel::State {
             key: (plan.key(), stats),
             make: || SlicesScratch::new(plan, stats),
         },
-        |scratch, first, sums, extra| {
+        |scratch, first, sums, u| {
             let rows = &rows[first..first + sums.len()];
             dispatch::slices_task::<W>(isa, rows, first, plan, scratch, sums)?;
-            for (u, s) in extra.iter_mut().zip(sums.iter()) {
-                *u = then(s);
-            }
+            *u = then(sums);
             Ok::<_, usize>(())
         },
     )?;
-    Ok((out, extra))
+    Ok((out, per_group))
 }
 
 /// One thread's working memory for `slices_task`, with the statistics asked for (and

@@ -137,25 +137,80 @@ pub fn entropy(ratios: &[f64]) -> f64 {
         .sum::<f64>()
 }
 
-/// How one series' energy divides among its bands: its energy ratios, their entropy and
-/// the band with the largest share. This is the part of [`compute`] that is independent
-/// for every series (and the costly part: a division and a `ln` per band), so a caller
-/// that holds many series computes it where their summaries are made, in parallel, and
-/// [`compute_with`] only adds the shares up in series order.
+/// Series per run of a group's sums (see [`Sums`]).
+pub const RUN: usize = 8;
+
+/// The running sums of a group's features: group means of the energy ratios and their
+/// entropy, votes for the dominant band, pooled band moments, trend rises and steps.
+///
+/// [`compute`] adds a group's series in runs of [`RUN`] consecutive series, each run from
+/// zero, then the runs' sums in order. Every path (CLI, app, wheel) thus gets the same
+/// bits, and a caller holding a whole batch (the wheel) sums each run in parallel where
+/// its summaries are made: the group's serial pass then adds up a few runs instead of
+/// pooling every series (which was a training step's whole serial tail). A group of up
+/// to [`RUN`] series is summed as one run, exactly as series by series.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Shares {
-    pub ratios: Bands<f64>,
-    pub entropy: f64,
-    pub dominant: usize,
+pub struct Sums {
+    mean_ratio: Bands<f64>,
+    mean_entropy: f64,
+    votes: Bands<usize>,
+    pooled: Bands<BandSummary>,
+    rises: Bands<f64>,
+    steps: Bands<usize>,
 }
 
-impl Shares {
-    pub fn of(bands: &[BandSummary]) -> Shares {
-        let ratios = energy_ratios(bands);
-        Shares {
-            entropy: entropy(&ratios),
-            dominant: argmax(&ratios),
-            ratios,
+impl Sums {
+    fn new(bands: usize) -> Sums {
+        Sums {
+            mean_ratio: smallvec::smallvec![0.0; bands],
+            mean_entropy: 0.0,
+            votes: smallvec::smallvec![0; bands],
+            pooled: smallvec::smallvec![BandSummary::default(); bands],
+            rises: smallvec::smallvec![0.0; bands],
+            steps: smallvec::smallvec![0; bands],
+        }
+    }
+
+    /// The sums of one run of at most [`RUN`] series of a group of `group_len`.
+    pub fn of_run(run: &[SeriesSummary], group_len: usize) -> Sums {
+        debug_assert!(run.len() <= RUN);
+        let bands = run.first().map_or(0, |s| s.bands.len());
+        let m = group_len.max(1) as f64;
+        let mut sums = Sums::new(bands);
+        // Slices taken once: indexing a SmallVec checks where it lives at every access.
+        let (mean_ratio, votes, pooled, rises, steps) = (
+            &mut sums.mean_ratio[..],
+            &mut sums.votes[..],
+            &mut sums.pooled[..],
+            &mut sums.rises[..],
+            &mut sums.steps[..],
+        );
+        for s in run {
+            let b = &s.bands[..bands];
+            let r = energy_ratios(b);
+            sums.mean_entropy += entropy(&r) / m;
+            votes[argmax(&r)] += 1;
+            for k in 0..bands {
+                mean_ratio[k] += r[k] / m;
+                pooled[k] = pooled[k].pooled(&b[k]);
+                rises[k] += b[k].last - b[k].first;
+                steps[k] += b[k].len.saturating_sub(1);
+            }
+        }
+        sums
+    }
+
+    /// Add the next run's sums.
+    fn add(&mut self, run: &Sums) {
+        self.mean_entropy += run.mean_entropy;
+        let k = self.mean_ratio.len();
+        assert_eq!(run.mean_ratio.len(), k, "Sums::add: band counts");
+        for k in 0..k {
+            self.mean_ratio[k] += run.mean_ratio[k];
+            self.votes[k] += run.votes[k];
+            self.pooled[k] = self.pooled[k].pooled(&run.pooled[k]);
+            self.rises[k] += run.rises[k];
+            self.steps[k] += run.steps[k];
         }
     }
 }
@@ -196,58 +251,35 @@ pub fn snr_db(std_first: f64, std_last: f64) -> f64 {
 /// trends pool all first differences; band stds pool all coefficients; min/max/median are
 /// means; the Time-LLM trend and lags are the first series'.
 pub fn compute(group: &[SeriesSummary]) -> Features {
-    compute_with(group, group.iter().map(|s| Shares::of(&s.bands)))
+    let runs: Vec<Sums> = group
+        .chunks(RUN)
+        .map(|run| Sums::of_run(run, group.len()))
+        .collect();
+    compute_from_runs(group, &runs)
 }
 
-/// [`compute`] with each series' [`Shares`] given, in the group's order (the same bits).
-pub fn compute_with<S: std::borrow::Borrow<Shares>>(
-    group: &[SeriesSummary],
-    shares: impl IntoIterator<Item = S, IntoIter: ExactSizeIterator>,
-) -> Features {
-    let shares = shares.into_iter();
+/// [`compute`] with the sums of each run of [`RUN`] series given (`Sums::of_run` of
+/// `group.chunks(RUN)`, in order): the same bits.
+pub fn compute_from_runs(group: &[SeriesSummary], runs: &[Sums]) -> Features {
     assert_eq!(
-        shares.len(),
-        group.len(),
-        "compute_with: one Shares per series"
+        runs.len(),
+        group.len().div_ceil(RUN),
+        "compute_from_runs: one Sums per run"
     );
-    let m = group.len().max(1) as f64;
     let bands = group.first().map_or(0, |s| s.bands.len());
     let n = bands.saturating_sub(1);
-
-    let mut mean_ratio: Bands<f64> = smallvec::smallvec![0.0; bands];
-    let mut mean_entropy = 0.0;
-    let mut votes: Bands<usize> = smallvec::smallvec![0; bands];
-    let mut pooled: Bands<BandSummary> = smallvec::smallvec![BandSummary::default(); bands];
-    let (mut rises, mut steps): (Bands<f64>, Bands<usize>) = (
-        smallvec::smallvec![0.0; bands],
-        smallvec::smallvec![0; bands],
-    );
-    {
-        // Slices taken once: indexing a SmallVec checks where it lives at every access
-        // (this loop is a whole batch's serial tail; twice as fast so).
-        let (mean_ratio, pooled, rises, steps) = (
-            &mut mean_ratio[..],
-            &mut pooled[..],
-            &mut rises[..],
-            &mut steps[..],
-        );
-        for (s, shares) in group.iter().zip(shares) {
-            let Shares {
-                ratios,
-                entropy,
-                dominant,
-            } = shares.borrow();
-            mean_entropy += entropy / m;
-            votes[*dominant] += 1;
-            let (r, b) = (&ratios[..bands], &s.bands[..bands]);
-            for k in 0..bands {
-                mean_ratio[k] += r[k] / m;
-                pooled[k] = pooled[k].pooled(&b[k]);
-                rises[k] += b[k].last - b[k].first;
-                steps[k] += b[k].len.saturating_sub(1);
-            }
-        }
+    let mut total = Sums::new(bands);
+    for run in runs {
+        total.add(run);
     }
+    let Sums {
+        mean_ratio,
+        mean_entropy,
+        votes,
+        pooled,
+        rises,
+        steps,
+    } = total;
     let dominant_band = votes
         .iter()
         .enumerate()
@@ -347,6 +379,79 @@ mod tests {
         assert_eq!(f.trend_consistency, 0.5);
         assert_eq!(f.trend_desc, "mixed (0/4 scales upward)");
         assert_eq!(f.dominant_band, 0);
+    }
+
+    /// Series with every band's moments drawn at random.
+    fn random_group(n: usize) -> Vec<SeriesSummary> {
+        let mut next = crate::testing::xorshift(11);
+        let mut u = move || (next() % 1_000_000) as f64 / 1e6;
+        (0..n)
+            .map(|_| SeriesSummary {
+                bands: [9usize, 9, 16, 30]
+                    .iter()
+                    .map(|&len| BandSummary {
+                        energy: u() * 50.0,
+                        mean: u() - 0.5,
+                        m2: u() * 20.0,
+                        first: u(),
+                        last: u(),
+                        len,
+                    })
+                    .collect(),
+                stats: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_group_is_summed_in_runs_of_eight() {
+        // The rule stated on its own: each run of 8 consecutive series from zero, series
+        // by series; then the runs in order.
+        let pooled_std = |group: &[SeriesSummary], k: usize, run: usize| {
+            let fold = |acc: BandSummary, b: &BandSummary| acc.pooled(b);
+            let runs: Vec<BandSummary> = group
+                .chunks(run)
+                .map(|r| {
+                    r.iter()
+                        .map(|s| s.bands[k])
+                        .fold(BandSummary::default(), |a, b| fold(a, &b))
+                })
+                .collect();
+            runs.iter().fold(BandSummary::default(), fold).std()
+        };
+        let mean_ratio = |group: &[SeriesSummary], k: usize, run: usize| {
+            let m = group.len() as f64;
+            group
+                .chunks(run)
+                .map(|r| {
+                    r.iter()
+                        .fold(0.0, |a, s| a + energy_ratios(&s.bands)[k] / m)
+                })
+                .fold(0.0, |a, r| a + r)
+        };
+        let group = random_group(20);
+        let f = compute(&group);
+        for k in 0..4 {
+            assert_eq!(f.band_stds[k], pooled_std(&group, k, 8), "band {k}");
+            assert_eq!(f.energy_ratio[k], mean_ratio(&group, k, 8), "band {k}");
+        }
+        // A group of at most one run is summed series by series.
+        let small = &group[..8];
+        let f = compute(small);
+        for k in 0..4 {
+            assert_eq!(f.band_stds[k], pooled_std(small, k, usize::MAX), "band {k}");
+            assert_eq!(
+                f.energy_ratio[k],
+                mean_ratio(small, k, usize::MAX),
+                "band {k}"
+            );
+        }
+        // Runs made elsewhere (the wheel's parallel pass) give the same features.
+        let runs: Vec<Sums> = group
+            .chunks(RUN)
+            .map(|r| Sums::of_run(r, group.len()))
+            .collect();
+        assert_eq!(compute_from_runs(&group, &runs), compute(&group));
     }
 
     #[test]

@@ -46,27 +46,31 @@ where
     })
 }
 
-/// [`for_each_piece`] over two outputs of one length, cut at the same places:
-/// `f(state, first, a_piece, b_piece)`.
-pub fn for_each_piece_pair<A: Send, B: Send, K, S, E: Send>(
-    a: &mut [A],
-    b: &mut [B],
+/// [`for_each_piece`] with a second output of one item per piece:
+/// `f(state, first, piece, per_piece_item)`.
+pub fn for_each_piece_with<T: Send, B: Send, K, S, E: Send>(
+    out: &mut [T],
     piece: usize,
+    per_piece: &mut [B],
     state: State<K, impl Fn() -> S + Sync>,
-    f: impl Fn(&mut S, usize, &mut [A], &mut [B]) -> Result<(), E> + Sync,
+    f: impl Fn(&mut S, usize, &mut [T], &mut B) -> Result<(), E> + Sync,
 ) -> Result<(), E>
 where
     K: PartialEq + Clone + Sync + 'static,
     S: 'static,
 {
-    assert_eq!(a.len(), b.len(), "for_each_piece_pair: lengths");
     let piece = piece.max(1);
-    let count = a.len().div_ceil(piece);
+    let count = out.len().div_ceil(piece);
+    assert_eq!(
+        per_piece.len(),
+        count,
+        "for_each_piece_with: one item per piece"
+    );
     run(
-        a.chunks_mut(piece).zip(b.chunks_mut(piece)),
+        out.chunks_mut(piece).zip(per_piece.iter_mut()),
         count,
         state,
-        |state, i, (a, b)| f(state, i * piece, a, b),
+        |state, i, (items, b)| f(state, i * piece, items, b),
     )
 }
 
