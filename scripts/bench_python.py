@@ -6,7 +6,7 @@ the DWT as reflect padding + conv1d(stride 2) per level, features from tensor re
 descriptions in Python after `.item()`. It is checked against wavebench's numbers first, so
 both compute the same thing. Both run in this process on the CPU, at B=32, N=7, T=512.
 
-usage: python scripts/bench_python.py [--repeat R] [--device cpu|cuda]
+usage: python scripts/bench_python.py [--repeat R] [--device cpu|cuda] [--interleave]
 """
 import argparse
 import math
@@ -145,20 +145,37 @@ class TorchPromptPath:
         return out
 
 
-def per_call(f, repeat):
-    f()  # warm-up
-    times = []
-    for _ in range(repeat):
+def per_call(ours, theirs, repeat, interleave):
+    """Median and best ms per call of each side: all of one side's calls, then the
+    other's; or (`interleave`) one call of each in turn, as in a loop that runs PyTorch
+    CPU ops between the calls (their OpenMP threads spin after each op, so the calls
+    meet that machine)."""
+    times = ([], [])
+
+    def timed(f, t):
         t0 = time.perf_counter()
         f()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3, min(times) * 1e3
+        t.append(time.perf_counter() - t0)
+
+    ours(), theirs()  # warm-up
+    if interleave:
+        for _ in range(repeat):
+            timed(ours, times[0])
+            timed(theirs, times[1])
+    else:
+        for f, t in zip((ours, theirs), times):
+            f()  # warm-up after the other side's calls
+            for _ in range(repeat):
+                timed(f, t)
+    return [(statistics.median(t) * 1e3, min(t) * 1e3) for t in times]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--interleave", action="store_true",
+                    help="alternate the two sides' calls (PyTorch CPU ops between ours)")
     ap.add_argument("--batch", type=int, nargs=3, default=[32, 7, 512], metavar=("B", "N", "T"))
     args = ap.parse_args()
     b, n, t = args.batch
@@ -183,11 +200,12 @@ def main():
          lambda: ref.timellm_prompts(x, "bench", 96)),
     ]
     print(f"B={b} N={n} T={t}, device {args.device}, torch {torch.__version__}, "
-          f"{torch.get_num_threads()} torch threads, median of {args.repeat} calls")
+          f"{torch.get_num_threads()} torch threads, median of {args.repeat} calls"
+          f"{', interleaved' if args.interleave else ''}")
     print("| call | wavebench ms (min) | PyTorch ms (min) | speed-up |")
     print("|---|---|---|---|")
     for name, ours, theirs in rows:
-        (wm, wmin), (tm, tmin) = per_call(ours, args.repeat), per_call(theirs, args.repeat)
+        (wm, wmin), (tm, tmin) = per_call(ours, theirs, args.repeat, args.interleave)
         print(f"| {name} | {wm:.3f} ({wmin:.3f}) | {tm:.3f} ({tmin:.3f}) | {tm / wm:.1f}x |")
 
 
