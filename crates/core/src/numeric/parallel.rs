@@ -4,18 +4,21 @@
 //! rayon from a thread outside the pool (Python's), the caller sleeps while the workers are
 //! woken, and the wake-ups cost as much as the second core gains. Here the caller works
 //! too, and the job is cut into small pieces that each thread takes as it comes free: a
-//! worker that wakes late takes fewer pieces instead of holding up a fixed share. Each
-//! thread keeps its working memory for the next call of the same shape (a training loop
-//! makes the same call every step).
+//! worker that wakes late takes fewer pieces instead of holding up a fixed share, and one
+//! that wakes after the pieces are gone is not waited for (the helpers run behind a
+//! [`Gate`], not in a rayon scope, which would wait for every job it spawned to run).
+//! Each thread keeps its working memory for the next call of the same shape (a training
+//! loop makes the same call every step).
 
 use std::any::Any;
 use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// How long the calling thread waits awake for the helpers' last pieces before it sleeps
-/// on the scope's join: longer than a piece takes (~5-20 µs at T = 512).
+/// How long the calling thread waits awake for the helpers' last pieces before it parks:
+/// longer than a piece takes (~5-20 µs at T = 512).
 const SPIN_JOIN: Duration = Duration::from_micros(100);
 
 /// A thread's working memory for the pieces of a call: made by `make`, and kept by the
@@ -106,27 +109,146 @@ where
             keep(state.key.clone(), s);
         }
     };
-    let finished = AtomicUsize::new(0);
-    rayon::in_place_scope(|s| {
+    if helpers == 0 {
+        work();
+    } else {
+        // A helper's panic is kept and raised here once no helper runs.
+        let panicked: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+        let helper_work = || {
+            if let Err(p) = panic::catch_unwind(AssertUnwindSafe(&work)) {
+                *panicked.lock().unwrap_or_else(PoisonError::into_inner) = Some(p);
+            }
+        };
+        let gate = Arc::new(Gate::new());
+        // Declared after everything the helpers borrow, so dropped before it, also when
+        // this thread unwinds: no helper is inside once it is gone.
+        let closed = CloseAndWait(&gate);
+        let erased: &(dyn Fn() + Sync) = &helper_work;
+        // SAFETY: only the lifetime is erased. A helper calls through the pointer only
+        // between `Gate::enter` and its `Leave`, and `CloseAndWait` returns only once no
+        // helper is inside and none can enter, before `helper_work` and what it borrows
+        // go out of scope.
+        let erased = unsafe {
+            std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(
+                erased,
+            )
+        };
         for _ in 0..helpers {
-            s.spawn(|_| {
-                work();
-                finished.fetch_add(1, Ordering::Release);
+            let (gate, work) = (gate.clone(), WorkPtr(erased));
+            rayon::spawn(move || {
+                if gate.enter() {
+                    let _leave = Leave(&gate);
+                    // SAFETY: inside the gate (see above).
+                    unsafe { (*work.get())() };
+                }
             });
         }
         work();
-        // The helpers are at most a piece from done. The scope's own join sleeps on a
-        // condition variable and is woken ~8 µs after the last helper ends (a futex round
-        // trip on a VM), so wait for them here, awake, for up to a bound first.
-        let deadline = Instant::now() + SPIN_JOIN;
-        while finished.load(Ordering::Acquire) < helpers && Instant::now() < deadline {
-            std::hint::spin_loop();
+        drop(closed);
+        if let Some(p) = panicked
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
+            panic::resume_unwind(p);
         }
-    });
-    // The scope returns once every helper has run (a panic in one is re-raised there).
+    }
     match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
         Some((_, e)) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// The caller's work, as a helper job may hold it: called only inside the gate.
+struct WorkPtr(*const (dyn Fn() + Sync + 'static));
+
+// SAFETY: the pointee is `Sync`, and is only called inside the gate (see `run`).
+unsafe impl Send for WorkPtr {}
+
+impl WorkPtr {
+    // A method, so that the closure captures the whole (Send) wrapper, not its field.
+    fn get(&self) -> *const (dyn Fn() + Sync + 'static) {
+        self.0
+    }
+}
+
+/// Who may still run a call's work: helpers enter while it is open; the caller closes
+/// it when it runs out of pieces and waits for those inside to leave. A helper that
+/// starts after that (its thread woke late: behind PyTorch's spinning OpenMP threads this
+/// took ~0.4 ms) leaves at once without touching the call, and the call does not wait for
+/// it (a rayon scope would).
+struct Gate {
+    /// Bit 0: closed; the rest: helpers inside, times two.
+    state: AtomicUsize,
+    caller: std::thread::Thread,
+}
+
+const CLOSED: usize = 1;
+const INSIDE: usize = 2;
+
+impl Gate {
+    fn new() -> Gate {
+        Gate {
+            state: AtomicUsize::new(0),
+            caller: std::thread::current(),
+        }
+    }
+
+    /// Enter if still open.
+    fn enter(&self) -> bool {
+        let mut s = self.state.load(Ordering::Acquire);
+        loop {
+            if s & CLOSED != 0 {
+                return false;
+            }
+            match self.state.compare_exchange_weak(
+                s,
+                s + INSIDE,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return true,
+                Err(now) => s = now,
+            }
+        }
+    }
+
+    /// Close, then wait until no helper is inside: awake for up to [`SPIN_JOIN`] (those
+    /// inside are at most a piece from done, and a sleeping wait is woken ~8 µs late on a
+    /// VM), then parked until the last one leaves.
+    fn close_and_wait(&self) {
+        if self.state.fetch_or(CLOSED, Ordering::AcqRel) == 0 {
+            return;
+        }
+        let deadline = Instant::now() + SPIN_JOIN;
+        while self.state.load(Ordering::Acquire) != CLOSED {
+            if Instant::now() < deadline {
+                std::hint::spin_loop();
+            } else {
+                std::thread::park();
+            }
+        }
+    }
+}
+
+/// Closes the gate and waits for the helpers inside when dropped.
+struct CloseAndWait<'a>(&'a Gate);
+
+impl Drop for CloseAndWait<'_> {
+    fn drop(&mut self) {
+        self.0.close_and_wait();
+    }
+}
+
+/// A helper's way out of the gate, also when its work panics.
+struct Leave<'a>(&'a Gate);
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        // The last one out of a closed gate wakes the caller (a wake before it parks
+        // makes its park return at once).
+        if self.0.state.fetch_sub(INSIDE, Ordering::AcqRel) == CLOSED + INSIDE {
+            self.0.caller.unpark();
+        }
     }
 }
 
@@ -220,6 +342,37 @@ mod tests {
         assert_eq!(call(7), ([7; 4], 1), "kept");
         assert_eq!(call(9), ([9; 4], 2), "another key: made anew");
         assert_eq!(call(7), ([7; 4], 3), "only the last state is kept");
+    }
+
+    #[test]
+    fn a_panic_in_any_piece_reaches_the_caller_after_every_helper_left() {
+        for bad in [0, 57, 99] {
+            let mut out = vec![0u8; 100];
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let _: Result<(), ()> = for_each_piece(
+                    &mut out,
+                    1,
+                    State {
+                        key: (),
+                        make: || (),
+                    },
+                    |_, first, items| {
+                        assert_ne!(first, bad, "piece {bad} fails");
+                        items[0] = 1;
+                        Ok(())
+                    },
+                );
+            }));
+            let msg = r.expect_err("the panic is raised in the caller");
+            let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
+            assert!(msg.contains(&format!("piece {bad} fails")), "{msg}");
+            // No helper writes after the call returned (the pieces left after a panic
+            // may or may not have run).
+            let snapshot = out.clone();
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            assert_eq!(out, snapshot);
+            assert_eq!(out[bad], 0);
+        }
     }
 
     #[test]
