@@ -345,6 +345,40 @@ mod tests {
     }
 
     #[test]
+    fn calls_from_many_threads_each_get_all_their_pieces() {
+        // Helpers of one call wake during others, and late ones meet a closed gate.
+        std::thread::scope(|s| {
+            for t in 0..4usize {
+                s.spawn(move || {
+                    for call in 0..200usize {
+                        let n = 1 + (call * 7 + t) % 64;
+                        let mut out = vec![usize::MAX; n];
+                        let r: Result<(), ()> = for_each_piece(
+                            &mut out,
+                            1 + call % 3,
+                            State {
+                                key: (),
+                                make: || (),
+                            },
+                            |_, first, items| {
+                                for (k, v) in items.iter_mut().enumerate() {
+                                    *v = first + k + t;
+                                }
+                                Ok(())
+                            },
+                        );
+                        assert_eq!(r, Ok(()));
+                        assert!(
+                            out.iter().enumerate().all(|(k, &v)| v == k + t),
+                            "t {t} call {call}"
+                        );
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
     fn a_panic_in_any_piece_reaches_the_caller_after_every_helper_left() {
         for bad in [0, 57, 99] {
             let mut out = vec![0u8; 100];
