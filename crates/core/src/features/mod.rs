@@ -251,11 +251,11 @@ pub fn snr_db(std_first: f64, std_last: f64) -> f64 {
 /// trends pool all first differences; band stds pool all coefficients; min/max/median are
 /// means; the Time-LLM trend and lags are the first series'.
 pub fn compute(group: &[SeriesSummary]) -> Features {
-    let runs: Vec<Sums> = group
-        .chunks(RUN)
-        .map(|run| Sums::of_run(run, group.len()))
-        .collect();
-    compute_from_runs(group, &runs)
+    // Each run's sums made as they are added (a series' features allocate nothing).
+    from_runs(
+        group,
+        group.chunks(RUN).map(|run| Sums::of_run(run, group.len())),
+    )
 }
 
 /// [`compute`] with the sums of each run of [`RUN`] series given (`Sums::of_run` of
@@ -266,11 +266,18 @@ pub fn compute_from_runs(group: &[SeriesSummary], runs: &[Sums]) -> Features {
         group.len().div_ceil(RUN),
         "compute_from_runs: one Sums per run"
     );
+    from_runs(group, runs.iter().cloned())
+}
+
+/// The features of `group` from its runs' sums, in order.
+fn from_runs(group: &[SeriesSummary], mut runs: impl Iterator<Item = Sums>) -> Features {
     let bands = group.first().map_or(0, |s| s.bands.len());
     let n = bands.saturating_sub(1);
-    let mut total = Sums::new(bands);
+    // The first run is the total so far: adding it to zero would give its own bits (it
+    // holds no -0.0: every sum in it starts from +0.0).
+    let mut total = runs.next().unwrap_or_else(|| Sums::new(bands));
     for run in runs {
-        total.add(run);
+        total.add(&run);
     }
     let Sums {
         mean_ratio,
