@@ -88,7 +88,7 @@ impl<T: Real> Rows<'_, T> {
         Ok(match aggregate {
             Aggregate::Batch => {
                 let runs: Vec<features::Sums> = runs.into_iter().flatten().collect();
-                vec![features::compute_from_runs(&sums, &runs)]
+                vec![features::compute_from_runs(&sums, runs)]
             }
             _ => group_features(&sums, aggregate, self.channels),
         })

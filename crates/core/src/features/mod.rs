@@ -260,13 +260,13 @@ pub fn compute(group: &[SeriesSummary]) -> Features {
 
 /// [`compute`] with the sums of each run of [`RUN`] series given (`Sums::of_run` of
 /// `group.chunks(RUN)`, in order): the same bits.
-pub fn compute_from_runs(group: &[SeriesSummary], runs: &[Sums]) -> Features {
+pub fn compute_from_runs(group: &[SeriesSummary], runs: Vec<Sums>) -> Features {
     assert_eq!(
         runs.len(),
         group.len().div_ceil(RUN),
         "compute_from_runs: one Sums per run"
     );
-    from_runs(group, runs.iter().cloned())
+    from_runs(group, runs.into_iter())
 }
 
 /// The features of `group` from its runs' sums, in order.
@@ -458,7 +458,7 @@ mod tests {
             .chunks(RUN)
             .map(|r| Sums::of_run(r, group.len()))
             .collect();
-        assert_eq!(compute_from_runs(&group, &runs), compute(&group));
+        assert_eq!(compute_from_runs(&group, runs), compute(&group));
     }
 
     #[test]

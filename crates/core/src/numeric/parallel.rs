@@ -42,10 +42,10 @@ where
     K: PartialEq + Clone + Sync + 'static,
     S: 'static,
 {
-    let piece = piece.max(1);
-    let count = out.len().div_ceil(piece);
-    run(out.chunks_mut(piece), count, state, |state, i, items| {
-        f(state, i * piece, items)
+    // One `()` per piece: the pieces alone (a Vec of a zero-sized type allocates nothing).
+    let mut none = vec![(); out.len().div_ceil(piece.max(1))];
+    for_each_piece_with(out, piece, &mut none, state, |state, first, items, _| {
+        f(state, first, items)
     })
 }
 
