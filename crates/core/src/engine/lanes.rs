@@ -182,16 +182,47 @@ fn madd<T: Real>(acc: Lane<T>, c: T, s: &Lane<T>) -> Lane<T> {
     std::array::from_fn(|k| c.mul_add(s[k], acc[k]))
 }
 
-/// `a[o] = Σ_j lo[j] ext[2o+j]`, `d[o] = Σ_j hi[j] ext[2o+j]`, both sums in registers.
+/// Σc and Σc² of one band, lane-wise in f64, added in coefficient order from the first
+/// (numpy's first pass of a two-pass variance, one series per lane).
+#[derive(Clone, Copy, Default)]
+pub struct BandSums {
+    sum: [f64; LANES],
+    energy: [f64; LANES],
+}
+
+impl BandSums {
+    /// With one more coefficient. (By value: LLVM keeps the arrays in registers.)
+    #[inline(always)]
+    fn with<T: Real>(self, c: &Lane<T>) -> Self {
+        let v = widen(c);
+        BandSums {
+            sum: std::array::from_fn(|l| self.sum[l] + v[l]),
+            energy: std::array::from_fn(|l| self.energy[l] + v[l] * v[l]),
+        }
+    }
+}
+
+/// `a[o] = Σ_j lo[j] ext[2o+j]`, `d[o] = Σ_j hi[j] ext[2o+j]`, both sums in registers,
+/// and the band sums of `d` (and of `a` when `SUM_A`: the last level's approximation is
+/// a band) as the outputs leave the registers.
 ///
 /// Four outputs at a time: eight independent chains of fused multiply-adds keep both FMA
 /// units busy, where one output's two chains waited on the adder's latency at every tap
 /// (a quarter of the throughput). Each sum still runs over the taps in order from zero.
+/// The band sums are adds and conversions, which run on the other FP ports beside the
+/// multiply-adds: a separate pass over the coefficients cost a seventh of a lane group.
 #[inline(always)]
-fn correlate<T: Real>(ext: &[Lane<T>], lo: &[T], hi: &[T], a: &mut [Lane<T>], d: &mut [Lane<T>]) {
+fn correlate<T: Real, const SUM_A: bool>(
+    ext: &[Lane<T>],
+    lo: &[T],
+    hi: &[T],
+    a: &mut [Lane<T>],
+    d: &mut [Lane<T>],
+) -> (BandSums, BandSums) {
     const B: usize = 4;
     let (n, f) = (a.len(), lo.len());
     assert!(d.len() == n && hi.len() == f, "correlate: lengths");
+    let (mut ra, mut rd) = (BandSums::default(), BandSums::default());
     let mut o = 0;
     while o + B <= n {
         let window = &ext[2 * o..2 * o + 2 * (B - 1) + f];
@@ -207,7 +238,25 @@ fn correlate<T: Real>(ext: &[Lane<T>], lo: &[T], hi: &[T], a: &mut [Lane<T>], d:
         }
         a[o..o + B].copy_from_slice(&sa);
         d[o..o + B].copy_from_slice(&sd);
+        // The previous block's outputs are summed from memory: converted straight from the
+        // registers, LLVM split each filter's sums into half-width vectors (twice the
+        // multiply-adds), and read back at once, the loads waited on the stores.
+        if o >= B {
+            let (pa, pd) = std::hint::black_box((&a[o - B..o], &d[o - B..o]));
+            for b in 0..B {
+                rd = rd.with(&pd[b]);
+                if SUM_A {
+                    ra = ra.with(&pa[b]);
+                }
+            }
+        }
         o += B;
+    }
+    for b in o.saturating_sub(B)..o {
+        rd = rd.with(&d[b]);
+        if SUM_A {
+            ra = ra.with(&a[b]);
+        }
     }
     for (o, (a, d)) in a.iter_mut().zip(d.iter_mut()).enumerate().skip(o) {
         let window = &ext[2 * o..2 * o + f];
@@ -216,23 +265,41 @@ fn correlate<T: Real>(ext: &[Lane<T>], lo: &[T], hi: &[T], a: &mut [Lane<T>], d:
             sa = madd(sa, l, s);
             sd = madd(sd, h, s);
         }
+        rd = rd.with(&sd);
+        if SUM_A {
+            ra = ra.with(&sa);
+        }
         *a = sa;
         *d = sd;
     }
+    (ra, rd)
 }
 
 /// Decompose eight series `x` (`plan.len` samples) into `out` (bands concatenated in
-/// pywt order, `plan.coeffs_per_series()` entries).
+/// pywt order, `plan.coeffs_per_series()` entries), and each band's sums into `sums`
+/// (`plan.bands()` entries, same order) for `band_summaries`.
 #[inline(always)]
-pub fn decompose<T: Real>(x: &[Lane<T>], plan: &Plan, out: &mut [Lane<T>], s: &mut LaneScratch<T>) {
+pub fn decompose<T: Real>(
+    x: &[Lane<T>],
+    plan: &Plan,
+    out: &mut [Lane<T>],
+    sums: &mut [BandSums],
+    s: &mut LaneScratch<T>,
+) {
     s.input(plan).copy_from_slice(x);
-    decompose_input(plan, out, s);
+    decompose_input(plan, out, sums, s);
 }
 
 /// `decompose` of the samples written to `s.input(plan)`.
 #[inline(always)]
-pub fn decompose_input<T: Real>(plan: &Plan, out: &mut [Lane<T>], s: &mut LaneScratch<T>) {
+pub fn decompose_input<T: Real>(
+    plan: &Plan,
+    out: &mut [Lane<T>],
+    sums: &mut [BandSums],
+    s: &mut LaneScratch<T>,
+) {
     let n = plan.level;
+    assert_eq!(sums.len(), plan.bands(), "decompose: band sums");
     for (lvl, lp) in plan.levels.iter().enumerate() {
         if lp.holds_input() {
             edges(lp, None, &mut s.ext);
@@ -246,7 +313,12 @@ pub fn decompose_input<T: Real>(plan: &Plan, out: &mut [Lane<T>], s: &mut LaneSc
             Some(next) if next.holds_input() => &mut s.next[next.interior.clone()],
             Some(_) => &mut s.approx[..lp.n_out],
         };
-        correlate(&s.ext[..lp.ext_len], &s.lo, &s.hi, a, d);
+        let ext = &s.ext[..lp.ext_len];
+        if lvl + 1 == n {
+            (sums[0], sums[n - lvl]) = correlate::<T, true>(ext, &s.lo, &s.hi, a, d);
+        } else {
+            (_, sums[n - lvl]) = correlate::<T, false>(ext, &s.lo, &s.hi, a, d);
+        }
         std::mem::swap(&mut s.ext, &mut s.next);
     }
 }
@@ -264,33 +336,25 @@ fn widen<T: Real>(c: &Lane<T>) -> [f64; LANES] {
     c.map(|v| v.to_f64())
 }
 
-/// The moments of two bands, their sums interleaved: each running sum waits on the
-/// adder's latency at every coefficient, so one band alone leaves the adders mostly idle,
-/// while two bands' independent chains fill them. Each band is still summed in order from
-/// its first coefficient, so the bits are those of one band at a time (numpy's two passes).
+/// The moments of two bands from their sums (`decompose`'s first pass), the squared
+/// deviations interleaved: each running sum waits on the adder's latency at every
+/// coefficient, so one band alone leaves the adders mostly idle, while two bands'
+/// independent chains fill them. Each band is still summed in order from its first
+/// coefficient, so the bits are those of one band at a time (numpy's two passes).
 #[inline(always)]
-fn moments_pair<T: Real>(x: &[Lane<T>], y: &[Lane<T>]) -> [Moments; 2] {
-    let first = |sum: [f64; LANES], energy: [f64; LANES], c: &Lane<T>| {
-        let v = widen(c);
-        (
-            std::array::from_fn(|l| sum[l] + v[l]),
-            std::array::from_fn(|l| energy[l] + v[l] * v[l]),
-        )
-    };
+fn moments_pair<T: Real>(
+    x: &[Lane<T>],
+    y: &[Lane<T>],
+    sx: &BandSums,
+    sy: &BandSums,
+) -> [Moments; 2] {
     let second = |m2: [f64; LANES], mean: &[f64; LANES], c: &Lane<T>| {
         let v = widen(c);
         std::array::from_fn(|l| m2[l] + (v[l] - mean[l]) * (v[l] - mean[l]))
     };
-    let ([mut sx, mut ex, mut sy, mut ey], mut m2x, mut m2y) =
-        ([[0.0; LANES]; 4], [0.0; LANES], [0.0; LANES]);
-    interleaved(
-        x,
-        y,
-        |a| (sx, ex) = first(sx, ex, a),
-        |b| (sy, ey) = first(sy, ey, b),
-    );
-    let mean = |s: [f64; LANES], len: usize| s.map(|s| if len > 0 { s / len as f64 } else { 0.0 });
+    let mean = |s: &BandSums, len: usize| s.sum.map(|s| if len > 0 { s / len as f64 } else { 0.0 });
     let (mx, my) = (mean(sx, x.len()), mean(sy, y.len()));
+    let (mut m2x, mut m2y) = ([0.0; LANES], [0.0; LANES]);
     interleaved(
         x,
         y,
@@ -300,12 +364,12 @@ fn moments_pair<T: Real>(x: &[Lane<T>], y: &[Lane<T>]) -> [Moments; 2] {
     [
         Moments {
             mean: mx,
-            energy: ex,
+            energy: sx.energy,
             m2: m2x,
         },
         Moments {
             mean: my,
-            energy: ey,
+            energy: sy.energy,
             m2: m2y,
         },
     ]
@@ -324,10 +388,17 @@ fn interleaved<A, B>(x: &[A], y: &[B], mut fx: impl FnMut(&A), mut fy: impl FnMu
     y[common..].iter().for_each(&mut fy);
 }
 
-/// The band summaries of the first `lanes` series of `coeffs` into `out[series][band]`.
-/// Moments are two-pass (mean, then squared deviations), as numpy does them.
+/// The band summaries of the first `lanes` series of `coeffs` into `out[series][band]`,
+/// from `decompose`'s coefficients and band sums. Moments are two-pass (mean, then squared
+/// deviations), as numpy does them.
 #[inline(always)]
-pub fn band_summaries<T: Real>(coeffs: &[Lane<T>], plan: &Plan, out: &mut [Bands<BandSummary>]) {
+pub fn band_summaries<T: Real>(
+    coeffs: &[Lane<T>],
+    sums: &[BandSums],
+    plan: &Plan,
+    out: &mut [Bands<BandSummary>],
+) {
+    assert_eq!(sums.len(), plan.bands(), "band_summaries: band sums");
     let band = |k: usize| &coeffs[plan.offsets[k]..plan.offsets[k] + plan.band_lens[k]];
     // Bands in pairs of similar length (the longest two together, ...), so the pairs'
     // common parts cover most coefficients.
@@ -336,7 +407,9 @@ pub fn band_summaries<T: Real>(coeffs: &[Lane<T>], plan: &Plan, out: &mut [Bands
     let mut moments: Bands<Moments> = smallvec::smallvec![Moments::default(); plan.bands()];
     for pair in order.chunks(2) {
         let (k, j) = (pair[0], pair.get(1).copied());
-        let [mk, mj] = moments_pair(band(k), j.map_or(&[][..], band));
+        let none = BandSums::default();
+        let (yj, sj) = j.map_or((&[][..], &none), |j| (band(j), &sums[j]));
+        let [mk, mj] = moments_pair(band(k), yj, &sums[k], sj);
         moments[k] = mk;
         if let Some(j) = j {
             moments[j] = mj;

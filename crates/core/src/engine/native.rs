@@ -8,7 +8,7 @@
 
 use super::batch::WindowBatch;
 pub use super::lanes::LANES;
-use super::lanes::{self, Lane, LaneScratch};
+use super::lanes::{self, BandSums, Lane, LaneScratch};
 use super::plan::{LevelPlan, Plan};
 use super::summary::{BandSummary, Bands, SeriesSummary};
 use super::StatsRequest;
@@ -550,6 +550,7 @@ fn summarize_task<W: Real>(
     let mut s = LaneScratch::<W>::new(plan);
     let mut xs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * len];
     let mut coeffs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * stride];
+    let mut band_sums = vec![BandSums::default(); groups * plan.bands()];
     let mut maps: Vec<Affine> = Vec::with_capacity(block);
     let mut order: Vec<SlidingOrder> = (0..n)
         .map(|_| SlidingOrder::for_stride(len, batch.windows.stride))
@@ -573,16 +574,21 @@ fn summarize_task<W: Real>(
             batch.fill_mapped(first + k / n, k % n, maps[k], |t, v| group[t][lane] = v);
         }
         t = clock.lap(Stage::Prepare, t);
-        for (x, c) in xs
+        for ((x, c), bs) in xs
             .chunks_exact(len)
             .zip(coeffs.chunks_exact_mut(stride))
+            .zip(band_sums.chunks_exact_mut(plan.bands()))
             .take(used)
         {
-            lanes::decompose(x, plan, c, &mut s);
+            lanes::decompose(x, plan, c, bs, &mut s);
         }
         t = clock.lap(Stage::Decompose, t);
-        for (group, c) in sums.chunks_mut(LANES).zip(coeffs.chunks_exact(stride)) {
-            lanes::band_summaries(c, plan, &mut bands);
+        for ((group, c), bs) in sums
+            .chunks_mut(LANES)
+            .zip(coeffs.chunks_exact(stride))
+            .zip(band_sums.chunks_exact(plan.bands()))
+        {
+            lanes::band_summaries(c, bs, plan, &mut bands);
             for (sum, b) in group.iter_mut().zip(&mut bands) {
                 sum.bands = std::mem::take(b);
             }
@@ -661,6 +667,7 @@ pub fn summarize_slices<W: Real, U: Send + Default>(
 pub struct SlicesScratch<W> {
     lanes: LaneScratch<W>,
     coeffs: Vec<Lane<W>>,
+    band_sums: Vec<BandSums>,
     bands: Vec<Bands<BandSummary>>,
     stats: Option<(StatsRequest, StatsScratch)>,
 }
@@ -670,6 +677,7 @@ impl<W: Real> SlicesScratch<W> {
         SlicesScratch {
             lanes: LaneScratch::new(plan),
             coeffs: vec![[W::ZERO; LANES]; plan.coeffs_per_series()],
+            band_sums: vec![BandSums::default(); plan.bands()],
             bands: vec![Bands::new(); LANES],
             stats: stats.map(|req| (req, StatsScratch::new(plan.len))),
         }
@@ -697,8 +705,8 @@ fn slices_task<W: Real, const AVX2: bool>(
                 .position(|r| r.iter().any(|v| !v.to_f64().is_finite()));
             return Err(k0 + bad.unwrap_or(0));
         }
-        lanes::decompose_input(plan, &mut s.coeffs, &mut s.lanes);
-        lanes::band_summaries(&s.coeffs, plan, &mut s.bands);
+        lanes::decompose_input(plan, &mut s.coeffs, &mut s.band_sums, &mut s.lanes);
+        lanes::band_summaries(&s.coeffs, &s.band_sums, plan, &mut s.bands);
         for (i, ((row, b), sum)) in group.iter().zip(&mut s.bands).zip(sums).enumerate() {
             sum.bands = std::mem::take(b);
             sum.stats = s
