@@ -359,6 +359,64 @@ mod tests {
         }
     }
 
+    /// The lane kernel finds a sample that is not finite through the band energies it
+    /// makes (no check per sample): at every position, in every mode, for filters with a
+    /// zero tap too (bior2.2), in both precisions; and the level that spans the most.
+    #[test]
+    fn a_sample_that_is_not_finite_is_found_at_every_position_in_every_mode() {
+        fn check<T: Real>(bad: T, to: impl Fn(f64) -> T) {
+            let (b, n) = (2, 5);
+            for name in ["haar", "db2", "bior2.2"] {
+                let w = wavelet::lookup(name).unwrap();
+                for (t, mode) in [16, 17].into_iter().flat_map(|t| Mode::ALL.map(|m| (t, m))) {
+                    let level = w.max_level(t).max(1);
+                    let plan = Plan::new(w, mode, level, t).unwrap();
+                    for at in 0..t {
+                        let row = 6; // the lane group of rows 0-7 is full
+                        let mut x: Vec<T> =
+                            (0..b * n * t).map(|i| to((i % 7) as f64 - 3.0)).collect();
+                        x[row * t + at] = bad;
+                        let rows = rows_of(&x, t);
+                        let r = Rows {
+                            rows: &rows,
+                            channels: n,
+                        };
+                        match r.features(&plan, Aggregate::Series, Normalize::None, false) {
+                            Err(RowsError::NotFinite { row: r, sample, .. }) => {
+                                assert_eq!((r, sample), (row, at), "{name} {mode} t={t}")
+                            }
+                            other => panic!("{name} {mode} t={t} at {at}: {:?}", other.map(|_| ())),
+                        }
+                    }
+                }
+            }
+        }
+        check(f32::NAN, |v| v as f32);
+        check(f32::NEG_INFINITY, |v| v as f32);
+        check(f64::INFINITY, |v| v);
+    }
+
+    /// Finite samples whose coefficients overflow f32 are computed on (their energies are
+    /// infinite), not taken for samples that are not finite.
+    #[test]
+    fn finite_samples_whose_coefficients_overflow_are_computed() {
+        let t = 64;
+        let plan = Plan::new(wavelet::lookup("db2").unwrap(), Mode::Reflect, 2, t).unwrap();
+        let x = vec![3.0e38f32; 8 * t];
+        let rows = rows_of(&x, t);
+        let r = Rows {
+            rows: &rows,
+            channels: 1,
+        };
+        let f = r
+            .features(&plan, Aggregate::Series, Normalize::None, false)
+            .unwrap();
+        assert_eq!(f.len(), 8);
+        assert!(f
+            .iter()
+            .all(|f| f.energy_ratio.iter().any(|v| !v.is_finite())));
+    }
+
     #[test]
     fn a_value_that_is_not_finite_names_its_row() {
         let (b, n, t) = (3, 7, 64);

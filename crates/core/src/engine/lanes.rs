@@ -58,58 +58,47 @@ impl<T: Real> LaneScratch<T> {
     }
 }
 
-/// Up to eight series `rows` (equal length) side by side into `xs`, unused lanes zeroed;
-/// false when a sample is not finite. `AVX2`: the caller's frame has AVX2, so eight f32
-/// rows go through an 8×8 register transpose (the element-wise gather was a third of the
-/// kernel: a scalar load and insert per sample).
+/// Up to eight series `rows` (equal length) side by side into `xs`, unused lanes zeroed.
+/// `AVX2`: the caller's frame has AVX2, so eight f32 rows go through an 8×8 register
+/// transpose (the element-wise gather was a third of the kernel: a scalar load and insert
+/// per sample). Finiteness is not checked here: a sample that is not finite makes its
+/// series' band energies so (`BandSums::finite`), which costs nothing per sample.
 #[inline(always)]
-pub fn gather<T: Real, const AVX2: bool>(rows: &[&[T]], xs: &mut [Lane<T>]) -> bool {
+pub fn gather<T: Real, const AVX2: bool>(rows: &[&[T]], xs: &mut [Lane<T>]) {
     let len = xs.len();
     assert!(
         rows.len() <= LANES && rows.iter().all(|r| r.len() == len),
         "gather: rows"
     );
     let mut done = 0;
-    let mut ok = true;
     #[cfg(target_arch = "x86_64")]
     if AVX2 && rows.len() == LANES && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
         // SAFETY: T is f32 (checked above), so the casts only rename the type; the caller's
-        // frame has AVX2 (`AVX2`); every load and store is in bounds (`transpose_f32`).
+        // frame has AVX2 (`AVX2`); every row holds `len` samples (asserted above).
         unsafe {
-            let rows: &[&[f32]] = std::mem::transmute::<&[&[T]], &[&[f32]]>(rows);
+            let rows: [*const f32; LANES] = std::array::from_fn(|l| rows[l].as_ptr().cast());
             let xs = std::slice::from_raw_parts_mut(xs.as_mut_ptr().cast::<[f32; LANES]>(), len);
-            (done, ok) = transpose_f32(rows, xs);
+            done = transpose_f32(rows, xs);
         }
     }
     for (t, x) in xs.iter_mut().enumerate().skip(done) {
         *x = std::array::from_fn(|l| rows.get(l).map_or(T::ZERO, |r| r[t]));
-        ok &= x.iter().fold(true, |ok, v| ok & v.to_f64().is_finite());
     }
-    ok
 }
 
 /// Eight f32 rows into lanes, eight samples at a time through the registers: returns how
-/// many samples were done (a multiple of 8) and whether all were finite.
+/// many samples were done (a multiple of 8).
 ///
 /// # Safety
-/// AVX2 must be available (the caller's frame). `rows` holds eight rows of `xs.len()`.
+/// AVX2 must be available (the caller's frame). Each of `rows` points to `xs.len()`
+/// samples. (Raw pointers: a slice per row cost a bounds check per row and block.)
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn transpose_f32(rows: &[&[f32]], xs: &mut [[f32; LANES]]) -> (usize, bool) {
+unsafe fn transpose_f32(rows: [*const f32; LANES], xs: &mut [[f32; LANES]]) -> usize {
     use std::arch::x86_64::*;
     let full = xs.len() / LANES * LANES;
-    let exponent = _mm256_castsi256_ps(_mm256_set1_epi32(0x7f80_0000));
-    let mut bad = _mm256_setzero_ps();
     for t in (0..full).step_by(LANES) {
-        let r: [__m256; LANES] =
-            std::array::from_fn(|l| _mm256_loadu_ps(rows[l][t..t + LANES].as_ptr()));
-        // A sample is not finite exactly when its exponent bits are all ones.
-        for v in &r {
-            bad = _mm256_or_ps(
-                bad,
-                _mm256_cmp_ps::<_CMP_EQ_OQ>(_mm256_and_ps(*v, exponent), exponent),
-            );
-        }
+        let r: [__m256; LANES] = std::array::from_fn(|l| _mm256_loadu_ps(rows[l].add(t)));
         let t0 = _mm256_unpacklo_ps(r[0], r[1]);
         let t1 = _mm256_unpackhi_ps(r[0], r[1]);
         let t2 = _mm256_unpacklo_ps(r[2], r[3]);
@@ -146,7 +135,7 @@ unsafe fn transpose_f32(rows: &[&[f32]], xs: &mut [[f32; LANES]]) -> (usize, boo
             );
         }
     }
-    (full, _mm256_movemask_ps(bad) == 0)
+    full
 }
 
 /// The extended input of one level: interior copies plus the mode's edge taps.
@@ -191,6 +180,14 @@ pub struct BandSums {
 }
 
 impl BandSums {
+    /// Whether every band's energy is finite in every lane. A sample that is not finite
+    /// makes every coefficient it reaches so (NaN, or ±inf whose square stays infinite),
+    /// and every sample reaches the first level's detail band. Finite samples whose
+    /// coefficients overflow give infinite energies too: callers look at the samples.
+    pub fn finite(sums: &[BandSums]) -> bool {
+        sums.iter().all(|b| b.energy.iter().all(|e| e.is_finite()))
+    }
+
     /// With one more coefficient. (By value: LLVM keeps the arrays in registers.)
     #[inline(always)]
     fn with<T: Real>(self, c: &Lane<T>) -> Self {

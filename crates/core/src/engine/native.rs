@@ -699,13 +699,18 @@ fn slices_task<W: Real, const AVX2: bool>(
     for (g, (group, sums)) in rows.chunks(LANES).zip(sums.chunks_mut(LANES)).enumerate() {
         let k0 = first + g * LANES;
         // Gathered straight into the first level's extension (no copy of the samples).
-        if !lanes::gather::<W, AVX2>(group, s.lanes.input(plan)) {
+        lanes::gather::<W, AVX2>(group, s.lanes.input(plan));
+        lanes::decompose_input(plan, &mut s.coeffs, &mut s.band_sums, &mut s.lanes);
+        if !BandSums::finite(&s.band_sums) {
+            // A sample that is not finite, or finite ones whose coefficients overflow
+            // (computed on, as any engine does).
             let bad = group
                 .iter()
                 .position(|r| r.iter().any(|v| !v.to_f64().is_finite()));
-            return Err(k0 + bad.unwrap_or(0));
+            if let Some(bad) = bad {
+                return Err(k0 + bad);
+            }
         }
-        lanes::decompose_input(plan, &mut s.coeffs, &mut s.band_sums, &mut s.lanes);
         lanes::band_summaries(&s.coeffs, &s.band_sums, plan, &mut s.bands);
         for (i, ((row, b), sum)) in group.iter().zip(&mut s.bands).zip(sums).enumerate() {
             sum.bands = std::mem::take(b);
