@@ -6,7 +6,10 @@ the DWT as reflect padding + conv1d(stride 2) per level, features from tensor re
 descriptions in Python after `.item()`. It is checked against wavebench's numbers first, so
 both compute the same thing. Both run in this process on the CPU, at B=32, N=7, T=512.
 
-usage: python scripts/bench_python.py [--repeat R] [--device cpu|cuda] [--interleave]
+usage: python scripts/bench_python.py [--repeat R] [--rounds K] [--device cpu|cuda] [--interleave]
+
+Times are medians over rounds of alternating blocks (see `per_call`); the speed-up is the
+median of the rounds' ratios.
 """
 import argparse
 import math
@@ -145,34 +148,53 @@ class TorchPromptPath:
         return out
 
 
-def per_call(ours, theirs, repeat, interleave):
-    """Median and best ms per call of each side: all of one side's calls, then the
-    other's; or (`interleave`) one call of each in turn, as in a loop that runs PyTorch
-    CPU ops between the calls (their OpenMP threads spin after each op, so the calls
-    meet that machine)."""
-    times = ([], [])
+def per_call(ours, theirs, repeat, rounds, warmup, interleave):
+    """Each side's median ms per call, its best call, and the median speed-up.
 
-    def timed(f, t):
-        t0 = time.perf_counter()
-        f()
-        t.append(time.perf_counter() - t0)
+    Rounds of blocks: in each round, `warmup` untimed then `repeat` timed calls of ours,
+    then the same of theirs; a side's time is the median of its rounds' medians and the
+    speed-up the median of the rounds' ratios. The VM's speed drifts by up to 2x within
+    minutes, so one block per side would compare two different machines; adjacent blocks
+    see the same one. The warm-up is each side's steady state: right after PyTorch's path
+    ours is ~2.5x slower for a call and ~1.3x for the next ten or so (caches evicted, and
+    PyTorch's OpenMP threads spinning), and PyTorch's own after ours. `interleave`: one call of each in turn instead, as in a loop that runs PyTorch CPU
+    ops between the calls (their OpenMP threads spin after each op, and PyTorch's path
+    evicts our caches).
+    """
+
+    def timed(f, n):
+        t = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            f()
+            t.append(time.perf_counter() - t0)
+        return t
 
     ours(), theirs()  # warm-up
-    if interleave:
-        for _ in range(repeat):
-            timed(ours, times[0])
-            timed(theirs, times[1])
-    else:
-        for f, t in zip((ours, theirs), times):
-            f()  # warm-up after the other side's calls
+    medians, best = ([], []), ([], [])
+    for _ in range(rounds):
+        if interleave:
+            t = ([], [])
             for _ in range(repeat):
-                timed(f, t)
-    return [(statistics.median(t) * 1e3, min(t) * 1e3) for t in times]
+                t[0].extend(timed(ours, 1))
+                t[1].extend(timed(theirs, 1))
+        else:
+            t = []
+            for f in (ours, theirs):
+                timed(f, warmup)
+                t.append(timed(f, repeat))
+        for side in (0, 1):
+            medians[side].append(statistics.median(t[side]))
+            best[side].append(min(t[side]))
+    ratio = statistics.median(th / us for us, th in zip(*medians))
+    return [(statistics.median(m) * 1e3, min(b) * 1e3) for m, b in zip(medians, best)], ratio
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--repeat", type=int, default=100, help="calls per side and round")
+    ap.add_argument("--rounds", type=int, default=10, help="alternating blocks per side")
+    ap.add_argument("--warmup", type=int, default=20, help="untimed calls before each block")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--interleave", action="store_true",
                     help="alternate the two sides' calls (PyTorch CPU ops between ours)")
@@ -200,13 +222,14 @@ def main():
          lambda: ref.timellm_prompts(x, "bench", 96)),
     ]
     print(f"B={b} N={n} T={t}, device {args.device}, torch {torch.__version__}, "
-          f"{torch.get_num_threads()} torch threads, median of {args.repeat} calls"
-          f"{', interleaved' if args.interleave else ''}")
+          f"{torch.get_num_threads()} torch threads, {args.rounds} rounds of {args.repeat} calls "
+          f"per side{' interleaved' if args.interleave else ' in alternating blocks'}")
     print("| call | wavebench ms (min) | PyTorch ms (min) | speed-up |")
     print("|---|---|---|---|")
     for name, ours, theirs in rows:
-        (wm, wmin), (tm, tmin) = per_call(ours, theirs, args.repeat, args.interleave)
-        print(f"| {name} | {wm:.3f} ({wmin:.3f}) | {tm:.3f} ({tmin:.3f}) | {tm / wm:.1f}x |")
+        ((wm, wmin), (tm, tmin)), ratio = per_call(
+            ours, theirs, args.repeat, args.rounds, args.warmup, args.interleave)
+        print(f"| {name} | {wm:.3f} ({wmin:.3f}) | {tm:.3f} ({tmin:.3f}) | {ratio:.1f}x |")
 
 
 if __name__ == "__main__":
