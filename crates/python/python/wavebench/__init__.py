@@ -102,10 +102,7 @@ class DWTPromptGenerator(_Module):
 
     def forward(self, x_enc):
         """The feature dict of all B*N series of x_enc together (the seed's keys and types)."""
-        x = _array(x_enc, tensor_only=False)
-        if x.ndim != 3:
-            raise ValueError(f"x_enc must be 3-D (B, N, T), got shape {tuple(x.shape)}")
-        return self._transform.batch_features(x)
+        return self._transform.batch_features(_batch(x_enc))
 
     if _Module is object:
         __call__ = forward
