@@ -417,6 +417,68 @@ mod tests {
             .all(|f| f.energy_ratio.iter().any(|v| !v.is_finite())));
     }
 
+    /// The lane kernel's band moments: a flat row has bands of exactly no spread (stds 0,
+    /// so SNR 0: "both are 0"), in f32 and f64; and an offset of 1e6 moves no band's std
+    /// beyond the transform's rounding of the offset, ~1e-9 per coefficient (the moments
+    /// are summed about each band's first
+    /// coefficient, not about zero: about zero, the approximation band's Σc² ≈ 1.5e14
+    /// alone rounds by more than its whole m2).
+    #[test]
+    fn flat_rows_have_no_spread_and_offsets_leave_the_stds() {
+        let t = 96;
+        let plan = Plan::new(wavelet::lookup("db4").unwrap(), Mode::Reflect, 3, t).unwrap();
+        let series = |rows: Vec<Vec<f64>>| {
+            let x: Vec<f64> = rows.concat();
+            let r = rows_of(&x, t);
+            let rows = Rows {
+                rows: &r,
+                channels: 1,
+            };
+            rows.features(&plan, Aggregate::Series, Normalize::None, false)
+                .unwrap()
+        };
+        for level in [0.0, 1.0, -2.5e4] {
+            let flat64 = series(vec![vec![level; t]; 9]);
+            let x32 = vec![level as f32; 9 * t];
+            let r32 = rows_of(&x32, t);
+            let flat32 = Rows {
+                rows: &r32,
+                channels: 1,
+            }
+            .features(&plan, Aggregate::Series, Normalize::None, false)
+            .unwrap();
+            assert_eq!((flat64.len(), flat32.len()), (9, 9));
+            for f in flat64.iter().chain(&flat32) {
+                assert!(f.band_stds.iter().all(|&s| s == 0.0), "{level}: {f:?}");
+                assert_eq!(f.snr_db, 0.0, "{level}");
+            }
+        }
+        let wave: Vec<Vec<f64>> = (0..9)
+            .map(|r| {
+                (0..t)
+                    .map(|i| ((i * (r + 1)) as f64 * 0.37).sin())
+                    .collect()
+            })
+            .collect();
+        let offset: Vec<Vec<f64>> = wave
+            .iter()
+            .map(|w| w.iter().map(|v| v + 1.0e6).collect())
+            .collect();
+        let (a, b) = (series(wave), series(offset));
+        assert_eq!(a.len(), b.len());
+        for (a, b) in a.iter().zip(&b) {
+            assert_eq!(a.band_stds.len(), b.band_stds.len());
+            for (x, y) in a.band_stds.iter().zip(&b.band_stds) {
+                assert!(
+                    (x - y).abs() <= 1e-7,
+                    "stds {:?} {:?}",
+                    a.band_stds,
+                    b.band_stds
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_value_that_is_not_finite_names_its_row() {
         let (b, n, t) = (3, 7, 64);

@@ -10,7 +10,7 @@
 //! Everything here is `inline(always)`, to be compiled inside the caller's AVX2+FMA frame.
 
 use super::plan::{LevelPlan, Plan};
-use super::summary::{BandSummary, Bands};
+use super::summary::{shifted_moments, BandSummary, Bands};
 use crate::numeric::real::Real;
 
 /// Series per lane group.
@@ -171,30 +171,44 @@ fn madd<T: Real>(acc: Lane<T>, c: T, s: &Lane<T>) -> Lane<T> {
     std::array::from_fn(|k| c.mul_add(s[k], acc[k]))
 }
 
-/// Σc and Σc² of one band, lane-wise in f64, added in coefficient order from the first
-/// (numpy's first pass of a two-pass variance, one series per lane).
+/// One band's sums about its first coefficient `shift`, lane-wise in f64, added in
+/// coefficient order: Σ(c - shift) and Σ(c - shift)², from which `summary::
+/// shifted_moments` gives the band's mean, squared deviations and energy.
 #[derive(Clone, Copy, Default)]
 pub struct BandSums {
-    sum: [f64; LANES],
-    energy: [f64; LANES],
+    shift: [f64; LANES],
+    dev: [f64; LANES],
+    dev2: [f64; LANES],
 }
 
 impl BandSums {
-    /// Whether every band's energy is finite in every lane. A sample that is not finite
+    /// Whether every band's sums are finite in every lane. A sample that is not finite
     /// makes every coefficient it reaches so (NaN, or ±inf whose square stays infinite),
     /// and every sample reaches the first level's detail band. Finite samples whose
-    /// coefficients overflow give infinite energies too: callers look at the samples.
+    /// coefficients overflow give infinite sums too: callers look at the samples.
     pub fn finite(sums: &[BandSums]) -> bool {
-        sums.iter().all(|b| b.energy.iter().all(|e| e.is_finite()))
+        sums.iter().all(|b| b.dev2.iter().all(|e| e.is_finite()))
+    }
+
+    /// The sums of a band whose first coefficient is `c`, with `c` added.
+    #[inline(always)]
+    fn first<T: Real>(c: &Lane<T>) -> Self {
+        BandSums {
+            shift: widen(c),
+            ..Default::default()
+        }
+        .with(c)
     }
 
     /// With one more coefficient. (By value: LLVM keeps the arrays in registers.)
     #[inline(always)]
     fn with<T: Real>(self, c: &Lane<T>) -> Self {
         let v = widen(c);
+        let e: [f64; LANES] = std::array::from_fn(|l| v[l] - self.shift[l]);
         BandSums {
-            sum: std::array::from_fn(|l| self.sum[l] + v[l]),
-            energy: std::array::from_fn(|l| self.energy[l] + v[l] * v[l]),
+            shift: self.shift,
+            dev: std::array::from_fn(|l| self.dev[l] + e[l]),
+            dev2: std::array::from_fn(|l| e[l].mul_add(e[l], self.dev2[l])),
         }
     }
 }
@@ -206,8 +220,10 @@ impl BandSums {
 /// Four outputs at a time: eight independent chains of fused multiply-adds keep both FMA
 /// units busy, where one output's two chains waited on the adder's latency at every tap
 /// (a quarter of the throughput). Each sum still runs over the taps in order from zero.
-/// The band sums are adds and conversions, which run on the other FP ports beside the
-/// multiply-adds: a separate pass over the coefficients cost a seventh of a lane group.
+/// The band sums (per coefficient and half lane: a conversion, a subtraction, an add and
+/// a multiply-add) run beside the transform's multiply-adds, one block behind: passes of
+/// their own over the coefficients cost a seventh of a lane group, and the squared
+/// deviations' second pass (the mean first) another sixth.
 #[inline(always)]
 fn correlate<T: Real, const SUM_A: bool>(
     ext: &[Lane<T>],
@@ -219,8 +235,28 @@ fn correlate<T: Real, const SUM_A: bool>(
     const B: usize = 4;
     let (n, f) = (a.len(), lo.len());
     assert!(d.len() == n && hi.len() == f, "correlate: lengths");
-    let (mut ra, mut rd) = (BandSums::default(), BandSums::default());
-    let mut o = 0;
+    // One output from the window `ext[2o..2o + f]`.
+    let one = |o: usize| {
+        let (mut sa, mut sd) = (zero::<T>(), zero::<T>());
+        for ((s, &l), &h) in ext[2 * o..2 * o + f].iter().zip(lo).zip(hi) {
+            sa = madd(sa, l, s);
+            sd = madd(sd, h, s);
+        }
+        (sa, sd)
+    };
+    if n == 0 {
+        return Default::default();
+    }
+    // The first outputs alone: the band sums are taken about them.
+    let (a0, d0) = one(0);
+    (a[0], d[0]) = (a0, d0);
+    let mut rd = BandSums::first(&d0);
+    let mut ra = if SUM_A {
+        BandSums::first(&a0)
+    } else {
+        BandSums::default()
+    };
+    let mut o = 1;
     while o + B <= n {
         let window = &ext[2 * o..2 * o + 2 * (B - 1) + f];
         let (mut sa, mut sd) = ([zero::<T>(); B], [zero::<T>(); B]);
@@ -238,7 +274,7 @@ fn correlate<T: Real, const SUM_A: bool>(
         // The previous block's outputs are summed from memory: converted straight from the
         // registers, LLVM split each filter's sums into half-width vectors (twice the
         // multiply-adds), and read back at once, the loads waited on the stores.
-        if o >= B {
+        if o > B {
             let (pa, pd) = std::hint::black_box((&a[o - B..o], &d[o - B..o]));
             for b in 0..B {
                 rd = rd.with(&pd[b]);
@@ -249,25 +285,19 @@ fn correlate<T: Real, const SUM_A: bool>(
         }
         o += B;
     }
-    for b in o.saturating_sub(B)..o {
+    for b in o.saturating_sub(B).max(1)..o {
         rd = rd.with(&d[b]);
         if SUM_A {
             ra = ra.with(&a[b]);
         }
     }
-    for (o, (a, d)) in a.iter_mut().zip(d.iter_mut()).enumerate().skip(o) {
-        let window = &ext[2 * o..2 * o + f];
-        let (mut sa, mut sd) = (zero::<T>(), zero::<T>());
-        for ((s, &l), &h) in window.iter().zip(lo).zip(hi) {
-            sa = madd(sa, l, s);
-            sd = madd(sd, h, s);
-        }
+    for o in o..n {
+        let (sa, sd) = one(o);
         rd = rd.with(&sd);
         if SUM_A {
             ra = ra.with(&sa);
         }
-        *a = sa;
-        *d = sd;
+        (a[o], d[o]) = (sa, sd);
     }
     (ra, rd)
 }
@@ -320,74 +350,13 @@ pub fn decompose_input<T: Real>(
     }
 }
 
-/// Mean, Σv² and Σ(v - mean)² of one band, lane-wise.
-#[derive(Clone, Copy, Default)]
-struct Moments {
-    mean: [f64; LANES],
-    energy: [f64; LANES],
-    m2: [f64; LANES],
-}
-
 #[inline(always)]
 fn widen<T: Real>(c: &Lane<T>) -> [f64; LANES] {
     c.map(|v| v.to_f64())
 }
 
-/// The moments of two bands from their sums (`decompose`'s first pass), the squared
-/// deviations interleaved: each running sum waits on the adder's latency at every
-/// coefficient, so one band alone leaves the adders mostly idle, while two bands'
-/// independent chains fill them. Each band is still summed in order from its first
-/// coefficient, so the bits are those of one band at a time (numpy's two passes).
-#[inline(always)]
-fn moments_pair<T: Real>(
-    x: &[Lane<T>],
-    y: &[Lane<T>],
-    sx: &BandSums,
-    sy: &BandSums,
-) -> [Moments; 2] {
-    let second = |m2: [f64; LANES], mean: &[f64; LANES], c: &Lane<T>| {
-        let v = widen(c);
-        std::array::from_fn(|l| m2[l] + (v[l] - mean[l]) * (v[l] - mean[l]))
-    };
-    let mean = |s: &BandSums, len: usize| s.sum.map(|s| if len > 0 { s / len as f64 } else { 0.0 });
-    let (mx, my) = (mean(sx, x.len()), mean(sy, y.len()));
-    let (mut m2x, mut m2y) = ([0.0; LANES], [0.0; LANES]);
-    interleaved(
-        x,
-        y,
-        |a| m2x = second(m2x, &mx, a),
-        |b| m2y = second(m2y, &my, b),
-    );
-    [
-        Moments {
-            mean: mx,
-            energy: sx.energy,
-            m2: m2x,
-        },
-        Moments {
-            mean: my,
-            energy: sy.energy,
-            m2: m2y,
-        },
-    ]
-}
-
-/// `fx` over `x` and `fy` over `y`, each in order, the two interleaved over their common
-/// length (then the longer one's tail alone).
-#[inline(always)]
-fn interleaved<A, B>(x: &[A], y: &[B], mut fx: impl FnMut(&A), mut fy: impl FnMut(&B)) {
-    let common = x.len().min(y.len());
-    for (a, b) in x[..common].iter().zip(&y[..common]) {
-        fx(a);
-        fy(b);
-    }
-    x[common..].iter().for_each(&mut fx);
-    y[common..].iter().for_each(&mut fy);
-}
-
 /// The band summaries of the first `lanes` series of `coeffs` into `out[series][band]`,
-/// from `decompose`'s coefficients and band sums. Moments are two-pass (mean, then squared
-/// deviations), as numpy does them.
+/// from `decompose`'s coefficients (first and last) and band sums (the moments).
 #[inline(always)]
 pub fn band_summaries<T: Real>(
     coeffs: &[Lane<T>],
@@ -396,39 +365,26 @@ pub fn band_summaries<T: Real>(
     out: &mut [Bands<BandSummary>],
 ) {
     assert_eq!(sums.len(), plan.bands(), "band_summaries: band sums");
-    let band = |k: usize| &coeffs[plan.offsets[k]..plan.offsets[k] + plan.band_lens[k]];
-    // Bands in pairs of similar length (the longest two together, ...), so the pairs'
-    // common parts cover most coefficients.
-    let mut order: Bands<usize> = (0..plan.bands()).collect();
-    order.sort_by_key(|&k| std::cmp::Reverse(plan.band_lens[k]));
-    let mut moments: Bands<Moments> = smallvec::smallvec![Moments::default(); plan.bands()];
-    for pair in order.chunks(2) {
-        let (k, j) = (pair[0], pair.get(1).copied());
-        let none = BandSums::default();
-        let (yj, sj) = j.map_or((&[][..], &none), |j| (band(j), &sums[j]));
-        let [mk, mj] = moments_pair(band(k), yj, &sums[k], sj);
-        moments[k] = mk;
-        if let Some(j) = j {
-            moments[j] = mj;
-        }
-    }
     for b in out.iter_mut() {
         b.clear();
         b.reserve_exact(plan.bands());
     }
-    for (k, m) in moments.iter().enumerate() {
-        let band = band(k);
+    for (k, s) in sums.iter().enumerate() {
+        let band = &coeffs[plan.offsets[k]..plan.offsets[k] + plan.band_lens[k]];
         let len = band.len();
         for (l, b) in out.iter_mut().enumerate() {
             b.push(match (band.first(), band.last()) {
-                (Some(first), Some(last)) => BandSummary {
-                    energy: m.energy[l],
-                    mean: m.mean[l],
-                    m2: m.m2[l],
-                    first: first[l].to_f64(),
-                    last: last[l].to_f64(),
-                    len,
-                },
+                (Some(first), Some(last)) => {
+                    let m = shifted_moments(s.shift[l], s.dev[l], s.dev2[l], len);
+                    BandSummary {
+                        energy: m.energy,
+                        mean: m.mean,
+                        m2: m.m2,
+                        first: first[l].to_f64(),
+                        last: last[l].to_f64(),
+                        len,
+                    }
+                }
                 _ => BandSummary::default(),
             });
         }

@@ -13,6 +13,42 @@ use smallvec::SmallVec;
 /// (118,363 series, each with a summary and a bound). Deeper plans spill to the heap.
 pub type Bands<T> = SmallVec<[T; 5]>;
 
+/// A band's moments.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Moments {
+    pub energy: f64,
+    pub mean: f64,
+    pub m2: f64,
+}
+
+/// The moments of `len` values from their sums about `shift`, one of the values:
+/// `dev = Σ (c - shift)`, `dev2 = Σ (c - shift)²`.
+///
+/// One pass, so that the moments are summed as the coefficients are made (a second pass
+/// over them was a sixth of the transform). About one of the values, not about zero:
+/// the rounding error of `m2 = dev2 - dev²/len` is then that of the sums times `1 + z²`,
+/// `z` the shift's distance from the mean in stds, where about zero it grows with
+/// `mean²/variance` (an unnormalised series' offset); and equal values give exactly 0.
+/// The energy `Σ c² = m2 + len · mean²` adds two terms that are never negative.
+#[inline(always)]
+pub fn shifted_moments(shift: f64, dev: f64, dev2: f64, len: usize) -> Moments {
+    if len == 0 {
+        return Moments {
+            energy: 0.0,
+            mean: 0.0,
+            m2: 0.0,
+        };
+    }
+    let n = len as f64;
+    let d = dev / n;
+    let (mean, m2) = (shift + d, (dev2 - dev * d).max(0.0));
+    Moments {
+        energy: m2 + n * mean * mean,
+        mean,
+        m2,
+    }
+}
+
 /// Moments of one band's coefficients.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct BandSummary {
@@ -20,7 +56,7 @@ pub struct BandSummary {
     pub energy: f64,
     /// Mean of the coefficients.
     pub mean: f64,
-    /// Σ (c - mean)², two-pass like numpy, so stds stay exact for offset data.
+    /// Σ (c - mean)², from the sums about the first coefficient (`shifted_moments`).
     pub m2: f64,
     pub first: f64,
     pub last: f64,
@@ -34,13 +70,13 @@ impl BandSummary {
         if len == 0 {
             return BandSummary::default();
         }
-        let (sum, energy) = sums::sum_and_squares_by(c, |v| v.to_f64());
-        let mean = sum / len as f64;
-        let m2 = sums::sum_by(c, |v| (v.to_f64() - mean) * (v.to_f64() - mean));
+        let shift = c[0].to_f64();
+        let (dev, dev2) = sums::sum_and_squares_by(c, |v| v.to_f64() - shift);
+        let m = shifted_moments(shift, dev, dev2, len);
         BandSummary {
-            energy,
-            mean,
-            m2,
+            energy: m.energy,
+            mean: m.mean,
+            m2: m.m2,
             first: c[0].to_f64(),
             last: c[len - 1].to_f64(),
             len,
@@ -111,4 +147,47 @@ pub struct SeriesSummary {
     pub bands: Bands<BandSummary>,
     /// Time-LLM statistics of the (normalised) series, when asked for.
     pub stats: Option<SeriesStats>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Equal values have no spread at all, whatever their size: sums about one of them
+    /// are exactly zero (about zero, `Σc² - (Σc)²/n` leaves rounding noise, which would
+    /// turn a flat band's std of 0 into a tiny one, and SNR 0 into anything in ±60).
+    #[test]
+    fn equal_values_have_exactly_no_spread() {
+        for v in [0.0, 0.1, -3.7e5, 1.0e-30, 6.02e23] {
+            for n in [1, 2, 7, 259] {
+                let b = BandSummary::of(&vec![v; n]);
+                assert_eq!((b.m2, b.mean, b.std()), (0.0, v, 0.0), "{v} × {n}");
+                let e = n as f64 * v * v;
+                assert!((b.energy - e).abs() <= 1e-15 * e, "{v} × {n}: {b:?}");
+            }
+        }
+    }
+
+    /// Values far from zero: the moments are those of their small deviations, to f64's
+    /// rounding. The values are multiples of 1/8 near 1e8, so every sum below is exact
+    /// in i128 and the reference is rounded once; about zero, Σc² ≈ n·1e16 alone rounds
+    /// by more than the whole m2.
+    #[test]
+    fn offset_values_keep_the_moments_of_their_deviations() {
+        let eighths: Vec<i128> = (0..259)
+            .map(|i| (i * 7 % 13) - 6 + 8 * 100_000_000)
+            .collect();
+        let c: Vec<f64> = eighths.iter().map(|&k| k as f64 / 8.0).collect();
+        let n = c.len() as i128;
+        let (s, q) = (
+            eighths.iter().sum::<i128>(),
+            eighths.iter().map(|k| k * k).sum::<i128>(),
+        );
+        // m2 = (n q - s²) / (64 n), energy = q / 64, mean = s / (8 n).
+        let m2 = (n * q - s * s) as f64 / (64 * n) as f64;
+        let b = BandSummary::of(&c);
+        assert!((b.m2 - m2).abs() <= 1e-12 * m2, "m2 {} want {m2}", b.m2);
+        assert!((b.mean - s as f64 / (8 * n) as f64).abs() <= 1e-15 * b.mean);
+        assert!((b.energy - q as f64 / 64.0).abs() <= 1e-15 * b.energy);
+    }
 }
