@@ -130,7 +130,11 @@ pub fn energy_ratios(bands: &[BandSummary]) -> Bands<f64> {
 /// was written a value at a time and read back in 16-byte moves that waited on those
 /// stores (a third of a batch's per-series sums).
 fn energy_ratios_into(bands: &[BandSummary], out: &mut [f64]) {
-    assert_eq!(bands.len(), out.len(), "energy_ratios_into: one ratio per band");
+    assert_eq!(
+        bands.len(),
+        out.len(),
+        "energy_ratios_into: one ratio per band"
+    );
     let total: f64 = bands.iter().map(|b| b.energy).sum();
     for (r, b) in out.iter_mut().zip(bands) {
         *r = if total == 0.0 {
