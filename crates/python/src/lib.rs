@@ -463,7 +463,13 @@ impl<'py> Entries<'_, 'py> {
         if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, f64>>() {
             return Ok(a.as_array().to_vec());
         }
-        let items = || -> PyResult<Vec<f64>> { v.try_iter()?.map(|x| x?.extract()).collect() };
+        let items = || -> PyResult<Vec<f64>> {
+            // A list without a length hint (see `ints`).
+            if let Ok(list) = v.cast::<PyList>() {
+                return list.iter().map(|x| x.extract()).collect();
+            }
+            v.try_iter()?.map(|x| x?.extract()).collect()
+        };
         items().map_err(|e| self.bad(key, e))
     }
 
@@ -471,16 +477,22 @@ impl<'py> Entries<'_, 'py> {
         let v = self.get(key)?;
         let whole =
             |i: i64| T::try_from(i).map_err(|_| value_error(format!("{i} is out of range")));
-        // The seed's trends_sign (int32) and lags (int64) arrays without an item each.
-        if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, i32>>() {
-            let items: PyResult<Vec<T>> = a.as_array().iter().map(|&i| whole(i.into())).collect();
-            return items.map_err(|e| self.bad(key, e));
-        }
-        if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, i64>>() {
-            let items: PyResult<Vec<T>> = a.as_array().iter().map(|&i| whole(i)).collect();
-            return items.map_err(|e| self.bad(key, e));
-        }
-        let items = || -> PyResult<Vec<T>> { v.try_iter()?.map(|x| int_of(&x?)).collect() };
+        let items = || -> PyResult<Vec<T>> {
+            // A list (base_info's lags) item by item, tried first: a failed array
+            // extraction makes an error, and a general iterator asks Python for a length
+            // hint, a call of its own (together a quarter of a prompt).
+            if let Ok(list) = v.cast::<PyList>() {
+                return list.iter().map(|x| int_of(&x)).collect();
+            }
+            // The seed's trends_sign (int32) and lags (int64) arrays without an item each.
+            if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, i32>>() {
+                return a.as_array().iter().map(|&i| whole(i.into())).collect();
+            }
+            if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, i64>>() {
+                return a.as_array().iter().map(|&i| whole(i)).collect();
+            }
+            v.try_iter()?.map(|x| int_of(&x?)).collect()
+        };
         items().map_err(|e| self.bad(key, e))
     }
 }
