@@ -305,6 +305,14 @@ impl Shard {
     }
 }
 
+/// MemAvailable from /proc/meminfo (Linux); None elsewhere.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::Shard;
@@ -332,12 +340,4 @@ mod tests {
         assert!("4/3".parse::<Shard>().is_err());
         assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
     }
-}
-
-/// MemAvailable from /proc/meminfo (Linux); None elsewhere.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }

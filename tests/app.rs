@@ -710,8 +710,7 @@ fn the_seeds_proposals_are_measured_from_the_timing_view() {
     let why = cache
         .result
         .as_ref()
-        .err()
-        .expect("the cache cannot run on batches");
+        .expect_err("the cache cannot run on batches");
     assert!(why.contains("aggregate series or sample"), "{why}");
     assert!(rows[0].result.is_ok(), "the baseline runs on batches");
 }

@@ -33,8 +33,8 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
     // Steady state of a caller that keeps its output buffer (no allocation, no page faults).
     if engines.split(',').any(|e| e.trim() == "native") && plan.work_dtype(cfg.dtype) == cfg.dtype {
         let times = match values.as_ref() {
-            SeriesRef::F32(v) => time_into(v, &plan, repeat),
-            SeriesRef::F64(v) => time_into(v, &plan, repeat),
+            SeriesRef::F32(v) => time_into(v, plan, repeat),
+            SeriesRef::F64(v) => time_into(v, plan, repeat),
         };
         print_times(
             "native-reused-buffer",
@@ -55,7 +55,7 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
         let mut times = Vec::with_capacity(repeat);
         for r in 0..=repeat {
             let t = Instant::now();
-            let out = eng.decompose(values.as_ref(), &plan)?;
+            let out = eng.decompose(values.as_ref(), plan)?;
             let ms = t.elapsed().as_secs_f64() * 1e3;
             std::hint::black_box(&out);
             if r > 0 {

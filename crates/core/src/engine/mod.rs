@@ -115,7 +115,7 @@ impl StatsRequest {
     pub const ALL: StatsRequest = StatsRequest { lags_every: 1 };
 
     pub fn lags_for(&self, series: usize) -> bool {
-        series % self.lags_every.max(1) == 0
+        series.is_multiple_of(self.lags_every.max(1))
     }
 }
 

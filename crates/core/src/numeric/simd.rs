@@ -104,12 +104,30 @@ pub fn prefetch<T>(data: &[T]) {
 pub trait Vector: Copy {
     type T: Real;
     const LANES: usize;
+    /// `v` in every lane.
+    ///
+    /// # Safety
+    /// As the trait's.
     unsafe fn splat(v: Self::T) -> Self;
+    /// `LANES` samples from `src`.
+    ///
+    /// # Safety
+    /// As the trait's: `LANES` samples readable at `src`.
     unsafe fn load(src: *const Self::T) -> Self;
+    /// The lanes to `dst`.
+    ///
+    /// # Safety
+    /// As the trait's: `LANES` samples writable at `dst`.
     unsafe fn store(self, dst: *mut Self::T);
     /// The first `n < LANES` lanes only.
+    ///
+    /// # Safety
+    /// As the trait's: `n` samples writable at `dst`.
     unsafe fn store_part(self, dst: *mut Self::T, n: usize);
     /// `self · a + b`, fused.
+    ///
+    /// # Safety
+    /// As the trait's.
     unsafe fn mul_add(self, a: Self, b: Self) -> Self;
 }
 

@@ -155,7 +155,7 @@ mod tests {
             1.5e-7,
         ];
         let k = r();
-        if k % 3 == 0 {
+        if k.is_multiple_of(3) {
             AWKWARD[(k / 3) as usize % AWKWARD.len()]
         } else {
             (r() as i64 % 2_000_001 - 1_000_000) as f64 / (1 + r() % 10_000) as f64
