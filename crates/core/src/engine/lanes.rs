@@ -10,7 +10,7 @@
 //! Everything here is `inline(always)`, to be compiled inside the caller's AVX2+FMA frame.
 
 use super::plan::{LevelPlan, Plan};
-use super::summary::{shifted_moments, BandSummary, Bands};
+use super::summary::{shifted_moments, BandSummary, SeriesSummary};
 use crate::numeric::real::Real;
 
 /// Series per lane group.
@@ -344,24 +344,27 @@ fn widen<T: Real>(c: &Lane<T>) -> [f64; LANES] {
     c.map(|v| v.to_f64())
 }
 
-/// The band summaries of the first `lanes` series of `coeffs` into `out[series][band]`,
-/// from `decompose`'s coefficients (first and last) and band sums (the moments).
+/// The band summaries of the first `out.len()` series of `coeffs` into their summaries'
+/// `bands`, from `decompose`'s coefficients (first and last) and band sums (the moments).
+/// (Into the summaries themselves: made in a scratch and moved there, they were copied
+/// a quarter kilobyte per series.)
 #[inline(always)]
 pub fn band_summaries<T: Real>(
     coeffs: &[Lane<T>],
     sums: &[BandSums],
     plan: &Plan,
-    out: &mut [Bands<BandSummary>],
+    out: &mut [SeriesSummary],
 ) {
     assert_eq!(sums.len(), plan.bands(), "band_summaries: band sums");
-    for b in out.iter_mut() {
-        b.clear();
-        b.reserve_exact(plan.bands());
+    assert!(out.len() <= LANES, "band_summaries: one summary per lane");
+    for s in out.iter_mut() {
+        s.bands.clear();
+        s.bands.reserve_exact(plan.bands());
     }
     for (k, s) in sums.iter().enumerate() {
         let band = &coeffs[plan.offsets[k]..plan.offsets[k] + plan.band_lens[k]];
         let len = band.len();
-        for (l, b) in out.iter_mut().enumerate() {
+        for (l, b) in out.iter_mut().map(|o| &mut o.bands).enumerate() {
             b.push(match (band.first(), band.last()) {
                 (Some(first), Some(last)) => {
                     let m = shifted_moments(s.shift[l], s.dev[l], s.dev2[l], len);

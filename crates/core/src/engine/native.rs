@@ -557,7 +557,6 @@ fn summarize_task<W: Real>(
         .collect();
     let mut fft = stats.map(|_| StatsScratch::new(len));
     let mut row = vec![W::ZERO; len];
-    let mut bands: Vec<Bands<BandSummary>> = vec![Bands::new(); LANES];
     for (b, sums) in sums.chunks_mut(block).enumerate() {
         // Series k of this block: window `first + k / n`, channel `k % n`, lane k % LANES
         // of group k / LANES.
@@ -588,10 +587,7 @@ fn summarize_task<W: Real>(
             .zip(coeffs.chunks_exact(stride))
             .zip(band_sums.chunks_exact(plan.bands()))
         {
-            lanes::band_summaries(c, bs, plan, &mut bands);
-            for (sum, b) in group.iter_mut().zip(&mut bands) {
-                sum.bands = std::mem::take(b);
-            }
+            lanes::band_summaries(c, bs, plan, group);
         }
         t = clock.lap(Stage::Frequency, t);
         let (Some(req), Some(fft)) = (stats, fft.as_mut()) else {
@@ -668,7 +664,6 @@ pub struct SlicesScratch<W> {
     lanes: LaneScratch<W>,
     coeffs: Vec<Lane<W>>,
     band_sums: Vec<BandSums>,
-    bands: Vec<Bands<BandSummary>>,
     stats: Option<(StatsRequest, StatsScratch)>,
 }
 
@@ -678,7 +673,6 @@ impl<W: Real> SlicesScratch<W> {
             lanes: LaneScratch::new(plan),
             coeffs: vec![[W::ZERO; LANES]; plan.coeffs_per_series()],
             band_sums: vec![BandSums::default(); plan.bands()],
-            bands: vec![Bands::new(); LANES],
             stats: stats.map(|req| (req, StatsScratch::new(plan.len))),
         }
     }
@@ -711,9 +705,8 @@ fn slices_task<W: Real, const AVX2: bool>(
                 return Err(k0 + bad);
             }
         }
-        lanes::band_summaries(&s.coeffs, &s.band_sums, plan, &mut s.bands);
-        for (i, ((row, b), sum)) in group.iter().zip(&mut s.bands).zip(sums).enumerate() {
-            sum.bands = std::mem::take(b);
+        lanes::band_summaries(&s.coeffs, &s.band_sums, plan, sums);
+        for (i, (row, sum)) in group.iter().zip(sums).enumerate() {
             sum.stats = s
                 .stats
                 .as_mut()
