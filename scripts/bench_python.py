@@ -157,9 +157,11 @@ def per_call(ours, theirs, repeat, rounds, warmup, interleave):
     minutes, so one block per side would compare two different machines; adjacent blocks
     see the same one. The warm-up is each side's steady state: right after PyTorch's path
     ours is ~2.5x slower for a call and ~1.3x for the next ten or so (caches evicted, and
-    PyTorch's OpenMP threads spinning), and PyTorch's own after ours. `interleave`: one call of each in turn instead, as in a loop that runs PyTorch CPU
-    ops between the calls (their OpenMP threads spin after each op, and PyTorch's path
-    evicts our caches).
+    PyTorch's OpenMP threads spinning), and PyTorch's own after ours.
+
+    `interleave`: one call of each in turn instead, as in a loop that runs PyTorch CPU ops
+    between the calls (their OpenMP threads spin after each op, and PyTorch's path evicts
+    our caches).
     """
 
     def timed(f, n):

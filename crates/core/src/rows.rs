@@ -359,8 +359,8 @@ mod tests {
         }
     }
 
-    /// The lane kernel finds a sample that is not finite through the band energies it
-    /// makes (no check per sample): at every position, in every mode, for filters with a
+    /// The lane kernel finds a sample that is not finite through the band sums it makes
+    /// (no check per sample): at every position, in every mode, for filters with a
     /// zero tap too (bior2.2), in both precisions; and the level that spans the most.
     #[test]
     fn a_sample_that_is_not_finite_is_found_at_every_position_in_every_mode() {
@@ -396,8 +396,8 @@ mod tests {
         check(f64::INFINITY, |v| v);
     }
 
-    /// Finite samples whose coefficients overflow f32 are computed on (their energies are
-    /// infinite), not taken for samples that are not finite.
+    /// Finite samples whose coefficients overflow f32 are computed on (their band sums are
+    /// not finite), not taken for samples that are not finite.
     #[test]
     fn finite_samples_whose_coefficients_overflow_are_computed() {
         let t = 64;
@@ -420,9 +420,8 @@ mod tests {
     /// The lane kernel's band moments: a flat row has bands of exactly no spread (stds 0,
     /// so SNR 0: "both are 0"), in f32 and f64; and an offset of 1e6 moves no band's std
     /// beyond the transform's rounding of the offset, ~1e-9 per coefficient (the moments
-    /// are summed about each band's first
-    /// coefficient, not about zero: about zero, the approximation band's Σc² ≈ 1.5e14
-    /// alone rounds by more than its whole m2).
+    /// are summed about each band's first coefficient, not about zero: about zero, the
+    /// approximation band's Σc² ≈ 1.5e14 alone rounds by more than its whole m2).
     #[test]
     fn flat_rows_have_no_spread_and_offsets_leave_the_stds() {
         let t = 96;

@@ -457,16 +457,16 @@ impl<'py> Entries<'_, 'py> {
 
     fn floats(&self, key: Key<'_, 'py>) -> PyResult<Vec<f64>> {
         let v = self.get(key)?;
-        if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, f32>>() {
-            return Ok(a.as_array().iter().map(|&x| x as f64).collect());
-        }
-        if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, f64>>() {
-            return Ok(a.as_array().to_vec());
-        }
         let items = || -> PyResult<Vec<f64>> {
-            // A list without a length hint (see `ints`).
+            // A list item by item, tried first (see `ints`).
             if let Ok(list) = v.cast::<PyList>() {
                 return list.iter().map(|x| x.extract()).collect();
+            }
+            if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, f32>>() {
+                return Ok(a.as_array().iter().map(|&x| x as f64).collect());
+            }
+            if let Ok(a) = v.extract::<numpy::PyReadonlyArray1<'py, f64>>() {
+                return Ok(a.as_array().to_vec());
             }
             v.try_iter()?.map(|x| x?.extract()).collect()
         };
