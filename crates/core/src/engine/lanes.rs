@@ -10,7 +10,7 @@
 //! Everything here is `inline(always)`, to be compiled inside the caller's AVX2+FMA frame.
 
 use super::plan::{LevelPlan, Plan};
-use super::summary::{shifted_moments, BandSummary, SeriesSummary};
+use super::summary::{BandSummary, SeriesSummary};
 use crate::numeric::real::Real;
 
 /// Series per lane group.
@@ -161,8 +161,8 @@ fn madd<T: Real>(acc: Lane<T>, c: T, s: &Lane<T>) -> Lane<T> {
 }
 
 /// One band's sums about its first coefficient `shift`, lane-wise in f64, added in
-/// coefficient order: Σ(c - shift) and Σ(c - shift)², from which `summary::
-/// shifted_moments` gives the band's mean, squared deviations and energy.
+/// coefficient order: Σ(c - shift) and Σ(c - shift)², from which `BandSummary::
+/// from_sums` gives the band's mean, squared deviations and energy.
 #[derive(Clone, Copy, Default)]
 pub struct BandSums {
     shift: [f64; LANES],
@@ -367,15 +367,9 @@ pub fn band_summaries<T: Real>(
         for (l, b) in out.iter_mut().map(|o| &mut o.bands).enumerate() {
             b.push(match (band.first(), band.last()) {
                 (Some(first), Some(last)) => {
-                    let m = shifted_moments(s.shift[l], s.dev[l], s.dev2[l], len);
-                    BandSummary {
-                        energy: m.energy,
-                        mean: m.mean,
-                        m2: m.m2,
-                        first: first[l].to_f64(),
-                        last: last[l].to_f64(),
-                        len,
-                    }
+                    // The sums are taken about the first coefficient (`BandSums::first`).
+                    debug_assert_eq!(s.shift[l].to_bits(), first[l].to_f64().to_bits());
+                    BandSummary::from_sums(s.shift[l], s.dev[l], s.dev2[l], last[l].to_f64(), len)
                 }
                 _ => BandSummary::default(),
             });

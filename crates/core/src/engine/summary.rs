@@ -13,42 +13,6 @@ use smallvec::SmallVec;
 /// (118,363 series, each with a summary and a bound). Deeper plans spill to the heap.
 pub type Bands<T> = SmallVec<[T; 5]>;
 
-/// A band's moments.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Moments {
-    pub energy: f64,
-    pub mean: f64,
-    pub m2: f64,
-}
-
-/// The moments of `len` values from their sums about `shift`, one of the values:
-/// `dev = Σ (c - shift)`, `dev2 = Σ (c - shift)²`.
-///
-/// One pass, so that the moments are summed as the coefficients are made (a second pass
-/// over them was a sixth of the transform). About one of the values, not about zero:
-/// the rounding error of `m2 = dev2 - dev²/len` is then that of the sums times `1 + z²`,
-/// `z` the shift's distance from the mean in stds, where about zero it grows with
-/// `mean²/variance` (an unnormalised series' offset); and equal values give exactly 0.
-/// The energy `Σ c² = m2 + len · mean²` adds two terms that are never negative.
-#[inline(always)]
-pub fn shifted_moments(shift: f64, dev: f64, dev2: f64, len: usize) -> Moments {
-    if len == 0 {
-        return Moments {
-            energy: 0.0,
-            mean: 0.0,
-            m2: 0.0,
-        };
-    }
-    let n = len as f64;
-    let d = dev / n;
-    let (mean, m2) = (shift + d, (dev2 - dev * d).max(0.0));
-    Moments {
-        energy: m2 + n * mean * mean,
-        mean,
-        m2,
-    }
-}
-
 /// Moments of one band's coefficients.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct BandSummary {
@@ -56,7 +20,7 @@ pub struct BandSummary {
     pub energy: f64,
     /// Mean of the coefficients.
     pub mean: f64,
-    /// Σ (c - mean)², from the sums about the first coefficient (`shifted_moments`).
+    /// Σ (c - mean)², from the sums about the first coefficient (`from_sums`).
     pub m2: f64,
     pub first: f64,
     pub last: f64,
@@ -70,15 +34,35 @@ impl BandSummary {
         if len == 0 {
             return BandSummary::default();
         }
-        let shift = c[0].to_f64();
-        let (dev, dev2) = sums::sum_and_squares_by(c, |v| v.to_f64() - shift);
-        let m = shifted_moments(shift, dev, dev2, len);
+        let (first, last) = (c[0].to_f64(), c[len - 1].to_f64());
+        let (dev, dev2) = sums::sum_and_squares_by(c, |v| v.to_f64() - first);
+        BandSummary::from_sums(first, dev, dev2, last, len)
+    }
+
+    /// The summary of `len` coefficients from their first and last and their sums about
+    /// the first: `dev = Σ (c - first)`, `dev2 = Σ (c - first)²`.
+    ///
+    /// One pass, so that the moments are summed as the coefficients are made (a second
+    /// pass over them was a sixth of the transform). About one of the values, not about
+    /// zero: the rounding error of `m2 = dev2 - dev²/len` is then that of the sums times
+    /// `1 + z²`, `z` the first's distance from the mean in stds, where about zero it grows
+    /// with `mean²/variance` (an unnormalised series' offset); and equal values give
+    /// exactly 0. The energy `Σ c² = m2 + len · mean²` adds two terms that are never
+    /// negative.
+    #[inline(always)]
+    pub fn from_sums(first: f64, dev: f64, dev2: f64, last: f64, len: usize) -> Self {
+        if len == 0 {
+            return BandSummary::default();
+        }
+        let n = len as f64;
+        let d = dev / n;
+        let (mean, m2) = (first + d, (dev2 - dev * d).max(0.0));
         BandSummary {
-            energy: m.energy,
-            mean: m.mean,
-            m2: m.m2,
-            first: c[0].to_f64(),
-            last: c[len - 1].to_f64(),
+            energy: m2 + n * mean * mean,
+            mean,
+            m2,
+            first,
+            last,
             len,
         }
     }
