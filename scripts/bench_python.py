@@ -6,7 +6,8 @@ the DWT as reflect padding + conv1d(stride 2) per level, features from tensor re
 descriptions in Python after `.item()`. It is checked against wavebench's numbers first, so
 both compute the same thing. Both run in this process on the CPU, at B=32, N=7, T=512.
 
-usage: python scripts/bench_python.py [--repeat R] [--rounds K] [--device cpu|cuda] [--interleave]
+usage: python scripts/bench_python.py [--repeat R] [--rounds K] [--warmup-ms MS] [--device cpu|cuda]
+                                      [--interleave]
 
 Times are medians over rounds of alternating blocks (see `per_call`); the speed-up is the
 median of the rounds' ratios.
@@ -148,16 +149,23 @@ class TorchPromptPath:
         return out
 
 
-def per_call(ours, theirs, repeat, rounds, warmup, interleave):
+def per_call(ours, theirs, repeat, rounds, warmup, warmup_s, interleave):
     """Each side's median ms per call, its best call, and the median speed-up.
 
-    Rounds of blocks: in each round, `warmup` untimed then `repeat` timed calls of ours,
-    then the same of theirs; a side's time is the median of its rounds' medians and the
-    speed-up the median of the rounds' ratios. The VM's speed drifts by up to 2x within
-    minutes, so one block per side would compare two different machines; adjacent blocks
-    see the same one. The warm-up is each side's steady state: right after PyTorch's path
-    ours is ~2.5x slower for a call and ~1.3x for the next ten or so (caches evicted, and
-    PyTorch's OpenMP threads spinning), and PyTorch's own after ours.
+    Rounds of blocks: in each round, untimed calls of ours (at least `warmup` of them, for
+    at least `warmup_s` seconds), then `repeat` timed calls, then the same of theirs; a
+    side's time is the median of its rounds' medians and the speed-up the median of the
+    rounds' ratios. The VM's speed drifts by up to 2x within minutes, so one block per side
+    would compare two different machines; adjacent blocks see the same one.
+
+    The warm-up brings each side to its steady state, that of a loop that calls it alone.
+    Right after PyTorch's path, PyTorch's OpenMP worker keeps spinning for ~8-9 ms (libgomp
+    waits awake for its next parallel region), holding one of the two CPUs: ours runs at
+    its one-thread speed until then (~113 us against ~70 us here), whatever the number of
+    calls, so the warm-up is timed. (Measured 0-30 ms after PyTorch's block, in 2 ms bins:
+    113-122 us up to 8 ms, 80 at 8-10, 70 from 12 on; with OMP_WAIT_POLICY=passive, 70
+    from the second call.) `--interleave` measures the other case, PyTorch CPU ops right
+    before each of our calls.
 
     `interleave`: one call of each in turn instead, as in a loop that runs PyTorch CPU ops
     between the calls (their OpenMP threads spin after each op, and PyTorch's path evicts
@@ -183,7 +191,11 @@ def per_call(ours, theirs, repeat, rounds, warmup, interleave):
         else:
             t = []
             for f in (ours, theirs):
-                timed(f, warmup)
+                start = time.perf_counter()
+                calls = 0
+                while calls < warmup or time.perf_counter() - start < warmup_s:
+                    f()
+                    calls += 1
                 t.append(timed(f, repeat))
         for side in (0, 1):
             medians[side].append(statistics.median(t[side]))
@@ -196,7 +208,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=100, help="calls per side and round")
     ap.add_argument("--rounds", type=int, default=10, help="alternating blocks per side")
-    ap.add_argument("--warmup", type=int, default=20, help="untimed calls before each block")
+    ap.add_argument("--warmup", type=int, default=20, help="untimed calls before each block, at least")
+    ap.add_argument("--warmup-ms", type=float, default=20.0,
+                    help="untimed calls before each block for this long, at least (see per_call)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--interleave", action="store_true",
                     help="alternate the two sides' calls (PyTorch CPU ops between ours)")
@@ -225,12 +239,13 @@ def main():
     ]
     print(f"B={b} N={n} T={t}, device {args.device}, torch {torch.__version__}, "
           f"{torch.get_num_threads()} torch threads, {args.rounds} rounds of {args.repeat} calls "
-          f"per side{' interleaved' if args.interleave else ' in alternating blocks'}")
+          f"per side" + (" interleaved" if args.interleave else
+                         f" in alternating blocks, each after {args.warmup_ms:g} ms of warm-up"))
     print("| call | wavebench ms (min) | PyTorch ms (min) | speed-up |")
     print("|---|---|---|---|")
     for name, ours, theirs in rows:
         ((wm, wmin), (tm, tmin)), ratio = per_call(
-            ours, theirs, args.repeat, args.rounds, args.warmup, args.interleave)
+            ours, theirs, args.repeat, args.rounds, args.warmup, args.warmup_ms / 1e3, args.interleave)
         print(f"| {name} | {wm:.3f} ({wmin:.3f}) | {tm:.3f} ({tmin:.3f}) | {ratio:.1f}x |")
 
 
