@@ -7,7 +7,7 @@ descriptions in Python after `.item()`. It is checked against wavebench's number
 both compute the same thing. Both run in this process on the CPU, at B=32, N=7, T=512.
 
 usage: python scripts/bench_python.py [--repeat R] [--rounds K] [--warmup-ms MS] [--device cpu|cuda]
-                                      [--interleave]
+                                      [--interleave | --after]
 
 Times are medians over rounds of alternating blocks (see `per_call`); the speed-up is the
 median of the rounds' ratios.
@@ -204,6 +204,27 @@ def per_call(ours, theirs, repeat, rounds, warmup, warmup_s, interleave):
     return [(statistics.median(m) * 1e3, min(b) * 1e3) for m, b in zip(medians, best)], ratio
 
 
+def after_theirs(ours, theirs, calls=400, repeats=20, bin_ms=2.0):
+    """Our call's median time by the time since PyTorch's path last ran (`--after`): how
+    long PyTorch's spinning OpenMP worker slows us (see `per_call`)."""
+    since, took = [], []
+    for _ in range(repeats):
+        for _ in range(20):
+            theirs()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            a = time.perf_counter()
+            ours()
+            b = time.perf_counter()
+            since.append((a - t0) * 1e3)
+            took.append((b - a) * 1e6)
+    print(f"| ms after PyTorch's block | our call, median us | calls |\n|---|---|---|")
+    for lo in np.arange(0, max(since), bin_ms):
+        t = [d for s, d in zip(since, took) if lo <= s < lo + bin_ms]
+        if len(t) >= repeats:
+            print(f"| {lo:g}-{lo + bin_ms:g} | {statistics.median(t):.1f} | {len(t)} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=100, help="calls per side and round")
@@ -215,6 +236,8 @@ def main():
     ap.add_argument("--interleave", action="store_true",
                     help="alternate the two sides' calls (PyTorch CPU ops between ours)")
     ap.add_argument("--batch", type=int, nargs=3, default=[32, 7, 512], metavar=("B", "N", "T"))
+    ap.add_argument("--after", action="store_true",
+                    help="instead: our gen+build call's time by the time since PyTorch's path ran")
     args = ap.parse_args()
     b, n, t = args.batch
     x = torch.randn(b, n, t, generator=torch.Generator().manual_seed(0)).to(args.device)
@@ -231,6 +254,10 @@ def main():
                      seq_len=t, pred_len=96)
     assert ref.prompt(got, base_info) == gen.build_prompt_text(want, base_info)
 
+    if args.after:
+        after_theirs(lambda: gen.build_prompt_text(gen(x), base_info),
+                     lambda: ref.prompt(ref.features(x), base_info))
+        return
     rows = [
         ("gen(x) + build_prompt_text", lambda: gen.build_prompt_text(gen(x), base_info),
          lambda: ref.prompt(ref.features(x), base_info)),
