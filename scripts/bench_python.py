@@ -162,10 +162,10 @@ def per_call(ours, theirs, repeat, rounds, warmup, warmup_s, interleave):
     Right after PyTorch's path, PyTorch's OpenMP worker keeps spinning for ~8-9 ms (libgomp
     waits awake for its next parallel region), holding one of the two CPUs: ours runs at
     its one-thread speed until then (~113 us against ~70 us here), whatever the number of
-    calls, so the warm-up is timed. (Measured 0-30 ms after PyTorch's block, in 2 ms bins:
-    113-122 us up to 8 ms, 80 at 8-10, 70 from 12 on; with OMP_WAIT_POLICY=passive, 70
-    from the second call.) `--interleave` measures the other case, PyTorch CPU ops right
-    before each of our calls.
+    calls, so the warm-up is timed. (`--after`, in 2 ms bins after PyTorch's block: 110-122
+    us up to 8 ms, ~80 at 8-10, ~70 from 12 on; with OMP_WAIT_POLICY=passive, 88 us at the
+    second call and 70 from the twentieth.) `--interleave` measures the other case, PyTorch
+    CPU ops right before each of our calls.
 
     `interleave`: one call of each in turn instead, as in a loop that runs PyTorch CPU ops
     between the calls (their OpenMP threads spin after each op, and PyTorch's path evicts
