@@ -79,17 +79,18 @@ impl Repr {
 /// trailing zeros, into `out`, and the decimal exponent of the first: `x = d.ddd × 10^exp`.
 /// Returns the digit count and `exp`; zero is `"0"` at exponent 0.
 ///
-/// The digits are Ryu's (shortest, and the closest to `x` among the shortest, as
-/// CPython's `repr` and Rust's own formatter choose them), read back from its text
+/// The digits are Żmij's (`zmij`: shortest, and the closest to `x` among the shortest,
+/// as CPython's `repr` and Rust's own formatter choose them), read back from its text
 /// (`"0.00123"`, `"123.0"`, `"1.5e-7"`, `"1e16"`): Rust's `{:e}` and string splitting
-/// were a tenth of a Time-LLM prompt.
+/// were a tenth of a Time-LLM prompt. Żmij gave Ryu's digits on 68 million values (random
+/// doubles, every 97th f32, decimals) and made `timellm_prompts` ~1-2 % faster.
 fn shortest(x: f64, out: &mut [u8; 24]) -> (usize, i32) {
     if x == 0.0 {
         out[0] = b'0';
         return (1, 0);
     }
-    let mut ryu = ryu::Buffer::new();
-    let text = ryu.format_finite(x).as_bytes();
+    let mut buf = zmij::Buffer::new();
+    let text = buf.format_finite(x).as_bytes();
     let (mut len, mut before_point, mut seen_point) = (0usize, 0i32, false);
     let mut exp = 0i32;
     let mut rest = text.iter();
