@@ -164,12 +164,11 @@ def per_call(ours, theirs, repeat, rounds, warmup, warmup_s, interleave):
     its one-thread speed until then (~113 us against ~70 us here), whatever the number of
     calls, so the warm-up is timed. (`--after`, in 2 ms bins after PyTorch's block: 110-122
     us up to 8 ms, ~80 at 8-10, ~70 from 12 on; with OMP_WAIT_POLICY=passive, 88 us at the
-    second call and 70 from the twentieth.) `--interleave` measures the other case, PyTorch
-    CPU ops right before each of our calls.
+    second call and 70 from the twentieth.)
 
-    `interleave`: one call of each in turn instead, as in a loop that runs PyTorch CPU ops
-    between the calls (their OpenMP threads spin after each op, and PyTorch's path evicts
-    our caches).
+    `interleave`: one call of each in turn instead, the other case: a loop that runs
+    PyTorch CPU ops right before each of our calls (their OpenMP threads spin after each
+    op, and PyTorch's path evicts our caches).
     """
 
     def timed(f, n):
@@ -218,7 +217,7 @@ def after_theirs(ours, theirs, calls=400, repeats=20, bin_ms=2.0):
             b = time.perf_counter()
             since.append((a - t0) * 1e3)
             took.append((b - a) * 1e6)
-    print(f"| ms after PyTorch's block | our call, median us | calls |\n|---|---|---|")
+    print("| ms after PyTorch's block | our call, median us | calls |\n|---|---|---|")
     for lo in np.arange(0, max(since), bin_ms):
         t = [d for s, d in zip(since, took) if lo <= s < lo + bin_ms]
         if len(t) >= repeats:
@@ -254,13 +253,17 @@ def main():
                      seq_len=t, pred_len=96)
     assert ref.prompt(got, base_info) == gen.build_prompt_text(want, base_info)
 
+    def gen_ours():
+        return gen.build_prompt_text(gen(x), base_info)
+
+    def gen_theirs():
+        return ref.prompt(ref.features(x), base_info)
+
     if args.after:
-        after_theirs(lambda: gen.build_prompt_text(gen(x), base_info),
-                     lambda: ref.prompt(ref.features(x), base_info))
+        after_theirs(gen_ours, gen_theirs)
         return
     rows = [
-        ("gen(x) + build_prompt_text", lambda: gen.build_prompt_text(gen(x), base_info),
-         lambda: ref.prompt(ref.features(x), base_info)),
+        ("gen(x) + build_prompt_text", gen_ours, gen_theirs),
         ("timellm_prompts (B*N prompts)", lambda: wavebench.timellm_prompts(x, "bench", 96),
          lambda: ref.timellm_prompts(x, "bench", 96)),
     ]
