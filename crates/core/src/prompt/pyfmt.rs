@@ -31,47 +31,60 @@ impl Repr {
         if x.is_infinite() {
             return f.write_str(if x > 0.0 { "inf" } else { "-inf" });
         }
-        let mut buf = [0u8; 24];
-        let (len, exp) = shortest(x.abs(), &mut buf);
-        // The digits are ASCII, so this cannot fail.
-        let digits = std::str::from_utf8(&buf[..len]).unwrap_or_default();
-        if x.is_sign_negative() {
-            f.write_str("-")?;
+        // Where Python writes fixed notation (decimal exponent in [-4, 16): the bounds are
+        // the doubles nearest 1e-4 and 1e16, so the shortest digits of every double below
+        // one fall below it too), Żmij's own text is repr's, sign and "0.0" included:
+        // copied as it is. Reading its digits back out was a twentieth of a prompt.
+        if x == 0.0 || (1e-4..1e16).contains(&x.abs()) {
+            return f.write_str(zmij::Buffer::new().format_finite(x));
         }
-        if (-4..16).contains(&exp) {
-            let point = exp + 1; // digits before the decimal point
-            if point <= 0 {
-                f.write_str("0.")?;
-                f.write_str(zeros((-point) as usize))?;
-                f.write_str(digits)
-            } else if point as usize >= digits.len() {
-                f.write_str(digits)?;
-                f.write_str(zeros(point as usize - digits.len()))?;
-                f.write_str(".0")
-            } else {
-                let (int, frac) = digits.split_at(point as usize);
-                f.write_str(int)?;
-                f.write_str(".")?;
-                f.write_str(frac)
-            }
+        laid_out(x, f)
+    }
+}
+
+/// `repr(x)` of a finite `x` laid out from its shortest digits and their exponent: for
+/// every notation, and the check on the copied text of the fixed one.
+fn laid_out(x: f64, f: &mut impl fmt::Write) -> fmt::Result {
+    let mut buf = [0u8; 24];
+    let (len, exp) = shortest(x.abs(), &mut buf);
+    // The digits are ASCII, so this cannot fail.
+    let digits = std::str::from_utf8(&buf[..len]).unwrap_or_default();
+    if x.is_sign_negative() {
+        f.write_str("-")?;
+    }
+    if (-4..16).contains(&exp) {
+        let point = exp + 1; // digits before the decimal point
+        if point <= 0 {
+            f.write_str("0.")?;
+            f.write_str(zeros((-point) as usize))?;
+            f.write_str(digits)
+        } else if point as usize >= digits.len() {
+            f.write_str(digits)?;
+            f.write_str(zeros(point as usize - digits.len()))?;
+            f.write_str(".0")
         } else {
-            let (head, tail) = digits.split_at(1);
-            f.write_str(head)?;
-            if !tail.is_empty() {
-                f.write_str(".")?;
-                f.write_str(tail)?;
-            }
-            f.write_str(if exp < 0 { "e-" } else { "e+" })?;
-            let e = exp.unsigned_abs();
-            let out = [
-                b'0' + (e / 100) as u8,
-                b'0' + (e / 10 % 10) as u8,
-                b'0' + (e % 10) as u8,
-            ];
-            // At least two digits, as Python writes them ("1e-05"); at most three (e-324).
-            let skip = if e >= 100 { 0 } else { 1 };
-            f.write_str(std::str::from_utf8(&out[skip..]).unwrap_or_default())
+            let (int, frac) = digits.split_at(point as usize);
+            f.write_str(int)?;
+            f.write_str(".")?;
+            f.write_str(frac)
         }
+    } else {
+        let (head, tail) = digits.split_at(1);
+        f.write_str(head)?;
+        if !tail.is_empty() {
+            f.write_str(".")?;
+            f.write_str(tail)?;
+        }
+        f.write_str(if exp < 0 { "e-" } else { "e+" })?;
+        let e = exp.unsigned_abs();
+        let out = [
+            b'0' + (e / 100) as u8,
+            b'0' + (e / 10 % 10) as u8,
+            b'0' + (e % 10) as u8,
+        ];
+        // At least two digits, as Python writes them ("1e-05"); at most three (e-324).
+        let skip = if e >= 100 { 0 } else { 1 };
+        f.write_str(std::str::from_utf8(&out[skip..]).unwrap_or_default())
     }
 }
 
@@ -228,6 +241,48 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 4000, "{checked} fixture lines");
+    }
+
+    /// The fixed-notation text copied from Żmij against the layout of its digits, over
+    /// the whole fixed range: every power of ten's neighbours, widened f32s (a batch's
+    /// statistics), decimals and random magnitudes.
+    #[test]
+    fn copied_fixed_text_equals_the_laid_out_digits() {
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1e-4,
+            1e16,
+            9.999999999999999e-5,
+            9999999999999998.0,
+        ];
+        for e in -5..=16 {
+            let p = 10f64.powi(e);
+            values.extend([
+                p,
+                f64::from_bits(p.to_bits() - 1),
+                f64::from_bits(p.to_bits() + 1),
+            ]);
+        }
+        for _ in 0..300_000 {
+            let r = next();
+            values.push(f32::from_bits(r as u32) as f64);
+            values.push((r % 2_000_001) as f64 / 1000.0 - 1000.0);
+            let unit = (r >> 11) as f64 / (1u64 << 53) as f64;
+            values.push(unit * 10f64.powi((r % 23) as i32 - 6));
+        }
+        let mut copied = 0;
+        for x in values.into_iter().flat_map(|x| [x, -x]) {
+            if !x.is_finite() {
+                continue;
+            }
+            let mut want = String::new();
+            let _ = laid_out(x, &mut want);
+            assert_eq!(repr(x), want, "repr of {x:e}");
+            copied += usize::from(x == 0.0 || (1e-4..1e16).contains(&x.abs()));
+        }
+        assert!(copied > 1_000_000, "{copied} values in the copied range");
     }
 
     #[test]
