@@ -18,7 +18,12 @@
 /// their magnitude bits flipped, which is its own inverse).
 #[inline(always)]
 pub fn key(v: f32) -> i32 {
-    let b = v.to_bits() as i32;
+    key_of_bits(v.to_bits() as i32)
+}
+
+/// [`key`] of an f32's bits.
+#[inline(always)]
+fn key_of_bits(b: i32) -> i32 {
     b ^ (((b >> 31) as u32) >> 1) as i32
 }
 
@@ -92,16 +97,23 @@ fn min_max_kth<const AVX2: bool>(
     mut k: usize,
 ) -> (f32, f32, f32) {
     let n = x.len();
-    let (mut lo, mut hi) = (i32::MAX, i32::MIN);
-    // A plain loop: LLVM vectorises it (in an AVX2 frame, with vector min and max).
-    for (o, &v) in bufs[0][..n].iter_mut().zip(x) {
-        let key = key(v);
-        *o = key;
-        lo = lo.min(key);
-        hi = hi.max(key);
+    if n <= SMALL {
+        let keys = &mut bufs[0][..n];
+        for (o, &v) in keys.iter_mut().zip(x) {
+            *o = key(v);
+        }
+        let (lo, hi) = keys
+            .iter()
+            .fold((i32::MAX, i32::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+        let kth = *keys.select_nth_unstable(k).1;
+        return (value(lo), value(hi), value(kth));
     }
+    // The first round partitions the samples themselves, making their keys and the
+    // extremes on the way (a pass of its own to make the keys was a tenth of the
+    // selection); later rounds take turns over the three buffers.
+    let (mut lo, mut hi) = (i32::MAX, i32::MIN);
     let (mut cur, mut len) = (0, n);
-    for _ in 0..MAX_ROUNDS {
+    for round in 0..MAX_ROUNDS {
         if len <= SMALL {
             break;
         }
@@ -109,9 +121,16 @@ fn min_max_kth<const AVX2: bool>(
         let Ok([src, below, above]) = bufs.get_disjoint_mut([cur, lt, gt]) else {
             unreachable!("three distinct buffers")
         };
-        let src = &src[..len];
-        let pivot = median3(src[len / 4], src[len / 2], src[3 * len / 4]);
-        let (nl, ng) = partition::<AVX2>(src, pivot, below, above);
+        let (pivot, nl, ng);
+        if round == 0 {
+            let at = |i: usize| key(x[i]);
+            pivot = median3(at(n / 4), at(n / 2), at(3 * n / 4));
+            (nl, ng, lo, hi) = partition::<AVX2, true>(f32_bits(x), pivot, below, above);
+        } else {
+            let src = &src[..len];
+            pivot = median3(src[len / 4], src[len / 2], src[3 * len / 4]);
+            (nl, ng, _, _) = partition::<AVX2, false>(src, pivot, below, above);
+        }
         let equal = len - nl - ng;
         if k < nl {
             (cur, len) = (lt, nl);
@@ -126,39 +145,52 @@ fn min_max_kth<const AVX2: bool>(
     (value(lo), value(hi), value(kth))
 }
 
+/// The bits of f32s, as the first round reads them.
+fn f32_bits(x: &[f32]) -> &[i32] {
+    // SAFETY: f32 and i32 have one size and alignment, and every bit pattern is an i32.
+    unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<i32>(), x.len()) }
+}
+
 #[inline(always)]
 fn median3(a: i32, b: i32, c: i32) -> i32 {
     a.max(b).min(a.min(b).max(c))
 }
 
 /// The keys of `src` below `pivot` packed into `below`, those above into `above`, each in
-/// their order in `src`; returns both counts. Both buffers hold `src.len() + 8` keys.
+/// their order in `src`; returns both counts, and with `FIRST` the smallest and largest
+/// key. `FIRST`: `src` holds f32 bits, each made a key first. Both buffers hold
+/// `src.len() + 8` keys.
 #[inline(always)]
-fn partition<const AVX2: bool>(
+fn partition<const AVX2: bool, const FIRST: bool>(
     src: &[i32],
     pivot: i32,
     below: &mut [i32],
     above: &mut [i32],
-) -> (usize, usize) {
+) -> (usize, usize, i32, i32) {
     assert!(
         below.len() >= src.len() + 8 && above.len() >= src.len() + 8,
         "partition: buffers"
     );
     let mut done = 0;
     let (mut nl, mut ng) = (0, 0);
+    let (mut lo, mut hi) = (i32::MAX, i32::MIN);
     #[cfg(target_arch = "x86_64")]
     if AVX2 {
         // SAFETY: the caller's frame has AVX2 (`AVX2`); the buffers' sizes are checked.
-        (done, nl, ng) = unsafe { x86::partition(src, pivot, below, above) };
+        (done, nl, ng, lo, hi) = unsafe { x86::partition::<FIRST>(src, pivot, below, above) };
     }
     // Branch-free: every key is written to both sides, and kept where it belongs.
     for &v in &src[done..] {
+        let v = if FIRST { key_of_bits(v) } else { v };
+        if FIRST {
+            (lo, hi) = (lo.min(v), hi.max(v));
+        }
         below[nl] = v;
         nl += (v < pivot) as usize;
         above[ng] = v;
         ng += (v > pivot) as usize;
     }
-    (nl, ng)
+    (nl, ng, lo, hi)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -194,23 +226,29 @@ mod x86 {
     }
 
     /// The whole vectors of `super::partition`: returns how many keys were done (a
-    /// multiple of 8) and the two counts.
+    /// multiple of 8), the two counts, and with `FIRST` the extremes.
     ///
     /// # Safety
     /// AVX2 must be available (the caller's frame); `below` and `above` hold at least
     /// `src.len() + 8` keys, so a full vector stored at any count stays inside.
     #[inline(always)]
-    pub unsafe fn partition(
+    pub unsafe fn partition<const FIRST: bool>(
         src: &[i32],
         pivot: i32,
         below: &mut [i32],
         above: &mut [i32],
-    ) -> (usize, usize, usize) {
+    ) -> (usize, usize, usize, i32, i32) {
         let full = src.len() / 8 * 8;
         let p = _mm256_set1_epi32(pivot);
         let (mut nl, mut ng) = (0usize, 0usize);
+        let (mut lo, mut hi) = (_mm256_set1_epi32(i32::MAX), _mm256_set1_epi32(i32::MIN));
         for i in (0..full).step_by(8) {
-            let v = _mm256_loadu_si256(src.as_ptr().add(i).cast());
+            let mut v = _mm256_loadu_si256(src.as_ptr().add(i).cast());
+            if FIRST {
+                // `super::key_of_bits`, eight at a time.
+                v = _mm256_xor_si256(v, _mm256_srli_epi32::<1>(_mm256_srai_epi32::<31>(v)));
+                (lo, hi) = (_mm256_min_epi32(lo, v), _mm256_max_epi32(hi, v));
+            }
             let lt = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(p, v))) as usize;
             let gt = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(v, p))) as usize;
             let pack = |mask: usize| {
@@ -221,7 +259,14 @@ mod x86 {
             nl += lt.count_ones() as usize;
             ng += gt.count_ones() as usize;
         }
-        (full, nl, ng)
+        let lanes = |v: __m256i| {
+            let mut out = [0i32; 8];
+            _mm256_storeu_si256(out.as_mut_ptr().cast(), v);
+            out
+        };
+        let lo = lanes(lo).into_iter().fold(i32::MAX, i32::min);
+        let hi = lanes(hi).into_iter().fold(i32::MIN, i32::max);
+        (full, nl, ng, lo, hi)
     }
 }
 
@@ -321,30 +366,69 @@ mod tests {
         assert_eq!(sel.min_max_kth(&[1.0, 2.0], 2), None);
     }
 
+    type Parts = (usize, usize, i32, i32);
+
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt")]
-    unsafe fn partition_avx2(s: &[i32], p: i32, b: &mut [i32], a: &mut [i32]) -> (usize, usize) {
-        partition::<true>(s, p, b, a)
+    unsafe fn partition_avx2<const FIRST: bool>(
+        s: &[i32],
+        p: i32,
+        b: &mut [i32],
+        a: &mut [i32],
+    ) -> Parts {
+        partition::<true, FIRST>(s, p, b, a)
     }
 
+    /// Both kinds of round on both paths: keys as they are, and f32 bits made keys (with
+    /// the extremes) on the way.
     #[test]
     fn the_three_parts_split_at_the_pivot() {
-        type Partition = fn(&[i32], i32, &mut [i32], &mut [i32]) -> (usize, usize);
-        let mut paths: Vec<(&str, Partition)> = vec![("portable", partition::<false>)];
+        type Partition = fn(&[i32], i32, &mut [i32], &mut [i32]) -> Parts;
+        let mut paths: Vec<(&str, Partition, Partition)> = vec![(
+            "portable",
+            partition::<false, false>,
+            partition::<false, true>,
+        )];
         #[cfg(target_arch = "x86_64")]
         if crate::numeric::simd::Isa::Avx2.supported() && is_x86_feature_detected!("popcnt") {
             // SAFETY: this CPU has AVX2 and POPCNT (checked here).
-            paths.push(("avx2", |s, p, b, a| unsafe { partition_avx2(s, p, b, a) }));
+            paths.push((
+                "avx2",
+                |s, p, b, a| unsafe { partition_avx2::<false>(s, p, b, a) },
+                |s, p, b, a| unsafe { partition_avx2::<true>(s, p, b, a) },
+            ));
         }
-        // 37 keys: four whole vectors and a tail, with repeats of the pivot.
-        let src: Vec<i32> = (0..37).map(|i| (i * 7) % 11 - 5).collect();
-        for (name, partition) in paths {
+        // 37 keys: four whole vectors and a tail, with repeats of the pivot; and as f32s
+        // of both signs (the extremes in the tail once, in a whole vector once).
+        let keys: Vec<i32> = (0..37).map(|i| (i * 7) % 11 - 5).collect();
+        let floats = |big: usize| -> Vec<f32> {
+            let mut v: Vec<f32> = keys.iter().map(|&k| k as f32 * 0.5).collect();
+            v[big] = -1e30;
+            v[36 - big] = f32::INFINITY;
+            v
+        };
+        for (name, keys_round, first_round) in paths {
             let (mut below, mut above) = (vec![0; 45], vec![0; 45]);
-            let (nl, ng) = partition(&src, 0, &mut below, &mut above);
-            let want_below: Vec<i32> = src.iter().copied().filter(|&v| v < 0).collect();
-            let want_above: Vec<i32> = src.iter().copied().filter(|&v| v > 0).collect();
+            let (nl, ng, _, _) = keys_round(&keys, 0, &mut below, &mut above);
+            let want_below: Vec<i32> = keys.iter().copied().filter(|&v| v < 0).collect();
+            let want_above: Vec<i32> = keys.iter().copied().filter(|&v| v > 0).collect();
             assert_eq!(below[..nl], want_below[..], "{name}");
             assert_eq!(above[..ng], want_above[..], "{name}");
+            for big in [0, 3] {
+                let x = floats(big);
+                let want: Vec<i32> = x.iter().map(|&v| key(v)).collect();
+                let pivot = key(0.0);
+                let (nl, ng, lo, hi) = first_round(f32_bits(&x), pivot, &mut below, &mut above);
+                let want_below: Vec<i32> = want.iter().copied().filter(|&v| v < pivot).collect();
+                let want_above: Vec<i32> = want.iter().copied().filter(|&v| v > pivot).collect();
+                assert_eq!(below[..nl], want_below[..], "{name}, first round");
+                assert_eq!(above[..ng], want_above[..], "{name}, first round");
+                assert_eq!(
+                    (lo, hi),
+                    (key(-1e30), key(f32::INFINITY)),
+                    "{name}, big {big}"
+                );
+            }
         }
     }
 }
