@@ -585,7 +585,7 @@ fn timellm_prompts(
     pred_len: usize,
     top_k: usize,
     normalize: &str,
-) -> PyResult<Vec<String>> {
+) -> PyResult<Py<PyList>> {
     if top_k != TOP_LAGS {
         return Err(value_error(format!(
             "top_k={top_k}: the timellm template lists Time-LLM's top {TOP_LAGS} lags; only top_k={TOP_LAGS} is supported"
@@ -599,7 +599,9 @@ fn timellm_prompts(
     let prompts = with_batch_rows!(&batch.data, |rows| {
         py.detach(|| rows.statistics_prompts(p, normalize, description, pred_len))
     });
-    prompts.map_err(|e| rows_error(&batch, e))
+    let prompts = prompts.map_err(|e| rows_error(&batch, e))?;
+    let texts: Vec<&str> = prompts.iter().collect();
+    Ok(PyList::new(py, texts)?.unbind())
 }
 
 #[pymodule]

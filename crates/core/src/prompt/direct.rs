@@ -33,9 +33,19 @@ impl Direct {
     }
 
     pub fn render(self, v: &PromptVars<'_>) -> String {
+        let mut s = String::with_capacity(self.room(v));
+        self.write(v, &mut s);
+        s
+    }
+
+    /// Room for a whole prompt (growing the string was a tenth of a Time-LLM prompt).
+    pub fn room(self, v: &PromptVars<'_>) -> usize {
+        384 + v.description.len()
+    }
+
+    /// The prompt appended to `s`.
+    pub fn write(self, v: &PromptVars<'_>, s: &mut String) {
         let f = v.features;
-        // Room for the whole prompt: growing the string was a tenth of a Time-LLM prompt.
-        let mut s = String::with_capacity(384 + v.description.len());
         // Writing to a String cannot fail, hence the ignored results.
         // The task line Time-LLM's prompt starts with; `sep` ends each of its two parts.
         // (Pieces pushed one by one and integers through `itoa`: the formatting machinery
@@ -54,13 +64,13 @@ impl Direct {
         // Each template's body; then `lags[:n] | pylist` and the end marker.
         let n_lags = match self {
             Direct::TimeLlm => {
-                task(&mut s, "");
+                task(s, "");
                 s.push_str("Input statistics: min value ");
-                let _ = Repr(f.min).write_to(&mut s);
+                let _ = Repr(f.min).write_to(s);
                 s.push_str(", max value ");
-                let _ = Repr(f.max).write_to(&mut s);
+                let _ = Repr(f.max).write_to(s);
                 s.push_str(", median value ");
-                let _ = Repr(f.median).write_to(&mut s);
+                let _ = Repr(f.median).write_to(s);
                 s.push_str(", the trend of input is ");
                 s.push_str(if f.trend > 0.0 { "upward" } else { "downward" });
                 s.push_str(", top 5 lags are : ");
@@ -85,7 +95,7 @@ impl Direct {
                 2
             }
             Direct::Balanced => {
-                task(&mut s, "\n");
+                task(s, "\n");
                 let _ = write!(
                     s,
                     "Input statistics: range [{}, {}], median {}\nPattern analysis: {}, trend is {}, signal quality is {}",
@@ -103,7 +113,7 @@ impl Direct {
                 3
             }
             Direct::Detailed => {
-                task(&mut s, "\n");
+                task(s, "\n");
                 let _ = write!(
                     s,
                     "Input statistics:\n  - Value range: [{}, {}]\n  - Median: {}\nMulti-scale wavelet analysis:\n  - Frequency pattern: {}\n  - Trend behavior: {}\n  - Signal quality: {} (SNR: {} dB)\n  - Energy entropy: {}\n  - Prediction difficulty: {}\nTemporal patterns: top periodicities are ",
@@ -128,7 +138,6 @@ impl Direct {
             s.push_str(itoa::Buffer::new().format(*l));
         }
         s.push_str("]<|<end_prompt>|>");
-        s
     }
 }
 

@@ -226,6 +226,24 @@ impl Prompter {
         tmpl.render(vars).map_err(|e| self.locate(&e))
     }
 
+    /// [`Prompter::render`] appended to `out`, for many prompts in one string.
+    pub fn render_into(
+        &self,
+        vars: &PromptVars<'_>,
+        out: &mut String,
+    ) -> Result<(), TemplateError> {
+        match self.direct {
+            Some(d) => d.write(vars, out),
+            None => out.push_str(&self.render(vars)?),
+        }
+        Ok(())
+    }
+
+    /// Room for one prompt, as far as it is known before rendering.
+    pub fn room(&self, vars: &PromptVars<'_>) -> usize {
+        self.direct.map_or(0, |d| d.room(vars))
+    }
+
     fn locate(&self, e: &minijinja::Error) -> TemplateError {
         let column = e.range().map(|r| {
             let before = &self.source[..r.start.min(self.source.len())];
