@@ -383,8 +383,9 @@ mod tests {
                 channels: n,
             }
             .statistics_prompts(p, normalize, "d", 24)
-            .unwrap()
-            .to_vec();
+            .unwrap();
+            assert_eq!(got.len(), b * n);
+            let got = got.to_vec();
             let want: Vec<String> =
                 by_pipeline(&x, dims, &plan, DType::F32, Aggregate::Series, normalize)
                     .iter()
@@ -398,7 +399,6 @@ mod tests {
                         .unwrap()
                     })
                     .collect();
-            assert_eq!(got.len(), b * n);
             assert_eq!(got, want, "{normalize:?}");
         }
     }

@@ -34,7 +34,7 @@ impl Repr {
         // Where Python writes fixed notation (decimal exponent in [-4, 16): the bounds are
         // the doubles nearest 1e-4 and 1e16, so the shortest digits of every double below
         // one fall below it too), Żmij's own text is repr's, sign and "0.0" included:
-        // copied as it is. Reading its digits back out was a twentieth of a prompt.
+        // copied as it is (reading its digits back out was ~3 % of a Time-LLM batch).
         if x == 0.0 || (1e-4..1e16).contains(&x.abs()) {
             return f.write_str(zmij::Buffer::new().format_finite(x));
         }
