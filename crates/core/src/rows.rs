@@ -101,8 +101,8 @@ impl<T: Real> Rows<'_, T> {
         // A whole batch's sums are made run by run in the parallel pass (a run is a lane
         // group): the group's serial pass only adds 28 runs for 224 series.
         let runs = |group: &[SeriesSummary]| match aggregate {
-            Aggregate::Batch => Some(features::Sums::of_run(group, self.rows.len())),
-            _ => None,
+            Aggregate::Batch => features::Sums::of_run(group, self.rows.len()),
+            _ => features::Sums::default(),
         };
         let (sums, runs) = match plan.work_dtype(T::DTYPE) {
             // The common case (x_enc normalised by the model): read in place.
@@ -120,10 +120,7 @@ impl<T: Real> Rows<'_, T> {
         }
         .map_err(|row| not_finite(row, self.rows[row]))?;
         Ok(match aggregate {
-            Aggregate::Batch => {
-                let runs: Vec<features::Sums> = runs.into_iter().flatten().collect();
-                vec![features::compute_from_runs(&sums, runs)]
-            }
+            Aggregate::Batch => vec![features::compute_from_runs(&sums, runs)],
             _ => group_features(&sums, aggregate, self.channels),
         })
     }

@@ -174,6 +174,9 @@ pub struct Sums {
     pooled: Bands<BandSummary>,
     rises: Bands<f64>,
     steps: Bands<usize>,
+    /// Series with Time-LLM statistics: with none, the group's summaries are not scanned
+    /// for them (224 summaries of a batch, half of them in the other core's cache).
+    with_stats: usize,
 }
 
 impl Sums {
@@ -185,6 +188,7 @@ impl Sums {
             pooled: smallvec::smallvec![BandSummary::default(); bands],
             rises: smallvec::smallvec![0.0; bands],
             steps: smallvec::smallvec![0; bands],
+            with_stats: 0,
         }
     }
 
@@ -205,6 +209,7 @@ impl Sums {
             &mut sums.steps[..],
         );
         for s in run {
+            sums.with_stats += usize::from(s.stats.is_some());
             let b = &s.bands[..bands];
             energy_ratios_into(b, r);
             sums.mean_entropy += entropy(r) / m;
@@ -222,6 +227,7 @@ impl Sums {
     /// Add the next run's sums.
     fn add(&mut self, run: &Sums) {
         self.mean_entropy += run.mean_entropy;
+        self.with_stats += run.with_stats;
         let k = self.mean_ratio.len();
         assert_eq!(run.mean_ratio.len(), k, "Sums::add: band counts");
         for k in 0..k {
@@ -305,6 +311,7 @@ fn from_runs(group: &[SeriesSummary], mut runs: impl Iterator<Item = Sums>) -> F
         pooled,
         rises,
         steps,
+        with_stats,
     } = total;
     let dominant_band = votes
         .iter()
@@ -344,8 +351,10 @@ fn from_runs(group: &[SeriesSummary], mut runs: impl Iterator<Item = Sums>) -> F
         + 35.0 * norm_entropy.clamp(0.0, 1.0)
         + 25.0 / (1.0 + ((snr - 10.0) / 5.0).exp());
 
-    let stats = || group.iter().filter_map(|s| s.stats.as_ref());
-    let with_stats = stats().count();
+    let stats = || {
+        let group = if with_stats == 0 { &[][..] } else { group };
+        group.iter().filter_map(|s| s.stats.as_ref())
+    };
     let mean_of = |f: fn(&crate::stats::SeriesStats) -> f64| {
         if with_stats == 0 {
             0.0
