@@ -47,10 +47,6 @@ impl Prompts {
             starts.zip(&p.ends).map(|(a, &b)| &p.text[a..b])
         })
     }
-
-    pub fn to_vec(&self) -> Vec<String> {
-        self.iter().map(str::to_owned).collect()
-    }
 }
 
 /// Series `k` is sample `k / channels`, channel `k % channels` (sample-major, the order of
@@ -145,19 +141,24 @@ impl<T: Real> Rows<'_, T> {
         }
         let seq_len = self.rows.first().map_or(0, |r| r.len());
         // One string per piece, not per prompt: allocating and freeing 224 strings was
-        // a fiftieth of a Time-LLM batch, the freeing on the calling thread alone.
-        let mut series = vec![(); self.rows.len()];
-        let mut pieces = vec![Piece::default(); series.len().div_ceil(PROMPTS_PER_PIECE)];
-        parallel::for_each_piece_with(
-            &mut series,
-            PROMPTS_PER_PIECE,
+        // a fiftieth of a Time-LLM batch, the freeing on the calling thread alone. The
+        // pieces are the items shared out, one at a time.
+        let n = self.rows.len();
+        let mut pieces = vec![Piece::default(); n.div_ceil(PROMPTS_PER_PIECE)];
+        parallel::for_each_piece(
             &mut pieces,
+            1,
             parallel::State {
                 key: seq_len,
                 make: || StatsScratch::new(seq_len),
             },
-            |st, first, items, piece| {
-                for k in first..first + items.len() {
+            |st, i, piece| {
+                let [piece] = piece else {
+                    unreachable!("pieces taken one at a time")
+                };
+                let first = i * PROMPTS_PER_PIECE;
+                let series = first..(first + PROMPTS_PER_PIECE).min(n);
+                for k in series.clone() {
                     let row = self.rows[k];
                     let stats = st.compute(row, true);
                     // Total order puts every NaN and infinity beyond the finite values, so
@@ -174,7 +175,7 @@ impl<T: Real> Rows<'_, T> {
                         pred_len,
                     };
                     if piece.text.is_empty() {
-                        piece.text.reserve(items.len() * prompter.room(&vars));
+                        piece.text.reserve(series.len() * prompter.room(&vars));
                     }
                     prompter.render_into(&vars, &mut piece.text)?;
                     piece.ends.push(piece.text.len());
@@ -382,7 +383,7 @@ mod tests {
             .statistics_prompts(p, normalize, "d", 24)
             .unwrap();
             assert_eq!(got.len(), b * n);
-            let got = got.to_vec();
+            let got: Vec<String> = got.iter().map(str::to_owned).collect();
             let want: Vec<String> =
                 by_pipeline(&x, dims, &plan, DType::F32, Aggregate::Series, normalize)
                     .iter()

@@ -97,21 +97,17 @@ fn min_max_kth<const AVX2: bool>(
     mut k: usize,
 ) -> (f32, f32, f32) {
     let n = x.len();
+    let (mut lo, mut hi) = (i32::MAX, i32::MIN);
     if n <= SMALL {
-        let keys = &mut bufs[0][..n];
-        for (o, &v) in keys.iter_mut().zip(x) {
+        // No round: the keys go to buffer 0 for the standard selection.
+        for (o, &v) in bufs[0][..n].iter_mut().zip(x) {
             *o = key(v);
+            (lo, hi) = (lo.min(*o), hi.max(*o));
         }
-        let (lo, hi) = keys
-            .iter()
-            .fold((i32::MAX, i32::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
-        let kth = *keys.select_nth_unstable(k).1;
-        return (value(lo), value(hi), value(kth));
     }
     // The first round partitions the samples themselves, making their keys and the
     // extremes on the way (a pass of its own to make the keys was a tenth of the
     // selection); later rounds take turns over the three buffers.
-    let (mut lo, mut hi) = (i32::MAX, i32::MIN);
     let (mut cur, mut len) = (0, n);
     for round in 0..MAX_ROUNDS {
         if len <= SMALL {
