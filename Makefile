@@ -28,9 +28,9 @@ APT_PACKAGES := pkg-config libssl-dev libdbus-1-dev libx11-dev libxcursor-dev li
 # back to zenity, so a bare machine without a desktop still gets File > Open.
 APT_RUN_PACKAGES := zenity
 
-SAMPLE := sample_data/synthetic.csv
+SAMPLE := sample_data/ETTh1.csv
 
-.PHONY: all setup apt apt-run apt-install venv target-link build run test test-python wheel bench bench-app bench-python assets fixtures sample-data reference clean
+.PHONY: all setup apt apt-run apt-install venv target-link build run test test-python wheel completions bench bench-app bench-python assets fixtures sample-data reference clean
 
 all: build
 
@@ -101,8 +101,18 @@ bench-python: venv target-link
 	VIRTUAL_ENV=$(VENV) maturin develop -q --release -m crates/python/Cargo.toml
 	$(PYTHON) scripts/bench_python.py
 
+# Shell completions and man pages, generated from the command-line definitions:
+#   source target/completions/wavebench.bash;  man -l target/man/wavebench.1
+completions: build
+	@mkdir -p target/completions
+	./target/release/wavebench completions bash > target/completions/wavebench.bash
+	./target/release/wavebench completions zsh > target/completions/_wavebench
+	./target/release/wavebench completions fish > target/completions/wavebench.fish
+	./target/release/wavebench man target/man
+	@echo "completions in target/completions/, man pages in target/man/"
+
 bench: build
-	$(PYTHON) scripts/bench_decompose.py ../shared/data/ETTh1.csv ./target/release/wavebench
+	$(PYTHON) scripts/bench_decompose.py sample_data/ETTh1.csv ./target/release/wavebench
 
 # Regenerate the data the project derives from pywt (committed; rerun to check).
 assets: venv

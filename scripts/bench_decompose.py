@@ -3,7 +3,7 @@
 x 512, float32, db4, level 3, reflect) through pywt.wavedec and through wavebench's engines,
 on the same machine in the same run.
 
-    python scripts/bench_decompose.py ../shared/data/ETTh1.csv target/release/wavebench [repeats] [rounds]
+    python scripts/bench_decompose.py sample_data/ETTh1.csv target/release/wavebench [repeats] [rounds]
 
 Shared machines drift by tens of percent within a minute, so the two are measured in
 alternating rounds (pywt, then wavebench) and each speed-up is taken within its round; the

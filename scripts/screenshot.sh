@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerate the README screenshots: the app on ETTh1 (or the sample data) in a real
+# Regenerate the README screenshots: the app on ETTh1 (sample_data/) in a real
 # 1400x900 window under Xvfb — the dashboard, then the sweep and compare panes reached by
 # clicking as a user would (xdotool). Needs imagemagick and xdotool
 # (apt-get install imagemagick xdotool) and a built binary.
@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/wavebench}
-data=${2:-../shared/data/ETTh1.csv}
-[ -f "$data" ] || data=sample_data/synthetic.csv
+data=${2:-sample_data/ETTh1.csv}
+[ -f "$data" ] || { echo "no such file: $data" >&2; exit 2; }
 for t in import xdotool Xvfb; do
   command -v $t >/dev/null || { echo "needs $t (apt-get install imagemagick xdotool xvfb)"; exit 1; }
 done

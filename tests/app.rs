@@ -581,7 +581,7 @@ fn layout_theme_and_diff() {
 #[ignore]
 fn bench_frame_times() {
     use std::time::Instant;
-    let data = common::etth1().unwrap_or_else(sample);
+    let data = common::etth1();
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     let t = Instant::now();
     let mut h = harness_at(data.clone(), settings(), 900.0);

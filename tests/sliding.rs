@@ -96,7 +96,7 @@ fn sliding_prompts_equal_the_per_window_prompts_on_the_sample_data() {
 
 #[test]
 fn sliding_prompts_equal_the_per_window_prompts_on_etth1() {
-    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ETTh1.csv");
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/ETTh1.csv");
     // Time-LLM's setting: every window of 512, db4 level 3 reflect, float32.
     for aggregate in [Aggregate::Batch, Aggregate::Series] {
         let cfg = Config {

@@ -19,12 +19,12 @@ import torch
 import wavebench
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-ETTH1 = ROOT.parent / "shared" / "data" / "ETTh1.csv"
+ETTH1 = ROOT / "sample_data" / "ETTh1.csv"
 SAMPLE = ROOT / "sample_data" / "synthetic.csv"
 BIN = os.environ.get("WAVEBENCH_BIN") or str(
     pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug" / "wavebench"
 )
-DATA = [p for p in (ETTH1, SAMPLE) if p.exists()]
+DATA = [ETTH1, SAMPLE]
 
 
 def batch_of(csv, b, t, dtype=np.float32):
@@ -142,7 +142,7 @@ def test_the_seeds_input_checks():
         gen(x)
     with pytest.raises(RuntimeError, match="too short"):
         wavebench.DWTPromptGenerator(level=4)(torch.randn(2, 2, 15))
-    with pytest.raises(ValueError, match="maximum level"):  # SPEC §10: 2^3 <= 16, but db4 needs more
+    with pytest.raises(ValueError, match="maximum level"):  # docs/transform.md#levels: 2^3 <= 16, but db4 needs more
         gen(torch.randn(2, 2, 16))
     with pytest.raises(ValueError, match="did you mean"):
         wavebench.DWTPromptGenerator(wavelet="db44")
@@ -218,7 +218,6 @@ def test_calls_from_many_threads_agree():
         np.testing.assert_array_equal(got, one_by_one[i % len(mixed)])
 
 
-@pytest.mark.skipif(not ETTH1.exists(), reason="ETTh1 lives in ../shared/data")
 def test_an_swt_time_style_loop_over_all_etth1_windows():
     """Batches of 32 windows (stride 96) through the generator inside a model: every prompt
     byte-identical to the CLI's batch prompts for the same windows."""
