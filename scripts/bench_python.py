@@ -1,7 +1,7 @@
 """Per-call time of the wheel against a plain PyTorch implementation of the same per-batch
 path (make bench-python; results in BENCHMARKS.md).
 
-The PyTorch path is written from SPEC §5 the way the seed generator does it, without ptwt:
+The PyTorch path is written from docs/features.md the way the seed does it, without ptwt:
 the DWT as reflect padding + conv1d(stride 2) per level, features from tensor reductions,
 descriptions in Python after `.item()`. It is checked against wavebench's numbers first, so
 both compute the same thing. Both run in this process on the CPU, at B=32, N=7, T=512.

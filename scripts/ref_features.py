@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Reference features and prompts (SPEC §5-6), written independently of the Rust code from
-pywt + numpy, with the prompts built by Python f-strings (the seed generator's formats).
+"""Reference features and prompts (docs/features.md, docs/prompts.md), written independently of the Rust code from
+pywt + numpy, with the prompts built by Python f-strings (the seed's formats).
 
 Writes tests/fixtures/features/<case>.json for a few configurations over
 sample_data/synthetic.csv: the input windows' description, and for each aggregation

@@ -2,7 +2,7 @@
 //! components) and `waverec` (signals) write, and what `waverec` reads back.
 //!
 //! Formats, by the output's extension:
-//! - `.json` (and `-`, pipes, devices): SPEC §8's document, `{"wavelet","mode","level",
+//! - `.json` (and `-`, pipes, devices): the document of docs/cli.md#decompose-mra-waverec, `{"wavelet","mode","level",
 //!   "dtype","engine","series":[{"column","window","start","start_time","coeffs":[[…],…]}]}`
 //!   (`components` for mra, a flat `signal` for waverec);
 //! - `.parquet`: one row per series, a list column per band (`cA3`, `cD3`, …), and the

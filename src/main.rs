@@ -45,9 +45,13 @@ fn main() {
 /// that the OS does at once.
 fn quick_exit(mut code: i32) -> ! {
     use std::io::Write;
-    if let Err(e) = std::io::stdout().flush() {
-        eprintln!("wavebench: cannot write to standard output: {e}");
-        code = code.max(1);
+    match std::io::stdout().flush() {
+        // The reader has gone (`| head`): not a failure of ours.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("wavebench: cannot write to standard output: {e}");
+            code = code.max(1);
+        }
+        _ => {}
     }
     let _ = std::io::stderr().flush();
     // SAFETY: `_exit` only ends the process; nothing of this program runs after it.

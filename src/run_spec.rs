@@ -290,8 +290,9 @@ impl Shard {
         let group = group.max(1);
         let groups: Vec<usize> = windows_per_file.iter().map(|w| w.div_ceil(group)).collect();
         let total: usize = groups.iter().sum();
-        let lo = total * (self.index - 1) / self.count;
-        let hi = total * self.index / self.count;
+        // In 128 bits: `total * index` overflows 64 bits for a count near 2^64.
+        let at = |i: usize| (total as u128 * i as u128 / self.count as u128) as usize;
+        let (lo, hi) = (at(self.index - 1), at(self.index));
         let mut first = 0;
         windows_per_file
             .iter()

@@ -60,7 +60,7 @@ pub fn adaptive_level(seq_len: usize) -> usize {
 }
 
 /// The plan of the seed's adaptive level for windows of `seq` samples, checked like any
-/// level (SPEC §10).
+/// level (docs/transform.md#levels).
 pub fn adaptive_plan(
     wavelet: &'static crate::wavelet::Wavelet,
     mode: crate::wavelet::Mode,

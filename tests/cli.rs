@@ -1,4 +1,4 @@
-//! The real binary: `wavelets` and `decompose` per SPEC §8, exit codes and one-line errors
+//! The real binary: `wavelets` and `decompose` per docs/cli.md, exit codes and one-line errors
 //! per §10, and no file left behind by a failed run.
 
 mod common;
@@ -566,4 +566,57 @@ fn a_run_beyond_the_memory_is_refused_up_front() {
     ]);
     assert_input_error(&o, &["long.csv", "needs about", "GB", "--rows"]);
     assert!(t.elapsed().as_secs() < 60, "refused before computing");
+}
+
+/// `--version` names the version and, in a git checkout, the commit it was built from.
+#[test]
+fn version_names_the_commit() {
+    let o = wavebench(&["--version"]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    let want = format!("wavebench {}", env!("CARGO_PKG_VERSION"));
+    assert!(text.starts_with(&want), "{text}");
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    if let Some(head) = head {
+        let commit = String::from_utf8(head.stdout).unwrap();
+        assert_eq!(text.trim(), format!("{want} (commit {})", commit.trim()));
+    }
+}
+
+/// Completions and man pages come from the clap definitions: every subcommand and option
+/// is in them.
+#[test]
+fn completions_and_man_pages_cover_every_command() {
+    let o = wavebench(&["completions", "bash"]);
+    assert!(o.status.success());
+    let bash = String::from_utf8(o.stdout).unwrap();
+    for word in [
+        "prompts",
+        "features",
+        "decompose",
+        "waverec",
+        "--seq-len",
+        "--template",
+    ] {
+        assert!(
+            bash.contains(word),
+            "{word} missing from the bash completions"
+        );
+    }
+    let o = wavebench(&["completions", "fish"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8(o.stdout).unwrap().contains("-l seq-len"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let o = wavebench(&["man", dir.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let top = std::fs::read_to_string(dir.path().join("wavebench.1")).unwrap();
+    assert!(top.contains(".TH wavebench 1"));
+    let prompts = std::fs::read_to_string(dir.path().join("wavebench-prompts.1")).unwrap();
+    assert!(prompts.contains("seq\\-len"), "{prompts}");
 }

@@ -1,5 +1,5 @@
-//! The real binary: `features`, `prompts`, `bench` and `--config` on sample data (SPEC §8),
-//! and their bad input (SPEC §10): exit 2, one line, nothing left behind.
+//! The real binary: `features`, `prompts`, `bench` and `--config` on sample data (docs/cli.md),
+//! and their bad input (docs/cli.md#exit-codes-and-errors): exit 2, one line, nothing left behind.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Every input format through polars gives the same table (SPEC §4): CSV, TSV with a
+//! Every input format through polars gives the same table (docs/data.md): CSV, TSV with a
 //! UTF-8 BOM and `;` CSV (delimiters sniffed), Parquet, Arrow IPC and NDJSON, with the date
 //! column detected as the x axis.
 

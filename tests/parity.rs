@@ -1,5 +1,5 @@
 //! pywt parity: every wavelet x every mode x lengths {1, 2, L-1, L, 17, 64, 255, 1000} x
-//! levels {1, max}, f64 and f32, on the native and torch-cpu engines (SPEC §2), against
+//! levels {1, max}, f64 and f32, on the native and torch-cpu engines (docs/transform.md#exactness), against
 //! fixtures written by scripts/gen_fixtures.py. Plus pywt.mra for the per-band
 //! reconstruction.
 

@@ -1,4 +1,4 @@
-//! The workbench window (SPEC §9). The UI thread only draws: a worker thread owns the data
+//! The workbench window (docs/app.md). The UI thread only draws: a worker thread owns the data
 //! and the engines (`worker.rs`), answers requests tagged with a generation number, and the
 //! UI keeps only the newest answer. Each view lives in `views/`; what is remembered between
 //! sessions is `state::Settings`.

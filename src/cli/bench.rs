@@ -29,6 +29,13 @@ pub fn run(
             )))
         }
     };
+    if let Some(shard) = opts.shard {
+        // A shard's timing would be read as the whole run's.
+        return Err(Failure::Input(format!(
+            "--shard {}/{}: bench times the whole run on one machine; shard `prompts` or `features` instead, or bench a smaller run with --rows",
+            shard.index, shard.count
+        )));
+    }
     let r = Run::prepare(path, common, opts)?;
     let path = r.single_file("bench")?;
     let prompter = r.prompter()?;
@@ -38,7 +45,7 @@ pub fn run(
         eprintln!("wavebench: {w}");
     }
     let prepared = r.spec.prepare(&first)?;
-    // The seed's adaptive level, checked like any level (SPEC §10).
+    // The seed's adaptive level, checked like any level (docs/transform.md#levels).
     let adaptive = if variants.contains(&Variant::AdaptiveLevel) {
         let plan = variants::adaptive_plan(r.spec.wavelet, cfg.mode, prepared.windows.seq_len)
             .map_err(|e| Failure::Input(format!("--variants adaptive-level: {e}")))?;
@@ -50,7 +57,17 @@ pub fn run(
         |v: Variant, e: String| Failure::Input(format!("--variants {}: {e}", v.name()));
     let mut runs = Vec::new();
     let mut gpu = None;
-    for name in engines.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    let names: Vec<&str> = engines
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if names.is_empty() {
+        return Err(Failure::Input(format!(
+            "--engines '{engines}': no engine named (expected a list of auto, native, torch-cpu, torch-cuda)"
+        )));
+    }
+    for name in names {
         let kind: EngineKind = name
             .parse()
             .map_err(|e: String| Failure::Input(format!("--engines: {e}")))?;

@@ -1,7 +1,8 @@
-//! The command line (SPEC §8): clap definitions → Config → the library.
+//! The command line (docs/cli.md): clap definitions → Config → the library.
 
 mod bench;
 mod bench_decompose;
+mod completions;
 mod decompose;
 mod features;
 mod prompts;
@@ -14,12 +15,12 @@ use crate::data::{Missing, Normalize};
 use crate::engine::{DType, EngineKind};
 use crate::wavelet::Mode;
 use clap::{Args, Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
 #[command(
     name = "wavebench",
-    version,
+    version = env!("WAVEBENCH_VERSION"),
     about = "Wavelet features and LLM prompts from time series, on the GPU or CPU"
 )]
 pub struct Cli {
@@ -73,7 +74,7 @@ pub enum Command {
         #[command(flatten)]
         prompt: run::PromptOpts,
     },
-    /// Time the whole pipeline per engine and write the timing report (SPEC §7).
+    /// Time the whole pipeline per engine and write the timing report (docs/timing.md).
     Bench {
         input: PathBuf,
         #[arg(long, default_value = "native,torch-cpu")]
@@ -109,6 +110,16 @@ pub enum Command {
         output: PathBuf,
         #[command(flatten)]
         common: Common,
+    },
+    /// Print a shell completion script: wavebench completions bash > /etc/bash_completion.d/wavebench
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write the man pages (wavebench.1 and one per subcommand) into a folder.
+    Man {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
     },
     /// Signals back from coefficients, as pywt.waverec does (the inverse of decompose).
     Waverec {
@@ -262,10 +273,71 @@ impl Common {
     }
 }
 
+impl Command {
+    /// The output and every file the command reads (data, `--config`, a template file,
+    /// `--description @FILE`), for the check that no output overwrites an input.
+    fn output_and_inputs(&self) -> Option<(&Path, Vec<&Path>)> {
+        let (input, output, common, prompt) = match self {
+            Command::Features {
+                input,
+                output,
+                common,
+                prompt,
+            }
+            | Command::Prompts {
+                input,
+                output,
+                common,
+                prompt,
+            } => (input, output.as_path(), common, Some(prompt)),
+            Command::Bench {
+                input,
+                output: Some(output),
+                common,
+                prompt,
+                ..
+            } => (input, output.as_path(), common, Some(prompt)),
+            Command::Decompose {
+                input,
+                output,
+                common,
+            }
+            | Command::Mra {
+                input,
+                output,
+                common,
+            }
+            | Command::Waverec {
+                input,
+                output,
+                common,
+            } => (input, output.as_path(), common, None),
+            _ => return None,
+        };
+        let mut inputs = vec![input.as_path()];
+        inputs.extend(common.config.as_deref());
+        if let Some(p) = prompt {
+            inputs.extend(p.template.as_deref().map(Path::new));
+            inputs.extend(
+                p.description
+                    .as_deref()
+                    .and_then(|d| d.strip_prefix('@'))
+                    .map(Path::new),
+            );
+        }
+        Some((output, inputs))
+    }
+}
+
 /// Run a subcommand (the app is opened by main).
 pub fn run(command: Command) -> Result<(), Failure> {
+    if let Some((output, inputs)) = command.output_and_inputs() {
+        crate::export::refuse_input_as_output(output, &inputs).map_err(Failure::Input)?;
+    }
     match command {
         Command::Wavelets { json } => wavelets::run(json),
+        Command::Completions { shell } => completions::completions(shell),
+        Command::Man { dir } => completions::man_pages(&dir),
         Command::Decompose {
             input: path,
             output,

@@ -1,5 +1,5 @@
 //! What `features`, `prompts` and `bench` share: options → config → table, windows and a
-//! plan checked for features (SPEC §10), and the progress bar.
+//! plan checked for features (docs/transform.md#levels), and the progress bar.
 
 use super::{Common, Failure};
 use crate::config::Config;

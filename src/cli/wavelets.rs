@@ -44,5 +44,11 @@ pub fn run(json: bool) -> Result<(), Failure> {
             Ok(())
         })()
     };
-    result.map_err(|e| Failure::Internal(format!("cannot write to standard output: {e}")))
+    match result {
+        // `wavebench wavelets | head`: the reader has what it wanted.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => {
+            other.map_err(|e| Failure::Internal(format!("cannot write to standard output: {e}")))
+        }
+    }
 }

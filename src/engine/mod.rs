@@ -12,8 +12,9 @@ pub struct Selected {
     pub notice: Option<String>,
 }
 
-/// Build the engine for `kind`. `auto` prefers CUDA; an unusable CUDA falls back to native
-/// with a notice instead of failing.
+/// Build the engine for `kind`. `auto` is CUDA when it is usable and native otherwise,
+/// silently: that is what it asks for. An explicit `torch-cuda` that cannot run falls back
+/// to native with a notice instead of failing.
 pub fn select(kind: EngineKind) -> Selected {
     match kind {
         EngineKind::Native => Selected {

@@ -1,8 +1,11 @@
 //! wavebench-core: the numeric heart of wavebench, with no UI, no file formats and no
 //! libtorch. The 106 pywt wavelets, the native engine (forward and inverse transforms,
-//! fused band moments and statistics), SPEC §5 features, prompts, the pipeline over
+//! fused band moments and statistics), features (docs/features.md), prompts, the pipeline over
 //! windows, a batch held as rows (the wheel's path), and the timing of its stages. The
 //! app/CLI crate (polars, egui, tch) and the Python wheel both build on it.
+//!
+//! "The seed", throughout, is the Python prompt generator this project reproduces: SWT-Time's
+//! `DWTPromptGenerator` (docs/seed.md).
 
 pub mod data;
 pub mod engine;

@@ -1,5 +1,5 @@
 //! Table → windows → batches → engine summaries → features: the headless pipeline, in
-//! chunks of windows so memory stays bounded, timed stage by stage (SPEC §7).
+//! chunks of windows so memory stays bounded, timed stage by stage (docs/timing.md).
 
 use crate::data::{Normalize, Table, Windows};
 use crate::engine::sliding::{self, SlidePlan};
@@ -44,8 +44,8 @@ pub struct Shape<'a> {
     pub dtype: DType,
     pub aggregate: Aggregate,
     pub batch_size: usize,
-    /// Compute min/max/median/trend/lags (SPEC §6). Off when only the wavelet features
-    /// are wanted (the seed generator's dict): they are then 0 and empty.
+    /// Compute min/max/median/trend/lags (docs/features.md#time-llm-statistics). Off when only the wavelet features
+    /// are wanted (the seed's dict): they are then 0 and empty.
     pub statistics: bool,
     /// What the prompts' text reads, when the run may take the sliding path, which gives
     /// exactly those prompts (see `sliding_path`); else why not (feature values are
@@ -53,7 +53,7 @@ pub struct Shape<'a> {
     pub slide: Result<Reads, String>,
 }
 
-/// Features need a level the windows can hold (SPEC §10).
+/// Features need a level the windows can hold (docs/transform.md#levels).
 pub fn check_level(plan: &Plan) -> Result<(), String> {
     let max = plan.wavelet.max_level(plan.len);
     if max < 1 || plan.level > max {

@@ -1,4 +1,4 @@
-//! Per-stage timing of the pipeline (SPEC §7): the stages, the timer threaded through a run,
+//! Per-stage timing of the pipeline (docs/timing.md): the stages, the timer threaded through a run,
 //! and the report written as JSON, CSV or Markdown.
 
 use serde::{Deserialize, Serialize};
@@ -314,7 +314,7 @@ impl Machine {
     }
 }
 
-/// SPEC §7's report: `{"config","machine","runs":[…]}`.
+/// The report of docs/timing.md#the-report: `{"config","machine","runs":[…]}`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report<C: Serialize> {
     pub config: C,

@@ -2,7 +2,7 @@
 //! contiguous row is handed to the core as it lies), the core's `rows` path with the GIL
 //! released, numpy arrays and strings out. The Python package around it
 //! (`python/wavebench/__init__.py`) only adapts types: torch tensors to numpy, the seed's
-//! key names to SPEC §8's.
+//! key names to those of docs/cli.md#features.
 
 use numpy::ndarray::{s, ArrayView3, Axis, Ix3};
 use numpy::{PyArray1, PyArray2, PyReadonlyArrayDyn};
@@ -168,7 +168,7 @@ fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<Settings> {
 
 /// The plan for series of `t` samples, checked as the seed and the CLI check them.
 fn plan_for(s: &Settings, t: usize) -> PyResult<Plan> {
-    // The seed's own check first, with its wording, then SPEC §10's level rule.
+    // The seed's own check first, with its wording, then the level rule of docs/transform.md#levels.
     if s.level >= usize::BITS as usize || t < (1usize << s.level) {
         return Err(PyRuntimeError::new_err(format!(
             "sequence length {} is too short for a level-{} decomposition (needs at least 2^{} = {})",
@@ -283,7 +283,7 @@ fn features<'py>(
 }
 
 /// A wavelet, level and mode, checked once, with the plan for the last series length it
-/// ran: the seed generator's transform, planned once and run every training step (the
+/// ran: the seed's transform, planned once and run every training step (the
 /// plan was ~2 % of a step's call when it was made per call).
 #[pyclass(frozen, module = "wavebench._wavebench")]
 struct Transform {
@@ -317,7 +317,7 @@ impl Transform {
         })
     }
 
-    /// The seed generator's feature dict: SPEC §5's features of all B·N series together
+    /// The seed's feature dict: the features (docs/features.md) of all B·N series together
     /// (batch aggregation), under the seed's names and types.
     fn batch_features<'py>(
         &self,

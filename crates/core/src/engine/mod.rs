@@ -1,4 +1,4 @@
-//! How a batch of series is transformed: one API, three back ends (SPEC §3).
+//! How a batch of series is transformed: one API, three back ends (docs/transform.md#engines).
 //!
 //! An [`Engine`] decomposes a contiguous batch of equal-length series under a [`Plan`], or
 //! reduces it straight to per-series [`SeriesSummary`]s, the small result every feature is

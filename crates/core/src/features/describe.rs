@@ -1,4 +1,4 @@
-//! The wording of the features (SPEC §5): thresholds and names in one place.
+//! The wording of the features (docs/features.md#descriptions): thresholds and names in one place.
 //!
 //! Every wording that names one of the four named bands is formatted once for the process
 //! (`wordings`) and then borrowed, so a prompt's descriptions cost no allocation; only

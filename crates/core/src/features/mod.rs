@@ -1,4 +1,4 @@
-//! Features (SPEC §5): pure functions of band summaries and series statistics, shared by
+//! Features (docs/features.md): pure functions of band summaries and series statistics, shared by
 //! every engine. A [`Group`] is what one prompt describes: one series, the channels of a
 //! window (`sample`) or a batch of windows (`batch`).
 
@@ -24,7 +24,7 @@ pub enum Aggregate {
     Series,
     /// The channels of one window together.
     Sample,
-    /// A batch of windows, as the seed generator does.
+    /// A batch of windows, as the seed does.
     Batch,
 }
 
@@ -56,7 +56,7 @@ impl FromStr for Aggregate {
     }
 }
 
-/// Every feature of SPEC §5, named as in §8.
+/// Every feature of docs/features.md, under its name there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 ///
 /// Per-band values are inline up to five bands and the descriptions are static text but

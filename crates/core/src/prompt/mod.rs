@@ -1,4 +1,4 @@
-//! Prompts (SPEC §6): minijinja templates over the features, with Python's number
+//! Prompts (docs/prompts.md): minijinja templates over the features, with Python's number
 //! formatting as filters (`pyrepr`, `f(".2f")`, `pylist`), the four built-ins of
 //! `assets/templates/`, and user template files. Errors carry line and column.
 

@@ -1,5 +1,5 @@
 //! Python's float formatting, byte for byte: `repr(float)` and `format(x, ".Nf")`, and
-//! `str(list)` — what the seed generator and Time-LLM print.
+//! `str(list)` — what the seed and Time-LLM print.
 
 use std::fmt;
 

@@ -1,9 +1,9 @@
 """wavebench: wavelet features and LLM prompts for time-series forecasters, computed in Rust.
 
-- ``DWTPromptGenerator``: a drop-in for the seed generator (same constructor, ``gen(x_enc)``
+- ``DWTPromptGenerator``: a drop-in for the seed (same constructor, ``gen(x_enc)``
   returns its feature dict, ``gen.build_prompt_text(features, base_info)`` its prompt).
 - ``timellm_prompts(x_enc, description, pred_len)``: Time-LLM's per-series prompt loop.
-- ``features(x, ...)``: SPEC §5's features per series, sample or batch, as numpy arrays.
+- ``features(x, ...)``: the features of docs/features.md per series, sample or batch, as numpy arrays.
 
 Inputs are numpy arrays or torch tensors of shape (B, N, T), float32 or float64, on any
 device: CPU data is read in place, a CUDA tensor is copied to the host once. The work runs
@@ -55,7 +55,7 @@ def _batch(x_enc):
 
 
 def features(x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none"):
-    """SPEC §5's features of every prompt unit of x (B, N, T) as a dict of numpy arrays.
+    """The features (docs/features.md) of every prompt unit of x (B, N, T) as a dict of numpy arrays.
 
     aggregate: 'series' (B*N units, sample-major), 'sample' (B) or 'batch' (1).
     normalize: 'none' (the default: a model has normalised x_enc already), 'zscore', 'revin'.
@@ -92,7 +92,7 @@ class DWTPromptGenerator(_Module):
         if use_adaptive_thresholds:
             raise ValueError(
                 "use_adaptive_thresholds=True is not supported: wavebench describes features "
-                "with SPEC §5's fixed thresholds, so prompts stay comparable across batches"
+                "with the fixed thresholds of docs/features.md#descriptions, so prompts stay comparable across batches"
             )
         self.wavelet = wavelet
         self.level = level

@@ -1,0 +1,25 @@
+//! `wavebench completions SHELL` and `wavebench man DIR`: generated from the clap
+//! definitions, so they always match the options (`make completions` runs both).
+
+use super::{Cli, Failure};
+use clap::CommandFactory;
+use std::path::Path;
+
+/// The completion script for `shell`, on standard output.
+pub fn completions(shell: clap_complete::Shell) -> Result<(), Failure> {
+    let mut cmd = Cli::command();
+    clap_complete::generate(shell, &mut cmd, "wavebench", &mut std::io::stdout().lock());
+    Ok(())
+}
+
+/// `wavebench.1` and one page per subcommand (`wavebench-prompts.1`, …) into `dir`.
+pub fn man_pages(dir: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::Input(format!("cannot create the folder {}: {e}", dir.display())))?;
+    clap_mangen::generate_to(Cli::command(), dir).map_err(|e| {
+        Failure::Input(format!(
+            "cannot write the man pages into {}: {e}",
+            dir.display()
+        ))
+    })
+}

@@ -1,0 +1,328 @@
+//! Inputs that must never be destroyed, and outputs that must keep what they were: every
+//! command refuses an `-o` that is, or lies inside, one of its inputs (named directly,
+//! through `..`, through a link, or as a file of an input folder or glob), in one line,
+//! leaving the input's bytes as they were; a replaced output keeps its permissions; a loop
+//! of links is refused rather than broken.
+
+mod common;
+
+use common::{assert_input_error, wavebench};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+const DATA: &str = "date,a,b\n\
+2020-01-01 00:00:00,1.0,4.0\n2020-01-01 01:00:00,2.5,3.0\n2020-01-01 02:00:00,2.0,5.5\n\
+2020-01-01 03:00:00,3.5,4.0\n2020-01-01 04:00:00,3.0,6.5\n2020-01-01 05:00:00,4.5,5.0\n\
+2020-01-01 06:00:00,4.0,7.5\n2020-01-01 07:00:00,5.5,6.0\n2020-01-01 08:00:00,5.0,8.5\n\
+2020-01-01 09:00:00,6.5,7.0\n2020-01-01 10:00:00,6.0,9.5\n2020-01-01 11:00:00,7.5,8.0\n\
+2020-01-01 12:00:00,7.0,10.5\n2020-01-01 13:00:00,8.5,9.0\n2020-01-01 14:00:00,8.0,11.5\n\
+2020-01-01 15:00:00,9.5,10.0\n2020-01-01 16:00:00,9.0,12.5\n2020-01-01 17:00:00,10.5,11.0\n";
+
+/// A command's arguments before `-o`, reading `input`.
+fn command(name: &str, input: &str) -> Vec<String> {
+    let mut args = vec![name.to_string(), input.to_string()];
+    let extra: &[&str] = match name {
+        "decompose" | "mra" => &["--level", "1", "--quiet"],
+        "waverec" => &["--quiet"],
+        "bench" => &[
+            "--engines",
+            "native",
+            "--repeat",
+            "1",
+            "--level",
+            "1",
+            "--quiet",
+        ],
+        _ => &["--level", "1", "--quiet"],
+    };
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+fn run(args: &[String], output: &Path) -> std::process::Output {
+    let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = output.to_string_lossy().into_owned();
+    all.extend(["-o", &out]);
+    wavebench(&all)
+}
+
+/// For each command and each way of naming its input as the output: refused, one line,
+/// the input's bytes unchanged (and no temporary left beside it).
+#[test]
+fn no_command_writes_over_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = d.join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    // Coefficients for waverec, written by decompose.
+    let coeffs = d.join("coeffs.json");
+    let o = run(&command("decompose", data.to_str().unwrap()), &coeffs);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let set = d.join("set");
+    std::fs::create_dir(&set).unwrap();
+    std::fs::write(set.join("a.csv"), DATA).unwrap();
+    std::os::unix::fs::symlink(&data, d.join("link.csv")).unwrap();
+    std::os::unix::fs::symlink(&coeffs, d.join("link.json")).unwrap();
+
+    let commands = [
+        "features",
+        "prompts",
+        "decompose",
+        "mra",
+        "bench",
+        "waverec",
+    ];
+    let mut cases = 0;
+    for name in commands {
+        let (input, link) = if name == "waverec" {
+            (coeffs.clone(), d.join("link.json"))
+        } else {
+            (data.clone(), d.join("link.csv"))
+        };
+        let file_name = input.file_name().unwrap();
+        // The input named as itself, through `..`, and through a link to it; a file of an
+        // input folder; a file matched by an input glob.
+        let mut ways: Vec<(PathBuf, PathBuf)> = vec![
+            (input.clone(), input.clone()),
+            (input.clone(), set.join("..").join(file_name)),
+            (input.clone(), link),
+        ];
+        if name != "waverec" {
+            ways.push((set.clone(), set.join("a.csv")));
+            ways.push((set.join("*.csv"), set.join("a.csv")));
+            // A new file inside an input folder is refused too: the next run would read it.
+            ways.push((set.clone(), set.join("new.csv")));
+        }
+        for (read, output) in ways {
+            let before: Vec<(PathBuf, Vec<u8>)> = [&data, &coeffs, &set.join("a.csv")]
+                .iter()
+                .map(|p| (p.to_path_buf(), std::fs::read(p).unwrap()))
+                .collect();
+            let o = run(&command(name, read.to_str().unwrap()), &output);
+            assert_input_error(&o, &["would destroy the input", "choose another -o"]);
+            for (p, bytes) in before {
+                assert_eq!(
+                    std::fs::read(&p).unwrap(),
+                    bytes,
+                    "{name} -o {output:?} changed {p:?}"
+                );
+            }
+            assert!(!set.join("new.csv").exists(), "{name} wrote {output:?}");
+            cases += 1;
+        }
+    }
+    assert_eq!(cases, 6 * 5 + 3);
+    // Nothing else appeared: no temporaries, no outputs.
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["coeffs.json", "data.csv", "link.csv", "link.json", "set"]
+    );
+}
+
+/// `--config`, a template file and `--description @FILE` are inputs too.
+#[test]
+fn the_files_a_run_reads_besides_its_data_are_not_outputs_either() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = d.join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    let config = d.join("run.toml");
+    std::fs::write(&config, "level = 1\n").unwrap();
+    let template = d.join("t.jinja");
+    std::fs::write(&template, "{{ min }}").unwrap();
+    let desc = d.join("desc.txt");
+    std::fs::write(&desc, "my data").unwrap();
+    let data = data.to_str().unwrap();
+    let described = format!("@{}", desc.display());
+    for (extra, victim) in [
+        (["--config", config.to_str().unwrap()], &config),
+        (["--template", template.to_str().unwrap()], &template),
+        (["--description", described.as_str()], &desc),
+    ] {
+        let before = std::fs::read(victim).unwrap();
+        let mut args = vec!["prompts", data, "--level", "1", "--quiet"];
+        args.extend(extra);
+        args.extend(["-o", victim.to_str().unwrap()]);
+        let o = wavebench(&args);
+        assert_input_error(&o, &["would destroy the input"]);
+        assert_eq!(std::fs::read(victim).unwrap(), before);
+    }
+}
+
+#[test]
+fn a_replaced_output_keeps_its_permissions() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    let out = dir.path().join("features.csv");
+    std::fs::write(&out, "old").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = wavebench(&[
+        "features",
+        data.to_str().unwrap(),
+        "--level",
+        "1",
+        "--quiet",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.starts_with("window,"), "{written}");
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+#[test]
+fn a_loop_of_links_is_refused_and_stays_a_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = d.join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    std::os::unix::fs::symlink("b.jsonl", d.join("a.jsonl")).unwrap();
+    std::os::unix::fs::symlink("a.jsonl", d.join("b.jsonl")).unwrap();
+    let o = wavebench(&[
+        "prompts",
+        data.to_str().unwrap(),
+        "--level",
+        "1",
+        "--quiet",
+        "-o",
+        d.join("a.jsonl").to_str().unwrap(),
+    ]);
+    assert_input_error(&o, &["a.jsonl", "loop of symbolic links"]);
+    for name in ["a.jsonl", "b.jsonl"] {
+        let m = std::fs::symlink_metadata(d.join(name)).unwrap();
+        assert!(m.file_type().is_symlink(), "{name} is no longer a link");
+    }
+}
+
+/// `wavebench prompts … -o - | head`: the reader leaves early; the run ends quietly with
+/// exit 0, as Unix tools do, instead of reporting "Broken pipe".
+#[test]
+fn a_reader_that_leaves_early_ends_the_run_quietly() {
+    use std::io::Read;
+    let etth1 = common::etth1();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_wavebench"))
+        .args([
+            "prompts",
+            etth1.to_str().unwrap(),
+            "--columns",
+            "OT",
+            "--seq-len",
+            "64",
+            "--level",
+            "1",
+            "--quiet",
+            "-o",
+            "-",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe's read end is closed here: the rest (MBs) cannot be written.
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        first.starts_with(b"{\"window\":0"),
+        "{}",
+        String::from_utf8_lossy(&first)
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+}
+
+/// `-o -` with standard output closed (`>&-`) writes nothing, so it must not end in
+/// success.
+#[test]
+fn a_closed_standard_output_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    let o = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "exec \"$0\" \"$@\" >&-",
+            env!("CARGO_BIN_EXE_wavebench"),
+        ])
+        .args([
+            "prompts",
+            data.to_str().unwrap(),
+            "--level",
+            "1",
+            "--quiet",
+            "-o",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert_input_error(&o, &["standard output is closed"]);
+}
+
+/// `bench` with no engine, or with `--shard`, would write a report that says nothing (or
+/// that passes a part for the whole): refused.
+#[test]
+fn bench_refuses_an_empty_engine_list_and_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    let report = dir.path().join("r.json");
+    let base = ["bench", data.to_str().unwrap(), "--level", "1", "--quiet"];
+    let mut args = base.to_vec();
+    args.extend(["--engines", "", "-o", report.to_str().unwrap()]);
+    assert_input_error(&wavebench(&args), &["--engines", "no engine named"]);
+    let mut args = base.to_vec();
+    args.extend([
+        "--engines",
+        "native",
+        "--shard",
+        "1/2",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    assert_input_error(&wavebench(&args), &["--shard 1/2", "whole run"]);
+    assert!(!report.exists());
+}
+
+/// Shard arithmetic does not overflow: shard i of N holds windows ⌊total·(i−1)/N⌋ up to
+/// ⌊total·i/N⌋, so with N = 2^64 − 1 and 3 windows the last shard holds the last window
+/// (in 64 bits the product wrapped and every shard came out empty) and the first none.
+#[test]
+fn a_huge_shard_count_loses_no_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    let n = u64::MAX;
+    let count = |shard: String| {
+        let o = wavebench(&[
+            "features",
+            data.to_str().unwrap(),
+            "--seq-len",
+            "16",
+            "--level",
+            "1",
+            "--shard",
+            &shard,
+            "--quiet",
+            "-o",
+            "-",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap().lines().count()
+    };
+    // 18 rows, windows of 16, stride 1: 3 windows × 2 channels; the last window's two.
+    assert_eq!(count(format!("{n}/{n}")), 2);
+    assert_eq!(count(format!("1/{n}")), 0);
+}

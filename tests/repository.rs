@@ -1,0 +1,325 @@
+//! The repository stands on its own: nothing reads a folder beside the checkout, the
+//! benchmark data is the unmodified published file, every relative link in the
+//! documentation resolves, code cites pages that exist, and the example prompts in the
+//! documentation are what the CLI prints today.
+//!
+//! `WAVEBENCH_BLESS=1 cargo test --test repository` rewrites the examples from the CLI.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The repository's files: git's list in a checkout, else every file outside the build
+/// and VCS folders (a tarball).
+fn tracked_files() -> Vec<PathBuf> {
+    let listed = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success() && !o.stdout.is_empty());
+    if let Some(o) = listed {
+        return o
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| root().join(String::from_utf8_lossy(p).as_ref()))
+            .filter(|p| p.is_file())
+            .collect();
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![root()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name();
+            if name == "target" || name == ".git" {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn relative(p: &Path) -> String {
+    p.strip_prefix(root()).unwrap_or(p).display().to_string()
+}
+
+#[test]
+fn no_file_reads_a_folder_beside_the_checkout() {
+    // Spelled in two pieces so that this file does not match itself.
+    let needle = format!("..{}", "/shared");
+    let files = tracked_files();
+    assert!(files.len() > 100, "only {} files listed", files.len());
+    let offending: Vec<String> = files
+        .iter()
+        .filter(|p| {
+            std::fs::read(p)
+                .map(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
+                .unwrap_or(false)
+        })
+        .map(|p| relative(p))
+        .collect();
+    assert!(offending.is_empty(), "{needle} in {offending:?}");
+}
+
+#[test]
+fn etth1_is_the_unmodified_etdataset_file() {
+    use md5::{Digest, Md5};
+    let bytes = std::fs::read(common::etth1()).expect("sample_data/ETTh1.csv");
+    let digest = Md5::digest(&bytes);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(
+        hex, "8381763947c85f4be6ac456c508460d6",
+        "see sample_data/README.md"
+    );
+}
+
+#[test]
+fn no_code_cites_the_old_spec() {
+    let word = format!("SP{}", "EC");
+    let offending: Vec<String> = tracked_files()
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("rs" | "py" | "toml" | "sh" | "md" | "jinja")
+            ) || p.file_name().is_some_and(|n| n == "Makefile")
+        })
+        .filter(|p| {
+            std::fs::read_to_string(p).is_ok_and(|t| {
+                t.match_indices(&word).any(|(i, _)| {
+                    let before = t[..i].chars().next_back();
+                    let after = t[i + word.len()..].chars().next();
+                    !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                        && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+            })
+        })
+        .map(|p| relative(p))
+        .collect();
+    assert!(offending.is_empty(), "{word} cited in {offending:?}");
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings (outside code blocks).
+fn anchors(markdown: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(slug(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// Every `[text](target)` of a Markdown file, outside code blocks and inline code.
+fn links(markdown: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Drop inline code spans: `](x)` inside backticks is not a link.
+        let text: String = line.split('`').step_by(2).collect::<Vec<_>>().join("");
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("](") {
+            let tail = &rest[i + 2..];
+            let Some(end) = tail.find(')') else { break };
+            out.push(tail[..end].to_string());
+            rest = &tail[end..];
+        }
+    }
+    out
+}
+
+/// Whether `target` (a relative path, optionally with `#anchor`) resolves from `from`.
+fn check_target(from: &Path, target: &str) -> Result<(), String> {
+    let (path, anchor) = match target.split_once('#') {
+        Some((p, a)) => (p, Some(a)),
+        None => (target, None),
+    };
+    let file = if path.is_empty() {
+        from.to_path_buf()
+    } else {
+        from.parent().unwrap().join(path)
+    };
+    if !file.exists() {
+        return Err(format!("{target}: no such file"));
+    }
+    if let Some(a) = anchor {
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("{target}: {e}"))?;
+        if !anchors(&text).iter().any(|h| h == a) {
+            return Err(format!("{target}: no heading with that anchor"));
+        }
+    }
+    Ok(())
+}
+
+fn markdown_files() -> Vec<PathBuf> {
+    tracked_files()
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect()
+}
+
+#[test]
+fn every_relative_link_in_the_documentation_resolves() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for md in markdown_files() {
+        let text = std::fs::read_to_string(&md).unwrap();
+        for target in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            if let Err(e) = check_target(&md, &target) {
+                broken.push(format!("{}: {e}", relative(&md)));
+            }
+        }
+    }
+    assert!(checked > 40, "only {checked} links found");
+    assert!(broken.is_empty(), "{broken:#?}");
+}
+
+#[test]
+fn code_comments_cite_pages_and_anchors_that_exist() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for file in tracked_files() {
+        if !file
+            .extension()
+            .is_some_and(|e| e == "rs" || e == "py" || e == "jinja")
+        {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for (i, _) in text.match_indices("docs/") {
+            let cite: String = text[i..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || "/._-#".contains(*c))
+                .collect();
+            let cite = cite.trim_end_matches(['.', ')']);
+            if !cite.contains(".md") {
+                continue;
+            }
+            checked += 1;
+            if let Err(e) = check_target(&root().join("README.md"), cite) {
+                broken.push(format!("{}: {e}", relative(&file)));
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} citations found");
+    assert!(broken.is_empty(), "{broken:#?}");
+}
+
+/// The command of docs/prompts.md's examples: ETTh1's first window of oil temperature.
+fn example_prompt(template: &str) -> String {
+    let etth1 = common::etth1();
+    let o = common::wavebench(&[
+        "prompts",
+        etth1.to_str().unwrap(),
+        "--columns",
+        "OT",
+        "--rows",
+        "0..512",
+        "--seq-len",
+        "512",
+        "--description",
+        "Electricity transformer temperature, hourly",
+        "--pred-len",
+        "96",
+        "--template",
+        template,
+        "--quiet",
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "one window, one channel: {stdout}");
+    let record: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    record["prompt"].as_str().unwrap().to_string()
+}
+
+/// Each `<!-- example: TEMPLATE -->` followed by a ```text block: (template, the block's
+/// byte range).
+fn examples(markdown: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    let marker = "<!-- example: ";
+    let mut out = Vec::new();
+    for (i, _) in markdown.match_indices(marker) {
+        let rest = &markdown[i + marker.len()..];
+        let name = rest[..rest.find(" -->").expect("closed marker")].to_string();
+        let open = "```text\n";
+        let start = i
+            + markdown[i..]
+                .find(open)
+                .expect("a text block after the marker")
+            + open.len();
+        let end = start + markdown[start..].find("```").expect("a closed block");
+        out.push((name, start..end));
+    }
+    out
+}
+
+#[test]
+fn the_documented_example_prompts_are_what_the_cli_prints() {
+    let bless = std::env::var_os("WAVEBENCH_BLESS").is_some();
+    let mut seen = std::collections::BTreeSet::new();
+    for file in ["README.md", "docs/prompts.md"] {
+        let path = root().join(file);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        let found = examples(&text);
+        assert!(!found.is_empty(), "{file}: no examples");
+        // From the end, so that rewriting a block keeps the earlier ranges valid.
+        for (template, range) in found.into_iter().rev() {
+            let want = example_prompt(&template) + "\n";
+            seen.insert(template.clone());
+            if bless {
+                text.replace_range(range, &want);
+            } else {
+                assert_eq!(
+                    text[range].to_string(),
+                    want,
+                    "{file}: the {template} example is stale (WAVEBENCH_BLESS=1 rewrites it)"
+                );
+            }
+        }
+        if bless {
+            std::fs::write(&path, text).unwrap();
+        }
+    }
+    let builtins = ["dwt-balanced", "dwt-detailed", "dwt-minimal", "timellm"];
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), builtins);
+}
