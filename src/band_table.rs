@@ -426,6 +426,36 @@ pub struct Coeffs {
     pub values: Values,
 }
 
+/// A file of another kind (mra's components, waverec's signals) is not coefficients:
+/// inverting it would give a signal of the wrong length and meaning, without a word.
+fn check_kind(kind: &str) -> Result<(), String> {
+    match kind {
+        "coeffs" => Ok(()),
+        "components" => Err(
+            "holds per-band components (what `wavebench mra` writes), not coefficients; waverec inverts what `wavebench decompose` writes (the components already sum to the signal)".into(),
+        ),
+        "signal" => Err(
+            "holds signals (what `wavebench waverec` writes), not coefficients; waverec inverts what `wavebench decompose` writes".into(),
+        ),
+        other => Err(format!(
+            "holds bands of kind '{other}', not coefficients (what `wavebench decompose` writes)"
+        )),
+    }
+}
+
+/// The bands must be the recorded level's n+1: a band deleted from the file would
+/// otherwise be inverted silently into a signal of the wrong length.
+fn check_level(recorded: usize, bands: usize) -> Result<(), String> {
+    if bands == recorded + 1 {
+        return Ok(());
+    }
+    Err(format!(
+        "records level {recorded}, which has {} bands ({}), but holds {bands}; was a band removed or added?",
+        recorded + 1,
+        band_names(recorded).join(", ")
+    ))
+}
+
 /// Read `[cA_n, cD_n, …, cD_1]` coefficients of one or more series from a file `decompose`
 /// wrote (`.json`, `.npz`, `.parquet`) or from an `.npz` of arrays `arr_0, arr_1, …` (1-D:
 /// one series; 2-D: series × coefficients). Errors name the file and what is wrong.
@@ -464,27 +494,48 @@ fn read_json(path: &Path) -> Result<Coeffs, String> {
         window: Option<usize>,
         start: Option<usize>,
         start_time: Option<String>,
-        coeffs: Vec<Vec<f64>>,
+        coeffs: Option<Vec<Vec<f64>>>,
+        components: Option<serde::de::IgnoredAny>,
+        signal: Option<serde::de::IgnoredAny>,
     }
     let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
     let doc: Doc = serde_json::from_reader(io::BufReader::new(f))
         .map_err(|e| format!("not a decompose document: {e}"))?;
-    let lens: Vec<usize> = doc
-        .series
-        .first()
-        .map(|s| s.coeffs.iter().map(Vec::len).collect())
-        .unwrap_or_default();
-    let mut values = Vec::new();
-    let mut labels = Vec::with_capacity(doc.series.len());
+    let mut series = Vec::with_capacity(doc.series.len());
     for (i, s) in doc.series.into_iter().enumerate() {
-        let got: Vec<usize> = s.coeffs.iter().map(Vec::len).collect();
+        match (&s.coeffs, &s.components, &s.signal) {
+            (Some(_), _, _) => {}
+            (None, Some(_), _) => check_kind("components")?,
+            (None, None, Some(_)) => check_kind("signal")?,
+            (None, None, None) => {
+                return Err(format!(
+                    "series {i} has no \"coeffs\" (bands of coefficients)"
+                ))
+            }
+        }
+        series.push(s);
+    }
+    let doc_series = series;
+    let lens: Vec<usize> = doc_series
+        .first()
+        .and_then(|s| s.coeffs.as_ref())
+        .map(|c| c.iter().map(Vec::len).collect())
+        .unwrap_or_default();
+    if !doc_series.is_empty() {
+        check_level(doc.level, lens.len())?;
+    }
+    let mut values = Vec::new();
+    let mut labels = Vec::with_capacity(doc_series.len());
+    for (i, s) in doc_series.into_iter().enumerate() {
+        let coeffs = s.coeffs.unwrap_or_default();
+        let got: Vec<usize> = coeffs.iter().map(Vec::len).collect();
         if got != lens {
             return Err(format!(
                 "series {i} ('{}') has bands of lengths {got:?}, series 0 {lens:?}; every series must share one decomposition",
                 s.column
             ));
         }
-        values.extend(s.coeffs.into_iter().flatten());
+        values.extend(coeffs.into_iter().flatten());
         labels.push(Label {
             file: s.file,
             column: s.column,
@@ -516,16 +567,44 @@ fn from_npz(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> {
         Some(npy::Owned::Text(v)) => v.first().cloned(),
         _ => None,
     };
+    if let Some(kind) = text0("kind") {
+        check_kind(&kind)?;
+    }
     let level = match get("level").map(|a| &a.data) {
         Some(npy::Owned::I64(v)) => v.first().map(|&l| l as usize),
         _ => None,
     };
     let named: Vec<String> = match level {
-        Some(l) if get(&format!("cA{l}")).is_some() => band_names(l),
+        Some(l) if get(&format!("cA{l}")).is_some() => {
+            let names = band_names(l);
+            let found = arrays
+                .iter()
+                .filter(|(n, _)| {
+                    (n.starts_with("cA") || n.starts_with("cD")) && n[2..].parse::<usize>().is_ok()
+                })
+                .count();
+            check_level(l, found)?;
+            if let Some(missing) = names.iter().find(|n| get(n).is_none()) {
+                return Err(format!("records level {l} but has no band {missing}"));
+            }
+            names
+        }
         _ => {
             let mut k = 0;
             while get(&format!("arr_{k}")).is_some() {
                 k += 1;
+            }
+            // np.savez numbers its arrays without gaps: a gap means a band was removed.
+            let beyond = arrays
+                .iter()
+                .filter_map(|(n, _)| n.strip_prefix("arr_")?.parse::<usize>().ok())
+                .filter(|&i| i > k)
+                .min();
+            if let Some(i) = beyond {
+                return Err(format!(
+                    "has arr_0 … arr_{} and arr_{i} but no arr_{k}: a band is missing (np.savez(f, *pywt.wavedec(...)) numbers them without gaps)",
+                    k.saturating_sub(1)
+                ));
             }
             if k == 0 {
                 let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
@@ -624,13 +703,17 @@ fn read_parquet(path: &Path) -> Result<Coeffs, String> {
         .key_value_metadata()
         .clone()
         .unwrap_or_default();
-    let meta: Option<Meta> = kv
+    let file_meta: Option<FileMeta> = kv
         .iter()
         .find(|k| k.key == META_KEY)
         .and_then(|k| k.value.as_deref())
-        .map(|v| serde_json::from_str::<FileMeta>(v).map(|m| m.meta))
+        .map(serde_json::from_str::<FileMeta>)
         .transpose()
         .map_err(|e| format!("the '{META_KEY}' metadata is not readable: {e}"))?;
+    if let Some(m) = &file_meta {
+        check_kind(&m.kind)?;
+    }
+    let meta = file_meta.map(|m| m.meta);
     let df = reader.finish().map_err(|e| e.to_string())?;
     let names: Vec<String> = df
         .get_column_names()
@@ -641,6 +724,9 @@ fn read_parquet(path: &Path) -> Result<Coeffs, String> {
         })
         .map(|n| n.to_string())
         .collect();
+    if let (Some(m), false) = (&meta, names.is_empty()) {
+        check_level(m.level, names.len())?;
+    }
     let level = names.len().saturating_sub(1);
     let want = band_names(level);
     if names.is_empty() || names.len() != want.len() || want.iter().any(|w| !names.contains(w)) {

@@ -174,8 +174,11 @@ fn dict_value<'a>(dict: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// Read one `.npy` array of float32/float64/int32/int64 or unicode text, little-endian,
-/// C order (what NumPy writes on every common machine). Errors say what the file holds.
-pub fn read(r: &mut dyn Read) -> Result<Array, String> {
+/// C order (what NumPy writes on every common machine), of at most `limit` bytes (what the
+/// file or archive member holds). Errors say what the file holds. The header's shape is
+/// checked against `limit` and the machine's memory before anything is allocated: a
+/// header may claim any size.
+pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array, String> {
     let mut pre = [0u8; 8];
     r.read_exact(&mut pre)
         .map_err(|e| format!("not a .npy array: {e}"))?;
@@ -195,8 +198,15 @@ pub fn read(r: &mut dyn Read) -> Result<Array, String> {
         }
         v => return Err(format!(".npy format version {v} is not supported")),
     };
+    if hlen as u64 > limit {
+        return Err(format!(
+            "the .npy header claims {hlen} bytes; the file holds {limit}"
+        ));
+    }
     let mut h = vec![0u8; hlen];
     r.read_exact(&mut h).map_err(|e| e.to_string())?;
+    let header_len = if pre[6] == 1 { 10 } else { 12 } + hlen as u64;
+    let limit = limit.saturating_sub(header_len);
     let dict = String::from_utf8_lossy(&h);
     let descr = dict_value(&dict, "descr")
         .ok_or("the .npy header has no 'descr'")?
@@ -213,9 +223,25 @@ pub fn read(r: &mut dyn Read) -> Result<Array, String> {
         .map(|d| d.trim_end_matches('L').parse::<usize>())
         .collect::<Result<_, _>>()
         .map_err(|_| format!("the .npy shape {shape_text} is not a tuple of sizes"))?;
-    let n: usize = shape.iter().product();
+    let n = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| {
+            format!("the .npy shape {shape_text} holds more values than memory can address")
+        })?;
     let mut bytes = |width: usize| -> Result<Vec<u8>, String> {
-        let mut b = vec![0u8; n * width];
+        let need = (n as u128) * (width as u128);
+        if need > u128::from(limit) {
+            return Err(format!(
+                "the .npy header claims shape {shape_text} of {descr} ({need} bytes) but the file holds {limit} bytes after its header"
+            ));
+        }
+        if crate::run_spec::available_memory().is_some_and(|have| need > u128::from(have)) {
+            return Err(format!(
+                "the .npy array of shape {shape_text} needs {need} bytes, more memory than is available"
+            ));
+        }
+        let mut b = vec![0u8; need as usize];
         r.read_exact(&mut b)
             .map_err(|e| format!("the array ends early ({n} values of dtype {descr}): {e}"))?;
         Ok(b)
@@ -283,7 +309,8 @@ pub fn read_npz(file: std::fs::File) -> Result<Vec<(String, Array)>, String> {
     for i in 0..zip.len() {
         let mut member = zip.by_index(i).map_err(|e| e.to_string())?;
         let name = member.name().map_err(|e| e.to_string())?.to_string();
-        let array = read(&mut member).map_err(|e| format!("{name}: {e}"))?;
+        let size = member.size();
+        let array = read(&mut member, size).map_err(|e| format!("{name}: {e}"))?;
         out.push((name.trim_end_matches(".npy").to_string(), array));
     }
     Ok(out)
@@ -301,7 +328,7 @@ mod tests {
         assert_eq!(buf.len() as u64, file_len(&[2, 3], &Data::F64(&f)));
         let header_len = buf.len() - f.len() * 8;
         assert_eq!(header_len % 64, 0, "data starts 64-byte aligned");
-        let back = read(&mut buf.as_slice()).unwrap();
+        let back = read(&mut buf.as_slice(), buf.len() as u64).unwrap();
         assert_eq!(back.shape, vec![2, 3]);
         assert_eq!(back.data, Owned::F64(f.to_vec()));
 
@@ -312,25 +339,45 @@ mod tests {
         ];
         let mut buf = Vec::new();
         write(&mut buf, &[3], &Data::Text(&t)).unwrap();
-        let back = read(&mut buf.as_slice()).unwrap();
+        let back = read(&mut buf.as_slice(), buf.len() as u64).unwrap();
         assert_eq!((back.shape, back.data), (vec![3], Owned::Text(t)));
 
         let mut buf = Vec::new();
         write(&mut buf, &[], &Data::I64(&[7])).unwrap();
-        let back = read(&mut buf.as_slice()).unwrap();
+        let back = read(&mut buf.as_slice(), buf.len() as u64).unwrap();
         assert_eq!((back.shape, back.data), (vec![], Owned::I64(vec![7])));
     }
 
     #[test]
     fn bad_headers_are_named() {
-        assert!(read(&mut &b"PK\x03\x04 not npy"[..])
+        assert!(read(&mut &b"PK\x03\x04 not npy"[..], 16)
             .unwrap_err()
             .contains("magic"));
         let mut buf = Vec::new();
         write(&mut buf, &[2], &Data::F32(&[1.0, 2.0])).unwrap();
         buf.truncate(buf.len() - 2);
-        assert!(read(&mut buf.as_slice())
+        // A member whose declared size is honest: the shape is checked against it.
+        let honest = read(&mut buf.as_slice(), buf.len() as u64).unwrap_err();
+        assert!(honest.contains("claims shape (2,)"), "{honest}");
+        // A declared size that lies: the read itself finds the end.
+        assert!(read(&mut buf.as_slice(), 1 << 20)
             .unwrap_err()
             .contains("ends early"));
+    }
+
+    /// A header may claim any shape: 2^40 float64 (8 TB) over a few bytes is refused
+    /// before anything is allocated, and so is a product past 64 bits.
+    #[test]
+    fn a_shape_larger_than_the_file_is_refused_before_allocating() {
+        let mut buf = header(&[1 << 40], "<f8");
+        buf.extend_from_slice(&[0u8; 64]);
+        let e = read(&mut buf.as_slice(), buf.len() as u64).unwrap_err();
+        assert!(
+            e.contains("claims shape (1099511627776,)") && e.contains("8796093022208 bytes"),
+            "{e}"
+        );
+        let huge = header(&[1 << 40, 1 << 40], "<f8");
+        let e = read(&mut huge.as_slice(), u64::MAX).unwrap_err();
+        assert!(e.contains("more values than memory can address"), "{e}");
     }
 }

@@ -307,7 +307,8 @@ impl Shard {
 }
 
 /// MemAvailable from /proc/meminfo (Linux); None elsewhere.
-fn available_memory() -> Option<u64> {
+/// `MemAvailable` of /proc/meminfo, in bytes (None where there is no such file).
+pub fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -326,3 +326,169 @@ fn a_huge_shard_count_loses_no_window() {
     assert_eq!(count(format!("{n}/{n}")), 2);
     assert_eq!(count(format!("1/{n}")), 0);
 }
+
+/// The venv's python (`make test` puts it first on PATH); `WAVEBENCH_PYTHON` overrides.
+fn python(script: &str, dir: &Path) {
+    let py = std::env::var("WAVEBENCH_PYTHON").unwrap_or_else(|_| "python3".into());
+    let o = std::process::Command::new(py)
+        .args(["-c", script])
+        .current_dir(dir)
+        .output()
+        .expect("python3 with numpy and pywt (the project venv) on PATH");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// waverec checks what it inverts: a removed band, a level that disagrees with the bands,
+/// a gap in arr_*, mra's components, NaN coefficients — each one line naming what is wrong,
+/// never a signal of the wrong length with exit 0.
+#[test]
+fn waverec_refuses_what_it_cannot_invert_faithfully() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = d.join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    let data = data.to_str().unwrap();
+    let out = d.join("signal.json");
+    let out = out.to_str().unwrap();
+    for (file, command) in [
+        ("c.json", "decompose"),
+        ("c.npz", "decompose"),
+        ("c.parquet", "decompose"),
+        ("m.json", "mra"),
+        ("m.npz", "mra"),
+        ("m.parquet", "mra"),
+    ] {
+        let path = d.join(file);
+        let o = wavebench(&[
+            command,
+            data,
+            "--level",
+            "2",
+            "--wavelet",
+            "haar",
+            "--quiet",
+            "-o",
+            path.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    // The good files invert.
+    for good in ["c.json", "c.npz", "c.parquet"] {
+        let o = wavebench(&["waverec", d.join(good).to_str().unwrap(), "-o", out]);
+        assert!(
+            o.status.success(),
+            "{good}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // mra's components, in every format.
+    for mra in ["m.json", "m.npz", "m.parquet"] {
+        let o = wavebench(&["waverec", d.join(mra).to_str().unwrap(), "-o", out]);
+        assert_input_error(
+            &o,
+            &[mra, "components", "wavebench mra", "not coefficients"],
+        );
+    }
+    // JSON: the last band removed; the level changed.
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("c.json")).unwrap()).unwrap();
+    let mut cut = doc.clone();
+    for s in cut["series"].as_array_mut().unwrap() {
+        s["coeffs"].as_array_mut().unwrap().pop();
+    }
+    std::fs::write(d.join("cut.json"), cut.to_string()).unwrap();
+    let o = wavebench(&["waverec", d.join("cut.json").to_str().unwrap(), "-o", out]);
+    assert_input_error(&o, &["cut.json", "records level 2", "3 bands", "holds 2"]);
+    let mut relevel = doc.clone();
+    relevel["level"] = 3.into();
+    std::fs::write(d.join("relevel.json"), relevel.to_string()).unwrap();
+    let o = wavebench(&[
+        "waverec",
+        d.join("relevel.json").to_str().unwrap(),
+        "-o",
+        out,
+    ]);
+    assert_input_error(&o, &["relevel.json", "records level 3", "holds 3"]);
+    // npz: decompose's archive without cD1; np.savez's arrays with a gap.
+    python(
+        "import numpy as np, pywt\n\
+         a = dict(np.load('c.npz')); del a['cD1']; np.savez('cut.npz', **a)\n\
+         a = dict(np.load('c.npz')); a['cD2'][0, 1] = np.nan; np.savez('nan.npz', **a)\n\
+         c = pywt.wavedec(np.arange(16.0), 'haar', level=2)\n\
+         np.savez('gap.npz', arr_0=c[0], arr_1=c[1], arr_3=c[2])\n",
+        d,
+    );
+    let o = wavebench(&["waverec", d.join("cut.npz").to_str().unwrap(), "-o", out]);
+    assert_input_error(&o, &["cut.npz", "records level 2", "holds 2"]);
+    let o = wavebench(&[
+        "waverec",
+        d.join("gap.npz").to_str().unwrap(),
+        "--wavelet",
+        "haar",
+        "-o",
+        out,
+    ]);
+    assert_input_error(&o, &["gap.npz", "no arr_2", "a band is missing"]);
+    let o = wavebench(&["waverec", d.join("nan.npz").to_str().unwrap(), "-o", out]);
+    assert_input_error(
+        &o,
+        &[
+            "nan.npz",
+            "series 0 ('a'), band cD2, coefficient 1 is NaN",
+            "finite",
+        ],
+    );
+}
+
+/// An `.npz` member whose header claims 2^40 float64 (8 TB) over a few bytes: refused in
+/// one line, not an abort on allocation.
+#[test]
+fn an_npz_header_claiming_terabytes_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    python(
+        "import zipfile\n\
+         d = \"{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }\"\n\
+         h = d + ' ' * (118 - len(d)) + '\\n'\n\
+         npy = b'\\x93NUMPY\\x01\\x00' + len(h).to_bytes(2, 'little') + h.encode() + b'\\0' * 64\n\
+         with zipfile.ZipFile('bomb.npz', 'w') as z:\n\
+         \x20   z.writestr('arr_0.npy', npy)\n\
+         \x20   z.writestr('arr_1.npy', npy)\n",
+        dir.path(),
+    );
+    let o = wavebench(&[
+        "waverec",
+        dir.path().join("bomb.npz").to_str().unwrap(),
+        "--wavelet",
+        "haar",
+        "-o",
+        "-",
+    ]);
+    assert_input_error(&o, &["bomb.npz", "arr_0", "claims shape (1099511627776,)"]);
+}
+
+/// A template with nested loops over large ranges stops with a message that says why,
+/// instead of running for hours.
+#[test]
+fn a_runaway_template_stops_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    let template = dir.path().join("loop.jinja");
+    std::fs::write(
+        &template,
+        "{% for i in range(100000) %}{% for j in range(100000) %}.{% endfor %}{% endfor %}",
+    )
+    .unwrap();
+    let o = wavebench(&[
+        "prompts",
+        data.to_str().unwrap(),
+        "--level",
+        "1",
+        "--template",
+        template.to_str().unwrap(),
+        "--quiet",
+        "-o",
+        "-",
+    ]);
+    assert_input_error(&o, &["budget of 5000000 steps", "loop"]);
+}

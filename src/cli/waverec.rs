@@ -60,6 +60,27 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
             coeffs.lens.len()
         )));
     }
+    if let Some((at, v)) = first_non_finite(&coeffs.values) {
+        // Inverted, one NaN spreads over a filter's reach of every level: say where it is.
+        let per: usize = coeffs.lens.iter().sum();
+        let (series, mut offset) = (at / per.max(1), at % per.max(1));
+        let band = coeffs
+            .lens
+            .iter()
+            .position(|&l| {
+                let inside = offset < l;
+                if !inside {
+                    offset -= l;
+                }
+                inside
+            })
+            .unwrap_or(0);
+        return Err(Failure::Input(format!(
+            "{p}: series {series} ('{}'), band {}, coefficient {offset} is {v}; waverec needs finite coefficients",
+            coeffs.labels.get(series).map_or("", |l| l.column.as_str()),
+            coeffs.names.get(band).map_or("?", String::as_str),
+        )));
+    }
     // Precision: --dtype when given, else the file's.
     let dtype = common.dtype.unwrap_or(coeffs.values.as_ref().dtype());
     let input = if coeffs.values.as_ref().dtype() == dtype {
@@ -113,4 +134,15 @@ fn reconstruct<T: Real>(values: &[T], lens: &[usize], w: &Wavelet, mode: Mode) -
         })
         .collect();
     signals.concat()
+}
+
+/// The first value that is NaN or infinite, and where (series-major, bands concatenated).
+fn first_non_finite(values: &Values) -> Option<(usize, f64)> {
+    match values {
+        Values::F32(v) => v
+            .iter()
+            .position(|x| !x.is_finite())
+            .map(|i| (i, f64::from(v[i]))),
+        Values::F64(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, v[i])),
+    }
 }

@@ -92,11 +92,19 @@ pub struct Prompter {
 
 const NAME: &str = "prompt";
 
+/// Template steps one prompt may take (minijinja's fuel): a prompt takes hundreds, this
+/// allows templates far richer than the built-ins and stops a runaway loop in about a
+/// second.
+pub const FUEL: u64 = 5_000_000;
+
 impl Prompter {
     /// Compile template source text (a built-in's or a user's).
     pub fn new(source: &str) -> Result<Self, TemplateError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        // A prompt takes a few hundred steps; nested loops over large ranges would run
+        // for hours. Past the budget the render stops with an error that says so.
+        env.set_fuel(Some(FUEL));
         env.add_filter("pyrepr", |x: f64| pyfmt::repr(x));
         env.add_filter(
             "f",
@@ -249,9 +257,12 @@ impl Prompter {
             let before = &self.source[..r.start.min(self.source.len())];
             before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1
         });
-        let message = match e.detail() {
-            Some(d) => format!("{}: {d}", e.kind()),
-            None => e.kind().to_string(),
+        let message = match (e.kind(), e.detail()) {
+            (ErrorKind::OutOfFuel, _) => format!(
+                "the template ran past its budget of {FUEL} steps for one prompt (a loop over a large range?)"
+            ),
+            (kind, Some(d)) => format!("{kind}: {d}"),
+            (kind, None) => kind.to_string(),
         };
         TemplateError {
             message,
