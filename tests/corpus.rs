@@ -492,3 +492,53 @@ fn a_runaway_template_stops_and_says_so() {
     ]);
     assert_input_error(&o, &["budget of 5000000 steps", "loop"]);
 }
+
+/// A file of NUL bytes (or rows followed by NULs) is named as binary at once, not parsed
+/// for minutes; a CR-only file is told how to convert; a FIFO is told to be saved first.
+#[test]
+fn binary_cr_only_and_fifo_inputs_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nul = d.join("nul.csv");
+    let mut bytes = DATA.as_bytes().to_vec();
+    bytes.extend(std::iter::repeat_n(0u8, 4 << 20));
+    std::fs::write(&nul, &bytes).unwrap();
+    let o = wavebench(&["features", nul.to_str().unwrap(), "--quiet", "-o", "-"]);
+    let at = format!(
+        "a NUL byte at byte {} (line {})",
+        DATA.len(),
+        DATA.lines().count() + 1
+    );
+    assert_input_error(&o, &["nul.csv", &at, "binary data"]);
+    let cr = d.join("cr.csv");
+    std::fs::write(&cr, DATA.replace('\n', "\r")).unwrap();
+    let o = wavebench(&["features", cr.to_str().unwrap(), "--quiet", "-o", "-"]);
+    assert_input_error(&o, &["cr.csv", "carriage return alone", "tr "]);
+    let fifo = d.join("fifo.csv");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let o = wavebench(&["features", fifo.to_str().unwrap(), "--quiet", "-o", "-"]);
+    assert_input_error(
+        &o,
+        &["fifo.csv", "pipe or a device", "save the stream to a file"],
+    );
+}
+
+/// `data/**/*.csv` through a link loop (`data/again -> .`) reads each file once.
+#[test]
+fn a_glob_through_a_link_loop_reads_each_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(data.join("a.csv"), DATA).unwrap();
+    std::os::unix::fs::symlink(".", data.join("again")).unwrap();
+    let pattern = format!("{}/**/*.csv", data.display());
+    let o = wavebench(&["features", &pattern, "--level", "1", "--quiet", "-o", "-"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines = String::from_utf8(o.stdout).unwrap();
+    // One window of the whole series × two channels, from one file.
+    assert_eq!(lines.lines().count(), 2, "{lines}");
+}

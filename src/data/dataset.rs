@@ -21,6 +21,15 @@ impl DataSet {
     /// Resolve the input: an existing file, a folder, or a glob pattern.
     pub fn resolve(input: &Path) -> Result<Self, DataError> {
         let shown = input.display();
+        if let Ok(m) = std::fs::metadata(input) {
+            if !m.is_file() && !m.is_dir() {
+                // The format is sniffed before polars reads the file from its start, so a
+                // stream that can be read once would arrive empty.
+                return err(format!(
+                    "{shown}: is a pipe or a device, not a file; wavebench reads a data file twice (its format, then its rows): save the stream to a file first"
+                ));
+            }
+        }
         if input.is_file() {
             return Ok(DataSet {
                 files: vec![input.to_path_buf()],
@@ -54,6 +63,10 @@ impl DataSet {
             ));
         }
         files.sort();
+        // A link loop under a `**` glob reaches the same file by many paths: read it once,
+        // under the first (shortest in name order) of them.
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
         Ok(DataSet {
             files,
             is_set: true,

@@ -67,21 +67,56 @@ pub fn detect_format(path: &Path) -> Result<Format, DataError> {
     match ext.as_str() {
         "parquet" | "pq" => return Ok(Format::Parquet),
         "arrow" | "ipc" | "feather" => return Ok(Format::Ipc),
-        "ndjson" | "jsonl" | "json" => return Ok(Format::NdJson),
         _ => {}
     }
-    let mut head = vec![0u8; 64 * 1024];
-    let n = File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|e| DataError(format!("{}: cannot read: {e}", path.display())))?;
-    head.truncate(n);
+    let head = read_head(path, TEXT_CHECK_BYTES)?;
     if head.starts_with(b"PAR1") {
         return Ok(Format::Parquet);
     }
     if head.starts_with(b"ARROW1") {
         return Ok(Format::Ipc);
     }
-    Ok(Format::Csv(sniff_delimiter(&head)))
+    check_text(path, &head)?;
+    if matches!(ext.as_str(), "ndjson" | "jsonl" | "json") {
+        return Ok(Format::NdJson);
+    }
+    Ok(Format::Csv(sniff_delimiter(
+        &head[..head.len().min(64 * 1024)],
+    )))
+}
+
+/// How much of a text file is checked for binary content before polars parses it.
+const TEXT_CHECK_BYTES: usize = 1 << 20;
+
+/// Up to `limit` bytes from the start of `path` (fewer for a short file; a FIFO is read
+/// until it ends or the limit is reached).
+fn read_head(path: &Path, limit: usize) -> Result<Vec<u8>, DataError> {
+    let mut head = Vec::with_capacity(limit.min(1 << 16));
+    File::open(path)
+        .and_then(|f| f.take(limit as u64).read_to_end(&mut head))
+        .map_err(|e| DataError(format!("{}: cannot read: {e}", path.display())))?;
+    Ok(head)
+}
+
+/// A text format's first megabyte holds no NUL byte (a binary file, or a text file
+/// padded with NULs, sent polars parsing one endless field for minutes) and ends its
+/// lines with `\n` (a CR-only file looked like one header line and no data).
+fn check_text(path: &Path, head: &[u8]) -> Result<(), DataError> {
+    if let Some(at) = head.iter().position(|&b| b == 0) {
+        let line = head[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        return err(format!(
+            "{}: a NUL byte at byte {at} (line {line}): this is binary data, not CSV, TSV or NDJSON text; a Parquet or Arrow file needs its extension (.parquet, .arrow)",
+            path.display()
+        ));
+    }
+    if !head.contains(&b'\n') && head.iter().filter(|&&b| b == b'\r').count() > 1 {
+        return err(format!(
+            "{}: lines end with a carriage return alone (old Mac text); convert it, e.g. tr '\\r' '\\n' < {} > fixed.csv",
+            path.display(),
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 /// The candidate that splits the first lines into the same, largest number of fields.

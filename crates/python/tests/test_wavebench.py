@@ -237,3 +237,39 @@ def test_an_swt_time_style_loop_over_all_etth1_windows():
         base_info = dict(min=f["min"], max=f["max"], median=f["median"], lags=f["lags"],
                          description="ETTh1", seq_len=t, pred_len=96)
         assert gen.build_prompt_text(gen(x_enc), base_info) == record["prompt"], k
+
+
+def test_parameters_are_checked_by_name_and_inputs_never_narrowed_in_silence():
+    """level is an int (not a bool), each error names its parameter; a big-endian float64
+    array is computed in float64 (as the native one is), not narrowed; complex input is a
+    TypeError rather than its real part."""
+    x = np.random.default_rng(7).standard_normal((2, 3, 64))
+    for bad in (True, 2.0, "3"):
+        with pytest.raises(TypeError, match="level must be an int"):
+            wavebench.features(x, level=bad)
+        with pytest.raises(TypeError, match="level must be an int"):
+            wavebench.DWTPromptGenerator(level=bad)
+    with pytest.raises(ValueError, match="level must be at least 1, got -1"):
+        wavebench.features(x, level=-1)
+    native = wavebench.features(x, level=2)
+    swapped = wavebench.features(x.astype(">f8"), level=2)
+    assert swapped.keys() == native.keys()
+    for k, v in native.items():
+        np.testing.assert_array_equal(swapped[k], v, err_msg=k)
+    narrowed = wavebench.features(x.astype(np.float32), level=2)
+    assert not np.array_equal(narrowed["band_stds"], native["band_stds"])
+    with pytest.raises(TypeError, match="complex"):
+        wavebench.features(x.astype(np.complex128), level=2)
+    with pytest.raises(TypeError, match="complex"):
+        wavebench.DWTPromptGenerator()(torch.from_numpy(x).to(torch.complex64))
+
+
+def test_a_call_larger_than_memory_raises_memory_error():
+    """A broadcast view of 2^34 samples (2^30 series) costs nothing to make; its features
+    would not fit in this machine's memory: MemoryError, and the interpreter lives on."""
+    huge = np.broadcast_to(np.zeros(16), (2 ** 30, 1, 16))
+    with pytest.raises(MemoryError, match="pass fewer series per call"):
+        wavebench.features(huge, level=1)
+    with pytest.raises(MemoryError, match="x_enc of shape"):
+        wavebench.DWTPromptGenerator(level=1)(huge)
+    assert wavebench.features(np.zeros((1, 1, 16)), level=1)["energy_ratio"].shape[0] == 1

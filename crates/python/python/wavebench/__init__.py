@@ -29,8 +29,11 @@ COMPRESSION_LEVELS = ("minimal", "balanced", "detailed")
 
 
 def _array(x, name="x_enc", tensor_only=False):
-    """A numpy view of a tensor or array (no copy for CPU float32/float64 data)."""
+    """A numpy view of a tensor or array (no copy for CPU float32/float64 data in native
+    byte order). Complex input is refused: dropping the imaginary part would be silent."""
     if torch is not None and isinstance(x, torch.Tensor):
+        if x.is_complex():
+            raise TypeError(f"{name} is complex ({x.dtype}); wavebench needs real values (pass {name}.real)")
         t = x.detach() if x.requires_grad else x
         if not t.is_cpu:
             t = t.cpu()  # the one host copy of a CUDA batch
@@ -42,15 +45,53 @@ def _array(x, name="x_enc", tensor_only=False):
             f"{name} must be a torch.Tensor{'' if tensor_only else ' or numpy.ndarray'}, "
             f"got {type(x).__name__}"
         )
-    if x.dtype not in (np.float32, np.float64):
-        x = x.astype(np.float32)
-    return x
+    if x.dtype.kind == "c":
+        raise TypeError(f"{name} is complex ({x.dtype}); wavebench needs real values (pass {name}.real)")
+    if x.dtype.kind == "f" and x.dtype.itemsize in (4, 8):
+        # Same width in native byte order: a big-endian float64 stays float64.
+        return x.astype(x.dtype.newbyteorder("="), copy=False)
+    return x.astype(np.float32)  # half precision, integers, booleans
+
+
+def _level(level):
+    """`level` as the int it must be (a bool is not a level), else an error naming it."""
+    if isinstance(level, bool) or not isinstance(level, (int, np.integer)):
+        raise TypeError(f"level must be an int, got {level!r}")
+    if level < 1:
+        raise ValueError(f"level must be at least 1, got {level}")
+    return int(level)
+
+
+# What one series' results hold at most (features, lists, a prompt), and the share of the
+# available memory a call may take: past it a call raises MemoryError instead of the
+# allocator aborting the interpreter.
+_BYTES_PER_SERIES = 1024
+_MEMORY_SHARE = 0.9
+
+
+def _check_memory(x, name):
+    import os
+
+    series = int(np.prod(x.shape[:-1], dtype=np.int64)) if x.ndim else 1
+    need = series * _BYTES_PER_SERIES
+    if not (x.flags.c_contiguous or x.flags.f_contiguous):
+        need += x.size * x.itemsize  # a strided view (e.g. a broadcast) is copied once
+    try:
+        have = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    if need > _MEMORY_SHARE * have:
+        raise MemoryError(
+            f"{name} of shape {tuple(x.shape)} ({series} series) needs about {need / 1e9:.1f} GB, "
+            f"{have / 1e9:.1f} GB are available: pass fewer series per call"
+        )
 
 
 def _batch(x_enc):
     x = _array(x_enc)
     if x.ndim != 3:
         raise ValueError(f"x_enc must be 3-D (B, N, T), got shape {tuple(x.shape)}")
+    _check_memory(x, "x_enc")
     return x
 
 
@@ -60,7 +101,10 @@ def features(x, wavelet="db4", level=3, mode="reflect", aggregate="series", norm
     aggregate: 'series' (B*N units, sample-major), 'sample' (B) or 'batch' (1).
     normalize: 'none' (the default: a model has normalised x_enc already), 'zscore', 'revin'.
     """
-    return _wavebench.features(_array(x, "x"), wavelet, level, mode, aggregate, normalize)
+    level = _level(level)
+    x = _array(x, "x")
+    _check_memory(x, "x")
+    return _wavebench.features(x, wavelet, level, mode, aggregate, normalize)
 
 
 def timellm_prompts(x_enc, description, pred_len, top_k=5, normalize="none"):
@@ -81,8 +125,7 @@ class DWTPromptGenerator(_Module):
                  use_adaptive_thresholds=False, mode="reflect"):
         if _Module is not object:
             super().__init__()
-        if isinstance(level, bool) or not isinstance(level, int):
-            raise ValueError(f"level must be an int, got {level!r}")
+        level = _level(level)
         # Checked here (ValueError), planned once for the batches' length.
         self._transform = _wavebench.Transform(wavelet, level, mode)
         if compression_level not in COMPRESSION_LEVELS:
