@@ -6,6 +6,7 @@
 //! needs polars, egui or libtorch: file I/O, the torch engines, the CLI and the app.
 
 pub mod app;
+pub mod backend;
 pub mod band_table;
 pub mod cli;
 pub mod config;
@@ -14,7 +15,6 @@ pub mod diff;
 pub mod engine;
 pub mod export;
 pub mod npy;
-pub mod run_spec;
 pub mod sweep;
 pub mod variants;
 

@@ -236,7 +236,8 @@ pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array, String> {
                 "the .npy header claims shape {shape_text} of {descr} ({need} bytes) but the file holds {limit} bytes after its header"
             ));
         }
-        if crate::run_spec::available_memory().is_some_and(|have| need > u128::from(have)) {
+        if wavebench_core::run_spec::available_memory().is_some_and(|have| need > u128::from(have))
+        {
             return Err(format!(
                 "the .npy array of shape {shape_text} needs {need} bytes, more memory than is available"
             ));

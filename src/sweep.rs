@@ -1,15 +1,14 @@
 //! Sweep: every wavelet × level over a data set, each configuration summarised by the mean
 //! of a few features over all its prompt units, to rank configurations.
 
-use crate::config::Config;
 use crate::data::Table;
-use crate::engine::{self, DType};
+use crate::engine::{self, DType, Selected};
 use crate::features::{Aggregate, Features};
-use crate::pipeline;
-use crate::run_spec::{Purpose, RunSpec};
 use crate::timing::Timer;
 use crate::wavelet;
 use serde::{Deserialize, Serialize};
+use wavebench_core::config::Config;
+use wavebench_core::run_spec::{Purpose, RunSpec};
 
 /// What a sweep ranks by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -137,7 +136,7 @@ pub fn run(
             "sweep: windows of {seq_len} rows are too short for any wavelet at level 1"
         ));
     }
-    let mut engine = engine::select(engine::EngineKind::Native);
+    let mut engine = Selected::native();
     let mut rows = Vec::with_capacity(configs.len());
     for (i, (name, level)) in configs.iter().enumerate() {
         let cfg = Config {
@@ -150,16 +149,12 @@ pub fn run(
             engine: engine::EngineKind::Native,
             ..base.clone()
         };
-        let spec = RunSpec::new(cfg, Purpose::Features).map_err(|e| format!("sweep: {e}"))?;
+        let spec = RunSpec::new(cfg, Purpose::Features, &crate::backend::LOCAL)
+            .map_err(|e| format!("sweep: {e}"))?;
         let prepared = spec.prepare(table).map_err(|e| format!("sweep: {e}"))?;
-        let units = pipeline::features(
-            &mut engine.engine,
-            &mut engine.notice,
-            &prepared.shape(&spec, table),
-            &mut Timer::default(),
-            |_| true,
-        )
-        .map_err(|e| format!("sweep at {name} level {level}: {e}"))?;
+        let units = prepared
+            .features(table, &mut engine, &mut Timer::default(), |_| true)
+            .map_err(|e| format!("sweep at {name} level {level}: {e}"))?;
         let n = units.len().max(1) as f64;
         let means = Metric::ALL.map(|m| units.iter().map(|u| m.of(&u.features)).sum::<f64>() / n);
         rows.push(SweepRow {

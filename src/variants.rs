@@ -5,13 +5,14 @@
 //! with the baseline's.
 
 use crate::data::Table;
-use crate::engine::{Engine, Plan};
+use crate::engine::{Plan, Selected};
 use crate::features::Aggregate;
-use crate::pipeline::{self, Shape, Unit};
+use crate::pipeline::{self, Unit};
 use crate::prompt::Prompter;
 use crate::timing::{Stage, Timer};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use wavebench_core::run_spec::Prepared;
 
 /// One workload of `bench`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -91,7 +92,9 @@ pub struct Outcome {
 
 /// Everything a workload needs.
 pub struct Workload<'a> {
-    pub shape: Shape<'a>,
+    /// The run over `table`'s windows (sliding where the baseline may slide).
+    pub prepared: Prepared,
+    pub table: &'a Table,
     pub prompter: &'a Prompter,
     pub description: &'a str,
     pub pred_len: usize,
@@ -101,52 +104,49 @@ fn render(w: &Workload<'_>, units: &[Unit], timer: &mut Timer) -> Result<Vec<Str
     timer
         .time(Stage::Render, || {
             w.prompter
-                .render_all(units, w.description, w.shape.windows.seq_len, w.pred_len)
+                .render_all(units, w.description, w.prepared.windows.seq_len, w.pred_len)
         })
         .map_err(|e| e.to_string())
 }
 
-/// The engine and the notice its CUDA fallback leaves (said by the caller).
-pub struct Eng<'a> {
-    pub engine: &'a mut Box<dyn Engine>,
-    pub notice: &'a mut Option<String>,
-}
-
-fn features(e: &mut Eng<'_>, shape: &Shape<'_>, timer: &mut Timer) -> Result<Vec<Unit>, String> {
-    pipeline::features(e.engine, e.notice, shape, timer, |_| true).map_err(|e| e.to_string())
+fn features(
+    engine: &mut Selected,
+    prepared: &Prepared,
+    table: &Table,
+    timer: &mut Timer,
+) -> Result<Vec<Unit>, String> {
+    prepared
+        .features(table, engine, timer, |_| true)
+        .map_err(|e| e.to_string())
 }
 
 /// Run `variant` once. `plan` is the adaptive level's plan for that variant.
 pub fn run(
     variant: Variant,
-    engine: &mut Eng<'_>,
+    engine: &mut Selected,
     w: &Workload<'_>,
     adaptive: Option<&Plan>,
     timer: &mut Timer,
 ) -> Result<Outcome, String> {
-    let shape = &w.shape;
+    let (prepared, table) = (&w.prepared, w.table);
     let done = |prompts| Outcome {
         prompts,
         cache_hit_rate: None,
     };
     match variant {
         Variant::Baseline => {
-            let units = features(engine, shape, timer)?;
+            let units = features(engine, prepared, table, timer)?;
             render(w, &units, timer).map(done)
         }
         Variant::AdaptiveLevel => {
             let plan = adaptive.ok_or("internal: no plan for the adaptive level")?;
-            let shape = Shape {
-                plan,
-                ..shape.clone()
-            };
-            let units = features(engine, &shape, timer)?;
+            let adapted = prepared.with_plan(plan.clone());
+            let units = features(engine, &adapted, table, timer)?;
             render(w, &units, timer).map(done)
         }
         Variant::Bf16 => {
-            let table = timer.time(Stage::Prepare, || Table {
-                channels: shape
-                    .table
+            let stored = timer.time(Stage::Prepare, || Table {
+                channels: table
                     .channels
                     .iter()
                     .map(|c| crate::data::Channel {
@@ -154,28 +154,20 @@ pub fn run(
                         values: crate::engine::Values::F64(c.values.iter_f64().map(bf16).collect()),
                     })
                     .collect(),
-                ..shape.table.clone()
+                ..table.clone()
             });
-            let shape = Shape {
-                table: &table,
-                ..shape.clone()
-            };
-            let units = features(engine, &shape, timer)?;
+            let units = features(engine, prepared, &stored, timer)?;
             render(w, &units, timer).map(done)
         }
         Variant::Batching => {
-            if shape.aggregate == Aggregate::Batch {
+            if prepared.aggregate() == Aggregate::Batch {
                 return Err(
                     "batching compares one call per sample with one per batch of windows: it needs aggregate series or sample, not batch".into(),
                 );
             }
             let mut units = Vec::new();
-            for i in 0..shape.windows.count {
-                let one = Shape {
-                    windows: shape.windows.part(i..i + 1),
-                    ..shape.clone()
-                };
-                units.extend(features(engine, &one, timer)?);
+            for i in 0..prepared.windows.count {
+                units.extend(features(engine, &prepared.part(i..i + 1), table, timer)?);
             }
             render(w, &units, timer).map(done)
         }
@@ -198,7 +190,7 @@ pub struct Measured {
 /// warms plans and pools and gives the reference prompts. `progress(done, total)` is told
 /// after each run and answers whether to go on.
 pub fn measure(
-    engine: &mut Eng<'_>,
+    engine: &mut Selected,
     w: &Workload<'_>,
     wavelet: &'static crate::wavelet::Wavelet,
     mode: crate::wavelet::Mode,
@@ -216,7 +208,7 @@ pub fn measure(
     for (k, &variant) in order.iter().enumerate() {
         let mut timer = Timer::new(false);
         let outcome = match variant {
-            Variant::AdaptiveLevel => adaptive_plan(wavelet, mode, w.shape.windows.seq_len)
+            Variant::AdaptiveLevel => adaptive_plan(wavelet, mode, w.prepared.windows.seq_len)
                 .and_then(|plan| run(variant, engine, w, Some(&plan), &mut timer)),
             _ => run(variant, engine, w, None, &mut timer),
         };
@@ -251,12 +243,12 @@ pub fn changed(got: &[String], base: &[String]) -> usize {
 
 /// A window's samples over every channel, as its cache key's bytes.
 fn window<'a>(
-    shape: &'a Shape<'_>,
+    prepared: &Prepared,
+    table: &'a Table,
     i: usize,
 ) -> impl Iterator<Item = crate::engine::SeriesRef<'a>> + 'a {
-    let (start, len) = (shape.windows.start(i), shape.windows.seq_len);
-    shape
-        .table
+    let (start, len) = (prepared.windows.start(i), prepared.windows.seq_len);
+    table
         .channels
         .iter()
         .map(move |c| c.values.rows(start..start + len))
@@ -281,15 +273,15 @@ fn shuffled(n: usize, seed: u64) -> Vec<usize> {
 /// Two epochs over the windows in shuffled order, as a training loop visits them; each
 /// visit looks the window up by its bytes (hash, then a byte comparison, so a hit is
 /// always the same window's data) and computes it on a miss.
-fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Outcome, String> {
-    let shape = &w.shape;
-    if shape.aggregate == Aggregate::Batch {
+fn cache(engine: &mut Selected, w: &Workload<'_>, timer: &mut Timer) -> Result<Outcome, String> {
+    let (prepared, table) = (&w.prepared, w.table);
+    if prepared.aggregate() == Aggregate::Batch {
         return Err(
             "the cache keeps each window's prompts: it needs aggregate series or sample, not batch"
                 .into(),
         );
     }
-    let n = shape.windows.count;
+    let n = prepared.windows.count;
     let mut store: HashMap<u64, Vec<(usize, Vec<String>)>> = HashMap::new();
     let mut per_window: Vec<Option<Vec<String>>> = vec![None; n];
     let (mut hits, mut visits) = (0usize, 0usize);
@@ -298,7 +290,7 @@ fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Ou
             visits += 1;
             let key = timer.time(Stage::Prepare, || {
                 let mut h = std::collections::hash_map::DefaultHasher::new();
-                for s in window(shape, i) {
+                for s in window(prepared, table, i) {
                     for v in s.iter_f64() {
                         v.to_bits().hash(&mut h);
                     }
@@ -309,7 +301,7 @@ fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Ou
                 store.get(&key).and_then(|entries| {
                     entries
                         .iter()
-                        .find(|(j, _)| window(shape, *j).eq(window(shape, i)))
+                        .find(|(j, _)| window(prepared, table, *j).eq(window(prepared, table, i)))
                         .map(|(_, p)| p.clone())
                 })
             });
@@ -319,11 +311,7 @@ fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Ou
                     p
                 }
                 None => {
-                    let one = Shape {
-                        windows: shape.windows.part(i..i + 1),
-                        ..shape.clone()
-                    };
-                    let units = features(engine, &one, timer)?;
+                    let units = features(engine, &prepared.part(i..i + 1), table, timer)?;
                     let p = render(w, &units, timer)?;
                     store.entry(key).or_default().push((i, p.clone()));
                     p
@@ -341,11 +329,11 @@ fn cache(engine: &mut Eng<'_>, w: &Workload<'_>, timer: &mut Timer) -> Result<Ou
 /// How many windows the seed's cache key (md5 of each channel's float32 mean, std, min and
 /// max) would have answered with another window's prompt: windows whose key an earlier,
 /// different window already had.
-pub fn seed_key_collisions(shape: &Shape<'_>) -> usize {
+pub fn seed_key_collisions(prepared: &Prepared, table: &Table) -> usize {
     let mut seen: HashMap<Vec<u32>, usize> = HashMap::new();
     let mut wrong = 0;
-    for i in 0..shape.windows.count {
-        let key: Vec<u32> = window(shape, i)
+    for i in 0..prepared.windows.count {
+        let key: Vec<u32> = window(prepared, table, i)
             .flat_map(|s| {
                 let x: Vec<f32> = s.iter_f64().map(|v| v as f32).collect();
                 let n = x.len() as f32;
@@ -361,7 +349,7 @@ pub fn seed_key_collisions(shape: &Shape<'_>) -> usize {
             })
             .collect();
         match seen.get(&key) {
-            Some(&j) if !window(shape, j).eq(window(shape, i)) => wrong += 1,
+            Some(&j) if !window(prepared, table, j).eq(window(prepared, table, i)) => wrong += 1,
             Some(_) => {}
             None => {
                 seen.insert(key, i);

@@ -9,13 +9,12 @@ use egui_kittest::Harness;
 use std::path::PathBuf;
 use wavebench::app::state::Settings;
 use wavebench::app::Workbench;
-use wavebench::config::Config;
-use wavebench::engine::{self, EngineKind};
+use wavebench::engine::{EngineKind, Selected};
 use wavebench::features::Aggregate;
-use wavebench::pipeline;
 use wavebench::prompt::{PromptVars, Prompter};
-use wavebench::run_spec::{Purpose, RunSpec};
 use wavebench::timing::Timer;
+use wavebench_core::config::Config;
+use wavebench_core::run_spec::{Purpose, RunSpec};
 
 fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv")
@@ -63,18 +62,17 @@ fn pipeline_prompt(s: &Settings) -> String {
         rows: None,
         ..s.run.clone()
     };
-    let spec = RunSpec::new(cfg, Purpose::Features).unwrap();
+    let spec = RunSpec::new(cfg, Purpose::Features, &wavebench::backend::LOCAL).unwrap();
     let table = spec.load(&sample()).unwrap();
     let prepared = spec.prepare(&table).unwrap();
-    let mut sel = engine::select(EngineKind::Native);
-    let units = pipeline::features(
-        &mut sel.engine,
-        &mut sel.notice,
-        &prepared.shape(&spec, &table),
-        &mut Timer::default(),
-        |_| true,
-    )
-    .unwrap();
+    let units = prepared
+        .features(
+            &table,
+            &mut Selected::native(),
+            &mut Timer::default(),
+            |_| true,
+        )
+        .unwrap();
     let unit = units
         .iter()
         .find(|u| {

@@ -3,15 +3,14 @@
 //! native and torch-cpu engines. f64 numbers within 1e-9, descriptions and prompts exact.
 
 use serde_json::Value;
-use wavebench::config::Config;
-use wavebench::data::{Normalize, Windows};
+use wavebench::data::Normalize;
 use wavebench::engine::{self, DType, EngineKind, Plan};
 use wavebench::features::{Aggregate, Features};
-use wavebench::pipeline::{self, Shape};
 use wavebench::prompt::{PromptVars, Prompter, BUILTINS};
-use wavebench::run_spec::{Purpose, RunSpec};
 use wavebench::timing::Timer;
 use wavebench::wavelet;
+use wavebench_core::config::Config;
+use wavebench_core::run_spec::{Purpose, RunSpec};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
@@ -39,52 +38,41 @@ fn check(case: &str, kind: EngineKind) {
         ..Config::default()
     };
     let csv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv");
-    let table = RunSpec::new(cfg.clone(), Purpose::Features)
+    let table = RunSpec::new(cfg.clone(), Purpose::Features, &wavebench::backend::LOCAL)
         .unwrap()
         .load(&csv)
         .unwrap();
-    let windows = Windows::new(
-        table.rows(),
-        cfg.row_range().unwrap(),
-        cfg.seq_len,
-        cfg.stride,
-    )
-    .unwrap();
-    let w = wavelet::lookup(doc["wavelet"].as_str().unwrap()).unwrap();
-    let plan = Plan::new(
-        w,
-        doc["mode"].as_str().unwrap().parse().unwrap(),
-        doc["level"].as_u64().unwrap() as usize,
-        windows.seq_len,
-    )
-    .unwrap();
-    pipeline::check_level(&plan).unwrap();
+    let cfg = Config {
+        wavelet: doc["wavelet"].as_str().unwrap().into(),
+        mode: doc["mode"].as_str().unwrap().parse().unwrap(),
+        level: doc["level"].as_u64().unwrap() as usize,
+        batch_size: doc["batch_size"].as_u64().unwrap() as usize,
+        normalize: Some(Normalize::Revin),
+        engine: kind,
+        ..cfg
+    };
     let prompters: Vec<(&str, Prompter)> = BUILTINS
         .iter()
         .map(|(n, s)| (*n, Prompter::new(s).unwrap()))
         .collect();
-    let mut sel = engine::select(kind);
-    assert_eq!(sel.engine.kind(), kind);
+    let mut engine = None;
     for agg in Aggregate::ALL {
-        let shape = Shape {
-            table: &table,
-            windows,
-            plan: &plan,
-            normalize: Normalize::Revin,
-            dtype: DType::F64,
-            aggregate: agg,
-            batch_size: doc["batch_size"].as_u64().unwrap() as usize,
-            statistics: true,
-            slide: Err("the test reads feature values".into()),
-        };
-        let units = pipeline::features(
-            &mut sel.engine,
-            &mut sel.notice,
-            &shape,
-            &mut Timer::default(),
-            |_| true,
+        let spec = RunSpec::new(
+            Config {
+                aggregate: agg,
+                ..cfg.clone()
+            },
+            Purpose::Features,
+            &wavebench::backend::LOCAL,
         )
         .unwrap();
+        let sel = engine.get_or_insert_with(|| spec.engine());
+        assert_eq!(sel.engine.kind(), kind);
+        let prepared = spec.prepare(&table).unwrap();
+        let windows = prepared.windows;
+        let units = prepared
+            .features(&table, sel, &mut Timer::default(), |_| true)
+            .unwrap();
         let want = doc["units"][agg.name()].as_array().unwrap();
         assert_eq!(units.len(), want.len(), "{case} {agg}: unit count");
         for (u, e) in units.iter().zip(want) {
@@ -203,10 +191,14 @@ fn template_errors_name_line_and_column() {
 #[test]
 fn window_path_equals_the_gathered_batch() {
     use wavebench::engine::{native, Engine, Isa, Native, StatsRequest, Values};
-    let table = RunSpec::new(Config::default(), Purpose::Features)
-        .unwrap()
-        .load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv"))
-        .unwrap();
+    let table = RunSpec::new(
+        Config::default(),
+        Purpose::Features,
+        &wavebench::backend::LOCAL,
+    )
+    .unwrap()
+    .load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv"))
+    .unwrap();
     let cases = [
         ("db4", "reflect", 3, 96, 1, DType::F32, Normalize::Revin),
         ("sym5", "smooth", 2, 64, 3, DType::F32, Normalize::Zscore),
@@ -238,19 +230,19 @@ fn window_path_equals_the_gathered_batch() {
             seq,
         )
         .unwrap();
-        let shape = Shape {
-            table: &table,
+        // The engine's own input: every window of every channel, read from the table.
+        let rows: Vec<std::borrow::Cow<[f64]>> = table
+            .channels
+            .iter()
+            .map(|c| c.values.rows_f64(0..table.rows()))
+            .collect();
+        let batch = wavebench::engine::WindowBatch {
+            channels: rows.iter().map(|c| &**c).collect(),
             windows,
-            plan: &plan,
+            range: 0..windows.count,
             normalize,
             dtype,
-            aggregate: Aggregate::Series,
-            batch_size: 1,
-            statistics: true,
-            slide: Err("the test reads feature values".into()),
         };
-        let rows = shape.rows(0..windows.count);
-        let batch = rows.batch();
         let lags = Some(StatsRequest { lags_every: 5 });
         let fused = Native
             .summarize_windows(&batch, &plan, lags, &mut Timer::default())
@@ -316,26 +308,20 @@ fn torch_cpu_downloads_a_run_of_several_chunks_once() {
         dtype: DType::F64,
         ..Config::default()
     };
-    let spec = RunSpec::new(cfg, Purpose::Features).unwrap();
+    let spec = RunSpec::new(cfg, Purpose::Features, &wavebench::backend::LOCAL).unwrap();
     let table = spec.load(&csv).unwrap();
     let prepared = spec.prepare(&table).unwrap();
-    let shape = Shape {
-        slide: Err("the test reads feature values".into()),
-        ..prepared.shape(&spec, &table)
-    };
     assert!(
-        shape.windows.count > 2 * 4096,
+        prepared.windows.count > 2 * 4096,
         "the run must span several chunks: {} windows",
-        shape.windows.count
+        prepared.windows.count
     );
     let run = |kind| {
         let mut sel = engine::select(kind);
         assert_eq!(sel.engine.kind(), kind);
         let mut timer = Timer::default();
-        let units =
-            pipeline::features(&mut sel.engine, &mut sel.notice, &shape, &mut timer, |_| {
-                true
-            })
+        let units = prepared
+            .features(&table, &mut sel, &mut timer, |_| true)
             .unwrap();
         (units, timer.host_syncs)
     };
@@ -345,23 +331,16 @@ fn torch_cpu_downloads_a_run_of_several_chunks_once() {
     // A run cancelled after its first chunk leaves that chunk queued on the engine; the
     // engine's next run must return its own summaries only.
     let mut sel = engine::select(EngineKind::TorchCpu);
-    let cancelled = pipeline::features(
-        &mut sel.engine,
-        &mut sel.notice,
-        &shape,
-        &mut Timer::default(),
-        |_| false,
-    );
+    let cancelled = prepared.features(&table, &mut sel, &mut Timer::default(), |_| false);
     assert!(matches!(cancelled, Err(engine::EngineError::Cancelled)));
     let mut timer = Timer::default();
-    let again = pipeline::features(&mut sel.engine, &mut sel.notice, &shape, &mut timer, |_| {
-        true
-    })
-    .expect("a run after a cancelled one");
+    let again = prepared
+        .features(&table, &mut sel, &mut timer, |_| true)
+        .expect("a run after a cancelled one");
     assert_eq!(again.len(), native.len());
     assert_eq!(timer.host_syncs, 1);
     assert_eq!(native.len(), torch.len());
-    assert_eq!(native.len(), shape.windows.count * 2);
+    assert_eq!(native.len(), prepared.windows.count * 2);
     for (a, b) in native.iter().zip(&torch) {
         let at = format!("window {} {:?}", a.window, a.column);
         assert_eq!((a.window, &a.column), (b.window, &b.column), "{at}");

@@ -155,13 +155,14 @@ proptest! {
 
 mod fuzz {
     use proptest::prelude::*;
-    use wavebench::config::Config;
-    use wavebench::data::{self, Channel, LoadOptions, Missing, Table};
+    use wavebench::data::{self, Channel, Missing, Table};
     use wavebench::engine::{self, Engine};
     use wavebench::features::Features;
     use wavebench::prompt::{PromptVars, Prompter};
-    use wavebench::run_spec::{Purpose, RunSpec};
     use wavebench::timing::Timer;
+    use wavebench_core::config::Config;
+    use wavebench_core::run_spec::LoadOptions;
+    use wavebench_core::run_spec::{Purpose, RunSpec};
 
     fn config() -> ProptestConfig {
         let cases = std::env::var("PROPTEST_CASES")
@@ -273,7 +274,7 @@ mod fuzz {
                 Ok(c)
             });
             let purpose = if prompt.is_some() { Purpose::Features } else { Purpose::Decompose };
-            match cfg.map(|c| RunSpec::new(c, purpose)) {
+            match cfg.map(|c| RunSpec::new(c, purpose, &wavebench::backend::LOCAL)) {
                 Ok(Ok(spec)) => {
                     // Through to a plan on a small table: refusals are one line.
                     let table = Table {
@@ -314,14 +315,14 @@ mod fuzz {
             };
             let cfg = Config { wavelet, level, mode, dtype, seq_len: Some(len.min(64)), stride: 7, engine: engine::EngineKind::Native, ..Config::default() };
             let purpose = if features_purpose { Purpose::Features } else { Purpose::Decompose };
-            let spec = RunSpec::new(cfg, purpose).unwrap();
+            let spec = RunSpec::new(cfg, purpose, &wavebench::backend::LOCAL).unwrap();
             let prepared = match spec.prepare(&table) {
                 Ok(p) => p,
                 Err(e) => { prop_assert!(one_line(&e.0), "{}", e.0); return Ok(()); }
             };
             let mut sel = spec.engine();
             if features_purpose {
-                let units = wavebench::pipeline::features(&mut sel.engine, &mut sel.notice, &prepared.shape(&spec, &table), &mut Timer::default(), |_| true).unwrap();
+                let units = prepared.features(&table, &mut sel, &mut Timer::default(), |_| true).unwrap();
                 for u in &units {
                     prop_assert!(u.features.energy_ratio.iter().all(|r| r.is_finite()), "{:?}", u.features);
                     prop_assert!(u.features.snr_db.is_finite() && u.features.min.is_finite());
@@ -353,18 +354,14 @@ mod fuzz {
                 ..Config::default()
             },
             Purpose::Features,
+            &wavebench::backend::LOCAL,
         )
         .unwrap();
         let prepared = spec.prepare(&table).unwrap();
         let mut sel = spec.engine();
-        let mut units = wavebench::pipeline::features(
-            &mut sel.engine,
-            &mut sel.notice,
-            &prepared.shape(&spec, &table),
-            &mut Timer::default(),
-            |_| true,
-        )
-        .unwrap();
+        let mut units = prepared
+            .features(&table, &mut sel, &mut Timer::default(), |_| true)
+            .unwrap();
         let _: &dyn Engine = sel.engine.as_ref();
         units.remove(0).features
     }

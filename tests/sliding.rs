@@ -2,36 +2,35 @@
 //! template, series and batch aggregation, float32 and float64, several modes, on the
 //! sample data sets and ETTh1 (`engine::sliding`, `features::margin`).
 
-use wavebench::config::Config;
 use wavebench::data::Missing;
-use wavebench::engine::{self, DType};
+use wavebench::engine::DType;
 use wavebench::features::Aggregate;
-use wavebench::pipeline::{self, Shape};
 use wavebench::prompt::{Prompter, BUILTINS};
-use wavebench::run_spec::{Purpose, RunSpec};
 use wavebench::timing::Timer;
 use wavebench::wavelet::Mode;
+use wavebench_core::config::Config;
+use wavebench_core::run_spec::{Purpose, RunSpec};
 
 /// Prompts of every built-in over the run `cfg` describes, on both paths; returns how many
 /// windows the sliding path recomputed, and how many it covered.
 fn compare(file: &std::path::Path, cfg: Config) -> (usize, usize) {
-    let spec = RunSpec::new(cfg.clone(), Purpose::Features).unwrap();
+    // The sliding path is the native engine's.
+    let cfg = Config {
+        engine: wavebench::engine::EngineKind::Native,
+        ..cfg
+    };
+    let spec = RunSpec::new(cfg.clone(), Purpose::Features, &wavebench::backend::LOCAL).unwrap();
     let table = spec.load(file).unwrap();
     let prepared = spec.prepare(&table).unwrap();
     let (mut recomputed, mut windows) = (0, 0);
     for (name, source) in BUILTINS {
         let prompter = Prompter::new(source).unwrap();
         let run = |slide| {
-            let shape = Shape {
-                slide,
-                ..prepared.shape(&spec, &table)
-            };
-            let mut sel = engine::select(engine::EngineKind::Native);
             let mut timer = Timer::default();
-            let units =
-                pipeline::features(&mut sel.engine, &mut sel.notice, &shape, &mut timer, |_| {
-                    true
-                })
+            let units = prepared
+                .clone()
+                .sliding(slide)
+                .features(&table, &mut spec.engine(), &mut timer, |_| true)
                 .unwrap();
             let prompts = prompter
                 .render_all(&units, "a data set", prepared.windows.seq_len, 24)

@@ -8,24 +8,26 @@ use std::path::PathBuf;
 use std::time::Duration;
 use wavebench::app::state::Settings;
 use wavebench::app::views;
-use wavebench::config::Config;
-use wavebench::data::{Normalize, Windows};
-use wavebench::engine::{self, DType, EngineKind, Plan};
-use wavebench::features::Aggregate;
-use wavebench::pipeline::{self, InspectRequest, Inspection, Shape};
+use wavebench::engine::{DType, EngineKind};
+use wavebench::pipeline::Inspection;
 use wavebench::prompt::Prompter;
-use wavebench::run_spec::{Purpose, RunSpec};
 use wavebench::timing::{Stage, Timer};
+use wavebench_core::config::Config;
+use wavebench_core::run_spec::{Inspect, Purpose, RunSpec};
 
 fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv")
 }
 
 fn table() -> wavebench::data::Table {
-    RunSpec::new(Config::default(), Purpose::Features)
-        .unwrap()
-        .load(&sample())
-        .unwrap()
+    RunSpec::new(
+        Config::default(),
+        Purpose::Features,
+        &wavebench::backend::LOCAL,
+    )
+    .unwrap()
+    .load(&sample())
+    .unwrap()
 }
 
 fn inspection() -> Inspection {
@@ -35,41 +37,41 @@ fn inspection() -> Inspection {
 /// One window through the pipeline, with fixed stage times (real ones vary by run).
 fn inspection_of(wavelet: &str, level: usize) -> Inspection {
     let path = sample();
-    let table = RunSpec::new(Config::default(), Purpose::Features)
-        .unwrap()
-        .load(&path)
-        .unwrap();
-    let windows = Windows::new(table.rows(), None, Some(256), 1).unwrap();
-    let plan = Plan::new(
-        wavebench::wavelet::lookup(wavelet).unwrap(),
-        Default::default(),
-        level,
-        256,
+    let table = RunSpec::new(
+        Config::default(),
+        Purpose::Features,
+        &wavebench::backend::LOCAL,
+    )
+    .unwrap()
+    .load(&path)
+    .unwrap();
+    // The table as the default run loads it (f32), computed in f64 over windows of 256.
+    let spec = RunSpec::new(
+        Config {
+            wavelet: wavelet.into(),
+            level,
+            seq_len: Some(256),
+            dtype: DType::F64,
+            engine: EngineKind::Native,
+            ..Config::default()
+        },
+        Purpose::Features,
+        &wavebench::backend::LOCAL,
     )
     .unwrap();
     let prompter = Prompter::new(wavebench::prompt::builtin("dwt-balanced").unwrap()).unwrap();
-    let shape = Shape {
-        table: &table,
-        windows,
-        plan: &plan,
-        normalize: Normalize::Revin,
-        dtype: DType::F64,
-        aggregate: Aggregate::Series,
-        batch_size: 1,
-        statistics: true,
-        slide: Err("the test reads feature values".into()),
-    };
-    let mut sel = engine::select(EngineKind::Native);
-    let req = InspectRequest {
-        shape,
+    let unit = Inspect {
         channel: 0,
         window: 300,
         prompter: &prompter,
         description: "Synthetic test data",
         pred_len: 24,
-        precise: false,
     };
-    let mut r = pipeline::inspect(&mut sel.engine, &mut sel.notice, &req).unwrap();
+    let mut r = spec
+        .prepare(&table)
+        .unwrap()
+        .inspect(&table, &mut spec.engine(), unit)
+        .unwrap();
     let mut t = Timer::new(false);
     for (i, s) in Stage::ALL.iter().enumerate() {
         t.add(*s, Duration::from_micros(100 * (i as u64 % 4 + 1)));

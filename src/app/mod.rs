@@ -63,7 +63,7 @@ impl Compare {
     pub fn settings_for(&self, a: &Settings) -> Settings {
         let p = &self.pinned.run;
         Settings {
-            run: crate::config::Config {
+            run: wavebench_core::config::Config {
                 wavelet: p.wavelet.clone(),
                 level: p.level,
                 mode: p.mode,
@@ -96,7 +96,7 @@ pub struct Workbench {
     result: Option<Box<Inspection>>,
     status: String,
     /// How the table was loaded (missing values, time axis): a change reloads it.
-    loaded_with: crate::data::LoadOptions,
+    loaded_with: wavebench_core::run_spec::LoadOptions,
     /// The settings the current (or pending) result was asked for.
     asked: Option<Settings>,
     busy: bool,
@@ -160,8 +160,8 @@ impl Workbench {
     }
 
     /// The app loads every column (the channel picker shows them all; exports select).
-    fn load_options(&self) -> crate::data::LoadOptions {
-        crate::data::LoadOptions {
+    fn load_options(&self) -> wavebench_core::run_spec::LoadOptions {
+        wavebench_core::run_spec::LoadOptions {
             columns: None,
             missing: self.settings.run.missing,
             time_column: self.settings.run.time_column.clone(),
@@ -272,7 +272,7 @@ impl Workbench {
 
     /// Write the configuration as the TOML the CLI reads (`--config`).
     pub fn export_configuration(&mut self, path: PathBuf) {
-        let toml = self.settings.config().to_toml();
+        let toml = crate::config::to_toml(&self.settings.config());
         self.write_file("configuration export", path, toml.into_bytes());
     }
 

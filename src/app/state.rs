@@ -2,9 +2,9 @@
 //! configuration — the very type the CLI reads, with its defaults — plus what only the
 //! view needs.
 
-use crate::config::Config;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+use wavebench_core::config::Config;
 
 /// Window length the app starts with when the configuration leaves it to "the whole
 /// series" (the app inspects one window at a time; whole 10M-row series would not be

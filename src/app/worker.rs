@@ -2,18 +2,19 @@
 //! a generation number and drops replies older than its latest request.
 
 use super::state::Settings;
-use crate::config::Config;
-use crate::data::{self, LoadOptions, Table};
-use crate::engine::{self, Engine, EngineKind};
-use crate::pipeline::{self, InspectRequest, Inspection};
+use crate::backend::LOCAL;
+use crate::data::Table;
+use crate::engine::{EngineKind, Selected};
+use crate::pipeline::{self, Inspection};
 use crate::prompt::Prompter;
-use crate::run_spec::{Purpose, RunSpec};
 use crate::variants::Variant;
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
+use wavebench_core::config::Config;
+use wavebench_core::run_spec::{self, Backend, Inspect, LoadOptions, Purpose, RunSpec};
 
 pub enum Request {
     Load {
@@ -175,7 +176,7 @@ impl Worker {
 }
 
 fn serve(requests: Receiver<Request>, replies: Sender<Reply>, wake: impl Fn()) {
-    let mut engines: Vec<(EngineKind, Box<dyn Engine>, Option<String>)> = Vec::new();
+    let mut engines: Vec<(EngineKind, Selected)> = Vec::new();
     while let Ok(mut req) = requests.recv() {
         // Only the newest inspection matters: skip the ones a knob already replaced.
         while let Ok(next) = requests.try_recv() {
@@ -192,15 +193,9 @@ fn serve(requests: Receiver<Request>, replies: Sender<Reply>, wake: impl Fn()) {
     }
 }
 
-fn handle(
-    req: Request,
-    engines: &mut Vec<(EngineKind, Box<dyn Engine>, Option<String>)>,
-    replies: &Sender<Reply>,
-) {
+fn handle(req: Request, engines: &mut Vec<(EngineKind, Selected)>, replies: &Sender<Reply>) {
     let reply = match req {
-        Request::Load { gen, path, options } => match data::load(&path, &options)
-            .and_then(|mut t| options.missing.apply(&mut t).map(|_| t))
-        {
+        Request::Load { gen, path, options } => match run_spec::load(&LOCAL, &path, &options) {
             Ok(t) => Reply::Loaded {
                 gen,
                 path,
@@ -218,18 +213,17 @@ fn handle(
             let idx = match engines.iter().position(|e| e.0 == kind) {
                 Some(i) => i,
                 None => {
-                    let sel = engine::select(kind);
-                    engines.push((kind, sel.engine, sel.notice));
+                    engines.push((kind, LOCAL.engine(kind)));
                     engines.len() - 1
                 }
             };
-            let (_, engine, notice) = &mut engines[idx];
-            let result = inspect(&settings, &table, engine, notice);
+            let engine = &mut engines[idx].1;
+            let result = inspect(&settings, &table, engine);
             Reply::Inspected {
                 gen,
                 slot,
                 result,
-                notice: notice.clone(),
+                notice: engine.notice.clone(),
             }
         }
     };
@@ -248,14 +242,9 @@ fn view_config(s: &Settings, table: &Table) -> Config {
     }
 }
 
-fn inspect(
-    s: &Settings,
-    table: &Table,
-    engine: &mut Box<dyn Engine>,
-    notice: &mut Option<String>,
-) -> Result<Box<Inspection>, String> {
+fn inspect(s: &Settings, table: &Table, engine: &mut Selected) -> Result<Box<Inspection>, String> {
     let channel = s.channel.min(table.channels.len().saturating_sub(1));
-    let spec = RunSpec::new(view_config(s, table), Purpose::Features).map_err(|e| e.0)?;
+    let spec = RunSpec::new(view_config(s, table), Purpose::Features, &LOCAL).map_err(|e| e.0)?;
     let prepared = spec.prepare(table).map_err(|e| e.0)?;
     // A template that does not compile still gets its features computed and shown; the
     // error goes where the prompt would be.
@@ -263,16 +252,16 @@ fn inspect(
         Ok(p) => (p, None),
         Err(e) => (Prompter::new("").map_err(|e| e.to_string())?, Some(e)),
     };
-    let req = InspectRequest {
-        shape: prepared.shape(&spec, table),
+    let unit = Inspect {
         channel,
         window: s.window.min(prepared.windows.count - 1),
         prompter: &prompter,
         description: &s.run.description,
         pred_len: s.run.pred_len,
-        precise: s.run.precise_timing,
     };
-    let mut result = pipeline::inspect(engine, notice, &req).map_err(|e| e.to_string())?;
+    let mut result = prepared
+        .inspect(table, engine, unit)
+        .map_err(|e| e.to_string())?;
     if let Some(e) = template_error {
         result.prompt = Err(e);
     }
@@ -339,32 +328,35 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
             chosen,
         } => {
             let table = export_table(&table, &settings);
-            let spec =
-                RunSpec::new(export_config(&settings), Purpose::Features).map_err(|e| e.0)?;
-            let prepared = spec.prepare(&table).map_err(|e| e.0)?;
+            let spec = RunSpec::new(export_config(&settings), Purpose::Features, &LOCAL)
+                .map_err(|e| e.0)?;
             let prompter =
                 Prompter::new(&settings.template_text).map_err(|e| format!("template: {e}"))?;
             let work = crate::variants::Workload {
                 // Prompts are compared and dropped, as `bench` does: the run may slide.
-                shape: pipeline::Shape {
-                    slide: spec.slide(&prompter, false),
-                    ..prepared.shape(&spec, &table)
-                },
+                prepared: spec
+                    .prepare(&table)
+                    .map_err(|e| e.0)?
+                    .sliding(spec.slide(&prompter, false)),
+                table: &table,
                 prompter: &prompter,
                 description: &settings.run.description,
                 pred_len: settings.run.pred_len,
             };
-            let mut sel = spec.engine();
-            let mut eng = crate::variants::Eng {
-                engine: &mut sel.engine,
-                notice: &mut sel.notice,
-            };
-            crate::variants::measure(&mut eng, &work, spec.wavelet, spec.cfg.mode, &chosen, tick)
-                .map(|rows| JobOutput::Variants {
-                    label: settings.whole_run_label(),
-                    rows,
-                })
-                .map_err(|e| format!("{}: {e}", job.what))
+            let mut engine = spec.engine();
+            crate::variants::measure(
+                &mut engine,
+                &work,
+                spec.wavelet,
+                spec.cfg.mode,
+                &chosen,
+                tick,
+            )
+            .map(|rows| JobOutput::Variants {
+                label: settings.whole_run_label(),
+                rows,
+            })
+            .map_err(|e| format!("{}: {e}", job.what))
         }
     }
 }
@@ -403,18 +395,17 @@ fn all_units(
 ) -> Result<Vec<pipeline::Unit>, String> {
     let table = export_table(table, settings);
     let cfg = export_config(settings);
-    let spec = RunSpec::new(cfg, Purpose::Features).map_err(|e| e.0)?;
+    let spec = RunSpec::new(cfg, Purpose::Features, &LOCAL).map_err(|e| e.0)?;
     let prepared = spec.prepare(&table).map_err(|e| e.0)?;
     let count = prepared.windows.count;
-    let mut sel = spec.engine();
-    pipeline::features(
-        &mut sel.engine,
-        &mut sel.notice,
-        &prepared.shape(&spec, &table),
-        &mut crate::timing::Timer::default(),
-        |done| tick(done, count),
-    )
-    .map_err(|e| job_error(job, e))
+    prepared
+        .features(
+            &table,
+            &mut spec.engine(),
+            &mut crate::timing::Timer::default(),
+            |done| tick(done, count),
+        )
+        .map_err(|e| job_error(job, e))
 }
 
 fn job_error(job: &Job, e: crate::engine::EngineError) -> String {

@@ -3,12 +3,13 @@
 
 use super::run::{self, PromptOpts, Run};
 use super::{Common, Failure};
-use crate::engine::{self, EngineKind};
+use crate::backend::LOCAL;
+use crate::engine::EngineKind;
 use crate::export;
-use crate::pipeline::Shape;
 use crate::timing::{Machine, Report, RunReport, Stage, Timer};
 use crate::variants::{self, Variant, Workload};
 use std::path::Path;
+use wavebench_core::run_spec::Backend;
 
 pub fn run(
     path: &Path,
@@ -44,7 +45,11 @@ pub fn run(
     for w in &first.warnings {
         eprintln!("wavebench: {w}");
     }
-    let prepared = r.spec.prepare(&first)?;
+    // Prompts are rendered and discarded: nothing written could change, so it may slide.
+    let prepared = r
+        .spec
+        .prepare(&first)?
+        .sliding(r.spec.slide(&prompter, false));
     // The seed's adaptive level, checked like any level (docs/transform.md#levels).
     let adaptive = if variants.contains(&Variant::AdaptiveLevel) {
         let plan = variants::adaptive_plan(r.spec.wavelet, cfg.mode, prepared.windows.seq_len)
@@ -71,18 +76,17 @@ pub fn run(
         let kind: EngineKind = name
             .parse()
             .map_err(|e: String| Failure::Input(format!("--engines: {e}")))?;
-        let sel = engine::select(kind);
-        let (mut eng, mut notice) = (sel.engine, sel.notice);
-        run::notice(&notice, common.quiet);
-        let said = notice.clone();
-        if eng.kind() == EngineKind::TorchCuda {
-            gpu = Some(eng.device_name());
+        let mut engine = LOCAL.engine(kind);
+        run::notice(&engine.notice, common.quiet);
+        let said = engine.notice.clone();
+        if engine.engine.kind() == EngineKind::TorchCuda {
+            gpu = Some(engine.engine.device_name());
         }
         // The baseline's prompts, to count what each variant changes.
         let mut baseline: Option<Vec<String>> = None;
         let compare = variants.iter().any(|&v| v != Variant::Baseline);
         for &variant in variants {
-            let label = format!("{} {}", eng.kind().name(), variant.name());
+            let label = format!("{} {}", engine.engine.kind().name(), variant.name());
             let bar = run::progress(repeat + 1, common.quiet, &label);
             let mut timers = Vec::with_capacity(repeat);
             let mut first_outcome = None;
@@ -91,11 +95,8 @@ pub fn run(
                 // Each repeat loads the file again: loading is a stage of the pipeline.
                 let table = timer.time(Stage::Load, || r.spec.load(path))?;
                 let work = Workload {
-                    // Prompts are rendered and discarded: nothing written could change.
-                    shape: Shape {
-                        slide: r.spec.slide(&prompter, false),
-                        ..prepared.shape(&r.spec, &table)
-                    },
+                    prepared: prepared.clone(),
+                    table: &table,
                     prompter: &prompter,
                     description: &cfg.description,
                     pred_len: cfg.pred_len,
@@ -104,19 +105,12 @@ pub fn run(
                     // Untimed: the reference the variants are compared with (a timed baseline
                     // run that comes first gives it for free, below).
                     let mut scratch = Timer::new(false);
-                    let mut e = variants::Eng {
-                        engine: &mut eng,
-                        notice: &mut notice,
-                    };
-                    let out = variants::run(Variant::Baseline, &mut e, &work, None, &mut scratch)
-                        .map_err(|e| variant_fail(Variant::Baseline, e))?;
+                    let out =
+                        variants::run(Variant::Baseline, &mut engine, &work, None, &mut scratch)
+                            .map_err(|e| variant_fail(Variant::Baseline, e))?;
                     baseline = Some(out.prompts);
                 }
-                let mut e = variants::Eng {
-                    engine: &mut eng,
-                    notice: &mut notice,
-                };
-                let out = variants::run(variant, &mut e, &work, adaptive.as_ref(), &mut timer)
+                let out = variants::run(variant, &mut engine, &work, adaptive.as_ref(), &mut timer)
                     .map_err(|e| variant_fail(variant, e))?;
                 if rep > 0 {
                     timers.push(timer); // the first run warms plans, pools and caches
@@ -125,7 +119,7 @@ pub fn run(
                         baseline = Some(out.prompts.clone());
                     }
                     let collisions = (variant == Variant::Cache)
-                        .then(|| variants::seed_key_collisions(&work.shape));
+                        .then(|| variants::seed_key_collisions(&work.prepared, work.table));
                     first_outcome = Some((out, collisions));
                 }
                 bar.inc(1);
@@ -133,8 +127,8 @@ pub fn run(
             bar.finish_and_clear();
             let series = prepared.windows.count * first.channels.len();
             let mut report = RunReport::from_runs(
-                eng.kind().name(),
-                &eng.device_name(),
+                engine.engine.kind().name(),
+                &engine.engine.device_name(),
                 series,
                 prepared.windows.seq_len,
                 &timers,
@@ -151,8 +145,8 @@ pub fn run(
             }
             runs.push(report);
         }
-        if notice != said {
-            run::notice(&notice, common.quiet);
+        if engine.notice != said {
+            run::notice(&engine.notice, common.quiet);
         }
     }
     let report = Report {

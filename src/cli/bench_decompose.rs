@@ -3,14 +3,14 @@
 
 use super::{Common, Failure};
 use crate::engine::{self, DType, Engine, EngineKind, Plan, Real, SeriesRef, Values};
-use crate::run_spec::{Purpose, RunSpec};
 use std::path::Path;
 use std::time::Instant;
+use wavebench_core::run_spec::{Purpose, RunSpec};
 
 pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result<(), Failure> {
     let mut cfg = common.config()?;
     cfg.seq_len = cfg.seq_len.or(Some(512));
-    let spec = RunSpec::new(cfg, Purpose::Decompose)?;
+    let spec = RunSpec::new(cfg, Purpose::Decompose, &crate::backend::LOCAL)?;
     let cfg = &spec.cfg;
     let t = Instant::now();
     let table = spec.load(path)?;

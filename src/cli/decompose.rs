@@ -6,7 +6,7 @@ use super::{Common, Failure};
 use crate::band_table::{self, BandTable, Format, Kind, Label, Meta};
 use crate::data::DataSet;
 use crate::engine::{self, inverse, Values};
-use crate::run_spec::{Purpose, RunSpec};
+use wavebench_core::run_spec::{Purpose, RunSpec};
 
 use std::path::Path;
 
@@ -20,7 +20,7 @@ pub enum Output {
 pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<(), Failure> {
     // A bad extension fails before any work.
     let format = Format::for_path(output).map_err(Failure::Input)?;
-    let spec = RunSpec::new(common.config()?, Purpose::Decompose)?;
+    let spec = RunSpec::new(common.config()?, Purpose::Decompose, &crate::backend::LOCAL)?;
     let set = DataSet::resolve(path)?;
     if set.is_set {
         return Err(Failure::Input(format!(

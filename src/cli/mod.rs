@@ -10,12 +10,12 @@ mod run;
 mod wavelets;
 mod waverec;
 
-use crate::config::Config;
 use crate::data::{Missing, Normalize};
 use crate::engine::{DType, EngineKind};
 use crate::wavelet::Mode;
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
+use wavebench_core::config::Config;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -227,7 +227,7 @@ impl Common {
     /// Defaults ← `--config` file ← command-line options (validated by `RunSpec`).
     pub fn config(&self) -> Result<Config, Failure> {
         let mut c = match &self.config {
-            Some(p) => Config::from_file(p).map_err(Failure::Input)?,
+            Some(p) => crate::config::read(p).map_err(Failure::Input)?,
             None => Config::default(),
         };
         if let Some(w) = &self.wavelet {

@@ -2,18 +2,18 @@
 //! plan checked for features (docs/transform.md#levels), and the progress bar.
 
 use super::{Common, Failure};
-use crate::config::Config;
 use crate::data::{DataSet, Table};
 use crate::features::Aggregate;
-use crate::pipeline::{self, PathChoice, Unit};
+use crate::pipeline::{PathChoice, Unit};
 use crate::prompt::Prompter;
-use crate::run_spec::{Prepared, Purpose, RunSpec, Shard};
 use crate::timing::Timer;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use wavebench_core::config::Config;
+use wavebench_core::run_spec::{Prepared, Purpose, RunSpec, Shard};
 
 /// Options of the prompt-making commands; each overrides `--config`.
 #[derive(Args, Debug, Default, Clone)]
@@ -102,7 +102,7 @@ impl Run {
     pub fn prepare(path: &Path, common: &Common, opts: &PromptOpts) -> Result<Self, Failure> {
         let mut cfg = common.config()?;
         opts.apply(&mut cfg)?;
-        let spec = RunSpec::new(cfg, Purpose::Features)?;
+        let spec = RunSpec::new(cfg, Purpose::Features, &crate::backend::LOCAL)?;
         let set = DataSet::resolve(path)?;
         Ok(Run {
             spec,
@@ -185,10 +185,9 @@ impl Run {
                 Some(shard.parts(&counts, group))
             }
         };
-        let sel = self.spec.engine();
-        let (mut eng, mut note) = (sel.engine, sel.notice);
-        notice(&note, self.quiet);
-        let said = note.clone();
+        let mut engine = self.spec.engine();
+        notice(&engine.notice, self.quiet);
+        let said = engine.notice.clone();
         let mut timer = Timer::new(self.spec.cfg.precise_timing);
         let mut out = Vec::with_capacity(files.len());
         for (k, file) in files.iter().enumerate() {
@@ -202,10 +201,11 @@ impl Run {
             let Some((table, prepared)) = opened else {
                 continue;
             };
-            let mut prepared = prepared;
-            if let Some(p) = &parts {
-                prepared.windows = prepared.windows.part(p[k].clone());
+            let prepared = match &parts {
+                Some(p) => prepared.part(p[k].clone()),
+                None => prepared,
             }
+            .sliding(slide.clone());
             prepared.check_memory(&self.spec, &table)?;
             let label = if files.len() > 1 {
                 format!("{what} (file {} of {})", k + 1, files.len())
@@ -213,11 +213,7 @@ impl Run {
                 what.to_string()
             };
             let bar = progress(prepared.windows.count, self.quiet, &label);
-            let shape = pipeline::Shape {
-                slide: slide.clone(),
-                ..prepared.shape(&self.spec, &table)
-            };
-            let mut units = pipeline::features(&mut eng, &mut note, &shape, &mut timer, |done| {
+            let mut units = prepared.features(&table, &mut engine, &mut timer, |done| {
                 bar.set_position(done as u64);
                 true
             })?;
@@ -233,8 +229,8 @@ impl Run {
                 units,
             });
         }
-        if note != said {
-            notice(&note, self.quiet);
+        if engine.notice != said {
+            notice(&engine.notice, self.quiet);
         }
         Ok((out, timer))
     }

@@ -9,6 +9,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 use wavebench_core::numeric::{DType, Real, Values};
+use wavebench_core::run_spec::LoadOptions;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -16,29 +17,6 @@ pub enum Format {
     Parquet,
     Ipc,
     NdJson,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadOptions {
-    /// Only these columns (in this order); all numeric columns when None.
-    pub columns: Option<Vec<String>>,
-    /// Refuse text cells (`error`) or read them as missing values.
-    pub missing: Missing,
-    pub time_column: TimeColumn,
-    /// The precision numbers are parsed to and kept in: f32 for f32 runs (half the
-    /// memory, and each decimal rounded once, straight to f32), f64 otherwise.
-    pub dtype: DType,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            columns: None,
-            missing: Missing::default(),
-            time_column: TimeColumn::default(),
-            dtype: DType::F64,
-        }
-    }
 }
 
 /// Rows polars reads to infer a CSV's column types (and so do we, to pick f32 columns).

@@ -5,5 +5,5 @@ mod dataset;
 mod load;
 
 pub use dataset::DataSet;
-pub use load::{load, Format, LoadOptions};
+pub use load::{load, Format};
 pub use wavebench_core::data::*;

@@ -6,12 +6,6 @@ pub mod torch;
 
 pub use wavebench_core::engine::*;
 
-/// An engine ready to use, and why it is not the one asked for, if it is not.
-pub struct Selected {
-    pub engine: Box<dyn Engine>,
-    pub notice: Option<String>,
-}
-
 /// Build the engine for `kind`. `auto` is CUDA when it is usable and native otherwise,
 /// silently: that is what it asks for. An explicit `torch-cuda` that cannot run falls back
 /// to native with a notice instead of failing.

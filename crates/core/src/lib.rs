@@ -7,6 +7,7 @@
 //! "The seed", throughout, is the Python prompt generator this project reproduces: SWT-Time's
 //! `DWTPromptGenerator` (docs/seed.md).
 
+pub mod config;
 pub mod data;
 pub mod engine;
 pub mod features;
@@ -14,6 +15,7 @@ pub mod numeric;
 pub mod pipeline;
 pub mod prompt;
 pub mod rows;
+pub mod run_spec;
 pub mod stats;
 pub mod suggest;
 pub mod timing;

@@ -36,7 +36,7 @@ pub struct Unit {
 
 /// How the run is shaped.
 #[derive(Debug, Clone)]
-pub struct Shape<'a> {
+pub(crate) struct Shape<'a> {
     pub table: &'a Table,
     pub windows: Windows,
     pub plan: &'a Plan,
@@ -168,7 +168,10 @@ pub enum PathChoice {
 
 /// The sliding path (`engine::sliding`) for this run, or why the run goes window by
 /// window. The one place that decides it.
-pub fn sliding_path(engine: EngineKind, shape: &Shape<'_>) -> Result<(SlidePlan, Reads), String> {
+pub(crate) fn sliding_path(
+    engine: EngineKind,
+    shape: &Shape<'_>,
+) -> Result<(SlidePlan, Reads), String> {
     let reads = shape.slide.clone()?;
     if engine != EngineKind::Native {
         return Err(format!("the {engine} engine transforms each window"));
@@ -198,7 +201,7 @@ pub fn sliding_path(engine: EngineKind, shape: &Shape<'_>) -> Result<(SlidePlan,
 
 /// Run the pipeline to features. `progress` is told how many windows are done after each
 /// chunk and answers whether to go on (false cancels the run: `EngineError::Cancelled`).
-pub fn features(
+pub(crate) fn features(
     engine: &mut Box<dyn Engine>,
     notice: &mut Option<String>,
     shape: &Shape<'_>,
@@ -498,7 +501,7 @@ pub struct Inspection {
 }
 
 /// What to inspect, and how to describe it.
-pub struct InspectRequest<'a> {
+pub(crate) struct InspectRequest<'a> {
     pub shape: Shape<'a>,
     pub channel: usize,
     pub window: usize,
@@ -511,7 +514,7 @@ pub struct InspectRequest<'a> {
 
 /// One channel of one window through the same path as the whole pipeline (so its
 /// features and prompt equal that unit's in `features`/`prompts`), plus the arrays to plot.
-pub fn inspect(
+pub(crate) fn inspect(
     engine: &mut Box<dyn Engine>,
     notice: &mut Option<String>,
     req: &InspectRequest<'_>,

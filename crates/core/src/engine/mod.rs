@@ -26,6 +26,22 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+/// An engine ready to use, and why it is not the one asked for, if it is not (the notice
+/// a caller shows once).
+pub struct Selected {
+    pub engine: Box<dyn Engine>,
+    pub notice: Option<String>,
+}
+
+impl Selected {
+    pub fn native() -> Self {
+        Selected {
+            engine: Box::new(Native),
+            notice: None,
+        }
+    }
+}
+
 /// Which back end the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]

@@ -1,14 +1,89 @@
-//! One run specification: a validated [`Config`] and what it builds — the table, the
-//! windows, the plan (level checked), the pipeline's shape and the engine with its fallback
-//! notice. The CLI, the app's worker, the sweep and the tests build runs here and nowhere
-//! else, so they cannot drift apart.
+//! One run specification, the only way to build a run: a validated [`Config`] and what
+//! it builds — the table (through a [`Backend`]'s loader and the missing-value policy),
+//! the windows, the plan (level checked), the engine with its fallback notice, and the
+//! features of every unit ([`Prepared::features`]) or of one ([`Prepared::inspect`]). The
+//! CLI, the app, the sweep, the wheel and the tests all go through it, so they cannot
+//! drift apart.
 
 use crate::config::Config;
-use crate::data::{self, DataError, LoadOptions, Normalize, RowRange, Table, Windows};
-use crate::engine::{self, DType, Plan};
-use crate::pipeline::{self, Shape};
+use crate::data::{self, DataError, Missing, Normalize, RowRange, Table, TimeColumn, Windows};
+use crate::engine::{DType, EngineError, EngineKind, Plan, Selected};
+use crate::features::{Aggregate, Reads};
+use crate::pipeline::{self, Inspection, Shape, Unit};
+use crate::prompt::Prompter;
+use crate::timing::Timer;
 use crate::wavelet::{self, Wavelet};
 use std::path::Path;
+
+/// What the core cannot do itself: read a file (the application crate does it with
+/// polars) and build engines other than the native one (libtorch).
+pub trait Backend: Send + Sync + std::fmt::Debug {
+    /// One file as a table, with these columns, time axis and precision.
+    fn load(&self, path: &Path, options: &LoadOptions) -> Result<Table, DataError>;
+    /// The engine for `kind`, and why it is not the one asked for, if it is not.
+    fn engine(&self, kind: EngineKind) -> Selected;
+}
+
+/// The core's own backend, the Python wheel's: arrays come in memory (no files), and
+/// every engine is the native one.
+#[derive(Debug)]
+pub struct NativeOnly;
+
+pub static NATIVE_ONLY: NativeOnly = NativeOnly;
+
+impl Backend for NativeOnly {
+    fn load(&self, path: &Path, _: &LoadOptions) -> Result<Table, DataError> {
+        data::err(format!(
+            "{}: this build reads arrays, not files",
+            path.display()
+        ))
+    }
+    fn engine(&self, kind: EngineKind) -> Selected {
+        let notice = matches!(kind, EngineKind::TorchCpu | EngineKind::TorchCuda).then(|| {
+            format!(
+                "{}: not in this build; using the native CPU engine",
+                kind.name()
+            )
+        });
+        Selected {
+            notice,
+            ..Selected::native()
+        }
+    }
+}
+
+/// One file through `backend`, then the missing-value policy: how every table of a run
+/// (and the app's, which loads before it has a run) is made.
+pub fn load(backend: &dyn Backend, path: &Path, options: &LoadOptions) -> Result<Table, DataError> {
+    let mut table = backend.load(path, options)?;
+    options.missing.apply(&mut table)?;
+    Ok(table)
+}
+
+/// What a file is read with: the run's columns, time axis, missing-value policy and
+/// precision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadOptions {
+    /// Only these columns (in this order); all numeric columns when None.
+    pub columns: Option<Vec<String>>,
+    /// Refuse text cells (`error`) or read them as missing values.
+    pub missing: Missing,
+    pub time_column: TimeColumn,
+    /// The precision numbers are parsed to and kept in: f32 for f32 runs (half the
+    /// memory, and each decimal rounded once, straight to f32), f64 otherwise.
+    pub dtype: DType,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            columns: None,
+            missing: Missing::default(),
+            time_column: TimeColumn::default(),
+            dtype: DType::F64,
+        }
+    }
+}
 
 /// Past this, extra levels only repeat the edge extension (every band stays about one
 /// filter long): a typo such as `--level 100000000` is refused before anything is allocated.
@@ -33,17 +108,14 @@ pub struct RunSpec {
     pub purpose: Purpose,
     pub wavelet: &'static Wavelet,
     pub rows: Option<RowRange>,
+    backend: &'static dyn Backend,
 }
 
 impl RunSpec {
     /// Whether a run that renders with `prompter` may slide (`Shape::slide`): `--path
     /// window` never; `auto` only where no feature value is written (`bench`); `sliding`
     /// wherever the prompts stay the same.
-    pub fn slide(
-        &self,
-        prompter: &crate::prompt::Prompter,
-        writes_features: bool,
-    ) -> Result<crate::features::Reads, String> {
+    pub fn slide(&self, prompter: &Prompter, writes_features: bool) -> Result<Reads, String> {
         use crate::pipeline::PathChoice;
         match self.cfg.path {
             PathChoice::Window => Err("--path window".into()),
@@ -56,18 +128,30 @@ impl RunSpec {
     }
 }
 
-/// The windows and plan of one table under a spec.
+/// The windows and plan of one table under a spec, and how its features are computed.
 #[derive(Debug, Clone)]
 pub struct Prepared {
     pub windows: Windows,
     pub plan: Plan,
     /// pywt's warning for a decomposition level above the maximum, if it applies.
     pub warning: Option<String>,
+    normalize: Normalize,
+    dtype: DType,
+    aggregate: Aggregate,
+    batch_size: usize,
+    precise: bool,
+    /// Whether the run may take the sliding path (see [`Prepared::sliding`]).
+    slide: Result<Reads, String>,
 }
 
 impl RunSpec {
     /// Check every option that does not need the data; each error names its option.
-    pub fn new(cfg: Config, purpose: Purpose) -> Result<Self, DataError> {
+    /// `backend` reads the files and builds the engines.
+    pub fn new(
+        cfg: Config,
+        purpose: Purpose,
+        backend: &'static dyn Backend,
+    ) -> Result<Self, DataError> {
         let wavelet =
             wavelet::lookup(&cfg.wavelet).map_err(|e| DataError(format!("--wavelet: {e}")))?;
         if cfg.level == 0 || cfg.level > MAX_LEVEL {
@@ -90,6 +174,7 @@ impl RunSpec {
             purpose,
             wavelet,
             rows,
+            backend,
         })
     }
 
@@ -104,9 +189,7 @@ impl RunSpec {
 
     /// Load one file with the configured columns, time axis and missing-value policy.
     pub fn load(&self, path: &Path) -> Result<Table, DataError> {
-        let mut table = data::load(path, &self.load_options())?;
-        self.cfg.missing.apply(&mut table)?;
-        Ok(table)
+        load(self.backend, path, &self.load_options())
     }
 
     pub fn normalize(&self) -> Normalize {
@@ -143,6 +226,12 @@ impl RunSpec {
             windows,
             plan,
             warning,
+            normalize: self.normalize(),
+            dtype: self.cfg.dtype,
+            aggregate: self.cfg.aggregate,
+            batch_size: self.cfg.batch_size,
+            precise: self.cfg.precise_timing,
+            slide: Err("feature values are written out".into()),
         })
     }
 
@@ -185,8 +274,8 @@ impl RunSpec {
 
     /// The configured engine (auto: CUDA when usable, else native), with the notice to
     /// show when it fell back.
-    pub fn engine(&self) -> engine::Selected {
-        engine::select(self.cfg.engine)
+    pub fn engine(&self) -> Selected {
+        self.backend.engine(self.cfg.engine)
     }
 }
 
@@ -210,9 +299,9 @@ impl Prepared {
             }
             Purpose::Features => {
                 let units = match spec.cfg.aggregate {
-                    crate::features::Aggregate::Series => series,
-                    crate::features::Aggregate::Sample => self.windows.count as u64,
-                    crate::features::Aggregate::Batch => {
+                    Aggregate::Series => series,
+                    Aggregate::Sample => self.windows.count as u64,
+                    Aggregate::Batch => {
                         (self.windows.count as u64).div_ceil(spec.cfg.batch_size as u64)
                     }
                 };
@@ -242,20 +331,98 @@ impl Prepared {
         ))
     }
 
-    /// The pipeline's shape over `table` (the table this was prepared for).
-    pub fn shape<'a>(&'a self, spec: &RunSpec, table: &'a Table) -> Shape<'a> {
+    /// The same run over part of the windows (a shard, one window of the seed's
+    /// per-sample calls).
+    pub fn part(&self, range: std::ops::Range<usize>) -> Self {
+        Prepared {
+            windows: self.windows.part(range),
+            ..self.clone()
+        }
+    }
+
+    /// The same windows under another plan of the same length (the seed's adaptive
+    /// level).
+    pub fn with_plan(&self, plan: Plan) -> Self {
+        Prepared {
+            plan,
+            ..self.clone()
+        }
+    }
+
+    /// What one prompt describes.
+    pub fn aggregate(&self) -> Aggregate {
+        self.aggregate
+    }
+
+    /// Whether the run may take the sliding path: `Ok(what the prompts read)` where it
+    /// gives exactly those prompts (`RunSpec::slide`), else why not.
+    pub fn sliding(self, slide: Result<Reads, String>) -> Self {
+        Prepared { slide, ..self }
+    }
+
+    /// The features of every unit of `table` (the table this was prepared for, or one of
+    /// the same shape) on `engine`; `progress(windows done)` answers whether to go on.
+    pub fn features(
+        &self,
+        table: &Table,
+        engine: &mut Selected,
+        timer: &mut Timer,
+        progress: impl FnMut(usize) -> bool,
+    ) -> Result<Vec<Unit>, EngineError> {
+        let shape = self.shape(table);
+        pipeline::features(
+            &mut engine.engine,
+            &mut engine.notice,
+            &shape,
+            timer,
+            progress,
+        )
+    }
+
+    /// One channel of one window through the same path as [`Prepared::features`] (its
+    /// features and prompt are that unit's), plus what the app plots.
+    pub fn inspect(
+        &self,
+        table: &Table,
+        engine: &mut Selected,
+        unit: Inspect<'_>,
+    ) -> Result<Inspection, EngineError> {
+        let req = pipeline::InspectRequest {
+            shape: self.shape(table),
+            channel: unit.channel,
+            window: unit.window,
+            prompter: unit.prompter,
+            description: unit.description,
+            pred_len: unit.pred_len,
+            precise: self.precise,
+        };
+        pipeline::inspect(&mut engine.engine, &mut engine.notice, &req)
+    }
+
+    /// The pipeline's shape over `table`.
+    fn shape<'a>(&'a self, table: &'a Table) -> Shape<'a> {
         Shape {
             table,
             windows: self.windows,
             plan: &self.plan,
-            normalize: spec.normalize(),
-            dtype: spec.cfg.dtype,
-            aggregate: spec.cfg.aggregate,
-            batch_size: spec.cfg.batch_size,
+            normalize: self.normalize,
+            dtype: self.dtype,
+            aggregate: self.aggregate,
+            batch_size: self.batch_size,
             statistics: true,
-            slide: Err("feature values are written out".into()),
+            slide: self.slide.clone(),
         }
     }
+}
+
+/// Which unit [`Prepared::inspect`] computes, and what its prompt says.
+#[derive(Clone, Copy)]
+pub struct Inspect<'a> {
+    pub channel: usize,
+    pub window: usize,
+    pub prompter: &'a Prompter,
+    pub description: &'a str,
+    pub pred_len: usize,
 }
 
 /// `i/n`: the i-th of n parts of a run (1-based, as Slurm's array indices usually are).
@@ -306,7 +473,6 @@ impl Shard {
     }
 }
 
-/// MemAvailable from /proc/meminfo (Linux); None elsewhere.
 /// `MemAvailable` of /proc/meminfo, in bytes (None where there is no such file).
 pub fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;

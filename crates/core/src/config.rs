@@ -1,0 +1,81 @@
+//! The run configuration: what the CLI's options, `--config FILE.toml`, the app's settings
+//! and its "export configuration" all describe — one type, one set of defaults (the
+//! seed's: db4, level 3, reflect; engine auto; missing values refused). `run_spec`
+//! validates it and builds runs from it; the TOML file format is the application's.
+
+use crate::data::{Missing, Normalize, RowRange, TimeColumn};
+use crate::engine::{DType, EngineKind};
+use crate::features::Aggregate;
+use crate::pipeline::PathChoice;
+use crate::wavelet::Mode;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub wavelet: String,
+    pub level: usize,
+    pub mode: Mode,
+    pub engine: EngineKind,
+    pub dtype: DType,
+    /// Channels to use; every numeric column when absent.
+    pub columns: Option<Vec<String>>,
+    /// `START..END` data rows.
+    pub rows: Option<String>,
+    /// Window length; the whole series when absent.
+    pub seq_len: Option<usize>,
+    pub stride: usize,
+    /// Normalisation; the command's default when absent (none for decompose, revin else).
+    pub normalize: Option<Normalize>,
+    pub missing: Missing,
+    /// The time axis: detected (auto), none, or a column's name.
+    pub time_column: TimeColumn,
+    /// In a data set, skip a file that cannot be used (with a warning) instead of stopping.
+    pub skip_bad_files: bool,
+    /// Built-in template name or a template file.
+    pub template: String,
+    /// Dataset description for the prompt.
+    pub description: String,
+    pub pred_len: usize,
+    pub aggregate: Aggregate,
+    /// Windows per prompt for `aggregate = "batch"`.
+    pub batch_size: usize,
+    /// Synchronise the device at stage boundaries so stage times are exact (CUDA).
+    pub precise_timing: bool,
+    /// How band summaries are computed: `auto`, `window` or `sliding` (see
+    /// `pipeline::PathChoice`).
+    pub path: PathChoice,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            wavelet: "db4".into(),
+            level: 3,
+            mode: Mode::Reflect,
+            engine: EngineKind::Auto,
+            dtype: DType::F32,
+            columns: None,
+            rows: None,
+            seq_len: None,
+            stride: 1,
+            normalize: None,
+            missing: Missing::Error,
+            time_column: TimeColumn::Auto,
+            skip_bad_files: false,
+            template: crate::prompt::DEFAULT_TEMPLATE.into(),
+            description: String::new(),
+            pred_len: 96,
+            aggregate: Aggregate::Series,
+            batch_size: 32,
+            precise_timing: false,
+            path: PathChoice::Auto,
+        }
+    }
+}
+
+impl Config {
+    pub fn row_range(&self) -> Result<Option<RowRange>, String> {
+        self.rows.as_deref().map(str::parse).transpose()
+    }
+}
