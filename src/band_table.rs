@@ -12,14 +12,14 @@
 //! - `.npy`: one 2-D array, each row the series' bands concatenated as
 //!   `pywt.coeffs_to_array` does; the band slices are reported on stderr.
 
-use crate::engine::{DType, Values};
 use crate::export;
 use crate::npy;
-use crate::wavelet::Mode;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::Path;
+use wavebench_core::engine::{DType, Values};
+use wavebench_core::wavelet::Mode;
 
 /// What the table's bands are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

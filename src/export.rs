@@ -219,9 +219,9 @@ pub fn write_atomic(
     result
 }
 
-use crate::features::Features;
-use crate::pipeline::Unit;
 use serde::Serialize;
+use wavebench_core::features::Features;
+use wavebench_core::pipeline::Unit;
 
 /// The feature table formats, chosen by the output's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,9 +1,10 @@
 //! wavebench: multilevel wavelet features and LLM prompts from time series, on the GPU
 //! (libtorch) or the CPU. See ARCHITECTURE.md for the map of the rooms below.
 //!
-//! The numeric core (wavelets, native engine, features, prompts, pipeline) is the
-//! `wavebench-core` crate, re-exported here under the same paths; this crate adds what
-//! needs polars, egui or libtorch: file I/O, the torch engines, the CLI and the app.
+//! The numeric core (wavelets, native engine, features, prompts, the run specification and
+//! pipeline) is the `wavebench-core` crate, imported as `wavebench_core::…` wherever it is
+//! meant; this crate adds what needs polars, egui or libtorch: file I/O, the torch
+//! engines, the CLI and the app.
 
 pub mod app;
 pub mod backend;
@@ -17,5 +18,3 @@ pub mod export;
 pub mod npy;
 pub mod sweep;
 pub mod variants;
-
-pub use wavebench_core::{features, pipeline, prompt, stats, suggest, sums, timing, wavelet};

@@ -1,14 +1,14 @@
 //! Sweep: every wavelet × level over a data set, each configuration summarised by the mean
 //! of a few features over all its prompt units, to rank configurations.
 
-use crate::data::Table;
-use crate::engine::{self, DType, Selected};
-use crate::features::{Aggregate, Features};
-use crate::timing::Timer;
-use crate::wavelet;
 use serde::{Deserialize, Serialize};
 use wavebench_core::config::Config;
+use wavebench_core::data::Table;
+use wavebench_core::engine::{self, DType, Selected};
+use wavebench_core::features::{Aggregate, Features};
 use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::timing::Timer;
+use wavebench_core::wavelet;
 
 /// What a sweep ranks by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]

@@ -4,15 +4,15 @@
 //! here is one workload, timed stage by stage like the baseline, and its prompts compared
 //! with the baseline's.
 
-use crate::data::Table;
-use crate::engine::{Plan, Selected};
-use crate::features::Aggregate;
-use crate::pipeline::{self, Unit};
-use crate::prompt::Prompter;
-use crate::timing::{Stage, Timer};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use wavebench_core::data::Table;
+use wavebench_core::engine::{Plan, Selected};
+use wavebench_core::features::Aggregate;
+use wavebench_core::pipeline::{self, Unit};
+use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::Prepared;
+use wavebench_core::timing::{Stage, Timer};
 
 /// One workload of `bench`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -63,8 +63,8 @@ pub fn adaptive_level(seq_len: usize) -> usize {
 /// The plan of the seed's adaptive level for windows of `seq` samples, checked like any
 /// level (docs/transform.md#levels).
 pub fn adaptive_plan(
-    wavelet: &'static crate::wavelet::Wavelet,
-    mode: crate::wavelet::Mode,
+    wavelet: &'static wavebench_core::wavelet::Wavelet,
+    mode: wavebench_core::wavelet::Mode,
     seq: usize,
 ) -> Result<Plan, String> {
     let plan = Plan::new(wavelet, mode, adaptive_level(seq), seq).map_err(|e| e.to_string())?;
@@ -149,9 +149,11 @@ pub fn run(
                 channels: table
                     .channels
                     .iter()
-                    .map(|c| crate::data::Channel {
+                    .map(|c| wavebench_core::data::Channel {
                         name: c.name.clone(),
-                        values: crate::engine::Values::F64(c.values.iter_f64().map(bf16).collect()),
+                        values: wavebench_core::engine::Values::F64(
+                            c.values.iter_f64().map(bf16).collect(),
+                        ),
                     })
                     .collect(),
                 ..table.clone()
@@ -192,8 +194,8 @@ pub struct Measured {
 pub fn measure(
     engine: &mut Selected,
     w: &Workload<'_>,
-    wavelet: &'static crate::wavelet::Wavelet,
-    mode: crate::wavelet::Mode,
+    wavelet: &'static wavebench_core::wavelet::Wavelet,
+    mode: wavebench_core::wavelet::Mode,
     chosen: &[Variant],
     mut progress: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<Measured>, String> {
@@ -246,7 +248,7 @@ fn window<'a>(
     prepared: &Prepared,
     table: &'a Table,
     i: usize,
-) -> impl Iterator<Item = crate::engine::SeriesRef<'a>> + 'a {
+) -> impl Iterator<Item = wavebench_core::engine::SeriesRef<'a>> + 'a {
     let (start, len) = (prepared.windows.start(i), prepared.windows.seq_len);
     table
         .channels

@@ -9,12 +9,12 @@ use egui_kittest::Harness;
 use std::path::PathBuf;
 use wavebench::app::state::Settings;
 use wavebench::app::Workbench;
-use wavebench::engine::{EngineKind, Selected};
-use wavebench::features::Aggregate;
-use wavebench::prompt::{PromptVars, Prompter};
-use wavebench::timing::Timer;
 use wavebench_core::config::Config;
+use wavebench_core::engine::{EngineKind, Selected};
+use wavebench_core::features::Aggregate;
+use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::timing::Timer;
 
 fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv")
@@ -415,7 +415,10 @@ fn the_missing_value_policy_reloads_the_file() {
     let gaps = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic_gaps.csv");
     let mut h = harness_at(
         gaps,
-        with(|c| c.missing = wavebench::data::Missing::Error, settings()),
+        with(
+            |c| c.missing = wavebench_core::data::Missing::Error,
+            settings(),
+        ),
         1000.0,
     );
     step_until(&mut h, |app| !app.is_busy());
@@ -426,7 +429,7 @@ fn the_missing_value_policy_reloads_the_file() {
     );
     assert!(h.state().table().is_none());
     // The error names the row; the file stays chosen, so another policy can load it.
-    h.state_mut().settings.run.missing = wavebench::data::Missing::Interpolate;
+    h.state_mut().settings.run.missing = wavebench_core::data::Missing::Interpolate;
     h.state_mut()
         .open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic_gaps.csv"));
     settle(&mut h);
@@ -436,7 +439,7 @@ fn the_missing_value_policy_reloads_the_file() {
         .iter()
         .all(|c| c.values.iter_f64().all(|v| v.is_finite())));
     // Switching the policy on a loaded file reloads it.
-    h.state_mut().settings.run.missing = wavebench::data::Missing::Drop;
+    h.state_mut().settings.run.missing = wavebench_core::data::Missing::Drop;
     settle(&mut h);
     assert!(
         h.state().table().unwrap().rows() < 4000,

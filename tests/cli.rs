@@ -94,14 +94,14 @@ fn decompose_writes_the_spec_json_matching_the_engine() {
     let lens: Vec<usize> = coeffs.iter().map(|c| c.as_array().unwrap().len()).collect();
     assert_eq!(lens, [25, 25, 50]);
     // Same numbers as the library computes, and column b is the negation of a.
-    let plan = wavebench::engine::Plan::new(
-        wavebench::wavelet::lookup("sym5").unwrap(),
+    let plan = wavebench_core::engine::Plan::new(
+        wavebench_core::wavelet::lookup("sym5").unwrap(),
         "periodization".parse().unwrap(),
         2,
         100,
     )
     .unwrap();
-    let want = wavebench::engine::native::decompose(&x, &plan);
+    let want = wavebench_core::engine::native::decompose(&x, &plan);
     let got: Vec<f64> = coeffs
         .iter()
         .flat_map(|c| c.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()))

@@ -152,12 +152,14 @@ fn prompts_are_the_rendered_features() {
     assert!(prompt.starts_with("<|start_prompt|>Dataset description: Known test data\nTask description: forecast the next 24 steps given the previous 128 steps information; \n"));
     assert!(prompt.ends_with("<|<end_prompt>|>"));
     // The prompt states the features next to it.
-    let f: wavebench::features::Features =
+    let f: wavebench_core::features::Features =
         serde_json::from_value(first["features"].clone()).unwrap();
-    let p = wavebench::prompt::Prompter::new(wavebench::prompt::builtin("dwt-detailed").unwrap())
-        .unwrap();
+    let p = wavebench_core::prompt::Prompter::new(
+        wavebench_core::prompt::builtin("dwt-detailed").unwrap(),
+    )
+    .unwrap();
     let again = p
-        .render(&wavebench::prompt::PromptVars {
+        .render(&wavebench_core::prompt::PromptVars {
             features: &f,
             description: "Known test data",
             seq_len: 128,

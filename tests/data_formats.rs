@@ -3,8 +3,9 @@
 //! column detected as the x axis.
 
 use polars::prelude::*;
-use wavebench::data::{load, Missing};
-use wavebench::engine::DType;
+use wavebench::data::load;
+use wavebench_core::data::Missing;
+use wavebench_core::engine::DType;
 use wavebench_core::run_spec::LoadOptions;
 
 fn frame() -> DataFrame {

@@ -3,14 +3,15 @@
 //! native and torch-cpu engines. f64 numbers within 1e-9, descriptions and prompts exact.
 
 use serde_json::Value;
-use wavebench::data::Normalize;
-use wavebench::engine::{self, DType, EngineKind, Plan};
-use wavebench::features::{Aggregate, Features};
-use wavebench::prompt::{PromptVars, Prompter, BUILTINS};
-use wavebench::timing::Timer;
-use wavebench::wavelet;
+use wavebench::engine;
 use wavebench_core::config::Config;
+use wavebench_core::data::Normalize;
+use wavebench_core::engine::{DType, EngineKind, Plan};
+use wavebench_core::features::{Aggregate, Features};
+use wavebench_core::prompt::{PromptVars, Prompter, BUILTINS};
 use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::timing::Timer;
+use wavebench_core::wavelet;
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
@@ -171,7 +172,7 @@ fn template_errors_name_line_and_column() {
     assert_eq!(e.line, Some(2), "{e}");
     assert!(e.column.is_some(), "{e}");
     let p = Prompter::new("{{ nonsense }}").unwrap();
-    let f = wavebench::features::compute(&[]);
+    let f = wavebench_core::features::compute(&[]);
     let err = p
         .render(&PromptVars {
             features: &f,
@@ -190,7 +191,7 @@ fn template_errors_name_line_and_column() {
 /// statistics are exact), band moments to summation order.
 #[test]
 fn window_path_equals_the_gathered_batch() {
-    use wavebench::engine::{native, Engine, Isa, Native, StatsRequest, Values};
+    use wavebench_core::engine::{native, Engine, Isa, Native, StatsRequest, Values};
     let table = RunSpec::new(
         Config::default(),
         Purpose::Features,
@@ -222,7 +223,8 @@ fn window_path_equals_the_gathered_batch() {
         ),
     ];
     for (w, mode, level, seq, stride, dtype, normalize) in cases {
-        let windows = wavebench::data::Windows::new(table.rows(), None, Some(seq), stride).unwrap();
+        let windows =
+            wavebench_core::data::Windows::new(table.rows(), None, Some(seq), stride).unwrap();
         let plan = Plan::new(
             wavelet::lookup(w).unwrap(),
             mode.parse().unwrap(),
@@ -236,7 +238,7 @@ fn window_path_equals_the_gathered_batch() {
             .iter()
             .map(|c| c.values.rows_f64(0..table.rows()))
             .collect();
-        let batch = wavebench::engine::WindowBatch {
+        let batch = wavebench_core::engine::WindowBatch {
             channels: rows.iter().map(|c| &**c).collect(),
             windows,
             range: 0..windows.count,
@@ -248,7 +250,7 @@ fn window_path_equals_the_gathered_batch() {
             .summarize_windows(&batch, &plan, lags, &mut Timer::default())
             .unwrap();
         // The plain-Rust build of the same pass (what CPUs without AVX2 run) agrees to the bit.
-        let clock = wavebench::timing::StageClock::default();
+        let clock = wavebench_core::timing::StageClock::default();
         let portable = match plan.work_dtype(dtype) {
             DType::F32 => {
                 native::summarize_windows_on::<f32>(Isa::Portable, &batch, &plan, lags, &clock)
@@ -332,7 +334,10 @@ fn torch_cpu_downloads_a_run_of_several_chunks_once() {
     // engine's next run must return its own summaries only.
     let mut sel = engine::select(EngineKind::TorchCpu);
     let cancelled = prepared.features(&table, &mut sel, &mut Timer::default(), |_| false);
-    assert!(matches!(cancelled, Err(engine::EngineError::Cancelled)));
+    assert!(matches!(
+        cancelled,
+        Err(wavebench_core::engine::EngineError::Cancelled)
+    ));
     let mut timer = Timer::default();
     let again = prepared
         .features(&table, &mut sel, &mut timer, |_| true)

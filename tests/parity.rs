@@ -6,8 +6,10 @@
 mod common;
 
 use common::*;
-use wavebench::engine::{inverse, native, Engine, EngineKind, Native, Plan, SeriesRef, Values};
-use wavebench::wavelet::{self, Mode};
+use wavebench_core::engine::{
+    inverse, native, Engine, EngineKind, Native, Plan, SeriesRef, Values,
+};
+use wavebench_core::wavelet::{self, Mode};
 
 const TOL_F64: f64 = 1e-10;
 /// Both precisions are judged relative to the larger of max|x| and max|coefficient|: in the

@@ -4,11 +4,12 @@
 //! the same bits on every instruction set this CPU has.
 
 use proptest::prelude::*;
-use wavebench::engine::{
-    inverse, native, select, Engine, EngineKind, Isa, Native, Plan, SeriesRef, StatsRequest, Values,
+use wavebench::engine::select;
+use wavebench_core::engine::{
+    inverse, native, Engine, EngineKind, Isa, Native, Plan, SeriesRef, StatsRequest, Values,
 };
-use wavebench::timing::Timer;
-use wavebench::wavelet::{self, Mode};
+use wavebench_core::timing::Timer;
+use wavebench_core::wavelet::{self, Mode};
 
 /// Every wavelet with perfect reconstruction: all but `dmey`, which pywt builds as an FIR
 /// approximation of the Meyer wavelet (pywt's own waverec(wavedec(x)) is off by ~3e-3 of
@@ -155,14 +156,14 @@ proptest! {
 
 mod fuzz {
     use proptest::prelude::*;
-    use wavebench::data::{self, Channel, Missing, Table};
-    use wavebench::engine::{self, Engine};
-    use wavebench::features::Features;
-    use wavebench::prompt::{PromptVars, Prompter};
-    use wavebench::timing::Timer;
     use wavebench_core::config::Config;
+    use wavebench_core::data::{Channel, Missing, Table};
+    use wavebench_core::engine::{self, Engine};
+    use wavebench_core::features::Features;
+    use wavebench_core::prompt::{PromptVars, Prompter};
     use wavebench_core::run_spec::LoadOptions;
     use wavebench_core::run_spec::{Purpose, RunSpec};
+    use wavebench_core::timing::Timer;
 
     fn config() -> ProptestConfig {
         let cases = std::env::var("PROPTEST_CASES")
@@ -233,7 +234,7 @@ mod fuzz {
             for (name, content) in [("t.csv", text.as_bytes()), ("b.parquet", &bytes[..]), ("c.jsonl", text.as_bytes())] {
                 let p = dir.path().join(name);
                 std::fs::write(&p, content).unwrap();
-                match data::load(&p, &opts).and_then(|mut t| opts.missing.apply(&mut t).map(|_| t)) {
+                match wavebench_core::run_spec::load(&wavebench::backend::LOCAL, &p, &opts) {
                     Ok(t) => prop_assert!(!t.channels.is_empty()),
                     Err(e) => prop_assert!(one_line(&e.0) && e.0.contains(name), "{}", e.0),
                 }
@@ -303,8 +304,8 @@ mod fuzz {
         fn engine_entry_points_never_panic(
             len in 1usize..200,
             level in 1usize..12,
-            wavelet in prop::sample::select(wavebench::wavelet::all().iter().map(|w| w.name.clone()).collect::<Vec<_>>()),
-            mode in prop::sample::select(wavebench::wavelet::Mode::ALL.to_vec()),
+            wavelet in prop::sample::select(wavebench_core::wavelet::all().iter().map(|w| w.name.clone()).collect::<Vec<_>>()),
+            mode in prop::sample::select(wavebench_core::wavelet::Mode::ALL.to_vec()),
             scale in prop_oneof![Just(1.0f64), Just(1e-300), Just(1e14), Just(1e149)],
             features_purpose in any::<bool>(),
             dtype in prop_oneof![Just(engine::DType::F32), Just(engine::DType::F64)],

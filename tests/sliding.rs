@@ -2,21 +2,21 @@
 //! template, series and batch aggregation, float32 and float64, several modes, on the
 //! sample data sets and ETTh1 (`engine::sliding`, `features::margin`).
 
-use wavebench::data::Missing;
-use wavebench::engine::DType;
-use wavebench::features::Aggregate;
-use wavebench::prompt::{Prompter, BUILTINS};
-use wavebench::timing::Timer;
-use wavebench::wavelet::Mode;
 use wavebench_core::config::Config;
+use wavebench_core::data::Missing;
+use wavebench_core::engine::DType;
+use wavebench_core::features::Aggregate;
+use wavebench_core::prompt::{Prompter, BUILTINS};
 use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::timing::Timer;
+use wavebench_core::wavelet::Mode;
 
 /// Prompts of every built-in over the run `cfg` describes, on both paths; returns how many
 /// windows the sliding path recomputed, and how many it covered.
 fn compare(file: &std::path::Path, cfg: Config) -> (usize, usize) {
     // The sliding path is the native engine's.
     let cfg = Config {
-        engine: wavebench::engine::EngineKind::Native,
+        engine: wavebench_core::engine::EngineKind::Native,
         ..cfg
     };
     let spec = RunSpec::new(cfg.clone(), Purpose::Features, &wavebench::backend::LOCAL).unwrap();

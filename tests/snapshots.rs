@@ -8,18 +8,18 @@ use std::path::PathBuf;
 use std::time::Duration;
 use wavebench::app::state::Settings;
 use wavebench::app::views;
-use wavebench::engine::{DType, EngineKind};
-use wavebench::pipeline::Inspection;
-use wavebench::prompt::Prompter;
-use wavebench::timing::{Stage, Timer};
 use wavebench_core::config::Config;
+use wavebench_core::engine::{DType, EngineKind};
+use wavebench_core::pipeline::Inspection;
+use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Inspect, Purpose, RunSpec};
+use wavebench_core::timing::{Stage, Timer};
 
 fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv")
 }
 
-fn table() -> wavebench::data::Table {
+fn table() -> wavebench_core::data::Table {
     RunSpec::new(
         Config::default(),
         Purpose::Features,
@@ -59,7 +59,7 @@ fn inspection_of(wavelet: &str, level: usize) -> Inspection {
         &wavebench::backend::LOCAL,
     )
     .unwrap();
-    let prompter = Prompter::new(wavebench::prompt::builtin("dwt-balanced").unwrap()).unwrap();
+    let prompter = Prompter::new(wavebench_core::prompt::builtin("dwt-balanced").unwrap()).unwrap();
     let unit = Inspect {
         channel: 0,
         window: 300,

@@ -13,11 +13,11 @@ use layout::Pane;
 /// Where the pane arrangement is saved (beside the settings).
 const LAYOUT_KEY: &str = "wavebench-layout";
 
-use crate::data::Table;
-use crate::pipeline::Inspection;
 use state::Settings;
 use std::path::PathBuf;
 use std::sync::Arc;
+use wavebench_core::data::Table;
+use wavebench_core::pipeline::Inspection;
 use worker::{Job, JobKind, JobOutput, Reply, Request, Worker};
 
 pub fn run(file: Option<PathBuf>) -> Result<(), crate::cli::Failure> {
@@ -167,7 +167,7 @@ impl Workbench {
             time_column: self.settings.run.time_column.clone(),
             // f64 whatever the run's dtype: the dtype is a live knob here, and an f64 run
             // must not see samples rounded to f32.
-            dtype: crate::engine::DType::F64,
+            dtype: wavebench_core::engine::DType::F64,
         }
     }
 
@@ -246,7 +246,7 @@ impl Workbench {
     /// (`.json`, `.csv`, `.md`).
     pub fn export_timing(&mut self, path: &std::path::Path) {
         let Some(r) = &self.result else { return };
-        let report = crate::timing::RunReport::from_runs(
+        let report = wavebench_core::timing::RunReport::from_runs(
             &r.engine,
             &r.device,
             1,
@@ -254,9 +254,9 @@ impl Workbench {
             std::slice::from_ref(&r.timer),
         );
         let gpu = (r.engine == "torch-cuda").then(|| r.device.clone());
-        let doc = crate::timing::Report {
+        let doc = wavebench_core::timing::Report {
             config: &self.settings.run,
-            machine: crate::timing::Machine::describe(gpu),
+            machine: wavebench_core::timing::Machine::describe(gpu),
             runs: vec![report],
         };
         let format = path

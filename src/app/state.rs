@@ -36,7 +36,7 @@ impl Default for Settings {
         };
         Settings {
             file: None,
-            template_text: crate::prompt::builtin(&run.template)
+            template_text: wavebench_core::prompt::builtin(&run.template)
                 .unwrap_or_default()
                 .to_string(),
             run,
@@ -65,8 +65,8 @@ impl Settings {
     /// Set the selected rows; `end` 0 = to the end of the file.
     pub fn set_row_bounds(&mut self, start: usize, end: usize) {
         let end = (end > start).then_some(end);
-        self.run.rows =
-            (start > 0 || end.is_some()).then(|| crate::data::RowRange { start, end }.to_string());
+        self.run.rows = (start > 0 || end.is_some())
+            .then(|| wavebench_core::data::RowRange { start, end }.to_string());
     }
 
     /// What a run over the whole data set (an export, the proposals' measurement) runs

@@ -3,10 +3,6 @@
 
 use super::state::Settings;
 use crate::backend::LOCAL;
-use crate::data::Table;
-use crate::engine::{EngineKind, Selected};
-use crate::pipeline::{self, Inspection};
-use crate::prompt::Prompter;
 use crate::variants::Variant;
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -14,6 +10,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use wavebench_core::config::Config;
+use wavebench_core::data::Table;
+use wavebench_core::engine::{EngineKind, Selected};
+use wavebench_core::pipeline::{self, Inspection};
+use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{self, Backend, Inspect, LoadOptions, Purpose, RunSpec};
 
 pub enum Request {
@@ -236,7 +236,7 @@ fn view_config(s: &Settings, table: &Table) -> Config {
     Config {
         seq_len: Some(s.seq_len().min(table.rows()).max(1)),
         stride: 1,
-        aggregate: crate::features::Aggregate::Series,
+        aggregate: wavebench_core::features::Aggregate::Series,
         batch_size: 1,
         ..s.run.clone()
     }
@@ -402,15 +402,15 @@ fn all_units(
         .features(
             &table,
             &mut spec.engine(),
-            &mut crate::timing::Timer::default(),
+            &mut wavebench_core::timing::Timer::default(),
             |done| tick(done, count),
         )
         .map_err(|e| job_error(job, e))
 }
 
-fn job_error(job: &Job, e: crate::engine::EngineError) -> String {
+fn job_error(job: &Job, e: wavebench_core::engine::EngineError) -> String {
     match e {
-        crate::engine::EngineError::Cancelled => format!("{} cancelled", job.what),
+        wavebench_core::engine::EngineError::Cancelled => format!("{} cancelled", job.what),
         other => other.to_string(),
     }
 }

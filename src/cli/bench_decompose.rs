@@ -2,9 +2,10 @@
 //! every window of every channel as one batch, median wall time per engine.
 
 use super::{Common, Failure};
-use crate::engine::{self, DType, Engine, EngineKind, Plan, Real, SeriesRef, Values};
+use crate::engine;
 use std::path::Path;
 use std::time::Instant;
+use wavebench_core::engine::{DType, Engine, EngineKind, Plan, Real, SeriesRef, Values};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 
 pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result<(), Failure> {
@@ -38,7 +39,7 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
         };
         print_times(
             "native-reused-buffer",
-            &engine::Native.device_name(),
+            &wavebench_core::engine::Native.device_name(),
             cfg.dtype,
             times,
         );
@@ -80,11 +81,12 @@ fn print_times(engine: &str, device: &str, dtype: DType, mut times: Vec<f64>) {
 
 /// `native::decompose_into` one buffer, `repeat` times after a warm-up.
 fn time_into<T: Real>(x: &[T], plan: &Plan, repeat: usize) -> Vec<f64> {
-    let mut out = engine::memory::zeroed::<T>(x.len() / plan.len * plan.coeffs_per_series());
+    let mut out =
+        wavebench_core::engine::memory::zeroed::<T>(x.len() / plan.len * plan.coeffs_per_series());
     (0..=repeat)
         .map(|_| {
             let t = Instant::now();
-            engine::native::decompose_into(x, plan, &mut out);
+            wavebench_core::engine::native::decompose_into(x, plan, &mut out);
             std::hint::black_box(&out);
             t.elapsed().as_secs_f64() * 1e3
         })

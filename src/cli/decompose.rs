@@ -5,7 +5,7 @@
 use super::{Common, Failure};
 use crate::band_table::{self, BandTable, Format, Kind, Label, Meta};
 use crate::data::DataSet;
-use crate::engine::{self, inverse, Values};
+use wavebench_core::engine::{self, inverse, Values};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 
 use std::path::Path;
@@ -90,7 +90,7 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             path.display(),
             l.column,
             cfg.dtype.name(),
-            if cfg.dtype == crate::engine::DType::F32 {
+            if cfg.dtype == wavebench_core::engine::DType::F32 {
                 " or use --dtype f64"
             } else {
                 ""

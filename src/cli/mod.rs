@@ -10,12 +10,12 @@ mod run;
 mod wavelets;
 mod waverec;
 
-use crate::data::{Missing, Normalize};
-use crate::engine::{DType, EngineKind};
-use crate::wavelet::Mode;
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use wavebench_core::config::Config;
+use wavebench_core::data::{Missing, Normalize};
+use wavebench_core::engine::{DType, EngineKind};
+use wavebench_core::wavelet::Mode;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -204,16 +204,16 @@ impl Failure {
     }
 }
 
-impl From<crate::data::DataError> for Failure {
-    fn from(e: crate::data::DataError) -> Self {
+impl From<wavebench_core::data::DataError> for Failure {
+    fn from(e: wavebench_core::data::DataError) -> Self {
         Failure::Input(e.0)
     }
 }
 
-impl From<crate::engine::EngineError> for Failure {
-    fn from(e: crate::engine::EngineError) -> Self {
+impl From<wavebench_core::engine::EngineError> for Failure {
+    fn from(e: wavebench_core::engine::EngineError) -> Self {
         match e {
-            crate::engine::EngineError::Plan(p) => Failure::Input(p.to_string()),
+            wavebench_core::engine::EngineError::Plan(p) => Failure::Input(p.to_string()),
             other => Failure::Internal(other.to_string()),
         }
     }

@@ -3,8 +3,8 @@
 use super::run::{PromptOpts, Run};
 use super::{Common, Failure};
 use crate::export;
-use crate::timing::Stage;
 use std::path::Path;
+use wavebench_core::timing::Stage;
 
 pub fn run(path: &Path, output: &Path, common: &Common, opts: &PromptOpts) -> Result<(), Failure> {
     let r = Run::prepare(path, common, opts)?;

@@ -2,18 +2,19 @@
 //! plan checked for features (docs/transform.md#levels), and the progress bar.
 
 use super::{Common, Failure};
-use crate::data::{DataSet, Table};
-use crate::features::Aggregate;
-use crate::pipeline::{PathChoice, Unit};
-use crate::prompt::Prompter;
-use crate::timing::Timer;
+use crate::data::DataSet;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wavebench_core::config::Config;
+use wavebench_core::data::Table;
+use wavebench_core::features::Aggregate;
+use wavebench_core::pipeline::{PathChoice, Unit};
+use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec, Shard};
+use wavebench_core::timing::Timer;
 
 /// Options of the prompt-making commands; each overrides `--config`.
 #[derive(Args, Debug, Default, Clone)]
@@ -161,7 +162,7 @@ impl Run {
     pub fn units(
         &self,
         what: &str,
-        slide: Result<crate::features::Reads, String>,
+        slide: Result<wavebench_core::features::Reads, String>,
     ) -> Result<(Vec<FileUnits>, Timer), Failure> {
         let files = &self.set.files;
         // A shard needs every file's window count first, to cut the whole run evenly. A

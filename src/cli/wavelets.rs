@@ -1,8 +1,8 @@
 //! `wavebench wavelets`: the catalogue.
 
 use super::Failure;
-use crate::wavelet;
 use std::io::Write;
+use wavebench_core::wavelet;
 
 pub fn run(json: bool) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();

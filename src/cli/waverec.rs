@@ -4,10 +4,10 @@
 
 use super::{Common, Failure};
 use crate::band_table::{self, BandTable, Format, Kind, Meta};
-use crate::engine::{inverse, Real, Values};
-use crate::wavelet::{self, Mode, Wavelet};
 use rayon::prelude::*;
 use std::path::Path;
+use wavebench_core::engine::{inverse, Real, Values};
+use wavebench_core::wavelet::{self, Mode, Wavelet};
 
 pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
     let format = Format::for_path(output).map_err(Failure::Input)?;

@@ -1,8 +1,8 @@
 //! What the input names: one file, or a data set of many — a folder (every data file in it)
 //! or a glob (`data/*.parquet`) — read in name order, each file its own table.
 
-use super::{err, DataError};
 use std::path::{Path, PathBuf};
+use wavebench_core::data::{err, DataError};
 
 /// Extensions a folder's data files may have (others, and hidden files, are left out).
 const DATA_EXTENSIONS: [&str; 11] = [

@@ -2,12 +2,12 @@
 //! Arrow IPC, NDJSON. A date/time or index column becomes the time axis; numeric columns
 //! are channels; nothing is dropped without a word (`Table::warnings`).
 
-use super::time::{self, TimeAxis, TimeColumn};
-use super::{err, Channel, DataError, Missing, Table};
 use polars::prelude::*;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+use wavebench_core::data::time::{self, TimeAxis, TimeColumn};
+use wavebench_core::data::{err, Channel, DataError, Missing, Table};
 use wavebench_core::numeric::{DType, Real, Values};
 use wavebench_core::run_spec::LoadOptions;
 
@@ -377,7 +377,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
     }
     if let Some(wanted) = &opts.columns {
         if let Some(w) = wanted.iter().find(|w| !names.contains(w)) {
-            let near = crate::suggest::nearest(w, names.iter().map(String::as_str), 3);
+            let near = wavebench_core::suggest::nearest(w, names.iter().map(String::as_str), 3);
             return err(format!(
                 "{p}: no column '{w}'{} (columns: {})",
                 if near.is_empty() {

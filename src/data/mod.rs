@@ -6,4 +6,3 @@ mod load;
 
 pub use dataset::DataSet;
 pub use load::{load, Format};
-pub use wavebench_core::data::*;

@@ -1,10 +1,10 @@
-//! The engines: everything of `wavebench_core::engine` (the trait, the native engine, plans,
-//! inverse transforms), plus the libtorch engines and the choice between them, which live
-//! here because only this crate links libtorch.
+//! The libtorch engines and the choice between them and the core's native one: they live
+//! here because only this crate links libtorch. The engine trait, the native engine, plans
+//! and inverse transforms are `wavebench_core::engine`.
 
 pub mod torch;
 
-pub use wavebench_core::engine::*;
+use wavebench_core::engine::{EngineKind, Native, Selected};
 
 /// Build the engine for `kind`. `auto` is CUDA when it is usable and native otherwise,
 /// silently: that is what it asks for. An explicit `torch-cuda` that cannot run falls back

@@ -7,16 +7,16 @@
 //! `collect` downloads them all at once: one synchronisation per run. Only fallible
 //! (`f_*`) calls are used, so a CUDA error or out-of-memory is an `Err`, never a panic.
 
-use super::plan::{LevelPlan, Plan};
-use super::summary::{BandSummary, SeriesSummary};
-use super::{
-    DType, Engine, EngineError, EngineKind, Queued, SeriesRef, StatsRequest, Values, WindowBatch,
-};
-use crate::stats::{SeriesStats, TOP_LAGS};
-use crate::timing::{Stage, Timer};
 use std::collections::HashMap;
 use std::time::Instant;
 use tch::{Cuda, Device, Kind, TchError, Tensor};
+use wavebench_core::engine::plan::{LevelPlan, Plan};
+use wavebench_core::engine::summary::{BandSummary, SeriesSummary};
+use wavebench_core::engine::{
+    DType, Engine, EngineError, EngineKind, Queued, SeriesRef, StatsRequest, Values, WindowBatch,
+};
+use wavebench_core::stats::{SeriesStats, TOP_LAGS};
+use wavebench_core::timing::{Stage, Timer};
 
 /// Per-band values sent back: energy, mean, m2, first, last.
 const BAND_FIELDS: usize = 5;
@@ -33,7 +33,7 @@ struct Prepared {
 }
 
 #[derive(Hash, PartialEq, Eq)]
-struct PlanKey(String, crate::wavelet::Mode, usize, usize, DType);
+struct PlanKey(String, wavebench_core::wavelet::Mode, usize, usize, DType);
 
 pub struct Torch {
     device: Device,

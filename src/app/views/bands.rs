@@ -4,9 +4,9 @@
 
 use super::band_names;
 use super::time_axis::{self, TimeFormat};
-use crate::data::Table;
-use crate::pipeline::Inspection;
 use egui_plot::{Legend, Line, Plot, PlotPoints, Polygon};
+use wavebench_core::data::Table;
+use wavebench_core::pipeline::Inspection;
 
 pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egui::Id) {
     let names = band_names(r.coeffs.len() - 1);

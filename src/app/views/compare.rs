@@ -1,9 +1,9 @@
 //! Compare: two configurations of the same window side by side: features, the prompt diff,
 //! and timings.
 
-use crate::data::Table;
 use crate::diff::Side;
-use crate::pipeline::Inspection;
+use wavebench_core::data::Table;
+use wavebench_core::pipeline::Inspection;
 
 pub fn ui(
     ui: &mut egui::Ui,

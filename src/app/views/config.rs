@@ -2,10 +2,10 @@
 //! engine, precision, normalisation, template and prompt options.
 
 use crate::app::state::Settings;
-use crate::data::Normalize;
-use crate::engine::{DType, EngineKind};
-use crate::prompt::BUILTINS;
-use crate::wavelet::{self, Mode};
+use wavebench_core::data::Normalize;
+use wavebench_core::engine::{DType, EngineKind};
+use wavebench_core::prompt::BUILTINS;
+use wavebench_core::wavelet::{self, Mode};
 
 #[derive(Default)]
 pub struct ConfigView {
@@ -106,7 +106,7 @@ impl ConfigView {
                 ui.selectable_value(&mut s.template, "custom".to_string(), "custom");
             });
         if s.template != before {
-            if let Some(src) = crate::prompt::builtin(&s.template) {
+            if let Some(src) = wavebench_core::prompt::builtin(&s.template) {
                 *template_text = src.to_string();
             }
         }

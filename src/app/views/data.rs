@@ -3,9 +3,9 @@
 
 use super::time_axis::{self, TimeFormat};
 use crate::app::state::Settings;
-use crate::data::{Missing, Table, TimeColumn, TimeKind};
-use crate::features::Aggregate;
 use egui_plot::{Legend, Line, Plot, PlotPoint, PlotPoints, Span, Text};
+use wavebench_core::data::{Missing, Table, TimeColumn, TimeKind};
+use wavebench_core::features::Aggregate;
 
 pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
     ui.label(format!(

@@ -2,8 +2,8 @@
 //! bar labelled with its band (cA_n … cD_1), negative values drawn below the axis.
 
 use super::band_names;
-use crate::features::Features;
 use egui_plot::{Bar, BarChart, Plot, PlotPoint, Text};
+use wavebench_core::features::Features;
 
 pub fn ui(ui: &mut egui::Ui, f: &Features) {
     let labels = band_names(f.energy_ratio.len() - 1);

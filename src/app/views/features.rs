@@ -1,7 +1,7 @@
 //! The features and their descriptions.
 
-use crate::features::Features;
-use crate::prompt::pyfmt::Repr;
+use wavebench_core::features::Features;
+use wavebench_core::prompt::pyfmt::Repr;
 
 /// One row of the table: name, value, and an optional hover text.
 type Row = (&'static str, String, Option<String>);

@@ -1,7 +1,7 @@
 //! The prompt, updated live, with copy and the template editor (errors shown where typed).
 
 use crate::app::state::Settings;
-use crate::prompt::TemplateError;
+use wavebench_core::prompt::TemplateError;
 
 pub fn ui(ui: &mut egui::Ui, prompt: Option<&Result<String, TemplateError>>, s: &mut Settings) {
     match prompt {

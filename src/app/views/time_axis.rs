@@ -1,9 +1,9 @@
 //! Plot x positions are table rows; this turns them into the data's own time on every
 //! axis and readout, formatted for the data's step (years, days, hours, …).
 
-use crate::data::{time, Table, TimeKind};
 use egui_plot::{GridMark, HoverPosition};
 use std::ops::RangeInclusive;
+use wavebench_core::data::{time, Table, TimeKind};
 
 /// How a time should read, given the spacing of its rows.
 #[derive(Debug, Clone, Copy)]

@@ -3,11 +3,11 @@
 //! the whole data set beside the baseline; and the last runs' stages as a stacked area,
 //! all in the same stage colours.
 
-use crate::pipeline::Inspection;
-use crate::timing::Stage;
 use crate::variants::{Measured, Variant};
 use egui_plot::{Line, Plot, PlotPoints};
 use std::collections::VecDeque;
+use wavebench_core::pipeline::Inspection;
+use wavebench_core::timing::Stage;
 
 const HISTORY: usize = 120;
 
