@@ -18,6 +18,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::Path;
+use wavebench_core::engine::plan::band_names;
 use wavebench_core::engine::{DType, Values};
 use wavebench_core::wavelet::Mode;
 
@@ -73,13 +74,6 @@ pub struct BandTable {
     pub lens: Vec<usize>,
     /// Series-major: series `s`'s bands, concatenated, then series `s + 1`'s.
     pub values: Values,
-}
-
-/// `cA3, cD3, cD2, cD1` for level 3.
-pub fn band_names(level: usize) -> Vec<String> {
-    std::iter::once(format!("cA{level}"))
-        .chain((1..=level).rev().map(|j| format!("cD{j}")))
-        .collect()
 }
 
 impl BandTable {

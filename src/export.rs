@@ -221,7 +221,7 @@ pub fn write_atomic(
 
 use serde::Serialize;
 use wavebench_core::features::Features;
-use wavebench_core::pipeline::Unit;
+use wavebench_core::features::Unit;
 
 /// The feature table formats, chosen by the output's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

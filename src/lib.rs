@@ -12,7 +12,6 @@ pub mod band_table;
 pub mod cli;
 pub mod config;
 pub mod data;
-pub mod diff;
 pub mod engine;
 pub mod export;
 pub mod npy;

@@ -12,9 +12,11 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // The app's failure is ours (exit 1): it takes no input that could be wrong.
+    let app = |file| wavebench::app::run(file).map_err(|e| cli::Failure::Internal(e.to_string()));
     let (result, command) = match args.command {
-        None => (wavebench::app::run(None), false),
-        Some(Command::Gui { file }) => (wavebench::app::run(file), false),
+        None => (app(None), false),
+        Some(Command::Gui { file }) => (app(file), false),
         Some(cmd) => {
             // Ctrl-C or SIGTERM while an output is being written: remove the temporary
             // file, then stop as an interrupted program does (exit 130).

@@ -566,10 +566,11 @@ fn layout_theme_and_diff() {
     });
     let c = h2.state().compare().unwrap().result.as_ref().unwrap();
     let a = h2.state().result().unwrap();
-    let d = wavebench::diff::diff_lines(a.prompt.as_ref().unwrap(), c.prompt.as_ref().unwrap());
+    let d =
+        wavebench::app::diff::diff_lines(a.prompt.as_ref().unwrap(), c.prompt.as_ref().unwrap());
     let same = d
         .iter()
-        .filter(|l| l.side == wavebench::diff::Side::Same)
+        .filter(|l| l.side == wavebench::app::diff::Side::Same)
         .count();
     assert!(same >= 3, "header lines are shared: {d:?}");
 }

@@ -3,6 +3,7 @@
 //! UI keeps only the newest answer. Each view lives in `views/`; what is remembered between
 //! sessions is `state::Settings`.
 
+pub mod diff;
 pub mod layout;
 pub mod state;
 pub mod views;
@@ -20,7 +21,23 @@ use wavebench_core::data::Table;
 use wavebench_core::pipeline::Inspection;
 use worker::{Job, JobKind, JobOutput, Reply, Request, Worker};
 
-pub fn run(file: Option<PathBuf>) -> Result<(), crate::cli::Failure> {
+/// Why the app could not run.
+#[derive(Debug)]
+pub enum AppError {
+    /// No window could be opened (no display, no GPU or software renderer).
+    Window(String),
+}
+
+impl std::fmt::Display for AppError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AppError::Window(e) => write!(f, "cannot open the window: {e}"),
+        }
+    }
+}
+
+/// Open the workbench window, on `file` or the last session's.
+pub fn run(file: Option<PathBuf>) -> Result<(), AppError> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_inner_size([1400.0, 900.0])
@@ -47,7 +64,7 @@ pub fn run(file: Option<PathBuf>) -> Result<(), crate::cli::Failure> {
             Ok(Box::new(app))
         }),
     )
-    .map_err(|e| crate::cli::Failure::Internal(format!("cannot open the window: {e}")))
+    .map_err(|e| AppError::Window(e.to_string()))
 }
 
 /// Configuration B of the compare view: its own wavelet, level, mode, precision,

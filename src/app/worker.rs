@@ -12,7 +12,7 @@ use std::sync::Arc;
 use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::engine::{EngineKind, Selected};
-use wavebench_core::pipeline::{self, Inspection};
+use wavebench_core::pipeline::Inspection;
 use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{self, Backend, Inspect, LoadOptions, Purpose, RunSpec};
 
@@ -392,7 +392,7 @@ fn all_units(
     settings: &Settings,
     job: &Job,
     mut tick: impl FnMut(usize, usize) -> bool,
-) -> Result<Vec<pipeline::Unit>, String> {
+) -> Result<Vec<wavebench_core::features::Unit>, String> {
     let table = export_table(table, settings);
     let cfg = export_config(settings);
     let spec = RunSpec::new(cfg, Purpose::Features, &LOCAL).map_err(|e| e.0)?;

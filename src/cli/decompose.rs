@@ -109,7 +109,7 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             kind: Kind::Coeffs,
             meta,
             labels,
-            names: band_table::band_names(plan.bands() - 1),
+            names: wavebench_core::engine::plan::band_names(plan.bands() - 1),
             lens: plan.band_lens.clone(),
             values: coeffs,
         },
@@ -117,7 +117,7 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             kind: Kind::Components,
             meta,
             labels,
-            names: band_table::band_names(plan.bands() - 1),
+            names: wavebench_core::engine::plan::band_names(plan.bands() - 1),
             lens: vec![plan.len; plan.bands()],
             values: match &coeffs {
                 Values::F32(v) => Values::F32(inverse::mra_batch(v, plan)),

@@ -7,7 +7,7 @@ use crate::engine::{
     self, DType, Engine, EngineError, EngineKind, Plan, Queued, SeriesSummary, StatsRequest,
     WindowBatch,
 };
-use crate::features::{self, margin, Aggregate, Features, Reads};
+use crate::features::{self, margin, Aggregate, Features, Reads, Unit};
 use crate::timing::{PathUsed, Stage, StageClock, Timer};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -18,21 +18,6 @@ use std::time::Instant;
 
 /// Windows per chunk (times the channels): a few MB of samples at a time.
 const CHUNK_WINDOWS: usize = 4096;
-
-/// One prompt unit: what one prompt describes, and where it comes from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unit {
-    /// The data set's file (relative), when the input is a data set of several files.
-    pub file: Option<std::sync::Arc<str>>,
-    pub window: usize,
-    pub start: usize,
-    /// The time at `start` (ISO 8601 for dates), or the row number without a time axis;
-    /// shared by the series of one window.
-    pub start_time: Arc<str>,
-    /// The channel, for `series` aggregation (one name shared by all its units).
-    pub column: Option<Arc<str>>,
-    pub features: Features,
-}
 
 /// How the run is shaped.
 #[derive(Debug, Clone)]

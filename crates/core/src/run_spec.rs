@@ -8,8 +8,8 @@
 use crate::config::Config;
 use crate::data::{self, DataError, Missing, Normalize, RowRange, Table, TimeColumn, Windows};
 use crate::engine::{DType, EngineError, EngineKind, Plan, Selected};
-use crate::features::{Aggregate, Reads};
-use crate::pipeline::{self, Inspection, Shape, Unit};
+use crate::features::{Aggregate, Reads, Unit};
+use crate::pipeline::{self, Inspection, Shape};
 use crate::prompt::Prompter;
 use crate::timing::Timer;
 use crate::wavelet::{self, Wavelet};

@@ -2,10 +2,10 @@
 //! its band, on the data's time axis, zoom and hover cursor linked across plots; the
 //! samples the signal extension reaches are shaded (one legend entry).
 
-use super::band_names;
 use super::time_axis::{self, TimeFormat};
 use egui_plot::{Legend, Line, Plot, PlotPoints, Polygon};
 use wavebench_core::data::Table;
+use wavebench_core::engine::plan::band_names;
 use wavebench_core::pipeline::Inspection;
 
 pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egui::Id) {

@@ -1,7 +1,7 @@
 //! Compare: two configurations of the same window side by side: features, the prompt diff,
 //! and timings.
 
-use crate::diff::Side;
+use crate::app::diff::Side;
 use wavebench_core::data::Table;
 use wavebench_core::pipeline::Inspection;
 
@@ -109,7 +109,7 @@ pub fn ui(
         egui::Color32::from_rgb(110, 200, 120),
     );
     let font = egui::TextStyle::Monospace.resolve(ui.style());
-    for line in crate::diff::diff_lines(pa, pb) {
+    for line in crate::app::diff::diff_lines(pa, pb) {
         let (sign, colour) = match line.side {
             Side::Same => ("  ", ui.visuals().text_color()),
             Side::Removed => ("- ", removed),

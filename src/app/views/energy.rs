@@ -1,8 +1,8 @@
 //! Energy ratios per band as bars; band trends and standard deviations beside them, each
 //! bar labelled with its band (cA_n … cD_1), negative values drawn below the axis.
 
-use super::band_names;
 use egui_plot::{Bar, BarChart, Plot, PlotPoint, Text};
+use wavebench_core::engine::plan::band_names;
 use wavebench_core::features::Features;
 
 pub fn ui(ui: &mut egui::Ui, f: &Features) {

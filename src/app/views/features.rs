@@ -7,7 +7,7 @@ use wavebench_core::prompt::pyfmt::Repr;
 type Row = (&'static str, String, Option<String>);
 
 fn rows(f: &Features) -> Vec<Row> {
-    let dominant = super::band_names(f.energy_ratio.len().saturating_sub(1))
+    let dominant = wavebench_core::engine::plan::band_names(f.energy_ratio.len().saturating_sub(1))
         .get(f.dominant_band)
         .map_or_else(|| "?".to_owned(), |s| s.clone());
     vec![

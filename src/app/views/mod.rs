@@ -11,13 +11,6 @@ pub mod sweep;
 pub mod time_axis;
 pub mod timing;
 
-/// `cA_n, cD_n, …, cD_1`.
-pub fn band_names(level: usize) -> Vec<String> {
-    std::iter::once(format!("cA{level}"))
-        .chain((1..=level).rev().map(|j| format!("cD{j}")))
-        .collect()
-}
-
 /// The width `text` takes in `font`, unwrapped: to size a column or a bar to what it holds.
 pub fn text_width(ui: &egui::Ui, text: &str, font: &egui::FontId) -> f32 {
     ui.fonts_mut(|f| {

@@ -123,7 +123,9 @@ fn correlate<V: Vector>(
     hi: &[V::T],
     a: &mut [V::T],
     d: &mut [V::T],
-) {
+) where
+    V::T: Real,
+{
     let (n, l, f) = (a.len(), V::LANES, lo.len());
     assert!(d.len() == n && hi.len() == f, "correlate: lengths");
     let reach = n.next_multiple_of(l) + f / 2;
@@ -169,7 +171,10 @@ unsafe fn block_sums<V: Vector, const B: usize>(
     lo: &[V::T],
     hi: &[V::T],
     o: usize,
-) -> ([V; B], [V; B]) {
+) -> ([V; B], [V; B])
+where
+    V::T: Real,
+{
     let zero = V::splat(V::T::ZERO);
     let (mut sa, mut sd) = ([zero; B], [zero; B]);
     for (j, (&cl, &ch)) in lo.iter().zip(hi).enumerate() {
@@ -187,7 +192,10 @@ unsafe fn block_sums<V: Vector, const B: usize>(
 
 /// Decompose one series into `out` (bands concatenated, pywt order).
 #[inline(always)]
-fn decompose_series<V: Vector>(x: &[V::T], plan: &Plan, out: &mut [V::T], s: &mut Scratch<V::T>) {
+fn decompose_series<V: Vector>(x: &[V::T], plan: &Plan, out: &mut [V::T], s: &mut Scratch<V::T>)
+where
+    V::T: Real,
+{
     let offsets = &plan.offsets;
     let n = plan.level;
     for (lvl, lp) in plan.levels.iter().enumerate() {
@@ -259,7 +267,10 @@ fn fill<T: Real>(isa: Isa, data: &[T], plan: &Plan, out: &mut [T]) {
 
 /// Decompose consecutive series of `xs` into consecutive rows of `os`.
 #[inline(always)]
-fn decompose_rows<V: Vector>(xs: &[V::T], os: &mut [V::T], plan: &Plan) {
+fn decompose_rows<V: Vector>(xs: &[V::T], os: &mut [V::T], plan: &Plan)
+where
+    V::T: Real,
+{
     let mut s = Scratch::new(plan);
     for (i, (x, o)) in xs
         .chunks_exact(plan.len)
@@ -296,7 +307,9 @@ fn summarize_rows<V: Vector>(
     plan: &Plan,
     first: usize,
     stats: Option<StatsRequest>,
-) {
+) where
+    V::T: Real,
+{
     let mut s = Scratch::new(plan);
     let mut coeffs = vec![V::T::ZERO; plan.coeffs_per_series()];
     let mut scratch = stats.map(|_| StatsScratch::new(plan.len));

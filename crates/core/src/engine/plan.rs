@@ -210,6 +210,14 @@ impl Plan {
     }
 }
 
+/// The names of a level-`level` decomposition's bands, in pywt's order: `cA_n, cD_n, …,
+/// cD_1`.
+pub fn band_names(level: usize) -> Vec<String> {
+    std::iter::once(format!("cA{level}"))
+        .chain((1..=level).rev().map(|j| format!("cD{j}")))
+        .collect()
+}
+
 /// Inverse-transform geometry of one level: pywt's `idwt` output length.
 pub fn idwt_len(n_coeffs: usize, filter_len: usize, mode: Mode) -> usize {
     if mode == Mode::Periodization {

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// What one prompt describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -114,6 +115,21 @@ impl Features {
             lags: s.lags,
         }
     }
+}
+
+/// One prompt unit: what one prompt describes, and where it comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit {
+    /// The data set's file (relative), when the input is a data set of several files.
+    pub file: Option<Arc<str>>,
+    pub window: usize,
+    pub start: usize,
+    /// The time at `start` (ISO 8601 for dates), or the row number without a time axis;
+    /// shared by the series of one window.
+    pub start_time: Arc<str>,
+    /// The channel, for `series` aggregation (one name shared by all its units).
+    pub column: Option<Arc<str>>,
+    pub features: Features,
 }
 
 /// A description: static wording, or text made for the case.

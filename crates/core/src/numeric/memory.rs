@@ -1,13 +1,12 @@
 //! Big buffers: a batch's samples and coefficients are hundreds of MB, touched once.
 
-use super::real::Real;
-
 /// A zeroed buffer of `n` samples. Large ones are backed by transparent huge pages where
 /// the kernel offers them, as numpy does for big arrays: first-touch faults on 4 KiB pages
 /// otherwise cost more than the transform itself (measured: 82K faults per ETTh1 batch),
 /// and streaming through 4 KiB pages misses the TLB every other series.
-pub fn zeroed<T: Real>(n: usize) -> Vec<T> {
-    let v = vec![T::ZERO; n]; // alloc_zeroed: fresh, untouched pages for large sizes
+pub fn zeroed<T: Default + Clone>(n: usize) -> Vec<T> {
+    // alloc_zeroed for a zero of all-zero bits (0.0): fresh, untouched pages when large.
+    let v = vec![T::default(); n];
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
@@ -27,7 +26,7 @@ pub fn zeroed<T: Real>(n: usize) -> Vec<T> {
 }
 
 /// `values` converted into a [`zeroed`] buffer.
-pub fn collect<S: Copy, T: Real>(values: &[S], convert: impl Fn(S) -> T) -> Vec<T> {
+pub fn collect<S: Copy, T: Default + Clone>(values: &[S], convert: impl Fn(S) -> T) -> Vec<T> {
     let mut v = zeroed(values.len());
     for (o, &x) in v.iter_mut().zip(values) {
         *o = convert(x);

@@ -1,7 +1,7 @@
 //! The two sample types the engines compute in.
 
 use super::memory;
-use super::simd::{self, Vector};
+use super::simd::{self, Lane, Vector};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub};
@@ -54,7 +54,7 @@ impl FromStr for DType {
 /// f32 or f64: what the kernels are generic over, with the SIMD vectors of each width the
 /// native kernel runs on.
 pub trait Real:
-    Copy
+    Lane
     + Send
     + Sync
     + 'static
@@ -78,9 +78,6 @@ pub trait Real:
     type Avx512: Vector<T = Self>;
     fn from_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
-    /// `self · a + b` rounded once, like `f32::mul_add`: every kernel sums its filter taps
-    /// this way, so the vector widths agree to the bit.
-    fn mul_add(self, a: Self, b: Self) -> Self;
     /// `x` as f32 samples when `Self` is f32 (for kernels that only have an f32 form).
     fn as_f32s(x: &[Self]) -> Option<&[f32]>;
 }
@@ -99,10 +96,6 @@ impl Real for f32 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self as f64
-    }
-    #[inline(always)]
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        f32::mul_add(self, a, b)
     }
     #[inline(always)]
     fn as_f32s(x: &[Self]) -> Option<&[f32]> {
@@ -124,10 +117,6 @@ impl Real for f64 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self
-    }
-    #[inline(always)]
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        f64::mul_add(self, a, b)
     }
     #[inline(always)]
     fn as_f32s(_: &[Self]) -> Option<&[f32]> {

@@ -13,7 +13,6 @@
 //! Multiply-adds are fused (`a·b + c` rounded once) in every implementation, the portable
 //! one included, so every vector width gives the same bits.
 
-use super::real::Real;
 use std::sync::OnceLock;
 
 /// The instruction sets the native kernels are compiled for, plainest first.
@@ -94,6 +93,28 @@ pub fn prefetch<T>(data: &[T]) {
     let _ = data;
 }
 
+/// A sample type a vector holds: what `Portable` needs of it. (The kernels need
+/// `Real`, which names its vectors; this trait keeps the dependency one way.)
+pub trait Lane: Copy + 'static {
+    /// `self · a + b` rounded once, like `f32::mul_add`: every kernel sums its filter taps
+    /// this way, so the vector widths agree to the bit.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+}
+
+impl Lane for f32 {
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f32::mul_add(self, a, b)
+    }
+}
+
+impl Lane for f64 {
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f64::mul_add(self, a, b)
+    }
+}
+
 /// A SIMD register of `LANES` samples.
 ///
 /// # Safety
@@ -102,7 +123,7 @@ pub fn prefetch<T>(data: &[T]) {
 /// take raw pointers so that a kernel checks its bounds once, not per vector: `LANES`
 /// samples (`n` for `store_part`) must be readable or writable there.
 pub trait Vector: Copy {
-    type T: Real;
+    type T: Lane;
     const LANES: usize;
     /// `v` in every lane.
     ///
@@ -135,7 +156,7 @@ pub trait Vector: Copy {
 #[derive(Clone, Copy)]
 pub struct Portable<T>([T; 8]);
 
-impl<T: Real> Vector for Portable<T> {
+impl<T: Lane> Vector for Portable<T> {
     type T = T;
     const LANES: usize = 8;
     #[inline(always)]

@@ -173,13 +173,13 @@ impl Prompter {
     /// shared read-only).
     pub fn render_all(
         &self,
-        units: &[crate::pipeline::Unit],
+        units: &[crate::features::Unit],
         description: &str,
         seq_len: usize,
         pred_len: usize,
     ) -> Result<Vec<String>, TemplateError> {
         use rayon::prelude::*;
-        let one = |u: &crate::pipeline::Unit| {
+        let one = |u: &crate::features::Unit| {
             self.render(&PromptVars {
                 features: &u.features,
                 description,
