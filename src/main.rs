@@ -1,10 +1,13 @@
 //! `wavebench`: the app with no arguments, a subcommand otherwise.
 
-use clap::Parser;
+use clap::FromArgMatches;
 use wavebench::cli::{self, Cli, Command};
 
 fn main() {
-    let args = match Cli::try_parse() {
+    let args = match cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(a) => a,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {

@@ -620,3 +620,37 @@ fn completions_and_man_pages_cover_every_command() {
     let prompts = std::fs::read_to_string(dir.path().join("wavebench-prompts.1")).unwrap();
     assert!(prompts.contains("seq\\-len"), "{prompts}");
 }
+
+/// Each defaulted option's help shows the default a run uses (`Config::default()`), for
+/// every subcommand that has it.
+#[test]
+fn help_shows_the_defaults_a_run_uses() {
+    let d = wavebench_core::config::Config::default();
+    let o = wavebench(&["prompts", "--help"]);
+    assert!(o.status.success());
+    let help = String::from_utf8(o.stdout).unwrap();
+    for want in [
+        format!("[default: {}]", d.wavelet),
+        format!("[default: {}]", d.level),
+        format!("[default: {}]", d.mode),
+        format!("[default: {}]", d.dtype),
+        format!("[default: {}]", d.template),
+        format!("[default: {}]", d.pred_len),
+        format!("[default: {}]", d.batch_size),
+    ] {
+        assert!(
+            help.contains(&want),
+            "{want} missing from prompts --help:\n{help}"
+        );
+    }
+    let o = wavebench(&["decompose", "--help"]);
+    let help = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        help.contains(&format!("[default: {}]", d.wavelet)),
+        "{help}"
+    );
+    assert!(
+        !help.contains("--template"),
+        "decompose has no template option"
+    );
+}

@@ -1,13 +1,12 @@
 //! `wavebench completions SHELL` and `wavebench man DIR`: generated from the clap
 //! definitions, so they always match the options (`make completions` runs both).
 
-use super::{Cli, Failure};
-use clap::CommandFactory;
+use super::Failure;
 use std::path::Path;
 
 /// The completion script for `shell`, on standard output.
 pub fn completions(shell: clap_complete::Shell) -> Result<(), Failure> {
-    let mut cmd = Cli::command();
+    let mut cmd = super::command();
     clap_complete::generate(shell, &mut cmd, "wavebench", &mut std::io::stdout().lock());
     Ok(())
 }
@@ -16,7 +15,7 @@ pub fn completions(shell: clap_complete::Shell) -> Result<(), Failure> {
 pub fn man_pages(dir: &Path) -> Result<(), Failure> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure::Input(format!("cannot create the folder {}: {e}", dir.display())))?;
-    clap_mangen::generate_to(Cli::command(), dir).map_err(|e| {
+    clap_mangen::generate_to(super::command(), dir).map_err(|e| {
         Failure::Input(format!(
             "cannot write the man pages into {}: {e}",
             dir.display()

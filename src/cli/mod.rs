@@ -133,22 +133,73 @@ pub enum Command {
     },
 }
 
+/// The options whose defaults are `Config::default()`'s: their help says the default
+/// read from there, so it cannot drift from what a run uses.
+const DEFAULTED: [&str; 12] = [
+    "wavelet",
+    "level",
+    "mode",
+    "engine",
+    "dtype",
+    "stride",
+    "missing",
+    "template",
+    "pred_len",
+    "aggregate",
+    "batch_size",
+    "path",
+];
+
+/// The command line: clap's definitions, each defaulted option's help ending with its
+/// default from `Config::default()`. main, the completions and the man pages use it.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let defaults = serde_json::to_value(Config::default()).unwrap_or_default();
+    let shown = |id: &str| match &defaults[id] {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Null => None,
+        other => Some(other.to_string()),
+    };
+    let mut cmd = Cli::command();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(name, |mut sub| {
+            for id in DEFAULTED {
+                let (Some(value), true) =
+                    (shown(id), sub.get_arguments().any(|a| a.get_id() == id))
+                else {
+                    continue;
+                };
+                sub = sub.mut_arg(id, |a| {
+                    let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                    a.help(format!("{help} [default: {value}]"))
+                });
+            }
+            sub
+        });
+    }
+    cmd
+}
+
 /// Options every data subcommand shares; each overrides `--config`.
 #[derive(Args, Debug, Default, Clone)]
 pub struct Common {
-    /// Wavelet name, as pywt spells it (db4, sym5, coif2, bior2.2, haar, ...) [default: db4]
+    /// Wavelet name, as pywt spells it (db4, sym5, coif2, bior2.2, haar, ...)
     #[arg(long)]
     pub wavelet: Option<String>,
-    /// Decomposition level [default: 3]
+    /// Decomposition level
     #[arg(long)]
     pub level: Option<usize>,
-    /// Signal extension mode at the window edges [default: reflect]
+    /// Signal extension mode at the window edges
     #[arg(long, value_enum)]
     pub mode: Option<Mode>,
-    /// Where to compute [default: auto = CUDA when usable, else native]
+    /// Where to compute (auto: CUDA when usable, else native)
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,
-    /// Precision of the computation [default: f32]
+    /// Precision of the computation
     #[arg(long, value_enum)]
     pub dtype: Option<DType>,
     /// Comma-separated channel names [default: every numeric column]
@@ -160,13 +211,13 @@ pub struct Common {
     /// Window length in rows [default: the whole series]
     #[arg(long)]
     pub seq_len: Option<usize>,
-    /// Rows between the starts of consecutive windows [default: 1]
+    /// Rows between the starts of consecutive windows
     #[arg(long)]
     pub stride: Option<usize>,
     /// Per-window normalisation [default: none for decompose, revin otherwise]
     #[arg(long, value_enum)]
     pub normalize: Option<Normalize>,
-    /// What to do with empty, NaN or text cells [default: error]
+    /// What to do with empty, NaN or text cells
     #[arg(long, value_enum)]
     pub missing: Option<Missing>,
     /// The time-axis column: a name, or none [default: detected (dates, or an index such as t)]

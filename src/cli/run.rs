@@ -20,19 +20,19 @@ use wavebench_core::timing::Timer;
 /// Options of the prompt-making commands; each overrides `--config`.
 #[derive(Args, Debug, Default, Clone)]
 pub struct PromptOpts {
-    /// Built-in template (timellm, dwt-minimal, dwt-balanced, dwt-detailed) or a file [default: dwt-balanced]
+    /// Built-in template (timellm, dwt-minimal, dwt-balanced, dwt-detailed) or a file
     #[arg(long)]
     pub template: Option<String>,
     /// Dataset description, or @FILE to read it from a file
     #[arg(long)]
     pub description: Option<String>,
-    /// Forecast horizon the prompt announces [default: 96]
+    /// Forecast horizon the prompt announces
     #[arg(long)]
     pub pred_len: Option<usize>,
-    /// What one prompt describes [default: series]
+    /// What one prompt describes
     #[arg(long, value_enum)]
     pub aggregate: Option<Aggregate>,
-    /// Windows per prompt with --aggregate batch [default: 32]
+    /// Windows per prompt with --aggregate batch
     #[arg(long)]
     pub batch_size: Option<usize>,
     /// Synchronise the device at stage boundaries (exact stage times on CUDA)
@@ -40,7 +40,7 @@ pub struct PromptOpts {
     pub precise_timing: bool,
     /// How band summaries are computed: auto slides overlapping windows where nothing
     /// written changes (bench), sliding also for `prompts` (same prompts; the feature
-    /// values beside them may differ in their last digits) [default: auto]
+    /// values beside them may differ in their last digits)
     #[arg(long, value_enum)]
     pub path: Option<PathChoice>,
     /// Compute only part I of N of the run's windows (1-based); the N outputs concatenated
