@@ -1,0 +1,56 @@
+//! Compare: a second configuration (B) pinned beside the knobs' (A), on A's data, window
+//! and channel. Drawn by `views::compare`.
+
+use super::state::Settings;
+use super::Workbench;
+use wavebench_core::pipeline::Inspection;
+
+/// Configuration B of the compare view: its own wavelet, level, mode, precision,
+/// normalisation and template, on A's data, window and channel.
+pub struct Compare {
+    pinned: Settings,
+    pub result: Option<Box<Inspection>>,
+    pub(super) asked: Option<Settings>,
+    pub(super) gen: u64,
+}
+
+impl Compare {
+    pub fn settings_for(&self, a: &Settings) -> Settings {
+        let p = &self.pinned.run;
+        Settings {
+            run: wavebench_core::config::Config {
+                wavelet: p.wavelet.clone(),
+                level: p.level,
+                mode: p.mode,
+                dtype: p.dtype,
+                normalize: p.normalize,
+                engine: p.engine,
+                template: p.template.clone(),
+                ..a.run.clone()
+            },
+            template_text: self.pinned.template_text.clone(),
+            ..a.clone()
+        }
+    }
+
+    pub fn label(&self) -> String {
+        let p = &self.pinned.run;
+        format!("{} level {} {}", p.wavelet, p.level, p.mode)
+    }
+}
+
+impl Workbench {
+    /// Pin the current configuration as B, to compare with whatever A becomes.
+    pub fn pin_for_compare(&mut self) {
+        self.compare = Some(Compare {
+            pinned: self.settings.clone(),
+            result: None,
+            asked: None,
+            gen: 0,
+        });
+    }
+
+    pub fn compare(&self) -> Option<&Compare> {
+        self.compare.as_ref()
+    }
+}

@@ -1,0 +1,60 @@
+//! Data-set-wide work (sweep, the proposals' timing, exports): one job at a time, on its
+//! own thread, with progress and cancel; the shell polls its answer (`replies.rs`).
+
+use super::state::Settings;
+use super::worker::JobKind;
+use super::Workbench;
+use std::sync::Arc;
+use wavebench_core::data::Table;
+
+impl Workbench {
+    /// Start a data-set-wide job (one at a time).
+    pub(super) fn start(
+        &mut self,
+        what: &str,
+        kind: impl FnOnce(Arc<Table>, Box<Settings>) -> JobKind,
+    ) {
+        let Some(table) = self.table.clone() else {
+            return;
+        };
+        if self.job.is_some() {
+            return;
+        }
+        self.status = format!("{what} ...");
+        self.job = Some(
+            self.worker
+                .start(what, kind(table, Box::new(self.settings.clone()))),
+        );
+    }
+
+    /// Sweep every wavelet × level over the data set in the background.
+    pub fn start_sweep(&mut self) {
+        self.start("sweep", |table, settings| JobKind::Sweep {
+            table,
+            settings,
+        });
+    }
+
+    /// Measure the switched-on proposals beside the baseline in the background.
+    pub fn start_proposals(&mut self) {
+        if self.job.is_some() {
+            return;
+        }
+        let chosen = self.timing_view.chosen();
+        self.start("proposal timing", |table, settings| JobKind::Variants {
+            table,
+            settings,
+            chosen,
+        });
+    }
+
+    pub fn cancel_job(&mut self) {
+        if let Some(j) = &self.job {
+            j.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    pub fn job_running(&self) -> bool {
+        self.job.is_some()
+    }
+}

@@ -1,0 +1,124 @@
+//! The dashboard's panes (egui_tiles): each drawn by its view from the app's state; an
+//! action a pane offers is queued as a [`Command`].
+
+use super::commands::Command;
+use super::layout::Pane;
+use super::views;
+use super::Workbench;
+
+/// Draws each pane of the dashboard from the app's state.
+pub(super) struct PaneUi<'a> {
+    pub app: &'a mut Workbench,
+}
+
+impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
+    fn tab_title_for_pane(&mut self, pane: &Pane) -> egui::WidgetText {
+        pane.title().into()
+    }
+
+    fn is_tab_closable(&self, _tiles: &egui_tiles::Tiles<Pane>, _id: egui_tiles::TileId) -> bool {
+        true
+    }
+
+    fn simplification_options(&self) -> egui_tiles::SimplificationOptions {
+        egui_tiles::SimplificationOptions {
+            all_panes_must_have_tabs: true,
+            ..Default::default()
+        }
+    }
+
+    fn gap_width(&self, _style: &egui::Style) -> f32 {
+        4.0
+    }
+
+    fn pane_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        _tile_id: egui_tiles::TileId,
+        pane: &mut Pane,
+    ) -> egui_tiles::UiResponse {
+        let app = &mut *self.app;
+        let link = egui::Id::unique("time axis");
+        let Some(table) = app.table.clone() else {
+            ui.centered_and_justified(|ui| {
+                ui.label("No data loaded: File > Open (Ctrl+O), or drop a file on the window.")
+            });
+            return egui_tiles::UiResponse::None;
+        };
+        let r = app.result.as_deref();
+        match (*pane, r) {
+            (Pane::Overview, _) => app.overview.ui(ui, &table, &mut app.settings, link),
+            (Pane::Sweep, _) => {
+                let running = app.job.is_some();
+                if app.sweep_view.ui(ui, &mut app.settings, running) {
+                    app.commands.push(Command::StartSweep);
+                }
+            }
+            (_, None) => {
+                ui.centered_and_justified(|ui| ui.spinner());
+            }
+            (Pane::Bands, Some(r)) => {
+                views::bands::ui(ui, r, &table, app.settings.raw_coefficients, link)
+            }
+            (Pane::Energy, Some(r)) => views::energy::ui(ui, &r.features),
+            (Pane::Features, Some(r)) => views::features::ui(ui, &r.features),
+            (Pane::Prompt, Some(r)) => views::prompt::ui(ui, Some(&r.prompt), &mut app.settings),
+            (Pane::Timing, Some(r)) => {
+                let (current, running) = (app.settings.whole_run_label(), app.job.is_some());
+                if app.timing_view.ui(ui, r, &current, running) {
+                    app.commands.push(Command::StartProposals);
+                }
+            }
+            (Pane::Compare, Some(r)) => match &app.compare {
+                Some(c) => match &c.result {
+                    Some(b) => {
+                        let a = &app.settings.run;
+                        let a_label = format!("{} level {} {}", a.wavelet, a.level, a.mode);
+                        egui::ScrollArea::vertical().show(ui, |ui| {
+                            views::compare::ui(ui, &table, (&a_label, r), (&c.label(), b))
+                        });
+                    }
+                    None => {
+                        ui.spinner();
+                    }
+                },
+                None => {
+                    ui.label("Pin the current configuration (\"Pin for compare\" in the menu bar), then change the knobs: A and B are shown side by side here.");
+                }
+            },
+        }
+        egui_tiles::UiResponse::None
+    }
+}
+
+/// The knobs on the left: data, wavelet, engine, prompt.
+pub(super) fn side_panel(app: &mut Workbench, ui: &mut egui::Ui) {
+    egui::Panel::left("config")
+        .resizable(true)
+        .default_size(290.0)
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                ui.heading("Data");
+                if let Some(table) = &app.table {
+                    views::data::controls(ui, table, &mut app.settings);
+                }
+                let columns: Vec<String> = app.table.as_ref().map_or(Vec::new(), |t| {
+                    t.time
+                        .iter()
+                        .map(|a| a.name.clone())
+                        .chain(t.channels.iter().map(|c| c.name.clone()))
+                        .collect()
+                });
+                views::data::load_choices(ui, &mut app.settings, &columns);
+                if let Some(table) = &app.table {
+                    views::data::export_shape(ui, table, &mut app.settings);
+                }
+                ui.separator();
+                let device = app
+                    .result
+                    .as_ref()
+                    .map_or(String::new(), |r| format!("{}: {}", r.engine, r.device));
+                app.config_view.ui(ui, &mut app.settings, &device);
+            });
+        });
+}

@@ -1,0 +1,134 @@
+//! The conversation with the worker: requests when a knob moved, and each reply routed to
+//! what it answers (stale generations dropped).
+
+use super::worker::{JobOutput, Reply, Request};
+use super::Workbench;
+
+impl Workbench {
+    /// Take every reply the worker has sent and put it where it belongs.
+    pub(super) fn poll(&mut self) {
+        while let Some(reply) = self.worker.try_recv() {
+            match reply {
+                Reply::Loaded { gen, path, table } if gen == self.load_gen => {
+                    self.loading = false;
+                    self.status = format!(
+                        "{}: {} rows × {} channels",
+                        path.display(),
+                        table.rows(),
+                        table.channels.len()
+                    );
+                    if let Some(w) = table.warnings.first() {
+                        self.status = format!(
+                            "{} ({} warning{}: {w})",
+                            self.status,
+                            table.warnings.len(),
+                            if table.warnings.len() == 1 { "" } else { "s" }
+                        );
+                    }
+                    self.settings.file = Some(path);
+                    self.settings.channel = self.settings.channel.min(table.channels.len() - 1);
+                    self.table = Some(table);
+                    self.asked = None;
+                    if let Some(c) = self.compare.as_mut() {
+                        c.asked = None;
+                    }
+                    self.busy = false;
+                }
+                Reply::Inspected {
+                    gen,
+                    slot: 1,
+                    result,
+                    ..
+                } => {
+                    if let Some(c) = self.compare.as_mut().filter(|c| c.gen == gen) {
+                        c.result = result.ok();
+                    }
+                }
+                Reply::Inspected {
+                    gen,
+                    slot: 0,
+                    result,
+                    notice,
+                } if gen == self.gen => {
+                    self.busy = false;
+                    match result {
+                        Ok(r) => {
+                            self.timing_view.record(&r);
+                            self.result = Some(r);
+                            if let Some(n) = notice {
+                                self.status = n;
+                            }
+                        }
+                        Err(e) => self.status = e,
+                    }
+                }
+                Reply::JobDone { what, result } => {
+                    self.job = None;
+                    self.status = match result {
+                        Ok(JobOutput::Sweep(rows)) => {
+                            let n = rows.len();
+                            self.sweep_view.rows = rows;
+                            format!("sweep done: {n} configurations")
+                        }
+                        Ok(JobOutput::Variants { label, rows }) => {
+                            self.timing_view.measured = Some((label, rows));
+                            format!("{what}: done")
+                        }
+                        Ok(JobOutput::Exported { path, units }) => {
+                            format!("{what}: {units} rows written to {}", path.display())
+                        }
+                        Ok(JobOutput::Written { path }) => {
+                            format!("{what}: written to {}", path.display())
+                        }
+                        Err(e) => e,
+                    };
+                }
+                Reply::Failed { gen, message } if gen == self.load_gen => {
+                    self.loading = false;
+                    self.busy = false;
+                    self.status = message;
+                }
+                _ => {} // an answer to a request that a newer one replaced
+            }
+        }
+    }
+
+    /// Ask for the current window again when any knob moved since the last request.
+    pub(super) fn request_if_changed(&mut self) {
+        let Some(table) = &self.table else { return };
+        if self.loading {
+            return; // the table is about to be replaced
+        }
+        if self.asked.as_ref() == Some(&self.settings) {
+            return;
+        }
+        self.gen += 1;
+        self.busy = true;
+        self.asked = Some(self.settings.clone());
+        self.worker.send(Request::Inspect {
+            gen: self.gen,
+            slot: 0,
+            settings: Box::new(self.settings.clone()),
+            table: table.clone(),
+        });
+    }
+
+    /// The same for the compared configuration, which follows the main window and channel.
+    pub(super) fn request_compare_if_changed(&mut self) {
+        let (Some(table), Some(c)) = (&self.table, self.compare.as_mut()) else {
+            return;
+        };
+        let wanted = c.settings_for(&self.settings);
+        if c.asked.as_ref() == Some(&wanted) {
+            return;
+        }
+        c.gen += 1;
+        c.asked = Some(wanted.clone());
+        self.worker.send(Request::Inspect {
+            gen: c.gen,
+            slot: 1,
+            settings: Box::new(wanted),
+            table: table.clone(),
+        });
+    }
+}
