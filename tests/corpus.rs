@@ -18,6 +18,14 @@ const DATA: &str = "date,a,b\n\
 2020-01-01 12:00:00,7.0,10.5\n2020-01-01 13:00:00,8.5,9.0\n2020-01-01 14:00:00,8.0,11.5\n\
 2020-01-01 15:00:00,9.5,10.0\n2020-01-01 16:00:00,9.0,12.5\n2020-01-01 17:00:00,10.5,11.0\n";
 
+/// A temporary folder holding `data.csv` (DATA), and that file's path.
+fn data_file() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.csv");
+    std::fs::write(&data, DATA).unwrap();
+    (dir, data)
+}
+
 /// A command's arguments before `-o`, reading `input`.
 fn command(name: &str, input: &str) -> Vec<String> {
     let mut args = vec![name.to_string(), input.to_string()];
@@ -50,10 +58,8 @@ fn run(args: &[String], output: &Path) -> std::process::Output {
 /// the input's bytes unchanged (and no temporary left beside it).
 #[test]
 fn no_command_writes_over_its_input() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, data) = data_file();
     let d = dir.path();
-    let data = d.join("data.csv");
-    std::fs::write(&data, DATA).unwrap();
     // Coefficients for waverec, written by decompose.
     let coeffs = d.join("coeffs.json");
     let o = run(&command("decompose", data.to_str().unwrap()), &coeffs);
@@ -127,10 +133,8 @@ fn no_command_writes_over_its_input() {
 /// `--config`, a template file and `--description @FILE` are inputs too.
 #[test]
 fn the_files_a_run_reads_besides_its_data_are_not_outputs_either() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, data) = data_file();
     let d = dir.path();
-    let data = d.join("data.csv");
-    std::fs::write(&data, DATA).unwrap();
     let config = d.join("run.toml");
     std::fs::write(&config, "level = 1\n").unwrap();
     let template = d.join("t.jinja");
@@ -156,9 +160,7 @@ fn the_files_a_run_reads_besides_its_data_are_not_outputs_either() {
 
 #[test]
 fn a_replaced_output_keeps_its_permissions() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data.csv");
-    std::fs::write(&data, DATA).unwrap();
+    let (dir, data) = data_file();
     let out = dir.path().join("features.csv");
     std::fs::write(&out, "old").unwrap();
     std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -180,10 +182,8 @@ fn a_replaced_output_keeps_its_permissions() {
 
 #[test]
 fn a_loop_of_links_is_refused_and_stays_a_loop() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, data) = data_file();
     let d = dir.path();
-    let data = d.join("data.csv");
-    std::fs::write(&data, DATA).unwrap();
     std::os::unix::fs::symlink("b.jsonl", d.join("a.jsonl")).unwrap();
     std::os::unix::fs::symlink("a.jsonl", d.join("b.jsonl")).unwrap();
     let o = wavebench(&[
@@ -248,9 +248,7 @@ fn a_reader_that_leaves_early_ends_the_run_quietly() {
 /// success.
 #[test]
 fn a_closed_standard_output_is_an_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data.csv");
-    std::fs::write(&data, DATA).unwrap();
+    let (_dir, data) = data_file();
     let o = std::process::Command::new("sh")
         .args([
             "-c",
@@ -275,9 +273,7 @@ fn a_closed_standard_output_is_an_error() {
 /// that passes a part for the whole): refused.
 #[test]
 fn bench_refuses_an_empty_engine_list_and_shards() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data.csv");
-    std::fs::write(&data, DATA).unwrap();
+    let (dir, data) = data_file();
     let report = dir.path().join("r.json");
     let base = ["bench", data.to_str().unwrap(), "--level", "1", "--quiet"];
     let mut args = base.to_vec();
@@ -301,9 +297,7 @@ fn bench_refuses_an_empty_engine_list_and_shards() {
 /// (in 64 bits the product wrapped and every shard came out empty) and the first none.
 #[test]
 fn a_huge_shard_count_loses_no_window() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data.csv");
-    std::fs::write(&data, DATA).unwrap();
+    let (_dir, data) = data_file();
     let n = u64::MAX;
     let count = |shard: String| {
         let o = wavebench(&[
@@ -343,10 +337,8 @@ fn python(script: &str, dir: &Path) {
 /// never a signal of the wrong length with exit 0.
 #[test]
 fn waverec_refuses_what_it_cannot_invert_faithfully() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, data) = data_file();
     let d = dir.path();
-    let data = d.join("data.csv");
-    std::fs::write(&data, DATA).unwrap();
     let data = data.to_str().unwrap();
     let out = d.join("signal.json");
     let out = out.to_str().unwrap();
@@ -470,9 +462,7 @@ fn an_npz_header_claiming_terabytes_is_refused() {
 /// instead of running for hours.
 #[test]
 fn a_runaway_template_stops_and_says_so() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data.csv");
-    std::fs::write(&data, DATA).unwrap();
+    let (dir, data) = data_file();
     let template = dir.path().join("loop.jinja");
     std::fs::write(
         &template,
