@@ -292,7 +292,14 @@ fn row(u: &Unit) -> FeatureRow<'_> {
     }
 }
 
-pub fn write_features(path: &Path, format: FeatureFormat, units: &[Unit]) -> Result<(), String> {
+/// `header`: whether a CSV starts with its header line (not for shards after the first,
+/// so that the shards concatenate to the whole run's file).
+pub fn write_features(
+    path: &Path,
+    format: FeatureFormat,
+    units: &[Unit],
+    header: bool,
+) -> Result<(), String> {
     match format {
         FeatureFormat::JsonLines => write_atomic(path, |w| {
             for u in units {
@@ -301,7 +308,7 @@ pub fn write_features(path: &Path, format: FeatureFormat, units: &[Unit]) -> Res
             }
             Ok(())
         }),
-        FeatureFormat::Csv => write_atomic(path, |w| write_csv(w, units)),
+        FeatureFormat::Csv => write_atomic(path, |w| write_csv(w, units, header)),
         FeatureFormat::Parquet => {
             let mut df = feature_frame(units).map_err(|e| format!("{}: {e}", path.display()))?;
             write_atomic(path, |w| {
@@ -345,7 +352,7 @@ const FEATURE_KEYS: [&str; 26] = [
 ];
 
 /// CSV: lists spread over `name_0, name_1, …`; text quoted by the csv crate's rules.
-fn write_csv(w: &mut dyn Write, units: &[Unit]) -> io::Result<()> {
+fn write_csv(w: &mut dyn Write, units: &[Unit], with_header: bool) -> io::Result<()> {
     let values: Vec<serde_json::Value> = units
         .iter()
         .map(|u| serde_json::to_value(row(u)))
@@ -365,7 +372,9 @@ fn write_csv(w: &mut dyn Write, units: &[Unit]) -> io::Result<()> {
             None => header.push(k.to_string()),
         }
     }
-    out.write_record(&header)?;
+    if with_header {
+        out.write_record(&header)?;
+    }
     for v in &values {
         let mut cells = Vec::with_capacity(header.len());
         for &k in &keys {

@@ -532,3 +532,38 @@ fn a_glob_through_a_link_loop_reads_each_file_once() {
     // One window of the whole series × two channels, from one file.
     assert_eq!(lines.lines().count(), 2, "{lines}");
 }
+
+/// CSV shards concatenate to the whole run's CSV: only the first has the header.
+#[test]
+fn csv_shards_concatenate_to_the_whole_file() {
+    let (dir, data) = data_file();
+    let data = data.to_str().unwrap();
+    let features = |shard: Option<&str>, name: &str| {
+        let out = dir.path().join(name);
+        let mut args = vec![
+            "features",
+            data,
+            "--seq-len",
+            "8",
+            "--wavelet",
+            "haar",
+            "--level",
+            "1",
+            "--quiet",
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        args.extend(["-o", out.to_str().unwrap()]);
+        let o = wavebench(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(out).unwrap()
+    };
+    let whole = features(None, "whole.csv");
+    let parts: Vec<String> = (1..=3)
+        .map(|i| features(Some(&format!("{i}/3")), &format!("part{i}.csv")))
+        .collect();
+    assert!(parts.iter().all(|p| !p.is_empty()), "{parts:?}");
+    assert!(whole.starts_with("window,") && !parts[1].starts_with("window,"));
+    assert_eq!(parts.concat(), whole);
+}

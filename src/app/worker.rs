@@ -316,7 +316,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
         } => {
             let format = crate::export::FeatureFormat::for_path(&path)?;
             let units = all_units(&table, &settings, job, tick)?;
-            crate::export::write_features(&path, format, &units)?;
+            crate::export::write_features(&path, format, &units, true)?;
             Ok(JobOutput::Exported {
                 path,
                 units: units.len(),

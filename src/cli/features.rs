@@ -10,5 +10,8 @@ pub fn run(path: &Path, output: &Path, common: &Common, opts: &PromptOpts) -> Re
     let r = Run::prepare(path, common, opts)?;
     let (files, _) = r.units("features", Err("every feature's value is written".into()))?;
     let units: Vec<_> = files.into_iter().flat_map(|f| f.units).collect();
-    export::write_features(output, format, &units).map_err(Failure::Input)
+    // CSV shards after the first leave out the header: `cat` of the shards is the whole
+    // run's file, as it is for JSON lines.
+    let header = opts.shard.is_none_or(|s| s.index == 1);
+    export::write_features(output, format, &units, header).map_err(Failure::Input)
 }
