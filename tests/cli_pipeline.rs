@@ -789,3 +789,39 @@ fn a_folder_or_glob_is_a_data_set_and_shards_concatenate_to_the_whole() {
     assert_eq!(ok(&o), whole);
     assert!(String::from_utf8_lossy(&o.stderr).contains("d.csv"));
 }
+
+/// The Markdown report says what each variant runs (batching is one call per sample) and
+/// why `trend` and `quality` read 0 ms on the native engine.
+#[test]
+fn the_report_says_what_its_numbers_mean() {
+    let etth1 = common::etth1();
+    let o = common::wavebench(&[
+        "bench",
+        etth1.to_str().unwrap(),
+        "--columns",
+        "OT",
+        "--rows",
+        "0..700",
+        "--seq-len",
+        "512",
+        "--engines",
+        "native",
+        "--repeat",
+        "1",
+        "--variants",
+        "baseline,batching",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        md.contains("Variant **batching**: One engine call per sample instead of one per batch"),
+        "{md}"
+    );
+    assert_eq!(
+        md.matches("`trend` and `quality` read 0 ms because their sums are taken inside")
+            .count(),
+        2,
+        "{md}"
+    );
+}

@@ -87,7 +87,7 @@ pub fn run(
         let compare = variants.iter().any(|&v| v != Variant::Baseline);
         for &variant in variants {
             let label = format!("{} {}", engine.engine.kind().name(), variant.name());
-            let bar = run::progress(repeat + 1, common.quiet, &label);
+            let bar = run::progress_of(repeat + 1, common.quiet, &label, "runs");
             let mut timers = Vec::with_capacity(repeat);
             let mut first_outcome = None;
             for rep in 0..=repeat {
@@ -137,6 +137,7 @@ pub fn run(
                 if let (Some((out, collisions)), Some(base)) = (first_outcome, &baseline) {
                     let changed = variants::changed(&out.prompts, base);
                     report.variant = Some(variant.name().into());
+                    report.variant_means = Some(variant.about());
                     report.prompts_changed = Some(changed);
                     report.prompts = Some(base.len());
                     report.cache_hit_rate = out.cache_hit_rate;

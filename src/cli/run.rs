@@ -244,14 +244,21 @@ impl Run {
 
 /// A progress bar over windows on stderr, hidden with `--quiet` (and off a terminal).
 pub fn progress(total: usize, quiet: bool, what: &str) -> ProgressBar {
+    progress_of(total, quiet, what, "windows")
+}
+
+/// A progress bar counting `unit` (windows, runs, series).
+pub fn progress_of(total: usize, quiet: bool, what: &str, unit: &str) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} windows ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+        ProgressStyle::with_template(&format!(
+            "{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit} ({{eta}})"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
     );
     bar.set_message(what.to_string());
     bar

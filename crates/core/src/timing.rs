@@ -191,6 +191,9 @@ pub struct RunReport {
     /// `bench --variants`: which workload ran (absent for the plain pipeline).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
+    /// What the variant runs, in words (e.g. that `batching` is one call per sample).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant_means: Option<String>,
     /// Prompts that differ from the baseline's, of `prompts` compared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompts_changed: Option<usize>,
@@ -276,6 +279,7 @@ impl RunReport {
                 .find_map(|t| t.path.as_ref())
                 .map(|p| p.to_string()),
             variant: None,
+            variant_means: None,
             prompts_changed: None,
             prompts: None,
             cache_hit_rate: None,
@@ -407,7 +411,10 @@ impl<C: Serialize> Report<C> {
                 out += &format!("Band summaries: {p}\n\n");
             }
             if let Some(v) = &r.variant {
-                let mut facts = vec![format!("Variant **{v}**")];
+                let mut facts = vec![match &r.variant_means {
+                    Some(m) => format!("Variant **{v}**: {m}"),
+                    None => format!("Variant **{v}**"),
+                }];
                 if let (Some(c), Some(n)) = (r.prompts_changed, r.prompts) {
                     facts.push(format!("{c} of {n} prompts differ from the baseline's"));
                 }
@@ -432,6 +439,12 @@ impl<C: Serialize> Report<C> {
                     st.max_ms,
                     st.share * 100.0
                 );
+            }
+            let ms = |s: Stage| r.stages[s.name()].median_ms;
+            if ms(Stage::Trend) == 0.0 && ms(Stage::Quality) == 0.0 && ms(Stage::Decompose) > 0.0 {
+                out += "\n`trend` and `quality` read 0 ms because their sums are taken inside \
+                        `decompose` and `frequency` (one pass over each band), where their \
+                        time is counted.\n";
             }
             out += "\n";
         }
