@@ -184,3 +184,38 @@ fn a_late_text_cell_is_named_or_made_missing() {
         assert_eq!(t.channels[0].values.get(12_000), 1.25);
     }
 }
+
+/// Dates whose fields are not zero-padded (`1990/1/1 0:00`, as exchange_rate.csv writes
+/// them) are the time axis, read as dates, not labels.
+#[test]
+fn unpadded_dates_are_dates() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rates.csv");
+    let mut text = String::from("date,a\n");
+    for d in 1..=20 {
+        text.push_str(&format!("1990/1/{d} 0:00,{}\n", (d as f64 * 0.7).sin()));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_wavebench"))
+        .args([
+            "features",
+            csv.to_str().unwrap(),
+            "--seq-len",
+            "8",
+            "--stride",
+            "12",
+        ])
+        .args(["--wavelet", "haar", "--level", "1", "--quiet", "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let starts: Vec<String> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_time"].to_string())
+        .collect();
+    assert_eq!(
+        starts,
+        ["\"1990-01-01T00:00:00\"", "\"1990-01-13T00:00:00\""]
+    );
+}
