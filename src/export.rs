@@ -98,14 +98,12 @@ pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> Result<(), Str
     }
     let out = real_place(output)?;
     for &input in inputs {
+        // A file or folder as itself; a glob as the files the run will read (the data
+        // set's own expansion, so the two cannot disagree).
         let places: Vec<PathBuf> = if input.exists() {
             vec![real_place(input)?]
-        } else if input.to_string_lossy().contains(['*', '?', '[']) {
-            glob::glob(&input.to_string_lossy())
-                .map(|m| m.filter_map(Result::ok).collect())
-                .unwrap_or_default()
         } else {
-            continue;
+            crate::data::DataSet::resolve(input).map_or_else(|_| Vec::new(), |set| set.files)
         };
         for place in places {
             let place = std::fs::canonicalize(&place).unwrap_or(place);

@@ -121,32 +121,30 @@ fn slug(heading: &str) -> String {
         .collect()
 }
 
-/// The anchors of a Markdown file's headings (outside code blocks).
-fn anchors(markdown: &str) -> Vec<String> {
+/// The lines of a Markdown file outside fenced code blocks.
+fn prose(markdown: &str) -> impl Iterator<Item = &str> {
     let mut fenced = false;
-    let mut out = Vec::new();
-    for line in markdown.lines() {
+    markdown.lines().filter(move |line| {
         if line.trim_start().starts_with("```") {
             fenced = !fenced;
-        } else if !fenced && line.starts_with('#') {
-            out.push(slug(line.trim_start_matches('#')));
+            return false;
         }
-    }
-    out
+        !fenced
+    })
+}
+
+/// The anchors of a Markdown file's headings.
+fn anchors(markdown: &str) -> Vec<String> {
+    prose(markdown)
+        .filter(|line| line.starts_with('#'))
+        .map(|line| slug(line.trim_start_matches('#')))
+        .collect()
 }
 
 /// Every `[text](target)` of a Markdown file, outside code blocks and inline code.
 fn links(markdown: &str) -> Vec<String> {
-    let mut fenced = false;
     let mut out = Vec::new();
-    for line in markdown.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in prose(markdown) {
         // Drop inline code spans: `](x)` inside backticks is not a link.
         let text: String = line.split('`').step_by(2).collect::<Vec<_>>().join("");
         let mut rest = text.as_str();

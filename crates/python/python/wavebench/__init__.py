@@ -67,6 +67,7 @@ def _level(level):
 # allocator aborting the interpreter.
 _BYTES_PER_SERIES = 1024
 _MEMORY_SHARE = 0.9
+_ALWAYS_FITS = 64 << 20
 
 
 def _check_memory(x, name):
@@ -76,6 +77,8 @@ def _check_memory(x, name):
     need = series * _BYTES_PER_SERIES
     if not (x.flags.c_contiguous or x.flags.f_contiguous):
         need += x.size * x.itemsize  # a strided view (e.g. a broadcast) is copied once
+    if need < _ALWAYS_FITS:
+        return  # a training step's batch: no system call on the hot path
     try:
         have = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not Linux
