@@ -27,11 +27,13 @@ impl Workbench {
         );
     }
 
-    /// Sweep every wavelet × level over the data set in the background.
+    /// Score every wavelet × level over the data set in the background.
     pub fn start_sweep(&mut self) {
+        let split = self.sweep_view.split;
         self.start("sweep", |table, settings| JobKind::Sweep {
             table,
             settings,
+            split,
         });
     }
 

@@ -65,9 +65,9 @@ impl Workbench {
                 Reply::JobDone { what, result } => {
                     self.job = None;
                     self.status = match result {
-                        Ok(JobOutput::Sweep(rows)) => {
-                            let n = rows.len();
-                            self.sweep_view.rows = rows;
+                        Ok(JobOutput::Sweep(sweep)) => {
+                            let n = sweep.rows.len();
+                            self.sweep_view.sweep = Some(*sweep);
                             format!("sweep done: {n} configurations")
                         }
                         Ok(JobOutput::Variants { label, rows }) => {

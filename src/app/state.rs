@@ -54,6 +54,15 @@ impl Settings {
         self.run.seq_len.unwrap_or(DEFAULT_APP_WINDOW)
     }
 
+    /// The template's name: the built-in's when the editor holds its text unchanged, else
+    /// "edited <name>".
+    pub fn template_label(&self) -> String {
+        match wavebench_core::prompt::builtin(&self.run.template) {
+            Some(src) if src == self.template_text => self.run.template.clone(),
+            _ => format!("edited {}", self.run.template),
+        }
+    }
+
     /// The selected rows as numbers (`0..0` = all).
     pub fn row_bounds(&self) -> (usize, usize) {
         match self.run.row_range() {

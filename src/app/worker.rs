@@ -38,6 +38,7 @@ pub enum JobKind {
     Sweep {
         table: Arc<Table>,
         settings: Box<Settings>,
+        split: wavebench_core::score::Split,
     },
     ExportPrompts {
         table: Arc<Table>,
@@ -58,7 +59,7 @@ pub enum JobKind {
 }
 
 pub enum JobOutput {
-    Sweep(Vec<crate::sweep::SweepRow>),
+    Sweep(Box<crate::sweep::Sweep>),
     /// The proposals' rows, and the settings they were measured with, in words.
     Variants {
         label: String,
@@ -280,12 +281,28 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
             crate::export::write_atomic(&path, |w| w.write_all(&bytes))?;
             Ok(JobOutput::Written { path })
         }
-        JobKind::Sweep { table, settings } => {
-            let base = Config {
-                seq_len: Some(settings.seq_len()),
-                ..settings.run.clone()
+        JobKind::Sweep {
+            table,
+            settings,
+            split,
+        } => {
+            let prompter =
+                Prompter::new(&settings.template_text).map_err(|e| format!("template: {e}"))?;
+            let req = crate::sweep::Request {
+                base: Config {
+                    seq_len: Some(settings.seq_len()),
+                    ..settings.run.clone()
+                },
+                grid: crate::sweep::Grid {
+                    modes: vec![settings.run.mode],
+                    ..Default::default()
+                },
+                templates: vec![(settings.template_label(), Arc::new(prompter))],
+                split,
             };
-            crate::sweep::run(&table, &base, tick).map(JobOutput::Sweep)
+            let name = table.path.display().to_string();
+            crate::sweep::run(&[(name.as_str(), &table)], &req, tick)
+                .map(|s| JobOutput::Sweep(Box::new(s)))
         }
         JobKind::ExportPrompts {
             table,

@@ -7,6 +7,7 @@ mod decompose;
 mod features;
 mod prompts;
 mod run;
+mod sweep;
 mod wavelets;
 mod waverec;
 
@@ -92,6 +93,18 @@ pub enum Command {
         common: Common,
         #[command(flatten)]
         prompt: run::PromptOpts,
+    },
+    /// Which wavelet, level and template make informative prompts: every configuration scored by the information its prompts' claims carry about the horizon (docs/score.md), ranked by the val score.
+    Sweep {
+        /// A data file, a folder of them, or a glob such as 'data/*.parquet'
+        input: PathBuf,
+        /// SWEEP.json, SWEEP.csv or SWEEP.md (Markdown on stdout when absent).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        sweep: sweep::SweepOpts,
     },
     /// Wavelet coefficients [cA_n, cD_n, ..., cD_1] of every series.
     Decompose {
@@ -348,6 +361,24 @@ impl Command {
                 prompt,
                 ..
             } => (input, output.as_path(), common, Some(prompt)),
+            Command::Sweep {
+                input,
+                output: Some(output),
+                common,
+                sweep,
+            } => {
+                let mut inputs = vec![input.as_path()];
+                inputs.extend(common.config.as_deref());
+                inputs.extend(sweep.template.iter().map(Path::new));
+                inputs.extend(
+                    sweep
+                        .description
+                        .as_deref()
+                        .and_then(|d| d.strip_prefix('@'))
+                        .map(Path::new),
+                );
+                return Some((output.as_path(), inputs));
+            }
             Command::Decompose {
                 input,
                 output,
@@ -439,6 +470,12 @@ pub fn run(command: Command) -> Result<(), Failure> {
             &common,
             &prompt,
         ),
+        Command::Sweep {
+            input: path,
+            output,
+            common,
+            sweep: opts,
+        } => sweep::run(&path, output.as_deref(), &common, &opts),
         Command::Gui { .. } => Err(input("the app is opened by the binary's main")),
     }
 }

@@ -16,6 +16,7 @@ pub mod pipeline;
 pub mod prompt;
 pub mod rows;
 pub mod run_spec;
+pub mod score;
 pub mod stats;
 pub mod suggest;
 pub mod timing;

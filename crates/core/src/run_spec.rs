@@ -142,6 +142,8 @@ pub struct Prepared {
     precise: bool,
     /// Whether the run may take the sliding path (see [`Prepared::sliding`]).
     slide: Result<Reads, String>,
+    /// Whether units get Time-LLM's statistics (min, max, median, trend, lags).
+    statistics: bool,
 }
 
 impl RunSpec {
@@ -232,6 +234,7 @@ impl RunSpec {
             batch_size: self.cfg.batch_size,
             precise: self.cfg.precise_timing,
             slide: Err("feature values are written out".into()),
+            statistics: true,
         })
     }
 
@@ -360,6 +363,16 @@ impl Prepared {
         Prepared { slide, ..self }
     }
 
+    /// The same run without Time-LLM's statistics (min, max, median, trend and lags stay
+    /// 0 and empty): for a caller that has them already, such as a sweep, whose every
+    /// configuration has the same windows.
+    pub fn without_statistics(self) -> Self {
+        Prepared {
+            statistics: false,
+            ..self
+        }
+    }
+
     /// The features of every unit of `table` (the table this was prepared for, or one of
     /// the same shape) on `engine`; `progress(windows done)` answers whether to go on.
     pub fn features(
@@ -409,7 +422,7 @@ impl Prepared {
             dtype: self.dtype,
             aggregate: self.aggregate,
             batch_size: self.batch_size,
-            statistics: true,
+            statistics: self.statistics,
             slide: self.slide.clone(),
         }
     }

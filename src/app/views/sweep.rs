@@ -1,16 +1,33 @@
-//! The sweep: every wavelet × level ranked best first by a chosen feature (the direction
-//! is said), as a table and a heat map with wavelet and level labels, a colour scale and
-//! hover values; clicking a row or a cell loads that configuration.
+//! The sweep: every wavelet × level scored by what its prompts' claims tell about the
+//! horizon (docs/score.md), ranked by the val score with the test score beside it (or by a
+//! feature's mean, as a description), as a table and a heat map with wavelet and level
+//! labels, a colour scale and hover values; clicking a row or a cell loads that
+//! configuration.
 
 use crate::app::state::Settings;
-use crate::sweep::{self, Metric, SweepRow};
+use crate::sweep::{self, RankBy, Sweep, SweepRow};
+use wavebench_core::score::Split;
 
-#[derive(Default)]
 pub struct SweepView {
-    pub rows: Vec<SweepRow>,
-    pub metric: Metric,
+    pub sweep: Option<Sweep>,
+    pub by: RankBy,
     /// Show configurations whose approximation band has fewer than 2 coefficients.
     pub show_degenerate: bool,
+    /// The split the next sweep scores on, and its text as typed.
+    pub split: Split,
+    pub split_text: String,
+}
+
+impl Default for SweepView {
+    fn default() -> Self {
+        SweepView {
+            sweep: None,
+            by: RankBy::Score,
+            show_degenerate: false,
+            split: Split::default(),
+            split_text: Split::default().to_string(),
+        }
+    }
 }
 
 /// Dark blue (low) to yellow (high).
@@ -27,27 +44,50 @@ impl SweepView {
     /// Draw; returns true when the user asks for a (new) sweep.
     pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings, running: bool) -> bool {
         let mut start = false;
+        let split_error = match self.split_text.parse::<Split>() {
+            Ok(split) => {
+                self.split = split;
+                None
+            }
+            Err(e) => Some(e),
+        };
         ui.horizontal_wrapped(|ui| {
             start = ui
-                .add_enabled(!running, egui::Button::new("Run sweep"))
+                .add_enabled(!running && split_error.is_none(), egui::Button::new("Run sweep"))
                 .clicked();
+            ui.label("split");
+            ui.add(egui::TextEdit::singleline(&mut self.split_text).desired_width(90.0))
+                .on_hover_text("Train, val and test shares of the rows in time order (0.7,0.1,0.2), or ett-hour / ett-minute: the val units rank, the test units check");
             egui::ComboBox::from_label("rank by")
-                .selected_text(self.metric.name())
+                .selected_text(self.by.name())
                 .show_ui(ui, |ui| {
-                    for m in Metric::ALL {
-                        ui.selectable_value(&mut self.metric, m, m.name());
+                    for by in RankBy::ALL {
+                        ui.selectable_value(&mut self.by, by, by.name());
                     }
                 });
-            ui.label(format!("best first: {}", self.metric.direction()));
             ui.checkbox(&mut self.show_degenerate, "show degenerate")
                 .on_hover_text("Configurations whose approximation band has fewer than 2 coefficients (their std and SNR mean nothing)");
         });
-        if self.rows.is_empty() {
-            ui.label("Every wavelet and level over the data set (non-overlapping windows of the current length).");
-            return start;
+        if let Some(e) = split_error {
+            ui.colored_label(ui.visuals().error_fg_color, format!("split {e}"));
         }
-        let m = self.metric;
-        let order = sweep::ranked(&self.rows, m, self.show_degenerate);
+        let Some(sw) = &self.sweep else {
+            ui.label("Every wavelet and level over the data set, scored by the bits of information its prompts' claims carry about what the next pred_len rows do (val units rank; test units show whether the choice holds).");
+            return start;
+        };
+        ui.label(format!(
+            "split {}: {} val and {} test units, {} left out · {}",
+            sw.split,
+            sw.units[1],
+            sw.units[2],
+            sw.left_out,
+            match self.by {
+                RankBy::Score => "score = bits the claims tell about the horizon (a proxy, not a forecast)".to_string(),
+                RankBy::Mean(m) => format!("mean {} over the scored units: a description, higher is not better", m.name()),
+            }
+        ));
+        let by = self.by;
+        let order = sweep::ranked(&sw.rows, by, self.show_degenerate);
         let height = ui.available_height();
         ui.columns(2, |cols| {
             egui::ScrollArea::vertical()
@@ -56,37 +96,61 @@ impl SweepView {
                 .show(&mut cols[0], |ui| {
                     egui::Grid::new("sweep grid")
                         .striped(true)
-                        .num_columns(3)
+                        .num_columns(4)
                         .show(ui, |ui| {
                             ui.strong("#");
                             ui.strong("configuration");
-                            ui.strong(m.name());
+                            match by {
+                                RankBy::Score => {
+                                    ui.strong("val bits");
+                                    ui.strong("test bits");
+                                }
+                                RankBy::Mean(m) => {
+                                    ui.strong(m.name());
+                                    ui.strong("val bits");
+                                }
+                            }
                             ui.end_row();
                             for (rank, row) in order.iter().enumerate() {
                                 ui.label(format!("{}", rank + 1));
                                 let current =
                                     s.run.wavelet == row.wavelet && s.run.level == row.level;
-                                let mut label = format!("{} level {}", row.wavelet, row.level);
+                                let mut label = row.label();
                                 if row.degenerate() {
                                     label.push_str(" (degenerate)");
                                 }
-                                if ui.selectable_label(current, label).clicked() {
+                                let r = ui.selectable_label(current, label);
+                                let r = if row.aliases.is_empty() {
+                                    r
+                                } else {
+                                    r.on_hover_text(format!("same filters as {}", row.aliases.join(", ")))
+                                };
+                                if r.clicked() {
                                     s.run.wavelet = row.wavelet.clone();
                                     s.run.level = row.level;
                                 }
-                                ui.label(format!("{:.4}", row.get(m)));
+                                match by {
+                                    RankBy::Score => {
+                                        ui.label(format!("{:.4}", row.val.score_bits));
+                                        ui.label(format!("{:.4}", row.test.score_bits));
+                                    }
+                                    RankBy::Mean(m) => {
+                                        ui.label(format!("{:.4}", row.mean(m)));
+                                        ui.label(format!("{:.4}", row.val.score_bits));
+                                    }
+                                }
                                 ui.end_row();
                             }
                         });
                 });
-            heat_map(&mut cols[1], &self.rows, m, self.show_degenerate, s);
+            heat_map(&mut cols[1], &sw.rows, by, self.show_degenerate, s);
         });
         start
     }
 }
 
 /// Wavelets down, levels across, coloured by the metric; a colour bar beneath.
-fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, degenerate: bool, s: &mut Settings) {
+fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s: &mut Settings) {
     let shown: Vec<&SweepRow> = rows
         .iter()
         .filter(|r| degenerate || !r.degenerate())
@@ -101,7 +165,7 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, degenerate: bool, s
     let (lo, hi) = shown
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
-            (lo.min(r.get(m)), hi.max(r.get(m)))
+            (lo.min(m.of(r)), hi.max(m.of(r)))
         });
     let t_of = |v: f64| {
         if hi > lo {
@@ -115,7 +179,10 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, degenerate: bool, s
     // Colour scale: the metric named on its own line, the bar as wide as the column
     // leaves beside its end values (a fixed 140 px bar pushed the upper value and the
     // name out of a narrow pane).
-    ui.small(format!("colour: {}", m.name()));
+    ui.small(match m {
+        RankBy::Score => "colour: val score (bits)".to_string(),
+        RankBy::Mean(x) => format!("colour: mean {}", x.name()),
+    });
     ui.horizontal(|ui| {
         ui.small(format!("{lo:.2}"));
         let ends = super::text_width(ui, &format!("{hi:.2}"), &small);
@@ -184,7 +251,7 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, degenerate: bool, s
                     + egui::vec2(label_w + cell.x * (r.level - 1) as f32, cell.y * i as f32);
                 let cell_rect = egui::Rect::from_min_size(min, cell);
                 ui.painter()
-                    .rect_filled(cell_rect.shrink(0.5), 0.0, colour(t_of(r.get(m))));
+                    .rect_filled(cell_rect.shrink(0.5), 0.0, colour(t_of(m.of(r))));
                 let response = ui.interact(
                     cell_rect,
                     ui.scope_id().with((&r.wavelet, r.level)),
@@ -199,7 +266,7 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: Metric, degenerate: bool, s
                     r.wavelet,
                     r.level,
                     m.name(),
-                    r.get(m),
+                    m.of(r),
                     if r.degenerate() { " (degenerate)" } else { "" }
                 ));
             }

@@ -18,6 +18,9 @@ pub struct Reads {
     pub quality: bool,
     pub difficulty: bool,
     pub stability: bool,
+    /// Which band holds the most energy (`dominant_band`: a sweep's claim), also where
+    /// two bands are close.
+    pub dominant: bool,
     /// `snr_db` to one decimal and `energy_entropy` to two (the detailed template).
     pub snr_1dp: bool,
     pub entropy_2dp: bool,
@@ -32,6 +35,7 @@ impl Reads {
         quality: false,
         difficulty: false,
         stability: false,
+        dominant: false,
         snr_1dp: false,
         entropy_2dp: false,
     };
@@ -55,6 +59,7 @@ impl Reads {
                 "signal_quality" => r.quality = true,
                 "difficulty" => r.difficulty = true,
                 "stability_desc" => r.stability = true,
+                "dominant_band" => r.dominant = true,
                 // Statistics and settings are exact on every path.
                 "min" | "max" | "median" | "trend" | "lags" | "description" | "seq_len"
                 | "pred_len" => {}
@@ -62,6 +67,21 @@ impl Reads {
             }
         }
         r
+    }
+
+    /// What either reads.
+    pub fn union(self, o: Reads) -> Reads {
+        Reads {
+            numbers: self.numbers || o.numbers,
+            pattern: self.pattern || o.pattern,
+            trend: self.trend || o.trend,
+            quality: self.quality || o.quality,
+            difficulty: self.difficulty || o.difficulty,
+            stability: self.stability || o.stability,
+            dominant: self.dominant || o.dominant,
+            snr_1dp: self.snr_1dp || o.snr_1dp,
+            entropy_2dp: self.entropy_2dp || o.entropy_2dp,
+        }
     }
 
     pub fn any(&self) -> bool {
@@ -175,6 +195,9 @@ pub fn settled(group: &[SeriesSummary], tols: &[SeriesTol], f: &Features, reads:
         {
             return false;
         }
+    }
+    if reads.dominant && ambiguous {
+        return false;
     }
     if reads.trend && !signs_settled {
         return false;

@@ -1,0 +1,202 @@
+//! Information in bits: plug-in entropies with the Miller–Madow correction, the mutual
+//! information of a claim and an outcome, a permutation noise floor, and the diversity of
+//! prompt texts (docs/score.md#information).
+
+use rustc_hash::FxHashMap;
+use xxhash_rust::xxh3::xxh3_128;
+use std::f64::consts::LN_2;
+
+/// The entropy in bits of a distribution given by its cell counts over `n` units: plug-in
+/// `-Σ p ln p` plus Miller and Madow's `(m - 1) / 2n` (m the non-empty cells), in nats,
+/// then bits.
+pub fn entropy_mm(counts: &[u32], n: usize) -> f64 {
+    (plug_in_nats(counts, n) + miller_madow(counts, n)) / LN_2
+}
+
+/// The plug-in entropy in bits, without correction.
+pub fn entropy_plug_in(counts: impl IntoIterator<Item = u32>, n: usize) -> f64 {
+    let counts: Vec<u32> = counts.into_iter().collect();
+    plug_in_nats(&counts, n) / LN_2
+}
+
+fn plug_in_nats(counts: &[u32], n: usize) -> f64 {
+    let n = n as f64;
+    -counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n;
+            p * p.ln()
+        })
+        .sum::<f64>()
+}
+
+fn miller_madow(counts: &[u32], n: usize) -> f64 {
+    let m = counts.iter().filter(|&&c| c > 0).count();
+    if n == 0 || m == 0 {
+        return 0.0;
+    }
+    (m - 1) as f64 / (2.0 * n as f64)
+}
+
+/// `I(C; O) = H(C) + H(O) - H(C, O)` in bits, each entropy Miller–Madow corrected, over
+/// units whose claim category is `claim[i]` (< `k_claim`) and outcome class `outcome[i]`
+/// (< `k_outcome`). The correction can make a near-zero value slightly negative; it is
+/// reported as it is.
+pub fn mutual_information(claim: &[u32], outcome: &[u32], k_claim: usize, k_outcome: usize) -> f64 {
+    assert_eq!(claim.len(), outcome.len(), "one claim and one outcome per unit");
+    let n = claim.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let mut joint = vec![0u32; k_claim * k_outcome];
+    let mut c = vec![0u32; k_claim];
+    let mut o = vec![0u32; k_outcome];
+    for (&a, &b) in claim.iter().zip(outcome) {
+        joint[a as usize * k_outcome + b as usize] += 1;
+        c[a as usize] += 1;
+        o[b as usize] += 1;
+    }
+    entropy_mm(&c, n) + entropy_mm(&o, n) - entropy_mm(&joint, n)
+}
+
+/// The seed of the noise floor's permutation (docs/score.md#noise-floor).
+pub const PERMUTATION_SEED: u64 = 0x5EED_0F_B175;
+
+/// SplitMix64 (Steele, Lea and Flood), the permutation's random numbers: a few lines that
+/// any language reproduces, so the noise floor can be checked independently.
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// A permutation of `0..n`: Fisher–Yates from the last index down, `j = next % (i + 1)`.
+pub fn permutation(n: usize, seed: u64) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..n).collect();
+    let mut rng = SplitMix64::new(seed);
+    for i in (1..n).rev() {
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+        p.swap(i, j);
+    }
+    p
+}
+
+/// How varied a set of prompt texts is: distinct texts and the plug-in entropy of their
+/// distribution in bits, as written and with every run of digits masked (the words alone).
+/// Texts are told apart by a 128-bit hash (XXH3): two different texts of a sweep share one
+/// with a probability far below 10⁻²⁵.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct Diversity {
+    pub distinct: usize,
+    pub entropy_bits: f64,
+    pub distinct_masked: usize,
+    pub entropy_masked_bits: f64,
+}
+
+impl Diversity {
+    pub fn of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Diversity {
+        let mut raw: FxHashMap<u128, u32> = FxHashMap::default();
+        let mut masked: FxHashMap<u128, u32> = FxHashMap::default();
+        let mut n = 0;
+        let mut buf = Vec::new();
+        for t in texts {
+            n += 1;
+            *raw.entry(xxh3_128(t.as_bytes())).or_default() += 1;
+            mask_digits_into(t.as_bytes(), &mut buf);
+            *masked.entry(xxh3_128(&buf)).or_default() += 1;
+        }
+        Diversity {
+            distinct: raw.len(),
+            entropy_bits: entropy_plug_in(raw.values().copied(), n),
+            distinct_masked: masked.len(),
+            entropy_masked_bits: entropy_plug_in(masked.values().copied(), n),
+        }
+    }
+}
+
+/// `text` with each maximal run of ASCII digits replaced by one `#` (Python's
+/// `re.sub(r"[0-9]+", "#", text)`), into `out`.
+pub fn mask_digits(text: &str, out: &mut String) {
+    let mut bytes = Vec::with_capacity(text.len());
+    mask_digits_into(text.as_bytes(), &mut bytes);
+    out.clear();
+    // Only ASCII digits were replaced, by an ASCII byte: still UTF-8.
+    out.push_str(&String::from_utf8_lossy(&bytes));
+}
+
+fn mask_digits_into(text: &[u8], out: &mut Vec<u8>) {
+    // Branch-free: every byte is written, and the write position moves on unless the byte
+    // continues a run of digits (a prompt is a third digits).
+    out.clear();
+    out.resize(text.len(), 0);
+    let mut j = 0;
+    let mut in_digits = false;
+    for &b in text {
+        let digit = b.is_ascii_digit();
+        out[j] = if digit { b'#' } else { b };
+        j += usize::from(!(digit && in_digits));
+        in_digits = digit;
+    }
+    out.truncate(j);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entropy_by_hand() {
+        // Two equal cells: 1 bit, plus (2 - 1) / (2·4) nats.
+        let h = entropy_mm(&[2, 2, 0], 4);
+        assert!((h - (1.0 + 0.125 / LN_2)).abs() < 1e-15);
+        assert_eq!(entropy_mm(&[5], 5), 0.0);
+        assert!((entropy_plug_in([1, 1, 1, 1], 4) - 2.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn information_of_a_copy_and_of_independence() {
+        // A claim that is the outcome: MI = H(O) + its correction (the joint has as many
+        // cells as O).
+        let o = [0, 1, 0, 1, 1, 0, 0, 1];
+        let mi = mutual_information(&o, &o, 2, 2);
+        assert!((mi - entropy_mm(&[4, 4], 8)).abs() < 1e-12, "{mi}");
+        // Independent by construction: every (claim, outcome) cell once. Plug-in MI is 0;
+        // the correction adds (2-1)/2n twice and subtracts (4-1)/2n.
+        let c = [0, 0, 1, 1];
+        let o = [0, 1, 0, 1];
+        let mi = mutual_information(&c, &o, 2, 2);
+        assert!((mi - (-1.0 / 8.0) / LN_2).abs() < 1e-15, "{mi}");
+    }
+
+    #[test]
+    fn permutation_is_one_and_fixed() {
+        let p = permutation(1000, PERMUTATION_SEED);
+        let mut s = p.clone();
+        s.sort_unstable();
+        assert!(s.iter().enumerate().all(|(i, &v)| i == v));
+        assert_eq!(p, permutation(1000, PERMUTATION_SEED));
+        assert_ne!(p, s);
+        // SplitMix64's published first output for seed 0.
+        assert_eq!(SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
+    }
+
+    #[test]
+    fn diversity_masks_numbers() {
+        let d = Diversity::of(["range [1.5, 20]", "range [2.25, 3]", "range [1.5, 20]", "flat"]);
+        assert_eq!((d.distinct, d.distinct_masked), (3, 2));
+        assert!((d.entropy_bits - 1.5).abs() < 1e-15);
+        let mut m = String::new();
+        mask_digits("lags [0, 12, 511], x-0.25", &mut m);
+        assert_eq!(m, "lags [#, #, #], x-#.#");
+    }
+}

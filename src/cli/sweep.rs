@@ -1,0 +1,150 @@
+//! `wavebench sweep`: every configuration of a grid over a data set, scored by what its
+//! prompts' claims tell about the horizon (docs/score.md), ranked by the val score.
+
+use super::run::{progress_of, PromptOpts};
+use super::{Common, Failure};
+use crate::data::DataSet;
+use crate::export;
+use crate::sweep::{self, report, Grid, Levels, RankBy, Request};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use wavebench_core::prompt::Prompter;
+use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::score::Split;
+use wavebench_core::wavelet::Mode;
+
+/// The sweep's own options (the data options are `Common`'s).
+#[derive(clap::Args, Debug, Clone)]
+pub struct SweepOpts {
+    /// Wavelets: names or patterns such as db1,db4,sym* (identical filter banks run once)
+    #[arg(long, value_delimiter = ',', default_value = "*")]
+    pub wavelets: Vec<String>,
+    /// Levels: 1..6, a list such as 2,3, or valid (1 to each wavelet's maximum)
+    #[arg(long, default_value = "valid")]
+    pub levels: Levels,
+    /// Extension modes, comma-separated
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "reflect")]
+    pub modes: Vec<Mode>,
+    /// Templates, comma-separated: built-in names (timellm, dwt-minimal, dwt-balanced, dwt-detailed) or files
+    #[arg(long, value_delimiter = ',')]
+    pub template: Vec<String>,
+    /// Dataset description in the prompts, or @FILE
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Forecast horizon: the rows after each window whose outcome is scored
+    #[arg(long)]
+    pub pred_len: Option<usize>,
+    /// Chronological split: TRAIN,VAL,TEST shares, ett-hour (8640/2880/2880 rows) or ett-minute
+    #[arg(long, default_value = "0.7,0.1,0.2")]
+    pub split: Split,
+    /// Rank by the val score, or by a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio)
+    #[arg(long, default_value = "score")]
+    pub by: RankBy,
+    /// Rank levels whose approximation band has fewer than 2 coefficients too
+    #[arg(long)]
+    pub keep_degenerate: bool,
+}
+
+pub fn run(
+    path: &Path,
+    output: Option<&Path>,
+    common: &Common,
+    opts: &SweepOpts,
+) -> Result<(), Failure> {
+    let format = match output.and_then(|p| p.extension()).and_then(|e| e.to_str()) {
+        _ if output.is_none_or(|p| p == Path::new("-") || export::is_stream(p)) => "md",
+        Some(e @ ("json" | "csv" | "md")) => e,
+        _ => {
+            return Err(Failure::Input(format!(
+                "-o {}: expected a .json, .csv or .md file",
+                output.map_or(String::new(), |p| p.display().to_string())
+            )))
+        }
+    };
+    for (given, instead) in [
+        (common.wavelet.is_some(), "--wavelet: a sweep takes --wavelets (names or patterns)"),
+        (common.level.is_some(), "--level: a sweep takes --levels (1..6, 2,3 or valid)"),
+        (common.mode.is_some(), "--mode: a sweep takes --modes"),
+        (
+            common.engine.is_some() || common.dtype.is_some(),
+            "--engine/--dtype: a sweep runs on the native engine in f64",
+        ),
+    ] {
+        if given {
+            return Err(Failure::Input(instead.into()));
+        }
+    }
+    let mut base = common.config()?;
+    PromptOpts {
+        description: opts.description.clone(),
+        pred_len: opts.pred_len,
+        ..PromptOpts::default()
+    }
+    .apply(&mut base)?;
+    if base.seq_len.is_none() {
+        return Err(Failure::Input(
+            "--seq-len: a sweep scores windows of a given length (Time-LLM uses 512)".into(),
+        ));
+    }
+    let names = if opts.template.is_empty() {
+        vec![base.template.clone()]
+    } else {
+        opts.template.clone()
+    };
+    let mut templates = Vec::with_capacity(names.len());
+    for n in names {
+        let p = Prompter::from_name_or_file(&n).map_err(Failure::Input)?;
+        templates.push((n, Arc::new(p)));
+    }
+    let req = Request {
+        base: base.clone(),
+        grid: Grid {
+            wavelets: opts.wavelets.clone(),
+            levels: opts.levels.clone(),
+            modes: opts.modes.clone(),
+        },
+        templates,
+        split: opts.split,
+    };
+    // Files load as the run's spec says (columns, missing values, time axis), in f64.
+    let loader = RunSpec::new(
+        wavebench_core::config::Config {
+            dtype: wavebench_core::engine::DType::F64,
+            ..base
+        },
+        Purpose::Features,
+        &crate::backend::LOCAL,
+    )?;
+    let set = DataSet::resolve(path)?;
+    let mut tables = Vec::with_capacity(set.files.len());
+    for f in &set.files {
+        let t = loader.load(f)?;
+        for w in &t.warnings {
+            eprintln!("wavebench: {w}");
+        }
+        tables.push((set.file_name(path, f), t));
+    }
+    let named: Vec<(&str, &wavebench_core::data::Table)> =
+        tables.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    let bar = progress_of(0, common.quiet, "sweep", "configurations");
+    let result = sweep::run(&named, &req, |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        true
+    });
+    bar.finish_and_clear();
+    let s = result.map_err(Failure::Input)?;
+    let bytes = match format {
+        "json" => {
+            let mut v = serde_json::to_vec_pretty(&report::json(&s, opts.by, opts.keep_degenerate))
+                .map_err(|e| Failure::Internal(e.to_string()))?;
+            v.push(b'\n');
+            v
+        }
+        "csv" => report::csv(&s, opts.by, opts.keep_degenerate).map_err(Failure::Internal)?,
+        _ => report::markdown(&s, opts.by, opts.keep_degenerate, &path.display().to_string())
+            .into_bytes(),
+    };
+    let out: PathBuf = output.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
+    export::write_atomic(&out, |w| w.write_all(&bytes)).map_err(Failure::Input)
+}

@@ -1,0 +1,201 @@
+//! Which configurations a sweep runs: wavelets by name or pattern (`db1,db4,sym*`), levels
+//! (`1..6`, `2,3`, or every valid one) and extension modes. Wavelets with the
+//! same filter bank (haar = db1 = bior1.1 = rbio1.1) run once, under the first name, with
+//! the others listed as its aliases.
+
+use std::ops::RangeInclusive;
+use std::str::FromStr;
+use wavebench_core::wavelet::{self, Mode, Wavelet};
+
+/// The axes of a sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid {
+    /// Names or glob patterns (`*`, `?`, `[…]`), matched against pywt's names.
+    pub wavelets: Vec<String>,
+    pub levels: Levels,
+    pub modes: Vec<Mode>,
+}
+
+impl Default for Grid {
+    fn default() -> Self {
+        Grid {
+            wavelets: vec!["*".into()],
+            levels: Levels::Valid,
+            modes: vec![Mode::Reflect],
+        }
+    }
+}
+
+/// Which levels of each wavelet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Levels {
+    /// 1 to the wavelet's maximum level for the window length.
+    Valid,
+    /// These, each where the wavelet allows it.
+    Listed(Vec<usize>),
+}
+
+impl FromStr for Levels {
+    type Err = String;
+    /// `1..6` (inclusive), `2,3`, or `valid`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if s == "valid" || s == "all" {
+            return Ok(Levels::Valid);
+        }
+        let level = |t: &str| -> Result<usize, String> {
+            match t.trim().parse::<usize>() {
+                Ok(l) if l >= 1 => Ok(l),
+                _ => Err(format!("--levels '{s}': '{t}' is not a level (1 or more)")),
+            }
+        };
+        if let Some((a, b)) = s.split_once("..") {
+            let b = b.strip_prefix('=').unwrap_or(b);
+            let r: RangeInclusive<usize> = level(a)?..=level(b)?;
+            if r.is_empty() {
+                return Err(format!("--levels '{s}': the range is empty"));
+            }
+            return Ok(Levels::Listed(r.collect()));
+        }
+        let mut v: Vec<usize> = s.split(',').map(level).collect::<Result<_, _>>()?;
+        v.sort_unstable();
+        v.dedup();
+        Ok(Levels::Listed(v))
+    }
+}
+
+/// One configuration of the grid.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub wavelet: &'static Wavelet,
+    /// Other selected wavelets with the same filter bank.
+    pub aliases: Vec<&'static str>,
+    pub level: usize,
+    pub mode: Mode,
+}
+
+impl Grid {
+    /// The selected wavelets in catalogue order, each filter bank once with its aliases.
+    pub fn wavelets(&self) -> Result<Vec<(&'static Wavelet, Vec<&'static str>)>, String> {
+        let mut chosen = vec![false; wavelet::all().len()];
+        for p in &self.wavelets {
+            let p = p.trim().to_ascii_lowercase();
+            if p.contains(['*', '?', '[']) {
+                let pattern =
+                    glob::Pattern::new(&p).map_err(|e| format!("--wavelets '{p}': {e}"))?;
+                let mut any = false;
+                for (i, w) in wavelet::all().iter().enumerate() {
+                    if pattern.matches(&w.name) {
+                        chosen[i] = true;
+                        any = true;
+                    }
+                }
+                if !any {
+                    return Err(format!("--wavelets '{p}': matches no wavelet"));
+                }
+            } else {
+                let w = wavelet::lookup(&p).map_err(|e| format!("--wavelets: {e}"))?;
+                let i = wavelet::all().iter().position(|x| x.name == w.name).unwrap_or(0);
+                chosen[i] = true;
+            }
+        }
+        let mut out: Vec<(&'static Wavelet, Vec<&'static str>)> = Vec::new();
+        for (w, _) in wavelet::all().iter().zip(&chosen).filter(|(_, c)| **c) {
+            match out.iter_mut().find(|(first, _)| same_bank(first, w)) {
+                Some((_, aliases)) => aliases.push(&w.name),
+                None => out.push((w, Vec::new())),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every (wavelet, level, mode) a window of `seq_len` allows; an error when none does.
+    pub fn points(&self, seq_len: usize) -> Result<Vec<Point>, String> {
+        if self.modes.is_empty() {
+            return Err("--modes: no mode given".into());
+        }
+        let mut out = Vec::new();
+        for (w, aliases) in self.wavelets()? {
+            let max = w.max_level(seq_len);
+            let levels: Vec<usize> = match &self.levels {
+                Levels::Valid => (1..=max).collect(),
+                Levels::Listed(v) => v.iter().copied().filter(|&l| l <= max).collect(),
+            };
+            for level in levels {
+                for &mode in &self.modes {
+                    out.push(Point {
+                        wavelet: w,
+                        aliases: aliases.clone(),
+                        level,
+                        mode,
+                    });
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(format!(
+                "sweep: windows of {seq_len} rows allow none of the chosen wavelets at the chosen levels (each needs (filter length - 1)·2^level ≤ {seq_len})"
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// Two wavelets whose analysis filters are the same numbers give the same features.
+fn same_bank(a: &Wavelet, b: &Wavelet) -> bool {
+    a.dec_lo == b.dec_lo && a.dec_hi == b.dec_hi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_parse() {
+        assert_eq!("1..3".parse::<Levels>().unwrap(), Levels::Listed(vec![1, 2, 3]));
+        assert_eq!("3,2,3".parse::<Levels>().unwrap(), Levels::Listed(vec![2, 3]));
+        assert_eq!("valid".parse::<Levels>().unwrap(), Levels::Valid);
+        assert!("0..2".parse::<Levels>().unwrap_err().contains("'0' is not a level"));
+        assert!("3..1".parse::<Levels>().unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn identical_banks_run_once() {
+        let g = Grid {
+            wavelets: vec!["haar".into(), "db1".into(), "*1.1".into(), "db4".into()],
+            ..Grid::default()
+        };
+        let w = g.wavelets().unwrap();
+        let names: Vec<(&str, Vec<&str>)> =
+            w.iter().map(|(w, a)| (w.name.as_str(), a.clone())).collect();
+        assert_eq!(
+            names,
+            vec![("haar", vec!["db1", "bior1.1", "rbio1.1"]), ("db4", vec![])]
+        );
+    }
+
+    #[test]
+    fn patterns_and_levels_select() {
+        let g = Grid {
+            wavelets: vec!["sym*".into()],
+            levels: Levels::Listed(vec![2, 9]),
+            ..Grid::default()
+        };
+        let p = g.points(64).unwrap();
+        assert!(p.iter().all(|p| p.wavelet.family == "sym" && p.level == 2));
+        let e = Grid {
+            wavelets: vec!["symm*x".into()],
+            ..Grid::default()
+        }
+        .wavelets()
+        .unwrap_err();
+        assert!(e.contains("matches no wavelet"), "{e}");
+        let e = Grid {
+            wavelets: vec!["db44".into()],
+            ..Grid::default()
+        }
+        .wavelets()
+        .unwrap_err();
+        assert!(e.contains("did you mean"), "{e}");
+    }
+}

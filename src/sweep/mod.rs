@@ -1,0 +1,435 @@
+//! Sweep: which wavelet, level, mode and template make prompts that tell a forecaster
+//! something? Every configuration of a [`Grid`] over a data set, each scored by the
+//! information its prompts' claims carry about what the horizon did
+//! (`wavebench_core::score`, docs/score.md), ranked by the validation score with the
+//! test score beside it; the mean of a few features comes along as a description.
+
+pub mod grid;
+pub mod report;
+
+pub use grid::{Grid, Levels, Point};
+
+use serde::Serialize;
+use std::sync::Arc;
+use wavebench_core::config::Config;
+use wavebench_core::data::Table;
+use wavebench_core::engine::{self, DType, Selected};
+use rayon::prelude::*;
+use wavebench_core::features::{Aggregate, Features, Reads, Unit};
+use wavebench_core::stats::Lags;
+use wavebench_core::pipeline::PathChoice;
+use wavebench_core::prompt::Prompter;
+use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::score::{Borders, Claim, Diversity, Evaluation, Horizons, Part, Scorer, Split};
+use wavebench_core::timing::Timer;
+
+/// A feature whose mean over the scored units a sweep also reports: a description of how
+/// the features move with the configuration, with no claim that more is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize, Default)]
+pub enum Metric {
+    #[default]
+    SnrDb,
+    EnergyEntropy,
+    DifficultyScore,
+    DominantEnergy,
+    TrendConsistency,
+    VolatilityRatio,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 6] = [
+        Metric::SnrDb,
+        Metric::EnergyEntropy,
+        Metric::DifficultyScore,
+        Metric::DominantEnergy,
+        Metric::TrendConsistency,
+        Metric::VolatilityRatio,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::SnrDb => "snr_db",
+            Metric::EnergyEntropy => "energy_entropy",
+            Metric::DifficultyScore => "difficulty_score",
+            Metric::DominantEnergy => "dominant_energy",
+            Metric::TrendConsistency => "trend_consistency",
+            Metric::VolatilityRatio => "volatility_ratio",
+        }
+    }
+
+    pub fn of(self, f: &Features) -> f64 {
+        match self {
+            Metric::SnrDb => f.snr_db,
+            Metric::EnergyEntropy => f.energy_entropy,
+            Metric::DifficultyScore => f.difficulty_score,
+            Metric::DominantEnergy => f.dominant_energy,
+            Metric::TrendConsistency => f.trend_consistency,
+            Metric::VolatilityRatio => f.volatility_ratio,
+        }
+    }
+}
+
+/// What a sweep is ranked by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize, Default)]
+pub enum RankBy {
+    /// The validation score, highest first.
+    #[default]
+    Score,
+    /// A feature's mean, highest first (a description, not a judgement).
+    Mean(Metric),
+}
+
+impl RankBy {
+    pub const ALL: [RankBy; 7] = [
+        RankBy::Score,
+        RankBy::Mean(Metric::SnrDb),
+        RankBy::Mean(Metric::EnergyEntropy),
+        RankBy::Mean(Metric::DifficultyScore),
+        RankBy::Mean(Metric::DominantEnergy),
+        RankBy::Mean(Metric::TrendConsistency),
+        RankBy::Mean(Metric::VolatilityRatio),
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RankBy::Score => "score",
+            RankBy::Mean(m) => m.name(),
+        }
+    }
+
+    pub fn of(self, row: &SweepRow) -> f64 {
+        match self {
+            RankBy::Score => row.val.score_bits,
+            RankBy::Mean(m) => row.mean(m),
+        }
+    }
+}
+
+impl std::str::FromStr for RankBy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        RankBy::ALL
+            .into_iter()
+            .find(|r| r.name() == s.trim())
+            .ok_or_else(|| {
+                let names: Vec<&str> = RankBy::ALL.iter().map(|r| r.name()).collect();
+                format!("--by '{s}': expected one of {}", names.join(", "))
+            })
+    }
+}
+
+/// One configuration and template over the data set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepRow {
+    pub wavelet: String,
+    /// Other chosen wavelets with the same filter bank (same features, same row).
+    pub aliases: Vec<String>,
+    pub level: usize,
+    pub mode: wavebench_core::wavelet::Mode,
+    pub template: String,
+    /// Coefficients in the approximation band: below 2 its std, and so the SNR, is degenerate.
+    pub approx_len: usize,
+    pub val: Evaluation,
+    pub test: Evaluation,
+    /// Each [`Metric`]'s mean over the val and test units.
+    pub means: [f64; 6],
+}
+
+impl SweepRow {
+    pub fn mean(&self, m: Metric) -> f64 {
+        self.means[m as usize]
+    }
+
+    /// An approximation band of fewer than 2 coefficients has no spread: its std, SNR and
+    /// volatility are artefacts of the level, not of the data.
+    pub fn degenerate(&self) -> bool {
+        self.approx_len < 2
+    }
+
+    /// "db4 level 3", with the mode and template where the sweep varies them.
+    pub fn label(&self) -> String {
+        format!("{} level {}", self.wavelet, self.level)
+    }
+}
+
+/// A whole sweep: the split, its units and every configuration's row, in grid order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    pub split: Split,
+    /// Each file's name and parts.
+    pub files: Vec<(String, Borders)>,
+    /// Scored units per part (train: those the terciles were cut from).
+    pub units: [usize; 3],
+    /// Units of the three parts left out (a constant or perfectly linear input).
+    pub left_out: usize,
+    pub naive_mase: wavebench_core::score::Terciles,
+    pub vol_ratio: wavebench_core::score::Terciles,
+    pub rows: Vec<SweepRow>,
+}
+
+/// The rows best first by `by` (ties in grid order), degenerate ones left out unless
+/// `keep_degenerate`.
+pub fn ranked(rows: &[SweepRow], by: RankBy, keep_degenerate: bool) -> Vec<&SweepRow> {
+    let mut order: Vec<&SweepRow> = rows
+        .iter()
+        .filter(|r| keep_degenerate || !r.degenerate())
+        .collect();
+    order.sort_by(|a, b| by.of(b).total_cmp(&by.of(a)));
+    order
+}
+
+/// What a sweep runs over: the data options of `base` (columns, rows, seq_len, stride,
+/// pred_len, description, missing), the grid, the templates and the split.
+#[derive(Clone)]
+pub struct Request {
+    pub base: Config,
+    pub grid: Grid,
+    /// Each template's name and compiled form; every template is scored on the same
+    /// features (the claims), and differs in its prompts' diversity.
+    pub templates: Vec<(String, Arc<Prompter>)>,
+    pub split: Split,
+}
+
+/// Run the sweep over `tables` (name, table) on the native engine in f64. Overlapping
+/// windows slide where every claim and every prompt comes out as the per-window path's
+/// (`--path window` never slides). `progress(done, total)` answers whether to go on;
+/// errors say what went wrong.
+pub fn run(
+    tables: &[(&str, &Table)],
+    req: &Request,
+    mut progress: impl FnMut(usize, usize) -> bool,
+) -> Result<Sweep, String> {
+    if tables.is_empty() {
+        return Err("sweep: no data".into());
+    }
+    if req.templates.is_empty() {
+        return Err("sweep: no template".into());
+    }
+    let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
+        .map_err(|e| e.to_string())?;
+    let mut horizons = Vec::with_capacity(tables.len());
+    let mut seq_len = None;
+    for (name, table) in tables {
+        let prepared = base.prepare(table).map_err(|e| format!("{name}: {e}"))?;
+        let rows = table.rows();
+        let range = base
+            .rows
+            .map_or(0..rows, |r| r.start..r.end.unwrap_or(rows));
+        let h = Horizons::new(table, &prepared.windows, req.base.pred_len, &req.split, range)
+            .map_err(|e| format!("{name}: {e}"))?;
+        match seq_len {
+            None => seq_len = Some(prepared.windows.seq_len),
+            Some(s) if s != prepared.windows.seq_len => {
+                return Err(format!(
+                    "{name}: its windows are {} rows, the others' {s}: give --seq-len",
+                    prepared.windows.seq_len
+                ))
+            }
+            _ => {}
+        }
+        horizons.push(h);
+    }
+    let seq_len = seq_len.unwrap_or(0);
+    let scorer = Scorer::new(horizons)?;
+    let points = req.grid.points(seq_len)?;
+    let job = Job {
+        tables,
+        req,
+        scorer: &scorer,
+        seq_len,
+        slide: match req.base.path {
+            PathChoice::Window => Err("--path window".to_string()),
+            _ => Ok(req
+                .templates
+                .iter()
+                .fold(Claim::READS, |r, (_, p)| r.union(p.reads()))),
+        },
+    };
+    // The first configuration computes Time-LLM's statistics of every unit (they do not
+    // depend on the wavelet); the others borrow them and run side by side, a pair per
+    // core, so one's single-threaded scoring overlaps another's transform.
+    let (mut rows, stats) = job.point(&points[0], None)?;
+    let stats = stats.unwrap_or_default();
+    if !progress(1, points.len()) {
+        return Err("sweep cancelled".into());
+    }
+    let side_by_side = 2 * rayon::current_num_threads();
+    let mut done = 1;
+    for chunk in points[1..].chunks(side_by_side) {
+        let results: Vec<Result<(Vec<SweepRow>, _), String>> = chunk
+            .par_iter()
+            .map(|p| job.point(p, Some(&stats)))
+            .collect();
+        for r in results {
+            rows.extend(r?.0);
+        }
+        done += chunk.len();
+        if !progress(done, points.len()) {
+            return Err("sweep cancelled".into());
+        }
+    }
+    Ok(Sweep {
+        split: req.split,
+        files: tables
+            .iter()
+            .zip(&scorer.files)
+            .map(|((n, _), h)| (n.to_string(), h.borders.clone()))
+            .collect(),
+        units: scorer.units,
+        left_out: scorer
+            .files
+            .iter()
+            .map(|h| h.left_out.iter().sum::<usize>())
+            .sum(),
+        naive_mase: scorer.mase,
+        vol_ratio: scorer.vol,
+        rows,
+    })
+}
+
+impl Request {
+    /// The run of one grid point (or the base's wavelet for None): f64 on the native
+    /// engine, one prompt per series.
+    fn config(&self, p: Option<&Point>) -> Config {
+        Config {
+            wavelet: p.map_or(self.base.wavelet.clone(), |p| p.wavelet.name.clone()),
+            level: p.map_or(self.base.level, |p| p.level),
+            mode: p.map_or(self.base.mode, |p| p.mode),
+            dtype: DType::F64,
+            aggregate: Aggregate::Series,
+            engine: engine::EngineKind::Native,
+            ..self.base.clone()
+        }
+    }
+}
+
+/// Time-LLM's statistics of one unit: the same in every configuration.
+#[derive(Debug, Clone)]
+struct Statistics {
+    min: f64,
+    max: f64,
+    median: f64,
+    trend: f64,
+    lags: Lags,
+}
+
+/// What every configuration of one sweep shares.
+struct Job<'a> {
+    tables: &'a [(&'a str, &'a Table)],
+    req: &'a Request,
+    scorer: &'a Scorer,
+    seq_len: usize,
+    slide: Result<Reads, String>,
+}
+
+impl Job<'_> {
+    /// One grid point's rows (one per template). Without `stats` it computes the units'
+    /// statistics and returns them, every scored window's units in order.
+    fn point(
+        &self,
+        point: &Point,
+        stats: Option<&[Statistics]>,
+    ) -> Result<(Vec<SweepRow>, Option<Vec<Statistics>>), String> {
+        let req = self.req;
+        let spec = RunSpec::new(req.config(Some(point)), Purpose::Features, &crate::backend::LOCAL)
+            .map_err(|e| e.to_string())?;
+        let bands = engine::plan::band_names(point.level);
+        let mut tally = self.scorer.tally(&bands);
+        let mut engine = Selected::native();
+        // Per file, every unit of its scored windows and the part it was counted in (None:
+        // its horizon straddles two parts, or it was left out). Each template renders them.
+        let mut files: Vec<(Vec<Unit>, Vec<Option<Part>>)> = Vec::new();
+        let mut approx_len = 0;
+        let mut next_stats = stats.map(|s| s.iter());
+        for ((name, table), h) in self.tables.iter().zip(&self.scorer.files) {
+            let prepared = spec.prepare(table).map_err(|e| format!("{name}: {e}"))?;
+            approx_len = prepared.plan.band_lens[0];
+            let prepared = prepared.part(h.scored.clone()).sliding(self.slide.clone());
+            let prepared = match stats {
+                Some(_) => prepared.without_statistics(),
+                None => prepared,
+            };
+            let mut units = prepared
+                .features(table, &mut engine, &mut Timer::default(), |_| true)
+                .map_err(|e| format!("sweep at {}: {name}: {e}", point_label(point)))?;
+            let channels = table.channels.len();
+            let mut parts = Vec::with_capacity(units.len());
+            for (k, u) in units.iter_mut().enumerate() {
+                if let Some(s) = next_stats.as_mut().and_then(Iterator::next) {
+                    let f = &mut u.features;
+                    (f.min, f.max, f.median, f.trend) = (s.min, s.max, s.median, s.trend);
+                    f.lags = s.lags.clone();
+                }
+                parts.push(tally.push(self.scorer, h, u.window, k % channels, &u.features));
+            }
+            files.push((units, parts));
+        }
+        let counted = || {
+            files.iter().flat_map(|(units, parts)| {
+                units.iter().zip(parts).filter_map(|(u, p)| p.map(|p| (p, u)))
+            })
+        };
+        let mut means = [0.0; 6];
+        let mut n = 0usize;
+        for (_, u) in counted() {
+            n += 1;
+            for (m, acc) in Metric::ALL.iter().zip(means.iter_mut()) {
+                *acc += m.of(&u.features);
+            }
+        }
+        for acc in &mut means {
+            *acc /= n.max(1) as f64;
+        }
+        let mut rows = Vec::with_capacity(req.templates.len());
+        for (template, prompter) in &req.templates {
+            let mut texts = Vec::with_capacity(files.len());
+            for (units, _) in &files {
+                texts.push(
+                    prompter
+                        .render_all(units, &req.base.description, self.seq_len, req.base.pred_len)
+                        .map_err(|e| format!("{template}: {e}"))?,
+                );
+            }
+            let diversity = |part: Part| {
+                Diversity::of(files.iter().zip(&texts).flat_map(|((_, parts), texts)| {
+                    parts
+                        .iter()
+                        .zip(texts)
+                        .filter(move |(p, _)| **p == Some(part))
+                        .map(|(_, t)| t.as_str())
+                }))
+            };
+            rows.push(SweepRow {
+                wavelet: point.wavelet.name.clone(),
+                aliases: point.aliases.iter().map(|a| a.to_string()).collect(),
+                level: point.level,
+                mode: point.mode,
+                template: template.clone(),
+                approx_len,
+                val: tally.evaluate(self.scorer, Part::Val, diversity(Part::Val)),
+                test: tally.evaluate(self.scorer, Part::Test, diversity(Part::Test)),
+                means,
+            });
+        }
+        // Every scored unit's statistics, in order (the straddling ones too: each
+        // configuration renders the same units).
+        let stats = stats.is_none().then(|| {
+            files
+                .iter()
+                .flat_map(|(units, _)| units)
+                .map(|u| Statistics {
+                    min: u.features.min,
+                    max: u.features.max,
+                    median: u.features.median,
+                    trend: u.features.trend,
+                    lags: u.features.lags.clone(),
+                })
+                .collect()
+        });
+        Ok((rows, stats))
+    }
+}
+
+fn point_label(p: &Point) -> String {
+    format!("{} level {} {}", p.wavelet.name, p.level, p.mode.name())
+}
