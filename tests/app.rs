@@ -223,28 +223,43 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
         "the button started no sweep: {}",
         h.state().status()
     );
-    let rows = &h.state().sweep_view.rows;
-    let configs = wavebench::sweep::configurations(64);
-    assert_eq!(rows.len(), configs.len());
+    let sweep = h
+        .state()
+        .sweep_view
+        .sweep
+        .as_ref()
+        .expect("the sweep's result is shown");
+    let rows = &sweep.rows;
+    let points = wavebench::sweep::Grid::default().points(64).unwrap();
+    assert_eq!(rows.len(), points.len());
     assert!(rows
         .iter()
-        .zip(&configs)
-        .all(|(r, c)| r.wavelet == c.0 && r.level == c.1));
-    assert!(rows.iter().all(|r| r.means.iter().all(|v| v.is_finite())));
+        .zip(&points)
+        .all(|(r, p)| r.wavelet == p.wavelet.name && r.level == p.level));
+    // haar = db1 = bior1.1 = rbio1.1: one row.
+    assert_eq!(rows.iter().filter(|r| r.wavelet == "db1").count(), 0);
+    assert!(rows.iter().all(|r| r.val.score_bits.is_finite()
+        && r.test.score_bits.is_finite()
+        && r.val.units > 0
+        && r.means.iter().all(|v| v.is_finite())));
     assert!(h
         .state()
         .status()
-        .contains(&format!("sweep done: {} configurations", configs.len())));
-    // Ranked by SNR, best (highest) first, degenerate configurations hidden.
-    let ranked = wavebench::sweep::ranked(rows, wavebench::sweep::Metric::SnrDb, false);
+        .contains(&format!("sweep done: {} configurations", points.len())));
+    // Ranked by the val score, best first, degenerate configurations hidden.
+    let ranked = wavebench::sweep::ranked(rows, wavebench::sweep::RankBy::Score, false);
     assert!(ranked.iter().all(|r| r.approx_len >= 2));
-    assert!(ranked.windows(2).all(|w| w[0].means[0] >= w[1].means[0]));
+    assert!(ranked
+        .windows(2)
+        .all(|w| w[0].val.score_bits >= w[1].val.score_bits));
     assert!(
         ranked.len() < rows.len(),
         "level 5 of 64 samples leaves 1 coefficient"
     );
-    // The colour scale's upper end (the best SNR) is drawn inside the Sweep pane.
-    let best = h.get_by_label(&format!("{:.2}", ranked[0].means[0])).rect();
+    // The colour scale's upper end (the best val score) is drawn inside the Sweep pane.
+    let best = h
+        .get_by_label(&format!("{:.2}", ranked[0].val.score_bits))
+        .rect();
     let beside = h.get_by_label("Energy, trends, stds").rect().left();
     assert!(
         best.right() <= beside,

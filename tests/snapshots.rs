@@ -239,9 +239,21 @@ fn sweep() {
         seq_len: Some(256),
         ..Config::default()
     };
-    let rows = wavebench::sweep::run(&t, &base, |_, _| true).unwrap();
+    let req = wavebench::sweep::Request {
+        base,
+        grid: wavebench::sweep::Grid {
+            wavelets: vec!["db*".into(), "sym*".into(), "haar".into()],
+            ..Default::default()
+        },
+        templates: vec![(
+            "dwt-balanced".into(),
+            std::sync::Arc::new(wavebench_core::prompt::Prompter::from_name_or_file("dwt-balanced").unwrap()),
+        )],
+        split: Default::default(),
+    };
+    let sweep = wavebench::sweep::run(&[("synthetic.csv", &t)], &req, |_, _| true).unwrap();
     let mut view = views::sweep::SweepView {
-        rows,
+        sweep: Some(sweep),
         ..Default::default()
     };
     let mut s = Settings::default();
