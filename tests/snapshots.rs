@@ -247,7 +247,9 @@ fn sweep() {
         },
         templates: vec![(
             "dwt-balanced".into(),
-            std::sync::Arc::new(wavebench_core::prompt::Prompter::from_name_or_file("dwt-balanced").unwrap()),
+            std::sync::Arc::new(
+                wavebench_core::prompt::Prompter::from_name_or_file("dwt-balanced").unwrap(),
+            ),
         )],
         split: Default::default(),
     };

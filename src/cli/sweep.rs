@@ -62,8 +62,14 @@ pub fn run(
         }
     };
     for (given, instead) in [
-        (common.wavelet.is_some(), "--wavelet: a sweep takes --wavelets (names or patterns)"),
-        (common.level.is_some(), "--level: a sweep takes --levels (1..6, 2,3 or valid)"),
+        (
+            common.wavelet.is_some(),
+            "--wavelet: a sweep takes --wavelets (names or patterns)",
+        ),
+        (
+            common.level.is_some(),
+            "--level: a sweep takes --levels (1..6, 2,3 or valid)",
+        ),
         (common.mode.is_some(), "--mode: a sweep takes --modes"),
         (
             common.engine.is_some() || common.dtype.is_some(),
@@ -142,8 +148,13 @@ pub fn run(
             v
         }
         "csv" => report::csv(&s, opts.by, opts.keep_degenerate).map_err(Failure::Internal)?,
-        _ => report::markdown(&s, opts.by, opts.keep_degenerate, &path.display().to_string())
-            .into_bytes(),
+        _ => report::markdown(
+            &s,
+            opts.by,
+            opts.keep_degenerate,
+            &path.display().to_string(),
+        )
+        .into_bytes(),
     };
     let out: PathBuf = output.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     export::write_atomic(&out, |w| w.write_all(&bytes)).map_err(Failure::Input)

@@ -95,7 +95,10 @@ impl Grid {
                 }
             } else {
                 let w = wavelet::lookup(&p).map_err(|e| format!("--wavelets: {e}"))?;
-                let i = wavelet::all().iter().position(|x| x.name == w.name).unwrap_or(0);
+                let i = wavelet::all()
+                    .iter()
+                    .position(|x| x.name == w.name)
+                    .unwrap_or(0);
                 chosen[i] = true;
             }
         }
@@ -152,10 +155,19 @@ mod tests {
 
     #[test]
     fn levels_parse() {
-        assert_eq!("1..3".parse::<Levels>().unwrap(), Levels::Listed(vec![1, 2, 3]));
-        assert_eq!("3,2,3".parse::<Levels>().unwrap(), Levels::Listed(vec![2, 3]));
+        assert_eq!(
+            "1..3".parse::<Levels>().unwrap(),
+            Levels::Listed(vec![1, 2, 3])
+        );
+        assert_eq!(
+            "3,2,3".parse::<Levels>().unwrap(),
+            Levels::Listed(vec![2, 3])
+        );
         assert_eq!("valid".parse::<Levels>().unwrap(), Levels::Valid);
-        assert!("0..2".parse::<Levels>().unwrap_err().contains("'0' is not a level"));
+        assert!("0..2"
+            .parse::<Levels>()
+            .unwrap_err()
+            .contains("'0' is not a level"));
         assert!("3..1".parse::<Levels>().unwrap_err().contains("empty"));
     }
 
@@ -166,8 +178,10 @@ mod tests {
             ..Grid::default()
         };
         let w = g.wavelets().unwrap();
-        let names: Vec<(&str, Vec<&str>)> =
-            w.iter().map(|(w, a)| (w.name.as_str(), a.clone())).collect();
+        let names: Vec<(&str, Vec<&str>)> = w
+            .iter()
+            .map(|(w, a)| (w.name.as_str(), a.clone()))
+            .collect();
         assert_eq!(
             names,
             vec![("haar", vec!["db1", "bior1.1", "rbio1.1"]), ("db4", vec![])]

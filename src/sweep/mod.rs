@@ -9,18 +9,18 @@ pub mod report;
 
 pub use grid::{Grid, Levels, Point};
 
+use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
 use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::engine::{self, DType, Selected};
-use rayon::prelude::*;
 use wavebench_core::features::{Aggregate, Features, Reads, Unit};
-use wavebench_core::stats::Lags;
 use wavebench_core::pipeline::PathChoice;
 use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::{Borders, Claim, Diversity, Evaluation, Horizons, Part, Scorer, Split};
+use wavebench_core::stats::Lags;
 use wavebench_core::timing::Timer;
 
 /// A feature whose mean over the scored units a sweep also reports: a description of how
@@ -215,8 +215,14 @@ pub fn run(
         let range = base
             .rows
             .map_or(0..rows, |r| r.start..r.end.unwrap_or(rows));
-        let h = Horizons::new(table, &prepared.windows, req.base.pred_len, &req.split, range)
-            .map_err(|e| format!("{name}: {e}"))?;
+        let h = Horizons::new(
+            table,
+            &prepared.windows,
+            req.base.pred_len,
+            &req.split,
+            range,
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
         match seq_len {
             None => seq_len = Some(prepared.windows.seq_len),
             Some(s) if s != prepared.windows.seq_len => {
@@ -331,8 +337,12 @@ impl Job<'_> {
         stats: Option<&[Statistics]>,
     ) -> Result<(Vec<SweepRow>, Option<Vec<Statistics>>), String> {
         let req = self.req;
-        let spec = RunSpec::new(req.config(Some(point)), Purpose::Features, &crate::backend::LOCAL)
-            .map_err(|e| e.to_string())?;
+        let spec = RunSpec::new(
+            req.config(Some(point)),
+            Purpose::Features,
+            &crate::backend::LOCAL,
+        )
+        .map_err(|e| e.to_string())?;
         let bands = engine::plan::band_names(point.level);
         let mut tally = self.scorer.tally(&bands);
         let mut engine = Selected::native();
@@ -366,7 +376,10 @@ impl Job<'_> {
         }
         let counted = || {
             files.iter().flat_map(|(units, parts)| {
-                units.iter().zip(parts).filter_map(|(u, p)| p.map(|p| (p, u)))
+                units
+                    .iter()
+                    .zip(parts)
+                    .filter_map(|(u, p)| p.map(|p| (p, u)))
             })
         };
         let mut means = [0.0; 6];
@@ -386,7 +399,12 @@ impl Job<'_> {
             for (units, _) in &files {
                 texts.push(
                     prompter
-                        .render_all(units, &req.base.description, self.seq_len, req.base.pred_len)
+                        .render_all(
+                            units,
+                            &req.base.description,
+                            self.seq_len,
+                            req.base.pred_len,
+                        )
                         .map_err(|e| format!("{template}: {e}"))?,
                 );
             }

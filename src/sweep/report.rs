@@ -10,8 +10,11 @@ use wavebench_core::score::{Claim, Part, Target};
 /// (no rank) unless they were kept in the ranking.
 fn ordered(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Vec<(Option<usize>, &SweepRow)> {
     let best = ranked(&s.rows, by, keep_degenerate);
-    let mut out: Vec<(Option<usize>, &SweepRow)> =
-        best.iter().enumerate().map(|(i, r)| (Some(i + 1), *r)).collect();
+    let mut out: Vec<(Option<usize>, &SweepRow)> = best
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (Some(i + 1), *r))
+        .collect();
     out.extend(
         s.rows
             .iter()
@@ -121,7 +124,12 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
             header.push(format!("{part}_{}_{}_bits", c.name(), t.name()));
         }
         header.push(format!("{part}_lags_direction_bits"));
-        for d in ["distinct", "entropy_bits", "distinct_masked", "entropy_masked_bits"] {
+        for d in [
+            "distinct",
+            "entropy_bits",
+            "distinct_masked",
+            "entropy_masked_bits",
+        ] {
             header.push(format!("{part}_{d}"));
         }
     }
@@ -144,7 +152,10 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
         ];
         for e in [&r.val, &r.test] {
             for (c, t) in scored_pairs() {
-                rec.push(e.info(c, t).map_or(String::new(), |i| i.mi_bits.to_string()));
+                rec.push(
+                    e.info(c, t)
+                        .map_or(String::new(), |i| i.mi_bits.to_string()),
+                );
             }
             rec.push(
                 e.info(Claim::Lags, Target::Direction)
@@ -226,7 +237,10 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
             "\n## What each claim of {} tells (val, bits; noise floor in brackets)\n",
             best.label()
         );
-        let _ = writeln!(o, "| claim | categories | direction | naive_mase | vol_ratio |");
+        let _ = writeln!(
+            o,
+            "| claim | categories | direction | naive_mase | vol_ratio |"
+        );
         let _ = writeln!(o, "|---|---|---|---|---|");
         for c in &best.val.claims {
             let cells: Vec<String> = c
@@ -238,7 +252,11 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
                 o,
                 "| {}{} | {} | {} |",
                 c.claim.name(),
-                if c.claim.scored_against().is_some() { "" } else { " (not scored)" },
+                if c.claim.scored_against().is_some() {
+                    ""
+                } else {
+                    " (not scored)"
+                },
                 c.categories.len(),
                 cells.join(" | ")
             );

@@ -82,8 +82,13 @@ impl SweepView {
             sw.units[2],
             sw.left_out,
             match self.by {
-                RankBy::Score => "score = bits the claims tell about the horizon (a proxy, not a forecast)".to_string(),
-                RankBy::Mean(m) => format!("mean {} over the scored units: a description, higher is not better", m.name()),
+                RankBy::Score =>
+                    "score = bits the claims tell about the horizon (a proxy, not a forecast)"
+                        .to_string(),
+                RankBy::Mean(m) => format!(
+                    "mean {} over the scored units: a description, higher is not better",
+                    m.name()
+                ),
             }
         ));
         let by = self.by;
@@ -123,7 +128,10 @@ impl SweepView {
                                 let r = if row.aliases.is_empty() {
                                     r
                                 } else {
-                                    r.on_hover_text(format!("same filters as {}", row.aliases.join(", ")))
+                                    r.on_hover_text(format!(
+                                        "same filters as {}",
+                                        row.aliases.join(", ")
+                                    ))
                                 };
                                 if r.clicked() {
                                     s.run.wavelet = row.wavelet.clone();

@@ -3,8 +3,8 @@
 //! prompt texts (docs/score.md#information).
 
 use rustc_hash::FxHashMap;
-use xxhash_rust::xxh3::xxh3_128;
 use std::f64::consts::LN_2;
+use xxhash_rust::xxh3::xxh3_128;
 
 /// The entropy in bits of a distribution given by its cell counts over `n` units: plug-in
 /// `-Σ p ln p` plus Miller and Madow's `(m - 1) / 2n` (m the non-empty cells), in nats,
@@ -44,7 +44,11 @@ fn miller_madow(counts: &[u32], n: usize) -> f64 {
 /// (< `k_outcome`). The correction can make a near-zero value slightly negative; it is
 /// reported as it is.
 pub fn mutual_information(claim: &[u32], outcome: &[u32], k_claim: usize, k_outcome: usize) -> f64 {
-    assert_eq!(claim.len(), outcome.len(), "one claim and one outcome per unit");
+    assert_eq!(
+        claim.len(),
+        outcome.len(),
+        "one claim and one outcome per unit"
+    );
     let n = claim.len();
     if n == 0 {
         return 0.0;
@@ -192,7 +196,12 @@ mod tests {
 
     #[test]
     fn diversity_masks_numbers() {
-        let d = Diversity::of(["range [1.5, 20]", "range [2.25, 3]", "range [1.5, 20]", "flat"]);
+        let d = Diversity::of([
+            "range [1.5, 20]",
+            "range [2.25, 3]",
+            "range [1.5, 20]",
+            "flat",
+        ]);
         assert_eq!((d.distinct, d.distinct_masked), (3, 2));
         assert!((d.entropy_bits - 1.5).abs() < 1e-15);
         let mut m = String::new();

@@ -16,9 +16,9 @@ pub use split::{Borders, Part, Split};
 
 use crate::data::{Table, Windows};
 use crate::features::{Features, Reads};
+use rustc_hash::FxHashMap;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
-use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 /// A categorical claim a prompt makes, under its name in docs/score.md.
@@ -70,10 +70,16 @@ impl Claim {
     };
 
     pub fn parse(name: &str) -> Result<Claim, String> {
-        Claim::ALL.into_iter().find(|c| c.name() == name).ok_or_else(|| {
-            let names: Vec<&str> = Claim::ALL.iter().map(|c| c.name()).collect();
-            format!("unknown claim '{name}' (expected one of {})", names.join(", "))
-        })
+        Claim::ALL
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Claim::ALL.iter().map(|c| c.name()).collect();
+                format!(
+                    "unknown claim '{name}' (expected one of {})",
+                    names.join(", ")
+                )
+            })
     }
 
     /// The outcome this claim is scored against, if it is part of the score.
@@ -141,9 +147,12 @@ impl Target {
     }
 
     pub fn parse(name: &str) -> Result<Target, String> {
-        Target::ALL.into_iter().find(|t| t.name() == name).ok_or_else(|| {
-            format!("unknown outcome '{name}' (expected direction, naive_mase or vol_ratio)")
-        })
+        Target::ALL
+            .into_iter()
+            .find(|t| t.name() == name)
+            .ok_or_else(|| {
+                format!("unknown outcome '{name}' (expected direction, naive_mase or vol_ratio)")
+            })
     }
 
     pub fn classes(self) -> &'static [&'static str] {
@@ -290,7 +299,9 @@ impl Scorer {
             mase: Terciles::of(&mut mase),
             vol: Terciles::of(&mut vol),
             units,
-            perms: Part::ALL.map(|p| information::permutation(units[p as usize], information::PERMUTATION_SEED)),
+            perms: Part::ALL.map(|p| {
+                information::permutation(units[p as usize], information::PERMUTATION_SEED)
+            }),
         })
     }
 
@@ -334,7 +345,10 @@ const FEW: usize = 16;
 impl Column {
     fn push(&mut self, category: &str) {
         let found = if self.names.len() <= FEW {
-            self.names.iter().position(|n| n == category).map(|i| i as u32)
+            self.names
+                .iter()
+                .position(|n| n == category)
+                .map(|i| i as u32)
         } else {
             self.index.get(category).copied()
         };

@@ -111,7 +111,7 @@ mod tests {
         let h = [5.0, 3.0, 6.0];
         let o = Outcome::of(&x, &h).unwrap();
         assert!(o.up); // mean 14/3 > 4
-        // steps: mean(1, 2) = 1.5; error: mean(1, 1, 2) = 4/3.
+                       // steps: mean(1, 2) = 1.5; error: mean(1, 1, 2) = 4/3.
         assert!((o.naive_mase - (4.0 / 3.0) / 1.5).abs() < 1e-15);
         // diff(x) = 1, 2: std 0.5; diff(h) = -2, 3: std 2.5.
         assert!((o.vol_ratio - 5.0).abs() < 1e-15);
@@ -137,6 +137,9 @@ mod tests {
         let t = Terciles::of(&mut [8.0, 1.0, 4.0, 2.0]);
         assert_eq!((t.q1, t.q2), (2.0, 4.0));
         assert_eq!(quantile(&[0.0, 1.0], 2.0 / 3.0), 1.0 - (1.0 - 2.0 / 3.0));
-        assert_eq!([t.class(1.9), t.class(2.0), t.class(3.9), t.class(4.0)], [0, 1, 1, 2]);
+        assert_eq!(
+            [t.class(1.9), t.class(2.0), t.class(3.9), t.class(4.0)],
+            [0, 1, 1, 2]
+        );
     }
 }

@@ -143,10 +143,16 @@ impl FromStr for Split {
         let share = |t: &str, name: &str| -> Result<f64, String> {
             match t.parse::<f64>() {
                 Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-                _ => Err(format!("'{s}': the {name} share '{t}' is not a number from 0 to 1")),
+                _ => Err(format!(
+                    "'{s}': the {name} share '{t}' is not a number from 0 to 1"
+                )),
             }
         };
-        let (train, val, test) = (share(train, "train")?, share(val, "val")?, share(test, "test")?);
+        let (train, val, test) = (
+            share(train, "train")?,
+            share(val, "val")?,
+            share(test, "test")?,
+        );
         let sum = train + val + test;
         if (sum - 1.0).abs() > 1e-9 {
             return Err(format!(
@@ -176,7 +182,10 @@ mod tests {
     #[test]
     fn ett_months() {
         let b = Split::EttHour.borders(0, 17420).unwrap();
-        assert_eq!((b.train, b.val, b.test), (0..8640, 8640..11520, 11520..14400));
+        assert_eq!(
+            (b.train, b.val, b.test),
+            (0..8640, 8640..11520, 11520..14400)
+        );
         let b = Split::EttMinute.borders(0, 69680).unwrap();
         assert_eq!(b.test, 46080..57600);
         let e = Split::EttHour.borders(0, 14399).unwrap_err();
@@ -189,8 +198,14 @@ mod tests {
         assert_eq!(" ett-hour ".parse::<Split>().unwrap(), Split::EttHour);
         let e = "0.7,0.2,0.2".parse::<Split>().unwrap_err();
         assert!(e.contains("sum to 1.1"), "{e}");
-        assert!("0.7,0.3".parse::<Split>().unwrap_err().contains("TRAIN,VAL,TEST"));
-        assert!("0.7,x,0.3".parse::<Split>().unwrap_err().contains("val share 'x'"));
+        assert!("0.7,0.3"
+            .parse::<Split>()
+            .unwrap_err()
+            .contains("TRAIN,VAL,TEST"));
+        assert!("0.7,x,0.3"
+            .parse::<Split>()
+            .unwrap_err()
+            .contains("val share 'x'"));
         let e = Split::default().borders(0, 3).unwrap_err();
         assert!(e.contains("test part of 3 rows is empty"), "{e}");
     }

@@ -1,0 +1,333 @@
+//! The sweep's score against an independent implementation (scripts/ref_score.py: numpy,
+//! pywt and scripts/ref_features.py's claims and prompts): outcomes, terciles, mutual
+//! information, noise floor, categories and prompt diversity, on a file the test makes
+//! and on ETTh1; and the sweep's refusals, each one clear line.
+
+mod common;
+
+use common::{assert_input_error, etth1, wavebench};
+use serde_json::Value;
+use std::path::Path;
+
+fn python() -> String {
+    std::env::var("WAVEBENCH_PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
+/// The reference's JSON for one configuration.
+fn reference(data: &Path, args: &[&str]) -> Value {
+    let o = std::process::Command::new(python())
+        .arg("scripts/ref_score.py")
+        .arg(data)
+        .args(args)
+        .output()
+        .expect("python3 with numpy and pywt (the project venv) on PATH");
+    assert!(
+        o.status.success(),
+        "ref_score.py failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn sweep(data: &Path, out: &Path, args: &[&str]) -> Value {
+    let mut all = vec![
+        "sweep",
+        data.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let o = wavebench(&all);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+fn close(a: &Value, b: &Value, what: &str) {
+    let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+    assert!((x - y).abs() <= 1e-9, "{what}: sweep {x}, reference {y}");
+}
+
+/// One part's evaluation, field by field.
+fn same_part(ours: &Value, theirs: &Value, what: &str) {
+    assert_eq!(ours["units"], theirs["units"], "{what}: units");
+    close(
+        &ours["score_bits"],
+        &theirs["score_bits"],
+        &format!("{what} score"),
+    );
+    let claims = ours["claims"].as_object().unwrap();
+    assert_eq!(claims.len(), 8, "{what}: every claim");
+    for (claim, outcomes) in claims {
+        let outcomes = outcomes.as_object().unwrap();
+        assert_eq!(outcomes.len(), 3, "{what} {claim}: every outcome");
+        for (o, v) in outcomes {
+            let r = &theirs["claims"][claim][o];
+            close(&v["mi_bits"], &r["mi_bits"], &format!("{what} {claim}×{o}"));
+            close(
+                &v["noise_bits"],
+                &r["noise_bits"],
+                &format!("{what} {claim}×{o} noise"),
+            );
+        }
+        assert_eq!(
+            ours["categories"][claim], theirs["categories"][claim],
+            "{what} {claim}: categories"
+        );
+    }
+    let (d, r) = (&ours["diversity"], &theirs["diversity"]);
+    assert_eq!(d["distinct"], r["distinct"], "{what}: distinct prompts");
+    assert_eq!(
+        d["distinct_masked"], r["distinct_masked"],
+        "{what}: distinct masked"
+    );
+    close(
+        &d["entropy_bits"],
+        &r["entropy_bits"],
+        &format!("{what} entropy"),
+    );
+    close(
+        &d["entropy_masked_bits"],
+        &r["entropy_masked_bits"],
+        &format!("{what} masked entropy"),
+    );
+}
+
+/// Every configuration of `swept` against the reference.
+fn check_against_reference(data: &Path, swept: &Value, common: &[&str]) {
+    let configs = swept["configs"].as_array().unwrap();
+    assert!(!configs.is_empty());
+    for c in configs {
+        let level = c["level"].to_string();
+        let mut args = common.to_vec();
+        args.extend([
+            "--wavelet",
+            c["wavelet"].as_str().unwrap(),
+            "--level",
+            &level,
+            "--mode",
+            c["mode"].as_str().unwrap(),
+            "--template",
+            c["template"].as_str().unwrap(),
+        ]);
+        let r = reference(data, &args);
+        let what = format!("{} level {level} {}", c["wavelet"], c["template"]);
+        for part in ["train", "val", "test", "left_out"] {
+            assert_eq!(
+                swept["units"][part], r["units"][part],
+                "{what}: {part} units"
+            );
+        }
+        for t in ["naive_mase", "vol_ratio"] {
+            for k in 0..2 {
+                close(
+                    &swept["terciles"][t][k],
+                    &r["terciles"][t][k],
+                    &format!("{t} cut {k}"),
+                );
+            }
+        }
+        same_part(&c["val"], &r["val"], &format!("{what} val"));
+        same_part(&c["test"], &r["test"], &format!("{what} test"));
+    }
+}
+
+/// 900 rows: a trend with a season, a noisy random walk, a regime switch, and a channel
+/// that is constant for a stretch and then rises in a straight line (its units there are
+/// left out: a zero step size or a zero spread of steps).
+fn made_file(dir: &Path) -> std::path::PathBuf {
+    let walk = common::lcg_series(7, 900);
+    let mut csv = String::from("date,season,walk,regime,flat\n");
+    let mut w = 0.0;
+    for i in 0..900 {
+        let t = i as f64;
+        w += walk[i] * 0.1;
+        let regime = if (i / 150) % 2 == 0 { 1.0 } else { -1.0 } + 0.05 * walk[(i * 7) % 900];
+        let flat = if i < 300 {
+            2.0
+        } else if i < 500 {
+            2.0 + 0.5 * (t - 300.0)
+        } else {
+            (t / 9.0).sin() + 0.01 * walk[i]
+        };
+        csv.push_str(&format!(
+            "2024-01-{:02} {:02}:00:00,{},{},{},{}\n",
+            1 + i / 24,
+            i % 24,
+            0.01 * t + (t / 12.0).sin(),
+            w,
+            regime,
+            flat
+        ));
+    }
+    let p = dir.join("made.csv");
+    std::fs::write(&p, csv).unwrap();
+    p
+}
+
+#[test]
+fn sweep_equals_the_reference_on_a_made_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let out = dir.path().join("sweep.json");
+    let swept = sweep(
+        &data,
+        &out,
+        &[
+            "--seq-len",
+            "64",
+            "--stride",
+            "3",
+            "--pred-len",
+            "16",
+            "--wavelets",
+            "haar,db1,db2,sym3",
+            "--levels",
+            "1..2",
+            "--template",
+            "dwt-balanced,timellm",
+        ],
+    );
+    // haar = db1: one row each, under haar, with db1 named as its alias.
+    let configs = swept["configs"].as_array().unwrap();
+    assert_eq!(configs.len(), 3 * 2 * 2);
+    let haar: Vec<&Value> = configs.iter().filter(|c| c["wavelet"] == "haar").collect();
+    assert!(haar
+        .iter()
+        .all(|c| c["aliases"] == serde_json::json!(["db1"])));
+    assert!(
+        swept["units"]["left_out"].as_u64().unwrap() > 0,
+        "the flat stretch is left out"
+    );
+    // Ranked best first by the val score.
+    let scores: Vec<f64> = configs
+        .iter()
+        .map(|c| c["val"]["score_bits"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert_eq!(swept["split"]["val"], serde_json::json!([630, 720]));
+    check_against_reference(
+        &data,
+        &swept,
+        &["--seq-len", "64", "--stride", "3", "--pred-len", "16"],
+    );
+}
+
+#[test]
+fn sweep_equals_the_reference_on_etth1_with_ett_months() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep.json");
+    let args = ["--seq-len", "512", "--stride", "24", "--split", "ett-hour"];
+    let mut all = args.to_vec();
+    all.extend(["--wavelets", "db4,coif1", "--levels", "2,3"]);
+    let swept = sweep(&etth1(), &out, &all);
+    assert_eq!(swept["split"]["test"], serde_json::json!([11520, 14400]));
+    assert_eq!(swept["configs"].as_array().unwrap().len(), 4);
+    check_against_reference(&etth1(), &swept, &args);
+}
+
+#[test]
+fn csv_and_markdown_carry_the_same_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let args = [
+        "--seq-len",
+        "64",
+        "--stride",
+        "5",
+        "--pred-len",
+        "16",
+        "--wavelets",
+        "db2,sym3",
+        "--levels",
+        "1..2",
+    ];
+    let json = sweep(&data, &dir.path().join("s.json"), &args);
+    let csv_path = dir.path().join("s.csv");
+    sweep_raw(&data, &csv_path, &args);
+    let mut r = csv::Reader::from_path(&csv_path).unwrap();
+    let header = r.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    let configs = json["configs"].as_array().unwrap();
+    assert_eq!(rows.len(), configs.len());
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for (row, c) in rows.iter().zip(configs) {
+        assert_eq!(row[col("wavelet")], *c["wavelet"].as_str().unwrap());
+        assert_eq!(row[col("level")], c["level"].to_string());
+        let score: f64 = row[col("val_score_bits")].parse().unwrap();
+        assert_eq!(score, c["val"]["score_bits"].as_f64().unwrap());
+    }
+    let md_path = dir.path().join("s.md");
+    sweep_raw(&data, &md_path, &args);
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    let first = configs[0].clone();
+    let line = format!(
+        "| 1 | {} level {} | dwt-balanced | {:.4} | {:.4} |",
+        first["wavelet"].as_str().unwrap(),
+        first["level"],
+        first["val"]["score_bits"].as_f64().unwrap(),
+        first["test"]["score_bits"].as_f64().unwrap()
+    );
+    assert!(md.contains(&line), "{line} not in:\n{md}");
+}
+
+fn sweep_raw(data: &Path, out: &Path, args: &[&str]) {
+    let mut all = vec![
+        "sweep",
+        data.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let o = wavebench(&all);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn bad_requests_get_one_clear_line() {
+    let e = etth1();
+    let data = e.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut all = vec!["sweep", data, "-q"];
+        all.extend_from_slice(args);
+        wavebench(&all)
+    };
+    assert_input_error(
+        &run(&["--seq-len", "512", "--split", "0.7,0.2,0.2"]),
+        &["--split", "sum to 1.1"],
+    );
+    // The val part (1,742 rows) cannot hold a horizon of 2,000 rows.
+    assert_input_error(
+        &run(&["--seq-len", "512", "--pred-len", "2000"]),
+        &[
+            "no unit's horizon lies wholly in the val part",
+            "--pred-len",
+        ],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--pred-len", "1"]),
+        &["--pred-len 1", "at least 2"],
+    );
+    assert_input_error(&run(&[]), &["--seq-len", "512"]);
+    assert_input_error(
+        &run(&["--seq-len", "512", "--wavelet", "db4"]),
+        &["--wavelets"],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--wavelets", "db44"]),
+        &["did you mean"],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--by", "snr"]),
+        &["--by", "snr_db"],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--levels", "0..3"]),
+        &["'0' is not a level"],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--split", "ett-minute"]),
+        &["needs 57600 rows"],
+    );
+}
