@@ -731,3 +731,70 @@ fn the_seeds_proposals_are_measured_from_the_timing_view() {
     assert!(why.contains("aggregate series or sample"), "{why}");
     assert!(rows[0].result.is_ok(), "the baseline runs on batches");
 }
+
+/// The Data set pane surveys the current configuration over every window: its timeline
+/// has a point per window, its score is the sweep's of that configuration, and a knob
+/// change recomputes it in the background.
+#[test]
+fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
+    let mut h = harness_sized(with(|c| c.seq_len = Some(64), settings()), 1400.0);
+    settle(&mut h);
+    h.get_by_label("Data set").click();
+    h.step();
+    let surveyed = |app: &Workbench| {
+        !app.dataset_view.computing && matches!(app.dataset_view.survey, Some(Ok(_)))
+    };
+    step_until(&mut h, surveyed);
+    let s = h.state().settings.clone();
+    let survey = match &h.state().dataset_view.survey {
+        Some(Ok(v)) => v.clone(),
+        other => panic!("no survey: {:?}", other.as_ref().map(|r| r.as_ref().err())),
+    };
+    // 4000 rows, windows of 64 at stride 1.
+    assert_eq!(survey.starts.len(), 4000 - 64 + 1);
+    assert!(survey
+        .features
+        .iter()
+        .all(|f| f.len() == survey.starts.len()));
+    assert!(survey
+        .claims
+        .iter()
+        .all(|c| c.ids.len() == survey.starts.len()));
+    // The same configuration through the sweep: the same score.
+    let table = RunSpec::new(s.run.clone(), Purpose::Features, &wavebench::backend::LOCAL)
+        .unwrap()
+        .load(&sample())
+        .unwrap();
+    let req = wavebench::sweep::Request {
+        base: Config {
+            wavelet: s.run.wavelet.clone(),
+            ..s.run.clone()
+        },
+        grid: wavebench::sweep::Grid {
+            wavelets: vec![s.run.wavelet.clone()],
+            levels: wavebench::sweep::Levels::Listed(vec![s.run.level]),
+            modes: vec![s.run.mode],
+        },
+        templates: vec![(
+            s.template_label(),
+            std::sync::Arc::new(Prompter::new(&s.template_text).unwrap()),
+        )],
+        split: Default::default(),
+    };
+    let swept = wavebench::sweep::run(&[("synthetic.csv", &table)], &req, |_, _| true).unwrap();
+    assert_eq!(swept.rows.len(), 1);
+    assert_eq!(survey.sweep.rows[0].val, swept.rows[0].val);
+    assert_eq!(survey.sweep.rows[0].test, swept.rows[0].test);
+    // The heat map and the shares are drawn.
+    h.get_by_label(&format!(
+        "trend × direction: {:.3} bits",
+        survey.sweep.rows[0].val.claims[0].info[0].mi_bits
+    ));
+    h.get_by_label("Category shares");
+    // A knob change: the survey follows.
+    h.state_mut().settings.run.level = 2;
+    step_until(&mut h, |app| {
+        surveyed(app)
+            && matches!(&app.dataset_view.survey, Some(Ok(v)) if v.label.contains("level 2"))
+    });
+}

@@ -15,10 +15,11 @@ pub enum Pane {
     Timing,
     Compare,
     Sweep,
+    DataSet,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 8] = [
+    pub const ALL: [Pane; 9] = [
         Pane::Overview,
         Pane::Bands,
         Pane::Energy,
@@ -27,6 +28,7 @@ impl Pane {
         Pane::Timing,
         Pane::Compare,
         Pane::Sweep,
+        Pane::DataSet,
     ];
 
     pub fn title(self) -> &'static str {
@@ -39,6 +41,7 @@ impl Pane {
             Pane::Timing => "Timing",
             Pane::Compare => "Compare",
             Pane::Sweep => "Sweep",
+            Pane::DataSet => "Data set",
         }
     }
 }
@@ -50,11 +53,12 @@ pub type Layout = Tree<Pane>;
 pub fn default_layout() -> Layout {
     let mut tiles = Tiles::default();
     let mut pane = |p| tiles.insert_pane(p);
-    let (overview, bands, compare, sweep) = (
+    let (overview, bands, compare, sweep, dataset) = (
         pane(Pane::Overview),
         pane(Pane::Bands),
         pane(Pane::Compare),
         pane(Pane::Sweep),
+        pane(Pane::DataSet),
     );
     let (energy, features, prompt, timing) = (
         pane(Pane::Energy),
@@ -62,7 +66,7 @@ pub fn default_layout() -> Layout {
         pane(Pane::Prompt),
         pane(Pane::Timing),
     );
-    let band_tabs = tiles.insert_tab_tile(vec![bands, compare, sweep]);
+    let band_tabs = tiles.insert_tab_tile(vec![bands, compare, sweep, dataset]);
     let overview_tab = tiles.insert_tab_tile(vec![overview]);
     let tab = |tiles: &mut Tiles<Pane>, id| tiles.insert_tab_tile(vec![id]);
     let (energy, features, prompt, timing) = (

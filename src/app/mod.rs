@@ -82,6 +82,10 @@ pub struct Workbench {
     pub timing_view: views::timing::TimingView,
     overview: views::data::Overview,
     pub sweep_view: views::sweep::SweepView,
+    pub dataset_view: views::dataset::DataSetView,
+    /// Generation of the newest survey request, and what it was asked for.
+    survey_gen: u64,
+    survey_asked: Option<(Settings, wavebench_core::score::Split)>,
     /// A second configuration shown beside the main one.
     compare: Option<Compare>,
     /// The data-set-wide job running, if any.
@@ -112,6 +116,9 @@ impl Workbench {
             timing_view: Default::default(),
             overview: Default::default(),
             sweep_view: Default::default(),
+            dataset_view: Default::default(),
+            survey_gen: 0,
+            survey_asked: None,
             compare: None,
             job: None,
             layout: None,
@@ -256,6 +263,7 @@ impl Workbench {
         }
         self.request_if_changed();
         self.request_compare_if_changed();
+        self.request_survey_if_changed();
     }
 
     /// The arrangement, to rearrange (what the View menu and tab drags do).

@@ -88,6 +88,10 @@ impl Workbench {
                     self.busy = false;
                     self.status = message;
                 }
+                Reply::Surveyed { gen, result } if gen == self.survey_gen => {
+                    self.dataset_view.computing = false;
+                    self.dataset_view.survey = Some(result.map(|s| *s));
+                }
                 _ => {} // an answer to a request that a newer one replaced
             }
         }
@@ -111,6 +115,39 @@ impl Workbench {
             settings: Box::new(self.settings.clone()),
             table: table.clone(),
         });
+    }
+
+    /// Survey the data set again (the Data set pane, when it is open) when a knob that
+    /// shapes it moved: anything but the window shown and the view's switches.
+    pub(super) fn request_survey_if_changed(&mut self) {
+        let Some(table) = &self.table else { return };
+        if self.loading
+            || !self
+                .layout
+                .as_ref()
+                .is_some_and(|l| super::layout::is_open(l, super::layout::Pane::DataSet))
+        {
+            return;
+        }
+        let key = super::state::Settings {
+            window: 0,
+            raw_coefficients: false,
+            dark_theme: false,
+            ..self.settings.clone()
+        };
+        let wanted = (key, self.sweep_view.split);
+        if self.survey_asked.as_ref() == Some(&wanted) {
+            return;
+        }
+        self.survey_gen += 1;
+        self.dataset_view.computing = true;
+        self.worker.survey(super::worker::SurveyRequest {
+            gen: self.survey_gen,
+            table: table.clone(),
+            settings: Box::new(wanted.0.clone()),
+            split: wanted.1,
+        });
+        self.survey_asked = Some(wanted);
     }
 
     /// The same for the compared configuration, which follows the main window and channel.

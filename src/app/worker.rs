@@ -110,10 +110,26 @@ pub enum Reply {
         gen: u64,
         message: String,
     },
+    /// The Data set pane's survey of the current configuration.
+    Surveyed {
+        gen: u64,
+        result: Result<Box<crate::sweep::survey::Survey>, String>,
+    },
+}
+
+/// What the Data set pane asks for: the current configuration over every window.
+pub struct SurveyRequest {
+    pub gen: u64,
+    pub table: Arc<Table>,
+    pub settings: Box<Settings>,
+    pub split: wavebench_core::score::Split,
 }
 
 pub struct Worker {
     tx: Sender<Request>,
+    /// The survey thread's requests (its own thread: a survey of a large data set must
+    /// not hold back the window the knobs show).
+    surveys: Sender<SurveyRequest>,
     rx: Receiver<Reply>,
     replies: Sender<Reply>,
     wake: Arc<dyn Fn() + Send + Sync>,
@@ -131,8 +147,16 @@ impl Worker {
             .spawn(move || serve(requests, to_ui, move || w()))
             .map(|_| ())
             .unwrap_or_else(|e| eprintln!("wavebench: cannot start the worker thread: {e}"));
+        let (surveys, survey_rx) = channel::<SurveyRequest>();
+        let (to_ui, w) = (replies.clone(), wake.clone());
+        std::thread::Builder::new()
+            .name("wavebench-survey".into())
+            .spawn(move || survey_loop(survey_rx, to_ui, move || w()))
+            .map(|_| ())
+            .unwrap_or_else(|e| eprintln!("wavebench: cannot start the survey thread: {e}"));
         Worker {
             tx,
+            surveys,
             rx,
             replies,
             wake,
@@ -171,9 +195,44 @@ impl Worker {
         let _ = self.tx.send(r);
     }
 
+    pub fn survey(&self, r: SurveyRequest) {
+        let _ = self.surveys.send(r);
+    }
+
     pub fn try_recv(&self) -> Option<Reply> {
         self.rx.try_recv().ok()
     }
+}
+
+/// Survey the newest request, skipping those a newer knob change replaced.
+fn survey_loop(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, wake: impl Fn()) {
+    while let Ok(mut req) = requests.recv() {
+        while let Ok(next) = requests.try_recv() {
+            req = next;
+        }
+        let result = survey(&req).map(Box::new);
+        let _ = replies.send(Reply::Surveyed {
+            gen: req.gen,
+            result,
+        });
+        wake();
+    }
+}
+
+fn survey(req: &SurveyRequest) -> Result<crate::sweep::survey::Survey, String> {
+    let s = &req.settings;
+    let prompter = Prompter::new(&s.template_text).map_err(|e| format!("template: {e}"))?;
+    let sweep_req = crate::sweep::Request {
+        base: Config {
+            seq_len: Some(s.seq_len()),
+            ..s.run.clone()
+        },
+        grid: Default::default(),
+        templates: vec![(s.template_label(), Arc::new(prompter))],
+        split: req.split,
+    };
+    let name = req.table.path.display().to_string();
+    crate::sweep::survey::Survey::of(&name, &req.table, &sweep_req, s.channel)
 }
 
 fn serve(requests: Receiver<Request>, replies: Sender<Reply>, wake: impl Fn()) {

@@ -6,6 +6,7 @@
 
 pub mod grid;
 pub mod report;
+pub mod survey;
 
 pub use grid::{Grid, Levels, Point};
 
@@ -205,6 +206,56 @@ pub fn run(
     if req.templates.is_empty() {
         return Err("sweep: no template".into());
     }
+    let scorer = scorer(tables, req)?;
+    let job = Job::new(tables, req, &scorer)?;
+    let points = req.grid.points(job.seq_len)?;
+    // The first configuration computes Time-LLM's statistics of every unit (they do not
+    // depend on the wavelet); the others borrow them and run side by side, a pair per
+    // core, so one's single-threaded scoring overlaps another's transform.
+    let (mut rows, stats, _) = job.point(&points[0], None, false)?;
+    let stats = stats.unwrap_or_default();
+    if !progress(1, points.len()) {
+        return Err("sweep cancelled".into());
+    }
+    let side_by_side = 2 * rayon::current_num_threads();
+    let mut done = 1;
+    for chunk in points[1..].chunks(side_by_side) {
+        let results: Vec<Result<(Vec<SweepRow>, _, _), String>> = chunk
+            .par_iter()
+            .map(|p| job.point(p, Some(&stats), false))
+            .collect();
+        for r in results {
+            rows.extend(r?.0);
+        }
+        done += chunk.len();
+        if !progress(done, points.len()) {
+            return Err("sweep cancelled".into());
+        }
+    }
+    Ok(sweep_of(tables, req, &scorer, rows))
+}
+
+/// One configuration (`req.base`'s wavelet, level, mode; every template of `req`) over
+/// **every** window of `tables`, not only the scored ones: its sweep of one, and each
+/// file's units (all channels of every window) for views over the whole data set.
+pub fn survey(tables: &[(&str, &Table)], req: &Request) -> Result<(Sweep, Vec<Vec<Unit>>), String> {
+    if tables.is_empty() || req.templates.is_empty() {
+        return Err("survey: no data or no template".into());
+    }
+    let scorer = scorer(tables, req)?;
+    let job = Job::new(tables, req, &scorer)?;
+    let point = Point {
+        wavelet: wavebench_core::wavelet::lookup(&req.base.wavelet).map_err(|e| e.to_string())?,
+        aliases: Vec::new(),
+        level: req.base.level,
+        mode: req.base.mode,
+    };
+    let (rows, _, units) = job.point(&point, None, true)?;
+    Ok((sweep_of(tables, req, &scorer, rows), units))
+}
+
+/// The units every configuration of `req` over `tables` is scored on.
+fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String> {
     let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
         .map_err(|e| e.to_string())?;
     let mut horizons = Vec::with_capacity(tables.len());
@@ -235,46 +286,16 @@ pub fn run(
         }
         horizons.push(h);
     }
-    let seq_len = seq_len.unwrap_or(0);
-    let scorer = Scorer::new(horizons)?;
-    let points = req.grid.points(seq_len)?;
-    let job = Job {
-        tables,
-        req,
-        scorer: &scorer,
-        seq_len,
-        slide: match req.base.path {
-            PathChoice::Window => Err("--path window".to_string()),
-            _ => Ok(req
-                .templates
-                .iter()
-                .fold(Claim::READS, |r, (_, p)| r.union(p.reads()))),
-        },
-    };
-    // The first configuration computes Time-LLM's statistics of every unit (they do not
-    // depend on the wavelet); the others borrow them and run side by side, a pair per
-    // core, so one's single-threaded scoring overlaps another's transform.
-    let (mut rows, stats) = job.point(&points[0], None)?;
-    let stats = stats.unwrap_or_default();
-    if !progress(1, points.len()) {
-        return Err("sweep cancelled".into());
-    }
-    let side_by_side = 2 * rayon::current_num_threads();
-    let mut done = 1;
-    for chunk in points[1..].chunks(side_by_side) {
-        let results: Vec<Result<(Vec<SweepRow>, _), String>> = chunk
-            .par_iter()
-            .map(|p| job.point(p, Some(&stats)))
-            .collect();
-        for r in results {
-            rows.extend(r?.0);
-        }
-        done += chunk.len();
-        if !progress(done, points.len()) {
-            return Err("sweep cancelled".into());
-        }
-    }
-    Ok(Sweep {
+    Scorer::new(horizons)
+}
+
+fn sweep_of(
+    tables: &[(&str, &Table)],
+    req: &Request,
+    scorer: &Scorer,
+    rows: Vec<SweepRow>,
+) -> Sweep {
+    Sweep {
         split: req.split,
         files: tables
             .iter()
@@ -290,7 +311,7 @@ pub fn run(
         naive_mase: scorer.mase,
         vol_ratio: scorer.vol,
         rows,
-    })
+    }
 }
 
 impl Request {
@@ -328,14 +349,50 @@ struct Job<'a> {
     slide: Result<Reads, String>,
 }
 
-impl Job<'_> {
+impl<'a> Job<'a> {
+    fn new(
+        tables: &'a [(&'a str, &'a Table)],
+        req: &'a Request,
+        scorer: &'a Scorer,
+    ) -> Result<Self, String> {
+        // Every file's windows have one length (Scorer's files were prepared alike).
+        let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
+            .map_err(|e| e.to_string())?;
+        let seq_len = match tables.first() {
+            Some((name, t)) => {
+                base.prepare(t)
+                    .map_err(|e| format!("{name}: {e}"))?
+                    .windows
+                    .seq_len
+            }
+            None => 0,
+        };
+        Ok(Job {
+            tables,
+            req,
+            scorer,
+            seq_len,
+            slide: match req.base.path {
+                PathChoice::Window => Err("--path window".to_string()),
+                _ => Ok(req
+                    .templates
+                    .iter()
+                    .fold(Claim::READS, |r, (_, p)| r.union(p.reads()))),
+            },
+        })
+    }
+
     /// One grid point's rows (one per template). Without `stats` it computes the units'
     /// statistics and returns them, every scored window's units in order.
+    /// With `all_windows` it computes every window of each file (not only the scored
+    /// ones) and returns each file's units.
+    #[allow(clippy::type_complexity)]
     fn point(
         &self,
         point: &Point,
         stats: Option<&[Statistics]>,
-    ) -> Result<(Vec<SweepRow>, Option<Vec<Statistics>>), String> {
+        all_windows: bool,
+    ) -> Result<(Vec<SweepRow>, Option<Vec<Statistics>>, Vec<Vec<Unit>>), String> {
         let req = self.req;
         let spec = RunSpec::new(
             req.config(Some(point)),
@@ -354,7 +411,12 @@ impl Job<'_> {
         for ((name, table), h) in self.tables.iter().zip(&self.scorer.files) {
             let prepared = spec.prepare(table).map_err(|e| format!("{name}: {e}"))?;
             approx_len = prepared.plan.band_lens[0];
-            let prepared = prepared.part(h.scored.clone()).sliding(self.slide.clone());
+            let prepared = if all_windows {
+                prepared
+            } else {
+                prepared.part(h.scored.clone())
+            }
+            .sliding(self.slide.clone());
             let prepared = match stats {
                 Some(_) => prepared.without_statistics(),
                 None => prepared,
@@ -444,7 +506,12 @@ impl Job<'_> {
                 })
                 .collect()
         });
-        Ok((rows, stats))
+        let units = if all_windows {
+            files.into_iter().map(|(u, _)| u).collect()
+        } else {
+            Vec::new()
+        };
+        Ok((rows, stats, units))
     }
 }
 

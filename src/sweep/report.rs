@@ -28,7 +28,7 @@ fn range(r: &std::ops::Range<usize>) -> Value {
     json!([r.start, r.end])
 }
 
-/// docs/cli.md#sweep-json.
+/// docs/cli.md#sweep.
 pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
     let parts = |b: &wavebench_core::score::Borders| {
         let mut m = Map::new();

@@ -4,6 +4,7 @@ pub mod bands;
 pub mod compare;
 pub mod config;
 pub mod data;
+pub mod dataset;
 pub mod energy;
 pub mod features;
 pub mod prompt;

@@ -96,7 +96,12 @@ impl Claim {
 
     /// This claim's category for a unit's features, written into `buf`; `bands` names the
     /// bands (cA3, cD3, …).
-    fn category<'a>(self, f: &'a Features, bands: &'a [String], buf: &'a mut String) -> &'a str {
+    pub fn category<'a>(
+        self,
+        f: &'a Features,
+        bands: &'a [String],
+        buf: &'a mut String,
+    ) -> &'a str {
         match self {
             Claim::Trend => {
                 if f.trend > 0.0 {
@@ -501,7 +506,7 @@ impl Evaluation {
     }
 }
 
-/// docs/cli.md#sweep-json: `{"score_bits", "claims": {claim: {outcome: {mi_bits,
+/// docs/cli.md#sweep: `{"score_bits", "claims": {claim: {outcome: {mi_bits,
 /// noise_bits}}}, "categories": {claim: {category: count}}, "diversity": {…}}`, claims in
 /// docs order.
 impl Serialize for Evaluation {

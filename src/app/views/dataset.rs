@@ -1,0 +1,340 @@
+//! The Data set pane: the current configuration over every window. A timeline of a chosen
+//! feature or claim (min/max per pixel column; a click moves the window there), each
+//! claim's category shares, the prompts' diversity, and a claims × outcomes heat map of
+//! the bits each claim carries about the horizon beside its noise floor (docs/score.md).
+
+use super::data::decimate;
+use crate::app::state::Settings;
+use crate::sweep::survey::{Survey, Timeline};
+use egui_plot::{Line, Plot, PlotPoints, VLine};
+use wavebench_core::score::{Evaluation, Part, Target};
+
+pub struct DataSetView {
+    /// The newest survey, or why it failed.
+    pub survey: Option<Result<Survey, String>>,
+    /// A survey of newer settings is being computed.
+    pub computing: bool,
+    pub timeline: Timeline,
+    /// The part the shares and the heat map read.
+    pub part: Part,
+}
+
+impl Default for DataSetView {
+    fn default() -> Self {
+        DataSetView {
+            survey: None,
+            computing: false,
+            timeline: Timeline::default(),
+            part: Part::Val,
+        }
+    }
+}
+
+/// Dark blue (no information) to yellow (the most of the table).
+fn colour(t: f32) -> egui::Color32 {
+    let t = t.clamp(0.0, 1.0);
+    egui::Color32::from_rgb(
+        (30.0 + 225.0 * t) as u8,
+        (40.0 + 180.0 * t) as u8,
+        (110.0 - 70.0 * t) as u8,
+    )
+}
+
+/// Categories' colours in the share bars.
+const PALETTE: [egui::Color32; 8] = [
+    egui::Color32::from_rgb(86, 148, 214),
+    egui::Color32::from_rgb(230, 159, 0),
+    egui::Color32::from_rgb(0, 158, 115),
+    egui::Color32::from_rgb(204, 121, 167),
+    egui::Color32::from_rgb(240, 228, 66),
+    egui::Color32::from_rgb(213, 94, 0),
+    egui::Color32::from_rgb(140, 140, 140),
+    egui::Color32::from_rgb(120, 94, 240),
+];
+
+impl DataSetView {
+    pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings) {
+        let taken = self.survey.take();
+        self.draw(ui, s, taken.as_ref());
+        self.survey = taken;
+    }
+
+    fn draw(
+        &mut self,
+        ui: &mut egui::Ui,
+        s: &mut Settings,
+        survey: Option<&Result<Survey, String>>,
+    ) {
+        let survey = match survey {
+            None => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label("Computing every window of the data set ...");
+                });
+                return;
+            }
+            Some(Err(e)) => {
+                ui.horizontal(|ui| {
+                    if self.computing {
+                        ui.spinner();
+                    }
+                    ui.colored_label(ui.visuals().error_fg_color, e);
+                });
+                return;
+            }
+            Some(Ok(survey)) => survey,
+        };
+        ui.horizontal_wrapped(|ui| {
+            if self.computing {
+                ui.spinner();
+            }
+            ui.strong(&survey.label);
+            ui.label(format!(
+                "· channel {} · {} windows",
+                survey.channel,
+                survey.starts.len()
+            ));
+            ui.separator();
+            ui.label("scored on");
+            ui.selectable_value(&mut self.part, Part::Val, "val");
+            ui.selectable_value(&mut self.part, Part::Test, "test");
+        });
+        let height = ui.available_height();
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            self.timeline_ui(ui, survey, s, (height * 0.4).clamp(120.0, 320.0));
+            let Some(row) = survey.sweep.rows.first() else {
+                return;
+            };
+            let e = if self.part == Part::Val { &row.val } else { &row.test };
+            ui.label(format!(
+                "{} {} units ({} left out: constant or straight-line input) · score {:.4} bits · prompts: {} distinct, {} with digits masked ({:.2} bits)",
+                e.units,
+                self.part.name(),
+                survey.sweep.left_out,
+                e.score_bits,
+                e.diversity.distinct,
+                e.diversity.distinct_masked,
+                e.diversity.entropy_masked_bits,
+            ));
+            ui.columns(2, |cols| {
+                shares(&mut cols[0], e);
+                heat_map(&mut cols[1], e);
+            });
+        });
+    }
+
+    fn timeline_ui(&mut self, ui: &mut egui::Ui, survey: &Survey, s: &mut Settings, height: f32) {
+        egui::ComboBox::from_label("over every window")
+            .selected_text(self.timeline.name())
+            .show_ui(ui, |ui| {
+                for t in Timeline::all() {
+                    ui.selectable_value(&mut self.timeline, t, t.name());
+                }
+            });
+        let (values, names): (Vec<f64>, Option<&[String]>) = match self.timeline {
+            Timeline::Feature(m) => (survey.features[m as usize].clone(), None),
+            Timeline::Claim(c) => {
+                let cats = &survey.claims[c as usize];
+                (
+                    cats.ids.iter().map(|&i| f64::from(i)).collect(),
+                    Some(cats.names.as_slice()),
+                )
+            }
+        };
+        let columns = (ui.available_width().max(100.0) as usize).max(1);
+        let points = decimate(&values, columns);
+        let (row_start, _) = s.row_bounds();
+        let current = survey
+            .starts
+            .iter()
+            .position(|&r| r >= row_start + s.window)
+            .unwrap_or(0) as f64;
+        let owned: Option<Vec<String>> = names.map(<[String]>::to_vec);
+        let mut plot = Plot::new("data set timeline")
+            .height(height)
+            .allow_drag([false, false])
+            .allow_scroll(false)
+            .allow_boxed_zoom(false)
+            .x_axis_label("window");
+        if let Some(n) = owned.clone() {
+            plot = plot
+                .y_axis_formatter(move |mark, _| {
+                    let i = mark.value.round();
+                    if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
+                        n.get(i as usize).cloned().unwrap_or_default()
+                    } else {
+                        String::new()
+                    }
+                })
+                .y_axis_min_width(120.0);
+        }
+        let starts = survey.starts.clone();
+        let label_names = owned;
+        plot = plot.label_formatter(move |pos| {
+            let p = match pos {
+                egui_plot::HoverPosition::NearDataPoint { position, .. } => *position,
+                egui_plot::HoverPosition::Elsewhere { position } => *position,
+            };
+            let k = p.x.round().max(0.0) as usize;
+            let row = starts
+                .get(k)
+                .map_or(String::new(), |r| format!(" (row {r})"));
+            Some(match &label_names {
+                Some(n) => format!(
+                    "window {k}{row}: {}",
+                    n.get(p.y.round().max(0.0) as usize)
+                        .cloned()
+                        .unwrap_or_default()
+                ),
+                None => format!("window {k}{row}: {:.4}", p.y),
+            })
+        });
+        let response = plot.show(ui, |p| {
+            p.line(Line::new(self.timeline.name(), PlotPoints::from(points)));
+            p.vline(VLine::new("current window", current));
+            let clicked = p.response().clicked();
+            clicked.then(|| p.pointer_coordinate()).flatten()
+        });
+        if let Some(at) = response.inner {
+            let k = (at.x.round().max(0.0) as usize).min(survey.starts.len().saturating_sub(1));
+            if let Some(&row) = survey.starts.get(k) {
+                s.window = row.saturating_sub(row_start);
+            }
+        }
+    }
+}
+
+/// Each claim's categories as a bar of shares (hover for counts).
+fn shares(ui: &mut egui::Ui, e: &Evaluation) {
+    ui.strong("Category shares");
+    for c in &e.claims {
+        let total: usize = c.categories.iter().map(|(_, n)| n).sum();
+        ui.horizontal(|ui| {
+            ui.add_sized([110.0, 14.0], egui::Label::new(c.claim.name()).truncate());
+            let width = ui.available_width().max(60.0);
+            let (rect, response) =
+                ui.allocate_exact_size(egui::vec2(width, 12.0), egui::Sense::hover());
+            let mut x = rect.left();
+            for (i, (_, n)) in c.categories.iter().enumerate() {
+                let w = width * *n as f32 / total.max(1) as f32;
+                ui.painter().rect_filled(
+                    egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(w, 12.0)),
+                    0.0,
+                    PALETTE[i % PALETTE.len()],
+                );
+                x += w;
+            }
+            let lines: Vec<String> = c
+                .categories
+                .iter()
+                .take(12)
+                .map(|(name, n)| {
+                    format!(
+                        "{name}: {n} ({:.1} %)",
+                        100.0 * *n as f64 / total.max(1) as f64
+                    )
+                })
+                .collect();
+            let more = c.categories.len().saturating_sub(12);
+            response.on_hover_text(if more > 0 {
+                format!("{}\n… and {more} more", lines.join("\n"))
+            } else {
+                lines.join("\n")
+            });
+        });
+    }
+}
+
+/// Claims down, outcomes across: bits of information, coloured from 0 to the table's
+/// largest; the scored pairs framed; the noise floor in each cell's hover.
+fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
+    ui.strong("Bits each claim tells about the horizon (scored pairs framed)");
+    let hi = e
+        .claims
+        .iter()
+        .flat_map(|c| c.info.iter().map(|i| i.mi_bits))
+        .fold(1e-6, f64::max);
+    let name_w = 110.0;
+    let cell = egui::vec2(
+        ((ui.available_width() - name_w) / 3.0).clamp(40.0, 110.0),
+        18.0,
+    );
+    let text = ui.visuals().text_color();
+    let font = egui::FontId::proportional(11.0);
+    let (top, _) = ui.allocate_exact_size(
+        egui::vec2(name_w + 3.0 * cell.x, 16.0),
+        egui::Sense::hover(),
+    );
+    for t in Target::ALL {
+        ui.painter().text(
+            top.min + egui::vec2(name_w + cell.x * (t as usize as f32 + 0.5), 0.0),
+            egui::Align2::CENTER_TOP,
+            t.name(),
+            font.clone(),
+            text,
+        );
+    }
+    for c in &e.claims {
+        let (rect, _) = ui.allocate_exact_size(
+            egui::vec2(name_w + 3.0 * cell.x, cell.y),
+            egui::Sense::hover(),
+        );
+        ui.painter().text(
+            rect.min + egui::vec2(name_w - 6.0, cell.y / 2.0),
+            egui::Align2::RIGHT_CENTER,
+            c.claim.name(),
+            font.clone(),
+            text,
+        );
+        for t in Target::ALL {
+            let info = c.info[t as usize];
+            let r = egui::Rect::from_min_size(
+                rect.min + egui::vec2(name_w + cell.x * t as usize as f32, 0.0),
+                cell,
+            )
+            .shrink(1.0);
+            let shade = colour((info.mi_bits.max(0.0) / hi) as f32);
+            ui.painter().rect_filled(r, 0.0, shade);
+            if c.claim.scored_against() == Some(t) {
+                ui.painter().rect_stroke(
+                    r,
+                    0.0,
+                    egui::Stroke::new(1.5, ui.visuals().strong_text_color()),
+                    egui::StrokeKind::Inside,
+                );
+            }
+            let ink = if shade.r() > 150 {
+                egui::Color32::BLACK
+            } else {
+                egui::Color32::WHITE
+            };
+            ui.painter().text(
+                r.center(),
+                egui::Align2::CENTER_CENTER,
+                format!("{:.3}", info.mi_bits),
+                font.clone(),
+                ink,
+            );
+            let cell = ui.interact(
+                r,
+                ui.scope_id().with((c.claim.name(), t.name())),
+                egui::Sense::hover(),
+            );
+            // Screen readers (and tests) read the cell as its text says.
+            let said = format!(
+                "{} × {}: {:.3} bits",
+                c.claim.name(),
+                t.name(),
+                info.mi_bits
+            );
+            cell.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Label, true, &said));
+            cell.on_hover_text(format!(
+                "{} × {}: {:.4} bits (noise floor {:.4})",
+                c.claim.name(),
+                t.name(),
+                info.mi_bits,
+                info.noise_bits
+            ));
+        }
+    }
+}

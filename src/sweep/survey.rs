@@ -1,0 +1,115 @@
+//! One configuration over a whole data set, for the app's Data set pane: its score (a
+//! sweep of one) and, for one channel, every window's features and claims in time order.
+
+use super::{Metric, Request, Sweep};
+use wavebench_core::data::Table;
+use wavebench_core::score::Claim;
+
+/// What the timeline plots over every window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Timeline {
+    Feature(Metric),
+    Claim(Claim),
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline::Claim(Claim::TrendDesc)
+    }
+}
+
+impl Timeline {
+    pub fn all() -> impl Iterator<Item = Timeline> {
+        Metric::ALL
+            .into_iter()
+            .map(Timeline::Feature)
+            .chain(Claim::ALL.into_iter().map(Timeline::Claim))
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Timeline::Feature(m) => m.name(),
+            Timeline::Claim(c) => c.name(),
+        }
+    }
+}
+
+/// One claim's category per window, and the categories' names (ids index them).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Categories {
+    pub ids: Vec<u32>,
+    pub names: Vec<String>,
+}
+
+/// A configuration over every window of a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Survey {
+    /// "db4 level 3 reflect, dwt-balanced".
+    pub label: String,
+    /// The configuration's score (one row).
+    pub sweep: Sweep,
+    pub channel: String,
+    /// Each window's first row.
+    pub starts: Vec<usize>,
+    /// Each [`Metric`]'s value per window (the channel's unit).
+    pub features: Vec<Vec<f64>>,
+    /// Each claim of `Claim::ALL` per window.
+    pub claims: Vec<Categories>,
+}
+
+impl Survey {
+    /// `req`'s base configuration over every window of `table`, its timelines read on
+    /// channel number `channel`.
+    pub fn of(name: &str, table: &Table, req: &Request, channel: usize) -> Result<Survey, String> {
+        let (sweep, units) = super::survey(&[(name, table)], req)?;
+        let channels = table.channels.len();
+        let chan = table
+            .channels
+            .get(channel)
+            .ok_or_else(|| format!("channel {channel}: the data has {channels}"))?;
+        let mine: Vec<_> = units
+            .iter()
+            .flatten()
+            .skip(channel)
+            .step_by(channels.max(1))
+            .collect();
+        let bands = wavebench_core::engine::plan::band_names(req.base.level);
+        let mut buf = String::new();
+        let claims = Claim::ALL
+            .iter()
+            .map(|&c| {
+                let mut cats = Categories::default();
+                for u in &mine {
+                    let name = c.category(&u.features, &bands, &mut buf);
+                    let id = match cats.names.iter().position(|n| n == name) {
+                        Some(i) => i,
+                        None => {
+                            cats.names.push(name.to_string());
+                            cats.names.len() - 1
+                        }
+                    };
+                    cats.ids.push(id as u32);
+                }
+                cats
+            })
+            .collect();
+        let row = sweep.rows.first().ok_or("survey: no configuration")?;
+        Ok(Survey {
+            label: format!(
+                "{} level {} {}, {}",
+                row.wavelet,
+                row.level,
+                row.mode.name(),
+                row.template
+            ),
+            channel: chan.name.clone(),
+            starts: mine.iter().map(|u| u.start).collect(),
+            features: Metric::ALL
+                .iter()
+                .map(|m| mine.iter().map(|u| m.of(&u.features)).collect())
+                .collect(),
+            claims,
+            sweep,
+        })
+    }
+}
