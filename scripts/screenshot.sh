@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate the README screenshots: the app on ETTh1 (sample_data/) in a real
-# 1400x900 window under Xvfb — the dashboard, then the sweep and compare panes reached by
+# 1400x900 window under Xvfb — the dashboard, then the data set, sweep and compare panes reached by
 # clicking as a user would (xdotool). Needs imagemagick and xdotool
 # (apt-get install imagemagick xdotool) and a built binary.
 #   bash scripts/screenshot.sh [path/to/wavebench] [data file]
@@ -24,9 +24,12 @@ sleep 8
 xdotool mousemove 470 790; sleep 1
 mkdir -p docs
 import -window root docs/dashboard.png
-# The sweep: its tab, then "Run sweep".
+# The Data set pane: its tab; the survey of every window comes back in a few seconds.
+xdotool mousemove 578 240 click 1; sleep 12
+import -window root docs/dataset.png
+# The sweep: its tab, then "Run sweep" (every wavelet and level over ETTh1: about a minute).
 xdotool mousemove 520 240 click 1; sleep 1
-xdotool mousemove 372 262 click 1; sleep 10
+xdotool mousemove 372 262 click 1; sleep 150
 import -window root docs/sweep.png
 # Compare: pin A as B, type level 5 into A's level field, open the Compare tab.
 xdotool mousemove 253 12 click 1; sleep 1
@@ -35,4 +38,4 @@ xdotool mousemove 136 415 click 1; sleep 0.5
 xdotool key --delay 100 ctrl+a BackSpace 5 Return; sleep 2
 xdotool mousemove 425 235 click 1; sleep 3
 import -window root docs/compare.png
-echo "wrote docs/dashboard.png docs/sweep.png docs/compare.png"
+echo "wrote docs/dashboard.png docs/dataset.png docs/sweep.png docs/compare.png"

@@ -205,12 +205,17 @@ impl Worker {
 }
 
 /// Survey the newest request, skipping those a newer knob change replaced.
+/// The scored units of the last survey, and what they were made for: a wavelet, level,
+/// mode or template change scores on the same units.
+type ScorerKey = (usize, Config, wavebench_core::score::Split);
+
 fn survey_loop(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, wake: impl Fn()) {
+    let mut kept: Option<(ScorerKey, wavebench_core::score::Scorer)> = None;
     while let Ok(mut req) = requests.recv() {
         while let Ok(next) = requests.try_recv() {
             req = next;
         }
-        let result = survey(&req).map(Box::new);
+        let result = survey(&req, &mut kept).map(Box::new);
         let _ = replies.send(Reply::Surveyed {
             gen: req.gen,
             result,
@@ -219,7 +224,10 @@ fn survey_loop(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, wake: 
     }
 }
 
-fn survey(req: &SurveyRequest) -> Result<crate::sweep::survey::Survey, String> {
+fn survey(
+    req: &SurveyRequest,
+    kept: &mut Option<(ScorerKey, wavebench_core::score::Scorer)>,
+) -> Result<crate::sweep::survey::Survey, String> {
     let s = &req.settings;
     let prompter = Prompter::new(&s.template_text).map_err(|e| format!("template: {e}"))?;
     let sweep_req = crate::sweep::Request {
@@ -232,7 +240,28 @@ fn survey(req: &SurveyRequest) -> Result<crate::sweep::survey::Survey, String> {
         split: req.split,
     };
     let name = req.table.path.display().to_string();
-    crate::sweep::survey::Survey::of(&name, &req.table, &sweep_req, s.channel)
+    let tables = [(name.as_str(), &*req.table)];
+    // Only the data options, the horizon and the split shape the scored units.
+    let key: ScorerKey = (
+        Arc::as_ptr(&req.table) as usize,
+        Config {
+            wavelet: String::new(),
+            level: 0,
+            mode: Default::default(),
+            template: String::new(),
+            description: String::new(),
+            ..sweep_req.base.clone()
+        },
+        req.split,
+    );
+    let scorer = match kept.take() {
+        Some((k, scorer)) if k == key => scorer,
+        _ => crate::sweep::scorer(&tables, &sweep_req)?,
+    };
+    let result =
+        crate::sweep::survey::Survey::of(&name, &req.table, &sweep_req, &scorer, s.channel);
+    *kept = Some((key, scorer));
+    result
 }
 
 fn serve(requests: Receiver<Request>, replies: Sender<Reply>, wake: impl Fn()) {

@@ -212,7 +212,7 @@ pub fn run(
     // The first configuration computes Time-LLM's statistics of every unit (they do not
     // depend on the wavelet); the others borrow them and run side by side, a pair per
     // core, so one's single-threaded scoring overlaps another's transform.
-    let (mut rows, stats, _) = job.point(&points[0], None, false)?;
+    let (mut rows, stats) = job.point(&points[0], None)?;
     let stats = stats.unwrap_or_default();
     if !progress(1, points.len()) {
         return Err("sweep cancelled".into());
@@ -220,9 +220,9 @@ pub fn run(
     let side_by_side = 2 * rayon::current_num_threads();
     let mut done = 1;
     for chunk in points[1..].chunks(side_by_side) {
-        let results: Vec<Result<(Vec<SweepRow>, _, _), String>> = chunk
+        let results: Vec<Result<(Vec<SweepRow>, _), String>> = chunk
             .par_iter()
-            .map(|p| job.point(p, Some(&stats), false))
+            .map(|p| job.point(p, Some(&stats)))
             .collect();
         for r in results {
             rows.extend(r?.0);
@@ -235,27 +235,27 @@ pub fn run(
     Ok(sweep_of(tables, req, &scorer, rows))
 }
 
-/// One configuration (`req.base`'s wavelet, level, mode; every template of `req`) over
-/// **every** window of `tables`, not only the scored ones: its sweep of one, and each
-/// file's units (all channels of every window) for views over the whole data set.
-pub fn survey(tables: &[(&str, &Table)], req: &Request) -> Result<(Sweep, Vec<Vec<Unit>>), String> {
+/// One configuration (`req.base`'s wavelet, level, mode; every template of `req`): a
+/// sweep of one, on units `scorer` (made by [`scorer`] for the same tables, windows,
+/// horizon and split: a caller that scores many configurations in turn keeps it).
+pub fn one(tables: &[(&str, &Table)], req: &Request, scorer: &Scorer) -> Result<Sweep, String> {
     if tables.is_empty() || req.templates.is_empty() {
-        return Err("survey: no data or no template".into());
+        return Err("sweep: no data or no template".into());
     }
-    let scorer = scorer(tables, req)?;
-    let job = Job::new(tables, req, &scorer)?;
+    let job = Job::new(tables, req, scorer)?;
     let point = Point {
         wavelet: wavebench_core::wavelet::lookup(&req.base.wavelet).map_err(|e| e.to_string())?,
         aliases: Vec::new(),
         level: req.base.level,
         mode: req.base.mode,
     };
-    let (rows, _, units) = job.point(&point, None, true)?;
-    Ok((sweep_of(tables, req, &scorer, rows), units))
+    let (rows, _) = job.point(&point, None)?;
+    Ok(sweep_of(tables, req, scorer, rows))
 }
 
-/// The units every configuration of `req` over `tables` is scored on.
-fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String> {
+/// The units every configuration of `req` over `tables` is scored on: they depend on the
+/// data options, the horizon and the split, not on the wavelet, level, mode or template.
+pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String> {
     let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
         .map_err(|e| e.to_string())?;
     let mut horizons = Vec::with_capacity(tables.len());
@@ -384,15 +384,11 @@ impl<'a> Job<'a> {
 
     /// One grid point's rows (one per template). Without `stats` it computes the units'
     /// statistics and returns them, every scored window's units in order.
-    /// With `all_windows` it computes every window of each file (not only the scored
-    /// ones) and returns each file's units.
-    #[allow(clippy::type_complexity)]
     fn point(
         &self,
         point: &Point,
         stats: Option<&[Statistics]>,
-        all_windows: bool,
-    ) -> Result<(Vec<SweepRow>, Option<Vec<Statistics>>, Vec<Vec<Unit>>), String> {
+    ) -> Result<(Vec<SweepRow>, Option<Vec<Statistics>>), String> {
         let req = self.req;
         let spec = RunSpec::new(
             req.config(Some(point)),
@@ -411,12 +407,7 @@ impl<'a> Job<'a> {
         for ((name, table), h) in self.tables.iter().zip(&self.scorer.files) {
             let prepared = spec.prepare(table).map_err(|e| format!("{name}: {e}"))?;
             approx_len = prepared.plan.band_lens[0];
-            let prepared = if all_windows {
-                prepared
-            } else {
-                prepared.part(h.scored.clone())
-            }
-            .sliding(self.slide.clone());
+            let prepared = prepared.part(h.scored.clone()).sliding(self.slide.clone());
             let prepared = match stats {
                 Some(_) => prepared.without_statistics(),
                 None => prepared,
@@ -506,12 +497,7 @@ impl<'a> Job<'a> {
                 })
                 .collect()
         });
-        let units = if all_windows {
-            files.into_iter().map(|(u, _)| u).collect()
-        } else {
-            Vec::new()
-        };
-        Ok((rows, stats, units))
+        Ok((rows, stats))
     }
 }
 

@@ -1,9 +1,14 @@
 //! One configuration over a whole data set, for the app's Data set pane: its score (a
-//! sweep of one) and, for one channel, every window's features and claims in time order.
+//! sweep of one, over the scored units of every channel) and, for one channel, every
+//! window's features and claims in time order (a run of that channel alone).
 
 use super::{Metric, Request, Sweep};
 use wavebench_core::data::Table;
-use wavebench_core::score::Claim;
+use wavebench_core::engine::Selected;
+use wavebench_core::pipeline::PathChoice;
+use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::score::{Claim, Scorer};
+use wavebench_core::timing::Timer;
 
 /// What the timeline plots over every window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,7 +19,7 @@ pub enum Timeline {
 
 impl Default for Timeline {
     fn default() -> Self {
-        Timeline::Claim(Claim::TrendDesc)
+        Timeline::Feature(Metric::SnrDb)
     }
 }
 
@@ -60,19 +65,44 @@ pub struct Survey {
 impl Survey {
     /// `req`'s base configuration over every window of `table`, its timelines read on
     /// channel number `channel`.
-    pub fn of(name: &str, table: &Table, req: &Request, channel: usize) -> Result<Survey, String> {
-        let (sweep, units) = super::survey(&[(name, table)], req)?;
-        let channels = table.channels.len();
+    /// `scorer` is [`super::scorer`]'s for this table and request (kept by a caller that
+    /// surveys one data set under many configurations).
+    pub fn of(
+        name: &str,
+        table: &Table,
+        req: &Request,
+        scorer: &Scorer,
+        channel: usize,
+    ) -> Result<Survey, String> {
+        let sweep = super::one(&[(name, table)], req, scorer)?;
         let chan = table
             .channels
             .get(channel)
-            .ok_or_else(|| format!("channel {channel}: the data has {channels}"))?;
-        let mine: Vec<_> = units
-            .iter()
-            .flatten()
-            .skip(channel)
-            .step_by(channels.max(1))
-            .collect();
+            .ok_or_else(|| format!("channel {channel}: the data has {}", table.channels.len()))?;
+        // The timeline's channel alone, every window, as the sweep computes a unit.
+        let alone = Table {
+            path: table.path.clone(),
+            time: table.time.clone(),
+            channels: vec![chan.clone()],
+            ..Table::default()
+        };
+        let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
+            .map_err(|e| e.to_string())?;
+        let slide = match req.base.path {
+            PathChoice::Window => Err("--path window".to_string()),
+            _ => Ok(Claim::READS),
+        };
+        let mine = spec
+            .prepare(&alone)
+            .map_err(|e| e.to_string())?
+            .sliding(slide)
+            .features(
+                &alone,
+                &mut Selected::native(),
+                &mut Timer::default(),
+                |_| true,
+            )
+            .map_err(|e| e.to_string())?;
         let bands = wavebench_core::engine::plan::band_names(req.base.level);
         let mut buf = String::new();
         let claims = Claim::ALL

@@ -116,10 +116,17 @@ impl DataSetView {
                 e.diversity.distinct_masked,
                 e.diversity.entropy_masked_bits,
             ));
-            ui.columns(2, |cols| {
-                shares(&mut cols[0], e);
-                heat_map(&mut cols[1], e);
-            });
+            // Side by side where the pane is wide enough for both, else one under the other.
+            if ui.available_width() >= 640.0 {
+                ui.columns(2, |cols| {
+                    shares(&mut cols[0], e);
+                    heat_map(&mut cols[1], e);
+                });
+            } else {
+                shares(ui, e);
+                ui.add_space(6.0);
+                heat_map(ui, e);
+            }
         });
     }
 
@@ -157,16 +164,19 @@ impl DataSetView {
             .allow_boxed_zoom(false)
             .x_axis_label("window");
         if let Some(n) = owned.clone() {
-            plot = plot
-                .y_axis_formatter(move |mark, _| {
-                    let i = mark.value.round();
-                    if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
-                        n.get(i as usize).cloned().unwrap_or_default()
-                    } else {
-                        String::new()
+            plot = plot.y_axis_formatter(move |mark, _| {
+                let i = mark.value.round();
+                if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
+                    // Long wordings cut short: the axis must leave the plot room.
+                    let name = n.get(i as usize).cloned().unwrap_or_default();
+                    match name.char_indices().nth(18) {
+                        Some((cut, _)) => format!("{}…", &name[..cut]),
+                        None => name,
                     }
-                })
-                .y_axis_min_width(120.0);
+                } else {
+                    String::new()
+                }
+            });
         }
         let starts = survey.starts.clone();
         let label_names = owned;
@@ -327,7 +337,7 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
                 t.name(),
                 info.mi_bits
             );
-            cell.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Label, true, &said));
+            cell.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &said));
             cell.on_hover_text(format!(
                 "{} × {}: {:.4} bits (noise floor {:.4})",
                 c.claim.name(),

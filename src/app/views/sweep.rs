@@ -94,11 +94,15 @@ impl SweepView {
         let by = self.by;
         let order = sweep::ranked(&sw.rows, by, self.show_degenerate);
         let height = ui.available_height();
-        ui.columns(2, |cols| {
+        // Table and heat map side by side in a wide pane; in a narrow one (the default
+        // layout's tab) the table above the map, each with its share of the height.
+        let wide = ui.available_width() >= 720.0;
+        let table_height = if wide { height } else { height * 0.45 };
+        let table = |ui: &mut egui::Ui, s: &mut Settings| {
             egui::ScrollArea::vertical()
                 .id_salt("sweep table")
-                .max_height(height)
-                .show(&mut cols[0], |ui| {
+                .max_height(table_height)
+                .show(ui, |ui| {
                     egui::Grid::new("sweep grid")
                         .striped(true)
                         .num_columns(4)
@@ -151,8 +155,17 @@ impl SweepView {
                             }
                         });
                 });
-            heat_map(&mut cols[1], &sw.rows, by, self.show_degenerate, s);
-        });
+        };
+        if wide {
+            ui.columns(2, |cols| {
+                table(&mut cols[0], s);
+                heat_map(&mut cols[1], &sw.rows, by, self.show_degenerate, s);
+            });
+        } else {
+            table(ui, s);
+            ui.separator();
+            heat_map(ui, &sw.rows, by, self.show_degenerate, s);
+        }
         start
     }
 }

@@ -1,0 +1,66 @@
+//! How long the Data set pane waits after a knob change: the survey of one configuration
+//! over every window of a file (what the app's survey thread computes), best and median
+//! of N runs after a warm-up. BENCHMARKS.md records it.
+//!
+//!     cargo run --release --example bench_survey -- sample_data/ETTh1.csv [runs]
+
+use std::sync::Arc;
+use std::time::Instant;
+use wavebench::sweep::{survey::Survey, Request};
+use wavebench_core::config::Config;
+use wavebench_core::prompt::Prompter;
+use wavebench_core::run_spec::{Purpose, RunSpec};
+
+fn main() -> Result<(), String> {
+    let mut args = std::env::args().skip(1);
+    let path = args
+        .next()
+        .unwrap_or_else(|| "sample_data/ETTh1.csv".into());
+    let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
+    let cfg = Config {
+        seq_len: Some(512),
+        ..Config::default()
+    };
+    let table = RunSpec::new(cfg.clone(), Purpose::Features, &wavebench::backend::LOCAL)
+        .map_err(|e| e.0)?
+        .load(path.as_ref())
+        .map_err(|e| e.0)?;
+    let prompter = Prompter::from_name_or_file(&cfg.template)?;
+    let req = Request {
+        base: cfg.clone(),
+        grid: Default::default(),
+        templates: vec![(cfg.template.clone(), Arc::new(prompter))],
+        split: Default::default(),
+    };
+    // The app keeps the scored units between knob changes (they depend on the data, the
+    // horizon and the split only): made once, timed apart.
+    let t = Instant::now();
+    let scorer = wavebench::sweep::scorer(&[(path.as_str(), &table)], &req)?;
+    println!(
+        "scored units: {:.1} ms (once per data set, horizon and split)",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let mut times = Vec::with_capacity(runs);
+    for run in 0..=runs {
+        let t = Instant::now();
+        let s = Survey::of(&path, &table, &req, &scorer, 0)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        if run == 0 {
+            println!(
+                "{}: {} windows, val score {:.4} bits (warm-up {ms:.1} ms)",
+                s.label,
+                s.starts.len(),
+                s.sweep.rows[0].val.score_bits
+            );
+        } else {
+            times.push(ms);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "survey: best {:.1} ms, median {:.1} ms over {runs} runs",
+        times[0],
+        times[times.len() / 2]
+    );
+    Ok(())
+}
