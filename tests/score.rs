@@ -285,6 +285,43 @@ fn sweep_raw(data: &Path, out: &Path, args: &[&str]) {
 }
 
 #[test]
+fn ranking_by_one_claim_and_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let swept = sweep(
+        &data,
+        &dir.path().join("s.json"),
+        &[
+            "--seq-len",
+            "64",
+            "--stride",
+            "5",
+            "--pred-len",
+            "16",
+            "--wavelets",
+            "db2,sym3,coif1",
+            "--levels",
+            "1..2",
+            "--by",
+            "freq_pattern:vol_ratio",
+        ],
+    );
+    assert_eq!(swept["ranked_by"], "freq_pattern:vol_ratio");
+    let bits: Vec<f64> = swept["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            c["val"]["claims"]["freq_pattern"]["vol_ratio"]["mi_bits"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(bits.len(), 6);
+    assert!(bits.windows(2).all(|w| w[0] >= w[1]), "{bits:?}");
+}
+
+#[test]
 fn bad_requests_get_one_clear_line() {
     let e = etth1();
     let data = e.to_str().unwrap();

@@ -37,7 +37,7 @@ pub struct SweepOpts {
     /// Chronological split: TRAIN,VAL,TEST shares, ett-hour (8640/2880/2880 rows) or ett-minute
     #[arg(long, default_value = "0.7,0.1,0.2")]
     pub split: Split,
-    /// Rank by the val score, or by a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio)
+    /// Rank by the val score, a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio), or one claim's bits about one outcome (lags:direction)
     #[arg(long, default_value = "score")]
     pub by: RankBy,
     /// Rank levels whose approximation band has fewer than 2 coefficients too

@@ -20,7 +20,9 @@ use wavebench_core::features::{Aggregate, Features, Reads, Unit};
 use wavebench_core::pipeline::PathChoice;
 use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Purpose, RunSpec};
-use wavebench_core::score::{Borders, Claim, Diversity, Evaluation, Horizons, Part, Scorer, Split};
+use wavebench_core::score::{
+    Borders, Claim, Diversity, Evaluation, Horizons, Part, Scorer, Split, Target,
+};
 use wavebench_core::stats::Lags;
 use wavebench_core::timing::Timer;
 
@@ -78,6 +80,8 @@ pub enum RankBy {
     Score,
     /// A feature's mean, highest first (a description, not a judgement).
     Mean(Metric),
+    /// One claim's val bits about one outcome (`lags:direction`), highest first.
+    Pair(Claim, Target),
 }
 
 impl RankBy {
@@ -91,10 +95,11 @@ impl RankBy {
         RankBy::Mean(Metric::VolatilityRatio),
     ];
 
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            RankBy::Score => "score",
-            RankBy::Mean(m) => m.name(),
+            RankBy::Score => "score".into(),
+            RankBy::Mean(m) => m.name().into(),
+            RankBy::Pair(c, t) => format!("{}:{}", c.name(), t.name()),
         }
     }
 
@@ -102,19 +107,27 @@ impl RankBy {
         match self {
             RankBy::Score => row.val.score_bits,
             RankBy::Mean(m) => row.mean(m),
+            RankBy::Pair(c, t) => row.val.info(c, t).map_or(f64::NEG_INFINITY, |i| i.mi_bits),
         }
     }
 }
 
 impl std::str::FromStr for RankBy {
     type Err = String;
+    /// `score`, a feature's name, or `CLAIM:OUTCOME`.
     fn from_str(s: &str) -> Result<Self, String> {
+        if let Some((c, t)) = s.trim().split_once(':') {
+            return Ok(RankBy::Pair(Claim::parse(c)?, Target::parse(t)?));
+        }
         RankBy::ALL
             .into_iter()
             .find(|r| r.name() == s.trim())
             .ok_or_else(|| {
-                let names: Vec<&str> = RankBy::ALL.iter().map(|r| r.name()).collect();
-                format!("--by '{s}': expected one of {}", names.join(", "))
+                let names: Vec<String> = RankBy::ALL.iter().map(|r| r.name()).collect();
+                format!(
+                    "'{s}': expected one of {}, or CLAIM:OUTCOME such as lags:direction",
+                    names.join(", ")
+                )
             })
     }
 }

@@ -195,6 +195,7 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         match by {
             RankBy::Score => "the val score".to_string(),
             RankBy::Mean(m) => format!("the mean {} (a description: higher is not better)", m.name()),
+            RankBy::Pair(c, t) => format!("the val bits {} tells about {}", c.name(), t.name()),
         },
         if keep_degenerate { "" } else { ", degenerate levels (approximation band < 2 coefficients) listed last without a rank" }
     );

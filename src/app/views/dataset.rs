@@ -221,7 +221,8 @@ fn shares(ui: &mut egui::Ui, e: &Evaluation) {
         let total: usize = c.categories.iter().map(|(_, n)| n).sum();
         ui.horizontal(|ui| {
             ui.add_sized([110.0, 14.0], egui::Label::new(c.claim.name()).truncate());
-            let width = ui.available_width().max(60.0);
+            // Short of the edge: a vertical scroll bar may take the last pixels.
+            let width = (ui.available_width() - 14.0).max(60.0);
             let (rect, response) =
                 ui.allocate_exact_size(egui::vec2(width, 12.0), egui::Sense::hover());
             let mut x = rect.left();

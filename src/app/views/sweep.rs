@@ -89,6 +89,7 @@ impl SweepView {
                     "mean {} over the scored units: a description, higher is not better",
                     m.name()
                 ),
+                RankBy::Pair(c, t) => format!("val bits {} tells about {}", c.name(), t.name()),
             }
         ));
         let by = self.by;
@@ -114,8 +115,8 @@ impl SweepView {
                                     ui.strong("val bits");
                                     ui.strong("test bits");
                                 }
-                                RankBy::Mean(m) => {
-                                    ui.strong(m.name());
+                                RankBy::Mean(_) | RankBy::Pair(..) => {
+                                    ui.strong(by.name());
                                     ui.strong("val bits");
                                 }
                             }
@@ -146,8 +147,8 @@ impl SweepView {
                                         ui.label(format!("{:.4}", row.val.score_bits));
                                         ui.label(format!("{:.4}", row.test.score_bits));
                                     }
-                                    RankBy::Mean(m) => {
-                                        ui.label(format!("{:.4}", row.mean(m)));
+                                    RankBy::Mean(_) | RankBy::Pair(..) => {
+                                        ui.label(format!("{:.4}", by.of(row)));
                                         ui.label(format!("{:.4}", row.val.score_bits));
                                     }
                                 }
@@ -203,6 +204,7 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s
     ui.small(match m {
         RankBy::Score => "colour: val score (bits)".to_string(),
         RankBy::Mean(x) => format!("colour: mean {}", x.name()),
+        RankBy::Pair(..) => format!("colour: val bits {}", m.name()),
     });
     ui.horizontal(|ui| {
         ui.small(format!("{lo:.2}"));

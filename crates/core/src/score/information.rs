@@ -65,7 +65,7 @@ pub fn mutual_information(claim: &[u32], outcome: &[u32], k_claim: usize, k_outc
 }
 
 /// The seed of the noise floor's permutation (docs/score.md#noise-floor).
-pub const PERMUTATION_SEED: u64 = 0x5EED_0F_B175;
+pub const PERMUTATION_SEED: u64 = 0x005E_ED0F_B175;
 
 /// SplitMix64 (Steele, Lea and Flood), the permutation's random numbers: a few lines that
 /// any language reproduces, so the noise floor can be checked independently.

@@ -22,7 +22,8 @@ use serde::Serialize;
 use std::ops::Range;
 
 /// A categorical claim a prompt makes, under its name in docs/score.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Claim {
     /// Time-LLM's word: "upward" if the input's sum of differences is > 0, else "downward".
     Trend,
@@ -133,7 +134,8 @@ impl Claim {
 }
 
 /// What a horizon did, as classes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Target {
     Direction,
     NaiveMase,
@@ -217,7 +219,8 @@ impl Horizons {
         let channels = table.channels.len();
         let mut train = [Vec::new(), Vec::new()];
         let mut left_out = [0; 3];
-        let mut scored = usize::MAX..0;
+        // The first and last window whose horizon lies in val or test.
+        let mut first_last: Option<(usize, usize)> = None;
         for w in all.clone() {
             let Some(p) = part_of(w) else { continue };
             if p == Part::Train {
@@ -231,13 +234,10 @@ impl Horizons {
                     }
                 }
             } else {
-                scored.start = scored.start.min(w);
-                scored.end = w + 1;
+                first_last = Some((first_last.map_or(w, |(a, _)| a), w));
             }
         }
-        if scored.start > scored.end {
-            scored = all.end..all.end;
-        }
+        let scored = first_last.map_or(all.end..all.end, |(a, b)| a..b + 1);
         let parts: Vec<Option<Part>> = scored.clone().map(part_of).collect();
         let mut outcomes = Vec::with_capacity(scored.len() * channels);
         for (k, w) in scored.clone().enumerate() {
