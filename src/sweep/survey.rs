@@ -5,7 +5,6 @@
 use super::{Metric, Request, Sweep};
 use wavebench_core::data::Table;
 use wavebench_core::engine::Selected;
-use wavebench_core::pipeline::PathChoice;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::{Claim, Scorer};
 use wavebench_core::timing::Timer;
@@ -88,10 +87,7 @@ impl Survey {
         };
         let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
             .map_err(|e| e.to_string())?;
-        let slide = match req.base.path {
-            PathChoice::Window => Err("--path window".to_string()),
-            _ => Ok(Claim::READS),
-        };
+        let slide = super::slide(req);
         let mine = spec
             .prepare(&alone)
             .map_err(|e| e.to_string())?

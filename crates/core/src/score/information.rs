@@ -139,19 +139,51 @@ pub fn mask_digits(text: &str, out: &mut String) {
 }
 
 fn mask_digits_into(text: &[u8], out: &mut Vec<u8>) {
-    // Branch-free: every byte is written, and the write position moves on unless the byte
-    // continues a run of digits (a prompt is a third digits).
+    // Eight bytes at a time: a word without a digit (most of a prompt's words) is copied
+    // whole; one with a digit goes byte by byte, branch-free: every byte is written and
+    // the write position moves on unless the byte continues a run of digits.
     out.clear();
     out.resize(text.len(), 0);
     let mut j = 0;
     let mut in_digits = false;
-    for &b in text {
+    let mut words = text.chunks_exact(8);
+    for w in &mut words {
+        let word = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        if !has_digit(word) {
+            out[j..j + 8].copy_from_slice(w);
+            j += 8;
+            in_digits = false;
+            continue;
+        }
+        for &b in w {
+            let digit = b.is_ascii_digit();
+            out[j] = if digit { b'#' } else { b };
+            j += usize::from(!(digit && in_digits));
+            in_digits = digit;
+        }
+    }
+    for &b in words.remainder() {
         let digit = b.is_ascii_digit();
         out[j] = if digit { b'#' } else { b };
         j += usize::from(!(digit && in_digits));
         in_digits = digit;
     }
     out.truncate(j);
+}
+
+/// Whether any byte of `w` is an ASCII digit (b'0'..=b'9'), without a branch per byte:
+/// a byte is a digit when `b - 0x30` and `0x39 - b` both keep their top bit clear, for
+/// bytes below 0x80 (a byte at or above 0x80 is never a digit).
+fn has_digit(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let ascii = !w & HIGH; // top bit set where the byte is < 0x80
+    let low = w & !HIGH; // the bytes' low seven bits
+                         // low + 0x50 sets the top bit where low >= 0x30 (no carry between bytes: < 0x80 + 0x50).
+    let ge_30 = (low + 0x50 * ONES) & HIGH;
+    // low + 0x46 sets it where low >= 0x3A.
+    let ge_3a = (low + 0x46 * ONES) & HIGH;
+    ge_30 & !ge_3a & ascii != 0
 }
 
 #[cfg(test)]
@@ -192,6 +224,27 @@ mod tests {
         assert_ne!(p, s);
         // SplitMix64's published first output for seed 0.
         assert_eq!(SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
+    }
+
+    #[test]
+    fn digit_words_found_as_bytes_are() {
+        for b in 0..=255u8 {
+            for k in 0..8 {
+                let mut bytes = [b'a'; 8];
+                bytes[k] = b;
+                assert_eq!(
+                    has_digit(u64::from_le_bytes(bytes)),
+                    b.is_ascii_digit(),
+                    "{b} at {k}"
+                );
+            }
+        }
+        let mut m = String::new();
+        mask_digits(
+            "Input statistics: range [-2.39, 13.38], median 0.11 héllo 42",
+            &mut m,
+        );
+        assert_eq!(m, "Input statistics: range [-#.#, #.#], median #.# héllo #");
     }
 
     #[test]
