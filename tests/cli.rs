@@ -654,3 +654,54 @@ fn help_shows_the_defaults_a_run_uses() {
         "decompose has no template option"
     );
 }
+
+/// A level that leaves one coefficient in the approximation band is computed (it is within
+/// pywt's maximum) but said once on stderr, naming the level, the wavelet and the window;
+/// one level lower is quiet.
+#[test]
+fn a_degenerate_level_is_said_once() {
+    let data = common::etth1();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.jsonl");
+    let run = |level: &str| {
+        wavebench(&[
+            "prompts",
+            data.to_str().unwrap(),
+            "--rows",
+            "0..600",
+            "--seq-len",
+            "512",
+            "--wavelet",
+            "haar",
+            "--level",
+            level,
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = run("9");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(
+        err.matches("leaves 1 coefficient in cA9 of a 512-row window")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("'haar'") && err.contains("level 8 or lower"),
+        "{err}"
+    );
+    // 89 windows × 7 channels, written all the same.
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap().lines().count(),
+        89 * 7
+    );
+    let o = run("8");
+    assert!(
+        o.status.success() && stderr(&o).is_empty(),
+        "{}",
+        stderr(&o)
+    );
+}

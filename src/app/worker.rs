@@ -307,12 +307,16 @@ fn handle(req: Request, engines: &mut Vec<(EngineKind, Selected)>, replies: &Sen
                 }
             };
             let engine = &mut engines[idx].1;
-            let result = inspect(&settings, &table, engine);
+            let (result, warning) = match inspect(&settings, &table, engine) {
+                Ok((r, w)) => (Ok(r), w),
+                Err(e) => (Err(e), None),
+            };
             Reply::Inspected {
                 gen,
                 slot,
                 result,
-                notice: engine.notice.clone(),
+                // A degenerate level is said in the status line, before the engine's fallback.
+                notice: warning.or_else(|| engine.notice.clone()),
             }
         }
     };
@@ -331,7 +335,12 @@ fn view_config(s: &Settings, table: &Table) -> Config {
     }
 }
 
-fn inspect(s: &Settings, table: &Table, engine: &mut Selected) -> Result<Box<Inspection>, String> {
+/// The unit the view shows, and the run's warning (a degenerate level) if it has one.
+fn inspect(
+    s: &Settings,
+    table: &Table,
+    engine: &mut Selected,
+) -> Result<(Box<Inspection>, Option<String>), String> {
     let channel = s.channel.min(table.channels.len().saturating_sub(1));
     let spec = RunSpec::new(view_config(s, table), Purpose::Features, &LOCAL).map_err(|e| e.0)?;
     let prepared = spec.prepare(table).map_err(|e| e.0)?;
@@ -354,7 +363,7 @@ fn inspect(s: &Settings, table: &Table, engine: &mut Selected) -> Result<Box<Ins
     if let Some(e) = template_error {
         result.prompt = Err(e);
     }
-    Ok(Box::new(result))
+    Ok((Box::new(result), prepared.warning.clone()))
 }
 
 fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, String> {

@@ -141,7 +141,7 @@ impl Run {
         match opened {
             Ok((t, p)) => {
                 let prefix = format!("{}: ", file.display());
-                for w in &t.warnings {
+                for w in t.warnings.iter().chain(&p.warning) {
                     let what = w.strip_prefix(&prefix).unwrap_or(w).to_string();
                     if self.said.borrow_mut().insert(what) {
                         eprintln!("wavebench: {w}");

@@ -215,7 +215,7 @@ impl RunSpec {
         let warning = match self.purpose {
             Purpose::Features => {
                 pipeline::check_level(&plan).map_err(|e| DataError(format!("--level: {e}")))?;
-                None
+                degenerate_level(&plan)
             }
             Purpose::Decompose => (self.cfg.level > max).then(|| {
                 format!(
@@ -426,6 +426,24 @@ impl Prepared {
             slide: self.slide.clone(),
         }
     }
+}
+
+/// A level that leaves fewer than 2 coefficients in the approximation band: its spread is
+/// 0, so every feature built on it (SNR, the volatility ratio, signal quality, stability,
+/// difficulty) describes the level, not the data (docs/features.md#snr). Allowed, since it
+/// is within pywt's maximum, but said.
+fn degenerate_level(plan: &Plan) -> Option<String> {
+    let n = plan.band_lens.first().copied()?;
+    (n < 2).then(|| {
+        format!(
+            "warning: level {} of '{}' leaves {n} coefficient in cA{} of a {}-row window: SNR, volatility ratio, signal quality, stability and difficulty describe the level, not the data; level {} or lower keeps 2 or more",
+            plan.level,
+            plan.wavelet.name,
+            plan.level,
+            plan.len,
+            plan.level.saturating_sub(1).max(1)
+        )
+    })
 }
 
 /// Which unit [`Prepared::inspect`] computes, and what its prompt says.
