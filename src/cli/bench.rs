@@ -20,16 +20,7 @@ pub fn run(
     common: &Common,
     opts: &PromptOpts,
 ) -> Result<(), Failure> {
-    let format = match output.and_then(|p| p.extension()).and_then(|e| e.to_str()) {
-        _ if output.is_none_or(|p| p == Path::new("-") || export::is_stream(p)) => "md",
-        Some(e @ ("json" | "csv" | "md")) => e,
-        _ => {
-            return Err(Failure::Input(format!(
-                "-o {}: expected a .json, .csv or .md report",
-                output.map_or(String::new(), |p| p.display().to_string())
-            )))
-        }
-    };
+    let format = super::run::report_format(output, "report")?;
     if let Some(shard) = opts.shard {
         // A shard's timing would be read as the whole run's.
         return Err(Failure::Input(format!(

@@ -242,6 +242,22 @@ impl Run {
     }
 }
 
+/// A report's format from `-o`: Markdown on stdout (no `-o`, `-`, or a stream), else the
+/// file's extension, `json`, `csv` or `md`; `what` names the report in the error.
+pub fn report_format(output: Option<&Path>, what: &str) -> Result<&'static str, Failure> {
+    let stdout = output.is_none_or(|p| p == Path::new("-") || crate::export::is_stream(p));
+    match output.and_then(|p| p.extension()).and_then(|e| e.to_str()) {
+        _ if stdout => Ok("md"),
+        Some("json") => Ok("json"),
+        Some("csv") => Ok("csv"),
+        Some("md") => Ok("md"),
+        _ => Err(Failure::Input(format!(
+            "-o {}: expected a .json, .csv or .md {what}",
+            output.map_or(String::new(), |p| p.display().to_string())
+        ))),
+    }
+}
+
 /// A progress bar over windows on stderr, hidden with `--quiet` (and off a terminal).
 pub fn progress(total: usize, quiet: bool, what: &str) -> ProgressBar {
     progress_of(total, quiet, what, "windows")

@@ -51,16 +51,7 @@ pub fn run(
     common: &Common,
     opts: &SweepOpts,
 ) -> Result<(), Failure> {
-    let format = match output.and_then(|p| p.extension()).and_then(|e| e.to_str()) {
-        _ if output.is_none_or(|p| p == Path::new("-") || export::is_stream(p)) => "md",
-        Some(e @ ("json" | "csv" | "md")) => e,
-        _ => {
-            return Err(Failure::Input(format!(
-                "-o {}: expected a .json, .csv or .md file",
-                output.map_or(String::new(), |p| p.display().to_string())
-            )))
-        }
-    };
+    let format = super::run::report_format(output, "file")?;
     for (given, instead) in [
         (
             common.wavelet.is_some(),

@@ -30,16 +30,6 @@ impl Default for DataSetView {
     }
 }
 
-/// Dark blue (no information) to yellow (the most of the table).
-fn colour(t: f32) -> egui::Color32 {
-    let t = t.clamp(0.0, 1.0);
-    egui::Color32::from_rgb(
-        (30.0 + 225.0 * t) as u8,
-        (40.0 + 180.0 * t) as u8,
-        (110.0 - 70.0 * t) as u8,
-    )
-}
-
 /// Categories' colours in the share bars.
 const PALETTE: [egui::Color32; 8] = [
     egui::Color32::from_rgb(86, 148, 214),
@@ -304,7 +294,7 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
                 cell,
             )
             .shrink(1.0);
-            let shade = colour((info.mi_bits.max(0.0) / hi) as f32);
+            let shade = super::colour_scale((info.mi_bits.max(0.0) / hi) as f32);
             ui.painter().rect_filled(r, 0.0, shade);
             if c.claim.scored_against() == Some(t) {
                 ui.painter().rect_stroke(

@@ -12,6 +12,16 @@ pub mod sweep;
 pub mod time_axis;
 pub mod timing;
 
+/// The heat maps' colour for `t` in 0..=1: dark blue (low) to yellow (high).
+pub fn colour_scale(t: f32) -> egui::Color32 {
+    let t = t.clamp(0.0, 1.0);
+    egui::Color32::from_rgb(
+        (30.0 + 225.0 * t) as u8,
+        (40.0 + 180.0 * t) as u8,
+        (110.0 - 70.0 * t) as u8,
+    )
+}
+
 /// The width `text` takes in `font`, unwrapped: to size a column or a bar to what it holds.
 pub fn text_width(ui: &egui::Ui, text: &str, font: &egui::FontId) -> f32 {
     ui.fonts_mut(|f| {

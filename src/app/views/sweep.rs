@@ -30,16 +30,6 @@ impl Default for SweepView {
     }
 }
 
-/// Dark blue (low) to yellow (high).
-fn colour(t: f32) -> egui::Color32 {
-    let t = t.clamp(0.0, 1.0);
-    egui::Color32::from_rgb(
-        (30.0 + 225.0 * t) as u8,
-        (40.0 + 180.0 * t) as u8,
-        (110.0 - 70.0 * t) as u8,
-    )
-}
-
 impl SweepView {
     /// Draw; returns true when the user asks for a (new) sweep.
     pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings, running: bool) -> bool {
@@ -218,7 +208,7 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s
             ui.painter().rect_filled(
                 egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(step, 10.0)),
                 0.0,
-                colour(i as f32 / (STEPS - 1) as f32),
+                super::colour_scale(i as f32 / (STEPS - 1) as f32),
             );
         }
         ui.small(format!("{hi:.2}"));
@@ -273,8 +263,11 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s
                 let min = rect.min
                     + egui::vec2(label_w + cell.x * (r.level - 1) as f32, cell.y * i as f32);
                 let cell_rect = egui::Rect::from_min_size(min, cell);
-                ui.painter()
-                    .rect_filled(cell_rect.shrink(0.5), 0.0, colour(t_of(m.of(r))));
+                ui.painter().rect_filled(
+                    cell_rect.shrink(0.5),
+                    0.0,
+                    super::colour_scale(t_of(m.of(r))),
+                );
                 let response = ui.interact(
                     cell_rect,
                     ui.scope_id().with((&r.wavelet, r.level)),

@@ -1,0 +1,260 @@
+//! One configuration's claims over the scored units ([`Tally`]) and what they tell about
+//! the outcomes ([`Evaluation`]: mutual information, noise floor, categories, diversity),
+//! written as docs/cli.md#sweep shows.
+
+use super::information::{self, Diversity};
+use super::{Claim, Horizons, Part, Scorer, Target};
+use crate::features::Features;
+use rustc_hash::FxHashMap;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// One configuration's claims and outcome classes over each scored part (val, test).
+#[derive(Debug, Clone)]
+pub struct Tally {
+    parts: [PartTally; 2],
+    bands: Vec<String>,
+    buf: String,
+}
+
+#[derive(Debug, Clone, Default)]
+struct PartTally {
+    claims: [Column; 8],
+    outcomes: [Vec<u32>; 3],
+}
+
+/// One claim's category per unit, its categories interned.
+#[derive(Debug, Clone, Default)]
+struct Column {
+    ids: Vec<u32>,
+    names: Vec<String>,
+    /// Past a few categories (lags may have hundreds), a name's id by hash.
+    index: FxHashMap<String, u32>,
+}
+
+/// Categories a column looks up by comparing names, before it hashes them: the wordings
+/// come in a handful.
+const FEW: usize = 16;
+
+impl Column {
+    fn push(&mut self, category: &str) {
+        let found = if self.names.len() <= FEW {
+            self.names
+                .iter()
+                .position(|n| n == category)
+                .map(|i| i as u32)
+        } else {
+            self.index.get(category).copied()
+        };
+        let id = found.unwrap_or_else(|| {
+            let id = self.names.len() as u32;
+            self.names.push(category.to_string());
+            if self.names.len() > FEW {
+                if self.index.is_empty() {
+                    self.index = self.names.iter().cloned().zip(0..).collect();
+                } else {
+                    self.index.insert(category.to_string(), id);
+                }
+            }
+            id
+        });
+        self.ids.push(id);
+    }
+}
+
+/// The scored part a unit belongs to, for the callers that render prompts beside.
+fn scored_slot(p: Part) -> Option<usize> {
+    match p {
+        Part::Train => None,
+        Part::Val => Some(0),
+        Part::Test => Some(1),
+    }
+}
+
+impl Tally {
+    /// An empty tally; `bands` names the bands (cA3, cD3, …) for the dominant-band claim.
+    pub(super) fn new(bands: &[String]) -> Tally {
+        Tally {
+            parts: [PartTally::default(), PartTally::default()],
+            bands: bands.to_vec(),
+            buf: String::new(),
+        }
+    }
+
+    /// One unit of file `h` (window `window` as the run numbers it, channel `channel`)
+    /// with its features; returns the part it was counted in (None: not scored).
+    pub fn push(
+        &mut self,
+        scorer: &Scorer,
+        h: &Horizons,
+        window: usize,
+        channel: usize,
+        f: &Features,
+    ) -> Option<Part> {
+        if !h.scored.contains(&window) {
+            return None;
+        }
+        let k = window - h.scored.start;
+        let part = h.parts[k]?;
+        let o = h.outcomes[k * h.channels + channel]?;
+        let slot = scored_slot(part)?;
+        let t = &mut self.parts[slot];
+        for (i, claim) in Claim::ALL.into_iter().enumerate() {
+            t.claims[i].push(claim.category(f, &self.bands, &mut self.buf));
+        }
+        t.outcomes[0].push(o.up as u32);
+        t.outcomes[1].push(scorer.mase.class(o.naive_mase));
+        t.outcomes[2].push(scorer.vol.class(o.vol_ratio));
+        Some(part)
+    }
+
+    /// The claims' information over part `p` (val or test), with the prompts' diversity
+    /// measured by the caller.
+    pub fn evaluate(&self, scorer: &Scorer, p: Part, diversity: Diversity) -> Evaluation {
+        let Some(slot) = scored_slot(p) else {
+            return Evaluation::default();
+        };
+        let t = &self.parts[slot];
+        let perm = &scorer.perms[p as usize];
+        let n = t.outcomes[0].len();
+        // The permutation was drawn for the part's unit count; a tally of fewer units (a
+        // configuration whose run skipped some) draws its own.
+        let own;
+        let perm = if perm.len() == n {
+            perm
+        } else {
+            own = information::permutation(n, information::PERMUTATION_SEED);
+            &own
+        };
+        let permuted: Vec<Vec<u32>> = t
+            .outcomes
+            .iter()
+            .map(|o| perm.iter().map(|&i| o[i]).collect())
+            .collect();
+        let mut claims = Vec::with_capacity(Claim::ALL.len());
+        let mut score = 0.0;
+        for (i, claim) in Claim::ALL.into_iter().enumerate() {
+            let col = &t.claims[i];
+            let k = col.names.len();
+            let info = Target::ALL.map(|target| {
+                let j = target as usize;
+                let kt = target.classes().len();
+                Info {
+                    mi_bits: information::mutual_information(&col.ids, &t.outcomes[j], k, kt),
+                    noise_bits: information::mutual_information(&col.ids, &permuted[j], k, kt),
+                }
+            });
+            if let Some(target) = claim.scored_against() {
+                score += info[target as usize].mi_bits;
+            }
+            let mut counts = vec![0usize; k];
+            for &id in &col.ids {
+                counts[id as usize] += 1;
+            }
+            let mut categories: Vec<(String, usize)> =
+                col.names.iter().cloned().zip(counts).collect();
+            categories.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            claims.push(ClaimInfo {
+                claim,
+                info,
+                categories,
+            });
+        }
+        Evaluation {
+            units: n,
+            score_bits: score,
+            claims,
+            diversity,
+        }
+    }
+}
+
+/// A claim × outcome pair's information and its noise floor, in bits.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Info {
+    pub mi_bits: f64,
+    pub noise_bits: f64,
+}
+
+/// One claim over a part: its information about each outcome and its categories' counts
+/// (most common first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimInfo {
+    pub claim: Claim,
+    pub info: [Info; 3],
+    pub categories: Vec<(String, usize)>,
+}
+
+/// A configuration over one part: the score, every claim × outcome, the categories, and
+/// the prompts' diversity.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Evaluation {
+    pub units: usize,
+    pub score_bits: f64,
+    pub claims: Vec<ClaimInfo>,
+    pub diversity: Diversity,
+}
+
+impl Evaluation {
+    pub fn info(&self, claim: Claim, target: Target) -> Option<Info> {
+        self.claims
+            .iter()
+            .find(|c| c.claim == claim)
+            .map(|c| c.info[target as usize])
+    }
+}
+
+/// docs/cli.md#sweep: `{"score_bits", "claims": {claim: {outcome: {mi_bits,
+/// noise_bits}}}, "categories": {claim: {category: count}}, "diversity": {…}}`, claims in
+/// docs order.
+impl Serialize for Evaluation {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Claims<'a>(&'a [ClaimInfo]);
+        impl Serialize for Claims<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for c in self.0 {
+                    m.serialize_entry(c.claim.name(), &Targets(&c.info))?;
+                }
+                m.end()
+            }
+        }
+        struct Targets<'a>(&'a [Info; 3]);
+        impl Serialize for Targets<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(3))?;
+                for t in Target::ALL {
+                    m.serialize_entry(t.name(), &self.0[t as usize])?;
+                }
+                m.end()
+            }
+        }
+        struct Categories<'a>(&'a [ClaimInfo]);
+        impl Serialize for Categories<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for c in self.0 {
+                    m.serialize_entry(c.claim.name(), &Counts(&c.categories))?;
+                }
+                m.end()
+            }
+        }
+        struct Counts<'a>(&'a [(String, usize)]);
+        impl Serialize for Counts<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for (k, v) in self.0 {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(Some(5))?;
+        m.serialize_entry("units", &self.units)?;
+        m.serialize_entry("score_bits", &self.score_bits)?;
+        m.serialize_entry("claims", &Claims(&self.claims))?;
+        m.serialize_entry("categories", &Categories(&self.claims))?;
+        m.serialize_entry("diversity", &self.diversity)?;
+        m.end()
+    }
+}
