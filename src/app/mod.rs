@@ -15,6 +15,7 @@ pub mod layout;
 mod panes;
 mod replies;
 pub mod state;
+mod survey;
 pub mod views;
 pub mod worker;
 

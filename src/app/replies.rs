@@ -141,7 +141,7 @@ impl Workbench {
         }
         self.survey_gen += 1;
         self.dataset_view.computing = true;
-        self.worker.survey(super::worker::SurveyRequest {
+        self.worker.survey(super::survey::SurveyRequest {
             gen: self.survey_gen,
             table: table.clone(),
             settings: Box::new(wanted.0.clone()),

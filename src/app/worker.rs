@@ -117,19 +117,11 @@ pub enum Reply {
     },
 }
 
-/// What the Data set pane asks for: the current configuration over every window.
-pub struct SurveyRequest {
-    pub gen: u64,
-    pub table: Arc<Table>,
-    pub settings: Box<Settings>,
-    pub split: wavebench_core::score::Split,
-}
-
 pub struct Worker {
     tx: Sender<Request>,
     /// The survey thread's requests (its own thread: a survey of a large data set must
     /// not hold back the window the knobs show).
-    surveys: Sender<SurveyRequest>,
+    surveys: Sender<super::survey::SurveyRequest>,
     rx: Receiver<Reply>,
     replies: Sender<Reply>,
     wake: Arc<dyn Fn() + Send + Sync>,
@@ -147,11 +139,11 @@ impl Worker {
             .spawn(move || serve(requests, to_ui, move || w()))
             .map(|_| ())
             .unwrap_or_else(|e| eprintln!("wavebench: cannot start the worker thread: {e}"));
-        let (surveys, survey_rx) = channel::<SurveyRequest>();
+        let (surveys, survey_rx) = channel::<super::survey::SurveyRequest>();
         let (to_ui, w) = (replies.clone(), wake.clone());
         std::thread::Builder::new()
             .name("wavebench-survey".into())
-            .spawn(move || survey_loop(survey_rx, to_ui, move || w()))
+            .spawn(move || super::survey::serve(survey_rx, to_ui, move || w()))
             .map(|_| ())
             .unwrap_or_else(|e| eprintln!("wavebench: cannot start the survey thread: {e}"));
         Worker {
@@ -195,73 +187,13 @@ impl Worker {
         let _ = self.tx.send(r);
     }
 
-    pub fn survey(&self, r: SurveyRequest) {
+    pub fn survey(&self, r: super::survey::SurveyRequest) {
         let _ = self.surveys.send(r);
     }
 
     pub fn try_recv(&self) -> Option<Reply> {
         self.rx.try_recv().ok()
     }
-}
-
-/// Survey the newest request, skipping those a newer knob change replaced.
-/// The scored units of the last survey, and what they were made for: a wavelet, level,
-/// mode or template change scores on the same units.
-type ScorerKey = (usize, Config, wavebench_core::score::Split);
-
-fn survey_loop(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, wake: impl Fn()) {
-    let mut kept: Option<(ScorerKey, wavebench_core::score::Scorer)> = None;
-    while let Ok(mut req) = requests.recv() {
-        while let Ok(next) = requests.try_recv() {
-            req = next;
-        }
-        let result = survey(&req, &mut kept).map(Box::new);
-        let _ = replies.send(Reply::Surveyed {
-            gen: req.gen,
-            result,
-        });
-        wake();
-    }
-}
-
-fn survey(
-    req: &SurveyRequest,
-    kept: &mut Option<(ScorerKey, wavebench_core::score::Scorer)>,
-) -> Result<crate::sweep::survey::Survey, String> {
-    let s = &req.settings;
-    let prompter = Prompter::new(&s.template_text).map_err(|e| format!("template: {e}"))?;
-    let sweep_req = crate::sweep::Request {
-        base: Config {
-            seq_len: Some(s.seq_len()),
-            ..s.run.clone()
-        },
-        grid: Default::default(),
-        templates: vec![(s.template_label(), Arc::new(prompter))],
-        split: req.split,
-    };
-    let name = req.table.path.display().to_string();
-    let tables = [(name.as_str(), &*req.table)];
-    // Only the data options, the horizon and the split shape the scored units.
-    let key: ScorerKey = (
-        Arc::as_ptr(&req.table) as usize,
-        Config {
-            wavelet: String::new(),
-            level: 0,
-            mode: Default::default(),
-            template: String::new(),
-            description: String::new(),
-            ..sweep_req.base.clone()
-        },
-        req.split,
-    );
-    let scorer = match kept.take() {
-        Some((k, scorer)) if k == key => scorer,
-        _ => crate::sweep::scorer(&tables, &sweep_req)?,
-    };
-    let result =
-        crate::sweep::survey::Survey::of(&name, &req.table, &sweep_req, &scorer, s.channel);
-    *kept = Some((key, scorer));
-    result
 }
 
 fn serve(requests: Receiver<Request>, replies: Sender<Reply>, wake: impl Fn()) {

@@ -1,0 +1,80 @@
+//! The Data set pane's survey thread: the current configuration over every window, the
+//! newest request only, on its own thread (a survey of a large data set must not hold back
+//! the window the knobs show); the scored units are kept while only the wavelet, level,
+//! mode or template change.
+
+use super::state::Settings;
+use super::worker::Reply;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+use wavebench_core::config::Config;
+use wavebench_core::data::Table;
+use wavebench_core::prompt::Prompter;
+
+/// What the Data set pane asks for: the current configuration over every window.
+pub struct SurveyRequest {
+    pub gen: u64,
+    pub table: Arc<Table>,
+    pub settings: Box<Settings>,
+    pub split: wavebench_core::score::Split,
+}
+
+/// The scored units of the last survey, and what they were made for: a wavelet, level,
+/// mode or template change scores on the same units.
+type ScorerKey = (usize, Config, wavebench_core::score::Split);
+
+/// Survey the newest request, skipping those a newer knob change replaced.
+pub(super) fn serve(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, wake: impl Fn()) {
+    let mut kept: Option<(ScorerKey, wavebench_core::score::Scorer)> = None;
+    while let Ok(mut req) = requests.recv() {
+        while let Ok(next) = requests.try_recv() {
+            req = next;
+        }
+        let result = survey(&req, &mut kept).map(Box::new);
+        let _ = replies.send(Reply::Surveyed {
+            gen: req.gen,
+            result,
+        });
+        wake();
+    }
+}
+
+fn survey(
+    req: &SurveyRequest,
+    kept: &mut Option<(ScorerKey, wavebench_core::score::Scorer)>,
+) -> Result<crate::sweep::survey::Survey, String> {
+    let s = &req.settings;
+    let prompter = Prompter::new(&s.template_text).map_err(|e| format!("template: {e}"))?;
+    let sweep_req = crate::sweep::Request {
+        base: Config {
+            seq_len: Some(s.seq_len()),
+            ..s.run.clone()
+        },
+        grid: Default::default(),
+        templates: vec![(s.template_label(), Arc::new(prompter))],
+        split: req.split,
+    };
+    let name = req.table.path.display().to_string();
+    let tables = [(name.as_str(), &*req.table)];
+    // Only the data options, the horizon and the split shape the scored units.
+    let key: ScorerKey = (
+        Arc::as_ptr(&req.table) as usize,
+        Config {
+            wavelet: String::new(),
+            level: 0,
+            mode: Default::default(),
+            template: String::new(),
+            description: String::new(),
+            ..sweep_req.base.clone()
+        },
+        req.split,
+    );
+    let scorer = match kept.take() {
+        Some((k, scorer)) if k == key => scorer,
+        _ => crate::sweep::scorer(&tables, &sweep_req)?,
+    };
+    let result =
+        crate::sweep::survey::Survey::of(&name, &req.table, &sweep_req, &scorer, s.channel);
+    *kept = Some((key, scorer));
+    result
+}
