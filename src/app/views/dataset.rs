@@ -4,9 +4,11 @@
 //! the bits each claim carries about the horizon beside its noise floor (docs/score.md).
 
 use super::data::decimate;
+use super::time_axis::TimeFormat;
 use crate::app::state::Settings;
 use crate::sweep::survey::{Survey, Timeline};
 use egui_plot::{Line, Plot, PlotPoints, VLine};
+use wavebench_core::data::Table;
 use wavebench_core::score::{Evaluation, Part, Target};
 
 pub struct DataSetView {
@@ -43,15 +45,16 @@ const PALETTE: [egui::Color32; 8] = [
 ];
 
 impl DataSetView {
-    pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings) {
+    pub fn ui(&mut self, ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
         let taken = self.survey.take();
-        self.draw(ui, s, taken.as_ref());
+        self.draw(ui, table, s, taken.as_ref());
         self.survey = taken;
     }
 
     fn draw(
         &mut self,
         ui: &mut egui::Ui,
+        table: &Table,
         s: &mut Settings,
         survey: Option<&Result<Survey, String>>,
     ) {
@@ -91,7 +94,7 @@ impl DataSetView {
         });
         let height = ui.available_height();
         egui::ScrollArea::vertical().show(ui, |ui| {
-            self.timeline_ui(ui, survey, s, (height * 0.4).clamp(120.0, 320.0));
+            self.timeline_ui(ui, table, survey, s, (height * 0.4).clamp(120.0, 320.0));
             let Some(row) = survey.sweep.rows.first() else {
                 return;
             };
@@ -120,7 +123,16 @@ impl DataSetView {
         });
     }
 
-    fn timeline_ui(&mut self, ui: &mut egui::Ui, survey: &Survey, s: &mut Settings, height: f32) {
+    /// The timeline on the data's own time axis (x = each window's first row, as the
+    /// other plots' x is the table row).
+    fn timeline_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        table: &Table,
+        survey: &Survey,
+        s: &mut Settings,
+        height: f32,
+    ) {
         egui::ComboBox::from_label("over every window")
             .selected_text(self.timeline.name())
             .show_ui(ui, |ui| {
@@ -139,20 +151,32 @@ impl DataSetView {
             }
         };
         let columns = (ui.available_width().max(100.0) as usize).max(1);
-        let points = decimate(&values, columns);
+        let starts = survey.starts.clone();
+        let points: Vec<[f64; 2]> = decimate(&values, columns)
+            .into_iter()
+            .map(|[i, v]| [starts.get(i as usize).map_or(i, |&r| r as f64), v])
+            .collect();
         let (row_start, _) = s.row_bounds();
-        let current = survey
-            .starts
-            .iter()
-            .position(|&r| r >= row_start + s.window)
-            .unwrap_or(0) as f64;
+        let current = (row_start + s.window) as f64;
+        // The window whose first row is nearest plot x.
+        let nearest = move |starts: &[usize], x: f64| {
+            let k = starts.partition_point(|&r| (r as f64) < x);
+            match (k.checked_sub(1), starts.get(k)) {
+                (Some(a), Some(&b)) if x - starts[a] as f64 <= b as f64 - x => a,
+                (_, Some(_)) => k,
+                (Some(a), None) => a,
+                (None, None) => 0,
+            }
+        };
+        let fmt = TimeFormat::of(table);
         let owned: Option<Vec<String>> = names.map(<[String]>::to_vec);
         let mut plot = Plot::new("data set timeline")
             .height(height)
             .allow_drag([false, false])
             .allow_scroll(false)
             .allow_boxed_zoom(false)
-            .x_axis_label("window");
+            .x_axis_formatter(fmt.axis(table))
+            .x_axis_label("window start");
         if let Some(n) = owned.clone() {
             plot = plot.y_axis_formatter(move |mark, _| {
                 let i = mark.value.round();
@@ -168,17 +192,17 @@ impl DataSetView {
                 }
             });
         }
-        let starts = survey.starts.clone();
         let label_names = owned;
+        let hover_starts = starts.clone();
         plot = plot.label_formatter(move |pos| {
             let p = match pos {
                 egui_plot::HoverPosition::NearDataPoint { position, .. } => *position,
                 egui_plot::HoverPosition::Elsewhere { position } => *position,
             };
-            let k = p.x.round().max(0.0) as usize;
-            let row = starts
-                .get(k)
-                .map_or(String::new(), |r| format!(" (row {r})"));
+            let k = nearest(&hover_starts, p.x);
+            let row = hover_starts.get(k).map_or(String::new(), |&r| {
+                format!(" ({})", fmt.at(table, r as f64))
+            });
             Some(match &label_names {
                 Some(n) => format!(
                     "window {k}{row}: {}",
@@ -196,8 +220,8 @@ impl DataSetView {
             clicked.then(|| p.pointer_coordinate()).flatten()
         });
         if let Some(at) = response.inner {
-            let k = (at.x.round().max(0.0) as usize).min(survey.starts.len().saturating_sub(1));
-            if let Some(&row) = survey.starts.get(k) {
+            let k = nearest(&starts, at.x);
+            if let Some(&row) = starts.get(k) {
                 s.window = row.saturating_sub(row_start);
             }
         }
