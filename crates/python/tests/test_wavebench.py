@@ -200,6 +200,22 @@ def test_the_generator_is_a_module_inside_a_model():
             np.testing.assert_array_equal(got[k], v, err_msg=k)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (scripts/gpu_check.sh)")
+def test_a_model_on_the_gpu_gets_the_prompts_of_its_host_copy():
+    # Inside a training loop x_enc lives on the GPU, in the model's precision.
+    x = torch.randn(8, 7, 512, generator=torch.Generator().manual_seed(5))
+    gen = wavebench.DWTPromptGenerator().to("cuda")
+    want = gen(x)
+    for on_gpu in (x.cuda(), x.cuda().transpose(1, 2).contiguous().transpose(1, 2), x.cuda().requires_grad_()):
+        got = gen(on_gpu)
+        assert got.keys() == want.keys()
+        for k, v in want.items():
+            np.testing.assert_array_equal(got[k], v, err_msg=k)
+    assert wavebench.timellm_prompts(x.cuda(), "d", 96) == wavebench.timellm_prompts(x, "d", 96)
+    half = gen(x.cuda().half())  # widened to float32 after the one host copy
+    np.testing.assert_array_equal(half["energy_ratio"], gen(x.half())["energy_ratio"])
+
+
 def test_calls_from_many_threads_agree():
     xs = [np.random.default_rng(s).standard_normal((8, 7, 512)).astype(np.float32) for s in range(8)]
     sequential = [wavebench.timellm_prompts(x, "d", 96) for x in xs]
