@@ -6,11 +6,11 @@
 #
 # usage: scripts/gpu_check.sh KIT OUT [ENGINE]
 #   KIT holds wavebench.xz (a stripped release binary, xz-compressed to travel) or wavebench,
-#       and the wheels to install (wavebench-*.whl; pywavelets for bench_python.py).
+#       and the wheels to install (wavebench-*.whl; pywavelets for bench_python.py):
+#       scripts/gpu_kit.sh builds it into .gpu/.
 #   OUT receives the reports. ENGINE is torch-cuda; torch-cpu dry-runs the script anywhere.
-# libtorch: the binary's own (its RUNPATH) when present, else python3's torch. The binary
-# resolves every libtorch symbol it uses against torch 2.11 as well as 2.13 (checked with
-# nm before the first run), so the GPU machine's PyTorch serves.
+# libtorch: python3's torch, which the binary must have been built against (gpu_kit.sh
+# says why).
 set -uo pipefail
 KIT=$(realpath "$1")
 OUT=$(realpath -m "$2")

@@ -792,6 +792,40 @@ fn a_folder_or_glob_is_a_data_set_and_shards_concatenate_to_the_whole() {
 
 /// The Markdown report says what each variant runs (batching is one call per sample) and
 /// why `trend` and `quality` read 0 ms on the native engine.
+/// On the sliding path the feature values beside the prompts differ from the per-window
+/// path's in their last digits; they are still the same bits in every split of the run:
+/// shards (starting anywhere, not on a task boundary), concatenated, are the whole run.
+#[test]
+fn sliding_shards_concatenate_to_the_whole_run_feature_values_too() {
+    let shape = [
+        "prompts",
+        "sample_data/ETTh1.csv",
+        "--rows",
+        "0..2000",
+        "--seq-len",
+        "96",
+        "--columns",
+        "HUFL,OT",
+        "--quiet",
+        "-o",
+        "-",
+    ];
+    let run = |extra: &[&str]| ok(&wavebench(&[&shape[..], extra].concat()));
+    let whole = run(&["--path", "sliding"]);
+    assert_eq!(whole.lines().count(), 1905 * 2);
+    // The run did slide: its feature values are not the per-window path's.
+    let per_window = run(&["--path", "window"]);
+    assert_eq!(per_window.lines().count(), whole.lines().count());
+    assert_ne!(per_window, whole);
+    for n in [3, 7] {
+        let joined: String = (1..=n)
+            .map(|i| run(&["--path", "sliding", "--shard", &format!("{i}/{n}")]))
+            .collect();
+        assert_eq!(joined.lines().count(), whole.lines().count(), "{n} shards");
+        assert!(joined == whole, "{n} shards differ from the whole run");
+    }
+}
+
 #[test]
 fn the_report_says_what_its_numbers_mean() {
     let etth1 = common::etth1();

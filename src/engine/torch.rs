@@ -139,9 +139,23 @@ impl Torch {
                 Some(t) => t,
                 None => unreachable!("a level always has at least one term"),
             };
-            let y =
-                xe.f_unsqueeze(1)?
-                    .f_conv1d(&prepared.weight, None::<Tensor>, [2], [0], [1], 1)?;
+            // cuDNN may run a convolution in TF32 (10-bit mantissas) by default on Ampere
+            // and later: on an H100 dmey's coefficients were 5e-4 off pywt's. Not allowed
+            // here, so the GPU's coefficients are f32's (or f64's) as on the CPU.
+            let y = xe.f_unsqueeze(1)?.f_internal_convolution(
+                &prepared.weight,
+                None::<Tensor>,
+                [2],
+                [0],
+                [1],
+                false,
+                [0],
+                1,
+                false,
+                true,
+                true,
+                false,
+            )?;
             details.push(y.f_select(1, 1)?);
             a = y.f_select(1, 0)?;
         }

@@ -60,18 +60,22 @@ impl<'a> Shape<'a> {
     /// Like `rows`, for the given channels only.
     fn rows_of(&self, channels: impl IntoIterator<Item = usize>, w: Range<usize>) -> ChunkRows<'a> {
         let part = self.windows.part(w);
+        // The sliding path's first task starts at a fixed place in the run, up to
+        // TASK_WINDOWS - 1 windows before the chunk's first: its rows come too, so a
+        // window's summary is the same in every chunk and shard.
+        let lead = (part.first % sliding::TASK_WINDOWS * part.stride).min(part.first_row);
         let span = match part.count {
             0 => part.first_row..part.first_row,
-            n => part.first_row..part.start(n - 1) + part.seq_len,
+            n => part.first_row - lead..part.start(n - 1) + part.seq_len,
         };
         ChunkRows {
             channels: channels
                 .into_iter()
                 .map(|c| self.table.channels[c].values.rows_f64(span.clone()))
                 .collect(),
-            // Window 0 of the chunk starts at row 0 of its rows.
+            // Window 0 of the chunk starts `lead` rows into its rows.
             windows: Windows {
-                first_row: 0,
+                first_row: if part.count == 0 { 0 } else { lead },
                 ..part
             },
             normalize: self.normalize,

@@ -37,9 +37,14 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::time::Instant;
 
-/// Windows per task (one channel each): enough to amortise the task's own transform of
-/// the `seq_len` samples it shares with its neighbour.
-const TASK_WINDOWS: usize = 1024;
+/// Windows per task (one channel each), at fixed places in the run: a task holds the
+/// windows whose run number lies in one `[k·TASK_WINDOWS, (k+1)·TASK_WINDOWS)`, and its
+/// transform and prefix sums start at window `k·TASK_WINDOWS` whichever part of the run
+/// the batch holds. So a window's summary has the same bits whether the run is whole,
+/// sharded or chunked, and on any number of threads (`Shape::rows` hands a chunk the rows
+/// back to its first task's start). 256 keeps 16 tasks in a pipeline chunk for the threads;
+/// each task transforms `seq_len` samples beyond its windows.
+pub const TASK_WINDOWS: usize = 256;
 /// Windows per block inside a task, timed stage by stage.
 const BLOCK: usize = 64;
 
@@ -281,30 +286,29 @@ pub fn summarize_windows<W: Real>(
     }
     // A task takes consecutive windows of every channel, so its series are one contiguous
     // run of the output and are written in place (a summary is a few hundred bytes: moving
-    // 118,363 of them into place was 8 % of a run). Two tasks per thread at least, so a
-    // short chunk still keeps every thread busy.
-    let task = batch
-        .range
-        .len()
-        .div_ceil(2 * rayon::current_num_threads())
-        .clamp(1, TASK_WINDOWS);
-    let first = batch.range.start;
+    // 118,363 of them into place was 8 % of a run).
+    let mut tasks = Vec::new();
+    let (mut rest_s, mut rest_t) = (&mut sums[..], &mut tols[..]);
+    let mut w0 = batch.range.start;
+    while w0 < batch.range.end {
+        let run_number = batch.windows.first + w0;
+        let w1 = (w0 + TASK_WINDOWS - run_number % TASK_WINDOWS).min(batch.range.end);
+        let (s, s_rest) = std::mem::take(&mut rest_s).split_at_mut((w1 - w0) * n);
+        let (t, t_rest) = std::mem::take(&mut rest_t).split_at_mut((w1 - w0) * n);
+        tasks.push((w0..w1, s, t));
+        (rest_s, rest_t, w0) = (s_rest, t_rest, w1);
+    }
     let job = Job {
         batch,
         sp,
         stats,
         clock,
     };
-    sums.par_chunks_mut(task * n)
-        .zip(tols.par_chunks_mut(task * n))
-        .enumerate()
-        .for_each(|(t, (sums, tols))| {
-            let w0 = first + t * task;
-            let w = w0..w0 + sums.len() / n;
-            for c in 0..n {
-                run_task::<W>(&job, c, w.clone(), sums, tols);
-            }
-        });
+    tasks.into_par_iter().for_each(|(w, sums, tols)| {
+        for c in 0..n {
+            run_task::<W>(&job, c, w.clone(), sums, tols);
+        }
+    });
     (sums, tols)
 }
 
@@ -371,15 +375,24 @@ fn task<W: Real>(
     } = *job;
     let (t_len, f, nl) = (sp.len, sp.filter, sp.levels.len());
     let windows = batch.windows;
-    let span0 = windows.start(w.start);
+    // The span starts at the task's first window in the run's numbering (TASK_WINDOWS),
+    // when the batch holds its rows; a batch made by hand that does not, or whose rows
+    // there are not finite (outside this part of the run, so unchecked), starts at its own.
+    let first = windows.start(w.start);
+    let channel = batch.channels[c];
+    let span0 = first
+        .checked_sub((windows.first + w.start) % TASK_WINDOWS * windows.stride)
+        .filter(|&s| channel[s..first].iter().all(|v| v.is_finite()))
+        .unwrap_or(first);
     let span1 = windows.start(w.end - 1) + t_len;
-    let xs = &batch.channels[c][span0..span1];
+    let xs = &channel[span0..span1];
     let span = xs.len();
     let mut t = Instant::now();
 
-    // Transform the span relative to its mean: the sums then carry no large offset to
-    // cancel (every window's own mean is taken out exactly below, whatever the origin).
-    let origin = xs.iter().sum::<f64>() / span as f64;
+    // Transform the span relative to its first window's mean: the sums then carry no large
+    // offset to cancel (every window's own mean is taken out exactly below, whatever the
+    // origin), and the origin does not depend on where the batch ends.
+    let origin = xs[..t_len].iter().sum::<f64>() / t_len as f64;
     let a0: Vec<f64> = xs.iter().map(|v| v - origin).collect();
     // A_j and D_j over the span; zero where the span does not hold their inputs (no
     // window's interior reads there).
@@ -734,6 +747,68 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// A window's summary has the same bits however the run is split (chunks, shards) and
+    /// on any number of threads: tasks and their sums start at fixed places in the run.
+    #[test]
+    fn summaries_do_not_depend_on_the_split_or_the_threads() {
+        let wave = |i: usize, f: f64| {
+            let t = i as f64;
+            1e3 + 5.0 * (t / f).sin() + ((i * 7919) % 101) as f64 / 7.0
+        };
+        let a: Vec<f64> = (0..1400).map(|i| wave(i, 11.0)).collect();
+        let b: Vec<f64> = (0..1400).map(|i| -wave(i, 3.0)).collect();
+        let plan = Plan::new(wavelet::lookup("db4").unwrap(), Mode::Reflect, 3, 96).unwrap();
+        let sp = SlidePlan::new(&plan).unwrap();
+        let whole = Windows {
+            first_row: 0,
+            first: 0,
+            seq_len: 96,
+            stride: 2,
+            count: (a.len() - 96) / 2 + 1,
+        };
+        assert!(whole.count > 2 * TASK_WINDOWS);
+        let run = |windows: Windows, threads: usize| {
+            let batch = WindowBatch {
+                channels: vec![&a, &b],
+                windows,
+                range: 0..windows.count,
+                normalize: Normalize::Revin,
+                dtype: DType::F32,
+            };
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let req = Some(StatsRequest::ALL);
+            let (sums, tols) =
+                pool.install(|| summarize_windows::<f32>(&batch, &sp, req, &StageClock::default()));
+            // Debug prints each f64 in its shortest round-trip form: equal text, equal bits.
+            (format!("{sums:?}"), format!("{tols:?}"), sums.len())
+        };
+        let want = run(whole, 1);
+        assert_eq!(want.2, 2 * whole.count);
+        assert_eq!(run(whole, 3), want, "3 threads");
+        let per_window = |text: &str| -> Vec<String> {
+            text.split("SeriesSummary {").skip(1).map(String::from).collect()
+        };
+        let all = per_window(&want.0);
+        assert_eq!(all.len(), want.2);
+        for cut in [1, 255, 256, 300, 517] {
+            // A part of the run (a shard, a chunk) with the channels' rows from row 0, as
+            // `Shape::rows` hands them: its windows keep their numbers in the run.
+            let part = whole.part(cut..whole.count);
+            let (got, _, n) = run(part, 2);
+            assert_eq!(n, 2 * part.count);
+            let got = per_window(&got);
+            assert_eq!(got.len(), n);
+            // The last record has no trailing comma: compare all but the joining text.
+            let trim = |s: &String| s.trim_end_matches([']', ',', ' ']).to_string();
+            for (k, (g, w)) in got.iter().zip(&all[2 * cut..]).enumerate() {
+                assert_eq!(trim(g), trim(w), "cut {cut}, series {k}");
             }
         }
     }
