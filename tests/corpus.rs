@@ -567,3 +567,67 @@ fn csv_shards_concatenate_to_the_whole_file() {
     assert!(whole.starts_with("window,") && !parts[1].starts_with("window,"));
     assert_eq!(parts.concat(), whole);
 }
+
+/// Parquet as pandas and pyarrow write it: a zone-aware time axis keeps its zone
+/// (`start_time` carries each window's UTC offset, across a daylight saving change too),
+/// decimal columns are read as numbers (with a warning naming a value the run's precision
+/// cannot hold), and a decimal column that is not a channel does not stop the run. Each
+/// was a panic (exit 101).
+#[test]
+fn parquet_with_time_zones_and_decimals_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    python(
+        r#"
+import decimal, numpy as np, pandas as pd, pyarrow as pa, pyarrow.parquet as pq
+n = 200
+x = np.sin(np.arange(n) / 5)
+pd.DataFrame({"date": pd.date_range("2021-01-01", periods=n, freq="h", tz="UTC"), "a": x}).to_parquet("utc.parquet")
+# Berlin's clocks go forward at 2021-03-28 02:00 (+01:00, then +02:00).
+pd.DataFrame({"date": pd.date_range("2021-03-27 12:00", periods=n, freq="h", tz="Europe/Berlin"), "a": x}).to_parquet("berlin.parquet")
+dec = pa.array([decimal.Decimal(f"{v:.3f}") for v in x], pa.decimal128(10, 3))
+long = pa.array([decimal.Decimal("1234567.123456789")] * n, pa.decimal128(20, 9))
+pq.write_table(pa.table({"a": x, "d": dec, "long": long}), "dec.parquet")
+"#,
+        dir.path(),
+    );
+    let run = |file: &str, extra: &[&str]| {
+        let path = dir.path().join(file);
+        let args = [
+            &["prompts", path.to_str().unwrap(), "--seq-len", "96", "--stride", "24", "-o", "-"][..],
+            extra,
+        ]
+        .concat();
+        let o = wavebench(&args);
+        assert!(
+            o.status.success(),
+            "{file} {extra:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let records: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (records, String::from_utf8_lossy(&o.stderr).to_string())
+    };
+    let (utc, _) = run("utc.parquet", &[]);
+    assert_eq!(utc.len(), 5);
+    assert_eq!(utc[0]["start_time"], "2021-01-01T00:00:00+00:00");
+    assert_eq!(utc[1]["start_time"], "2021-01-02T00:00:00+00:00");
+    let (berlin, _) = run("berlin.parquet", &[]);
+    assert_eq!(berlin[0]["start_time"], "2021-03-27T12:00:00+01:00");
+    // 24 hours later the wall clock reads 13:00: summer time began in between.
+    assert_eq!(berlin[1]["start_time"], "2021-03-28T13:00:00+02:00");
+    // The decimal columns are there but not asked for.
+    let (plain, _) = run("dec.parquet", &["--columns", "a"]);
+    assert_eq!(plain.len(), 5);
+    // As channels: three decimals fit f32 as written; nine past a million do not.
+    let (d, warned) = run("dec.parquet", &["--columns", "d,long"]);
+    assert_eq!(d.len(), 10);
+    assert!(!warned.contains("'d'"), "{warned}");
+    assert!(
+        warned.contains("'long'") && warned.contains("1234567.123456789 became 1234567.125"),
+        "{warned}"
+    );
+    let (_, warned) = run("dec.parquet", &["--columns", "long", "--dtype", "f64"]);
+    assert!(!warned.contains("'long'"), "f64 holds it: {warned}");
+}

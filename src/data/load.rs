@@ -2,6 +2,7 @@
 //! Arrow IPC, NDJSON. A date/time or index column becomes the time axis; numeric columns
 //! are channels; nothing is dropped without a word (`Table::warnings`).
 
+use chrono::{Offset as _, TimeZone as _};
 use polars::prelude::*;
 use std::fs::File;
 use std::io::Read;
@@ -226,6 +227,11 @@ fn integers(col: &Column) -> Option<Vec<i64>> {
 /// The time axis from its column: integers as an index, anything else as dates or labels.
 fn time_axis(col: &Column) -> TimeAxis {
     let name = col.name().to_string();
+    if let DataType::Datetime(unit, Some(zone)) = col.dtype() {
+        if let Some(axis) = zoned_axis(col, *unit, zone) {
+            return axis;
+        }
+    }
     if let Some(ints) = integers(col).filter(|_| col.dtype().is_integer()) {
         return TimeAxis::index(name, ints);
     }
@@ -242,6 +248,45 @@ fn time_axis(col: &Column) -> TimeAxis {
             TimeAxis::from_text(name, || cells.iter().map(Option::as_deref))
         }
     }
+}
+
+/// A zone-aware datetime column (what pandas writes for UTC or local data): each row's
+/// wall clock time in its zone, and its UTC offset there, so `start_time` reads e.g.
+/// `2021-01-01T09:00:00+09:00`. None when a cell is missing or the zone is not one chrono
+/// knows (the column is then read as text).
+fn zoned_axis(col: &Column, unit: TimeUnit, zone: &str) -> Option<TimeAxis> {
+    let tz: ZoneRule = match zone.parse::<chrono::FixedOffset>() {
+        Ok(fixed) => ZoneRule::Fixed(fixed),
+        Err(_) => ZoneRule::Named(zone.parse::<chrono_tz::Tz>().ok()?),
+    };
+    let per_ms = match unit {
+        TimeUnit::Nanoseconds => 1_000_000,
+        TimeUnit::Microseconds => 1_000,
+        TimeUnit::Milliseconds => 1,
+    };
+    let instants = integers(&col.cast(&DataType::Int64).ok()?)?;
+    let mut wall = Vec::with_capacity(instants.len());
+    let mut offsets = Vec::with_capacity(instants.len());
+    for t in instants {
+        let utc = chrono::DateTime::from_timestamp_millis(t.div_euclid(per_ms))?.naive_utc();
+        let offset = match &tz {
+            ZoneRule::Fixed(f) => f.local_minus_utc(),
+            ZoneRule::Named(z) => z.offset_from_utc_datetime(&utc).fix().local_minus_utc(),
+        };
+        wall.push(t.div_euclid(per_ms) + i64::from(offset) * 1000);
+        offsets.push(offset);
+    }
+    Some(TimeAxis::zoned(
+        col.name().to_string(),
+        zone.to_string(),
+        wall,
+        offsets,
+    ))
+}
+
+enum ZoneRule {
+    Fixed(chrono::FixedOffset),
+    Named(chrono_tz::Tz),
 }
 
 /// Where a row is, for messages: the data row, and for CSV the file's line too.
@@ -440,6 +485,15 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
         let values = if dtype.is_primitive_numeric() || dtype == DataType::Boolean {
             numbers(&col, opts.dtype)
                 .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?
+        } else if let DataType::Decimal(_, scale) = dtype {
+            let v = numbers(&col, opts.dtype)
+                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
+            if let Some(w) = decimal_rounding(&col, &v, scale) {
+                table
+                    .warnings
+                    .push(format!("{p}: column '{name}' ({dtype}): {w}"));
+            }
+            v
         } else if matches!(dtype, DataType::String | DataType::Null) || dtype.is_temporal() {
             let text = col
                 .cast(&DataType::String)
@@ -525,6 +579,28 @@ fn numbers(col: &Column, dtype: DType) -> PolarsResult<Values> {
                 .map(|v| v.unwrap_or(f64::NAN))
                 .collect(),
         ),
+    })
+}
+
+/// Whether reading a decimal column as floats changed values: how many, and the first
+/// (its exact text beside the float it became). None when every value is kept.
+fn decimal_rounding(col: &Column, values: &Values, scale: usize) -> Option<String> {
+    let text = col.cast(&DataType::String).ok()?;
+    let text = text.str().ok()?;
+    let (mut changed, mut first) = (0usize, None);
+    for (row, (exact, v)) in text.iter().zip(values.iter_f64()).enumerate() {
+        let Some(exact) = exact else { continue };
+        // The float printed at the decimal's scale reads back as the decimal itself
+        // unless it was rounded away.
+        if format!("{v:.scale$}") != exact {
+            changed += 1;
+            first.get_or_insert((row, exact.to_string(), v));
+        }
+    }
+    first.map(|(row, exact, v)| {
+        format!(
+            "{changed} value(s) cannot be held exactly in the run's precision, e.g. data row {row}: {exact} became {v}"
+        )
     })
 }
 

@@ -77,6 +77,40 @@ pub struct TimeAxis {
     pub name: String,
     pub kind: TimeKind,
     points: Points,
+    /// The time zone the column carried (Parquet and Arrow keep one): the points are wall
+    /// clock times in it, and each row's label ends with its UTC offset.
+    pub zone: Option<Zone>,
+}
+
+/// A column's time zone, and every row's UTC offset in it (one for all rows unless the
+/// zone changes offset within the data, as daylight saving time does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Zone {
+    pub name: String,
+    offsets: Offsets,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Offsets {
+    Same(i32),
+    PerRow(Vec<i32>),
+}
+
+impl Zone {
+    /// Seconds east of UTC at `row`.
+    pub fn offset(&self, row: usize) -> Option<i32> {
+        match &self.offsets {
+            Offsets::Same(s) => Some(*s),
+            Offsets::PerRow(v) => v.get(row).copied(),
+        }
+    }
+}
+
+/// An offset as ISO 8601 writes it: `+09:00`, `-03:30`, `+00:00`.
+pub fn iso_offset(seconds: i32) -> String {
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let m = seconds.unsigned_abs() / 60;
+    format!("{sign}{:02}:{:02}", m / 60, m % 60)
 }
 
 impl TimeAxis {
@@ -86,6 +120,26 @@ impl TimeAxis {
             name,
             kind: TimeKind::Index,
             points: Points::compact(values),
+            zone: None,
+        }
+    }
+
+    /// Date-times in a time zone: each row's wall clock time there (milliseconds since
+    /// 1970 as if it were UTC) and its offset from UTC in seconds.
+    pub fn zoned(name: String, zone: String, wall_ms: Vec<i64>, offsets: Vec<i32>) -> Self {
+        let offsets = match offsets.as_slice() {
+            [first, rest @ ..] if rest.iter().all(|o| o == first) => Offsets::Same(*first),
+            [] => Offsets::Same(0),
+            _ => Offsets::PerRow(offsets),
+        };
+        TimeAxis {
+            name,
+            kind: TimeKind::DateTime,
+            points: Points::compact(wall_ms),
+            zone: Some(Zone {
+                name: zone,
+                offsets,
+            }),
         }
     }
 
@@ -105,12 +159,14 @@ impl TimeAxis {
                     TimeKind::Date
                 },
                 points: Points::compact(values),
+                zone: None,
             };
         }
         TimeAxis {
             name,
             kind: TimeKind::Text,
             points: Points::Labels(cells().map(|c| c.map(str::to_string)).collect()),
+            zone: None,
         }
     }
 
@@ -148,12 +204,18 @@ impl TimeAxis {
         self.raw(row).map(|v| v as f64)
     }
 
-    /// The time of `row` as text: ISO 8601 for dates, the integer for an index, the
-    /// label as written otherwise.
+    /// The time of `row` as text: ISO 8601 for dates (with the row's UTC offset when the
+    /// column had a time zone), the integer for an index, the label as written otherwise.
     pub fn label(&self, row: usize) -> Option<String> {
         match &self.points {
             Points::Labels(c) => c.get(row).cloned().flatten(),
-            _ => self.raw(row).map(|v| self.format(v)),
+            _ => {
+                let text = self.format(self.raw(row)?);
+                match self.zone.as_ref().and_then(|z| z.offset(row)) {
+                    Some(offset) => Some(text + &iso_offset(offset)),
+                    None => Some(text),
+                }
+            }
         }
     }
 
@@ -168,6 +230,14 @@ impl TimeAxis {
 
     /// Keep the rows where `keep` is true.
     pub fn retain(&mut self, keep: &[bool]) -> Result<(), String> {
+        let kept = |r: &usize| keep.get(*r).copied().unwrap_or(false);
+        if let Some(Zone {
+            offsets: Offsets::PerRow(v),
+            ..
+        }) = &mut self.zone
+        {
+            *v = (0..v.len()).filter(kept).map(|r| v[r]).collect();
+        }
         self.points = match &self.points {
             Points::Labels(c) => Points::Labels(
                 c.iter()
