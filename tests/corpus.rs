@@ -593,7 +593,16 @@ pq.write_table(pa.table({"a": x, "d": dec, "long": long}), "dec.parquet")
     let run = |file: &str, extra: &[&str]| {
         let path = dir.path().join(file);
         let args = [
-            &["prompts", path.to_str().unwrap(), "--seq-len", "96", "--stride", "24", "-o", "-"][..],
+            &[
+                "prompts",
+                path.to_str().unwrap(),
+                "--seq-len",
+                "96",
+                "--stride",
+                "24",
+                "-o",
+                "-",
+            ][..],
             extra,
         ]
         .concat();
@@ -630,4 +639,65 @@ pq.write_table(pa.table({"a": x, "d": dec, "long": long}), "dec.parquet")
     );
     let (_, warned) = run("dec.parquet", &["--columns", "long", "--dtype", "f64"]);
     assert!(!warned.contains("'long'"), "f64 holds it: {warned}");
+}
+
+/// NDJSON takes its schema from every line: a column of whole numbers that turns decimal
+/// after the first hundred lines loads (it was "cannot parse as Int64"), and an integer
+/// past 64 bits is a number, refused by range with its column and row.
+#[test]
+fn ndjson_schema_comes_from_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = |big: bool| -> String {
+        (0..300)
+            .map(|i| {
+                let a = if i < 250 {
+                    format!("{i}")
+                } else {
+                    format!("{i}.5")
+                };
+                let b = if big && i == 150 {
+                    "1180591620717411303424".to_string()
+                } else {
+                    i.to_string()
+                };
+                format!("{{\"t\": {i}, \"a\": {a}, \"b\": {b}}}\n")
+            })
+            .collect()
+    };
+    let widen = dir.path().join("widen.jsonl");
+    std::fs::write(&widen, lines(false)).unwrap();
+    let o = wavebench(&[
+        "features",
+        widen.to_str().unwrap(),
+        "--seq-len",
+        "96",
+        "--stride",
+        "100",
+        "--columns",
+        "a",
+        "--normalize",
+        "none",
+        "-o",
+        "-",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    // Window 2 holds rows 200..296: its maximum is row 295's 295.5.
+    assert_eq!(text.lines().count(), 3, "{text}");
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["max"], 295.5, "{last}");
+    let big = dir.path().join("big.jsonl");
+    std::fs::write(&big, lines(true)).unwrap();
+    assert_input_error(
+        &wavebench(&[
+            "prompts",
+            big.to_str().unwrap(),
+            "--seq-len",
+            "96",
+            "-o",
+            "-",
+        ]),
+        &["column 'b'", "data row 150", "too large"],
+    );
 }

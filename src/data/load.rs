@@ -127,8 +127,11 @@ fn read_frame(path: &Path, format: Format, dtype: DType) -> PolarsResult<DataFra
         Format::Csv(sep) => read_csv(path, sep, dtype),
         Format::Parquet => ParquetReader::new(File::open(path)?).finish(),
         Format::Ipc => IpcReader::new(File::open(path)?).finish(),
+        // The schema from every line, not the first 100: a column of whole numbers that
+        // turns decimal (or grows past 64 bits) further down is then f64, not an error.
         Format::NdJson => JsonReader::new(File::open(path)?)
             .with_json_format(JsonFormat::JsonLines)
+            .infer_schema_len(None)
             .finish(),
     }
 }
