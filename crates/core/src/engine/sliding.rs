@@ -793,7 +793,10 @@ mod tests {
         assert_eq!(want.2, 2 * whole.count);
         assert_eq!(run(whole, 3), want, "3 threads");
         let per_window = |text: &str| -> Vec<String> {
-            text.split("SeriesSummary {").skip(1).map(String::from).collect()
+            text.split("SeriesSummary {")
+                .skip(1)
+                .map(String::from)
+                .collect()
         };
         let all = per_window(&want.0);
         assert_eq!(all.len(), want.2);
