@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 use tch::{Cuda, Device, Kind, TchError, Tensor};
+use wavebench_core::data::Affine;
 use wavebench_core::engine::plan::{LevelPlan, Plan};
 use wavebench_core::engine::summary::{BandSummary, SeriesSummary};
 use wavebench_core::engine::{
@@ -164,32 +165,83 @@ impl Torch {
         Ok(bands)
     }
 
-    /// Every summary of `x` packed on the device as `[series, width]` f64 (see `unpack`):
-    /// queued work, nothing waited for.
+    /// The windows of `batch` on the device as `[series, seq_len]` in `work` precision,
+    /// each value what `WindowBatch::fill` makes, to the bit. The rows the windows read go
+    /// up once, not once per window that holds them (at stride 1 a sample is in 512
+    /// windows of 512: on an H100 machine the upload of gathered windows was most of a
+    /// run, BENCHMARKS.md "On a GPU"). The windows are cut on the device, and normalised
+    /// there with the host's maps as `fill` does: `(v - mean) * scale` in f64 (two IEEE
+    /// operations, one kernel each), then rounded to the batch's precision.
+    fn upload_windows(
+        &self,
+        batch: &WindowBatch<'_>,
+        work: DType,
+        timer: &mut Timer,
+    ) -> Result<Tensor, TchError> {
+        let (n, len) = (batch.channel_count(), batch.seq_len());
+        let (w, series) = (batch.range.len(), batch.series());
+        let t = Instant::now();
+        let mut maps = Vec::with_capacity(series);
+        batch.affines(0..series, &mut maps);
+        let column = |f: fn(&Affine) -> f64| maps.iter().map(f).collect::<Vec<f64>>();
+        let (mean, scale) = (column(|a| a.mean), column(|a| a.scale));
+        let first = batch.windows.start(batch.range.start);
+        let end = batch.windows.start(batch.range.end - 1) + len;
+        let mut rows = Vec::with_capacity(n * (end - first));
+        for c in &batch.channels {
+            rows.extend_from_slice(&c[first..end]);
+        }
+        timer.add(Stage::Prepare, t.elapsed());
+
+        let t = Instant::now();
+        let up = |v: &[f64], shape: [i64; 2]| {
+            Tensor::f_from_slice(v)?.f_view(shape)?.f_to_device_(
+                self.device,
+                Kind::Double,
+                false,
+                false,
+            )
+        };
+        let rows = up(&rows, [n as i64, (end - first) as i64])?;
+        let mean = up(&mean, [series as i64, 1])?;
+        let scale = up(&scale, [series as i64, 1])?;
+        // [n, w, len] (a view), window-major as the engines' series are: [w·n, len].
+        let x = rows
+            .f_unfold(1, len as i64, batch.windows.stride as i64)?
+            .f_permute([1, 0, 2])?
+            .f_reshape([(w * n) as i64, len as i64])?;
+        let x = x
+            .f_sub(&mean)?
+            .f_mul(&scale)?
+            .f_to_kind(kind_of(batch.dtype))?
+            .f_to_kind(kind_of(work))?;
+        self.lap(timer, Stage::Upload, t);
+        Ok(x)
+    }
+
+    /// Charge the time since `t` to `stage`; in precise mode after waiting for the device's
+    /// queued work, so it is charged to the stage that queued it.
+    fn lap(&self, timer: &mut Timer, stage: Stage, t: Instant) {
+        if let (true, Device::Cuda(i)) = (timer.precise, self.device) {
+            Cuda::synchronize(i as i64);
+        }
+        timer.add(stage, t.elapsed());
+    }
+
+    /// Every summary of `xt` (`rows` series in `work` precision, on the device) packed
+    /// there as `[series, width]` f64 (see `unpack`): queued work, nothing waited for.
     fn pack(
         &mut self,
-        x: SeriesRef<'_>,
+        xt: Tensor,
+        rows: usize,
+        work: DType,
         plan: &Plan,
         stats: Option<StatsRequest>,
         timer: &mut Timer,
     ) -> Result<Packed, TchError> {
-        let rows = x.values() / plan.len.max(1);
-        let device = self.device;
-        let lap = |timer: &mut Timer, stage: Stage, t: Instant| {
-            // Precise mode: wait for queued device work so it is charged to its stage.
-            if let (true, Device::Cuda(i)) = (timer.precise, device) {
-                Cuda::synchronize(i as i64);
-            }
-            timer.add(stage, t.elapsed());
-        };
-        let t = Instant::now();
-        let work = plan.work_dtype(x.dtype());
-        let xt = self.upload(x, plan.len, work)?;
-        lap(timer, Stage::Upload, t);
-
         let t = Instant::now();
         let bands = self.wavedec(&xt, plan, work)?;
-        lap(timer, Stage::Decompose, t);
+        self.lap(timer, Stage::Decompose, t);
 
         // Every reduction in f64 so the features match the native engine's.
         let t = Instant::now();
@@ -201,13 +253,13 @@ impl Torch {
             .iter()
             .map(|b| b.f_square()?.f_sum_dim_intlist(-1, false, Kind::Double))
             .collect::<Result<_, _>>()?;
-        lap(timer, Stage::Frequency, t);
+        self.lap(timer, Stage::Frequency, t);
         let t = Instant::now();
         let ends: Vec<(Tensor, Tensor)> = bands
             .iter()
             .map(|b| Ok((b.f_select(1, 0)?, b.f_select(1, b.size()[1] - 1)?)))
             .collect::<Result<_, TchError>>()?;
-        lap(timer, Stage::Trend, t);
+        self.lap(timer, Stage::Trend, t);
         let t = Instant::now();
         let moments: Vec<(Tensor, Tensor)> = bands
             .iter()
@@ -220,7 +272,7 @@ impl Torch {
                 Ok((mean.f_squeeze_dim(-1)?, m2))
             })
             .collect::<Result<_, TchError>>()?;
-        lap(timer, Stage::Quality, t);
+        self.lap(timer, Stage::Quality, t);
 
         let mut columns = Vec::with_capacity(plan.bands() * BAND_FIELDS + 4 + TOP_LAGS);
         for k in 0..plan.bands() {
@@ -259,7 +311,7 @@ impl Torch {
                         .f_to_dtype(Kind::Double, false, false)?,
                 );
             }
-            lap(timer, Stage::Statistics, t);
+            self.lap(timer, Stage::Statistics, t);
         }
 
         Ok(Packed {
@@ -291,10 +343,15 @@ impl Torch {
         stats: Option<StatsRequest>,
         timer: &mut Timer,
     ) -> Result<Vec<SeriesSummary>, TchError> {
-        if x.values() / plan.len.max(1) == 0 {
+        let rows = x.values() / plan.len.max(1);
+        if rows == 0 {
             return Ok(Vec::new());
         }
-        let packed = self.pack(x, plan, stats, timer)?;
+        let t = Instant::now();
+        let work = plan.work_dtype(x.dtype());
+        let xt = self.upload(x, plan.len, work)?;
+        self.lap(timer, Stage::Upload, t);
+        let packed = self.pack(xt, rows, work, plan, stats, timer)?;
         let host = self.download(&packed.tensor, timer)?;
         Ok(packed.layout.unpack(&host))
     }
@@ -512,9 +569,10 @@ impl Engine for Torch {
         if batch.series() == 0 {
             return Ok(Queued::Ready(Vec::new()));
         }
-        let x = timer.time(Stage::Prepare, || batch.gather());
+        let work = plan.work_dtype(batch.dtype);
         let packed = self
-            .pack(x.as_ref(), plan, stats, timer)
+            .upload_windows(batch, work, timer)
+            .and_then(|xt| self.pack(xt, batch.series(), work, plan, stats, timer))
             .map_err(|e| self.err(e))?;
         self.queued.push(packed);
         Ok(Queued::OnDevice)
@@ -526,5 +584,60 @@ impl Engine for Torch {
 
     fn discard_queued(&mut self) {
         self.queued.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavebench_core::data::{Normalize, Windows};
+
+    /// The windows cut and normalised on the device are `WindowBatch::gather`'s, to the
+    /// bit: a batch that starts past its first rows (as a pipeline chunk does), a stride
+    /// that skips samples, every normalisation, both precisions and a work precision wider
+    /// than the batch's.
+    #[test]
+    fn windows_cut_on_the_device_equal_the_hosts() {
+        let a: Vec<f64> = (0..400)
+            .map(|i| 1e4 + (i as f64 / 7.0).sin() * 3.0 + ((i * 7919) % 97) as f64 / 13.0)
+            .collect();
+        let b: Vec<f64> = (0..400).map(|i| ((i * 31) % 17) as f64 - 8.5).collect();
+        let windows = Windows {
+            first_row: 5,
+            first: 40,
+            seq_len: 64,
+            stride: 3,
+            count: 100,
+        };
+        let torch = Torch::cpu();
+        for normalize in [Normalize::None, Normalize::Zscore, Normalize::Revin] {
+            for (dtype, work) in [
+                (DType::F32, DType::F32),
+                (DType::F32, DType::F64),
+                (DType::F64, DType::F64),
+            ] {
+                let batch = WindowBatch {
+                    channels: vec![&a, &b],
+                    windows,
+                    range: 7..93,
+                    normalize,
+                    dtype,
+                };
+                let got = torch
+                    .upload_windows(&batch, work, &mut Timer::new(false))
+                    .unwrap()
+                    .f_to_kind(Kind::Double)
+                    .unwrap();
+                let want = batch.gather().to_f64();
+                assert_eq!(got.size(), [86 * 2, 64]);
+                let mut got_v = vec![0f64; want.len()];
+                got.f_copy_data(&mut got_v, want.len()).unwrap();
+                let ctx = format!("{normalize} {dtype:?} work {work:?}");
+                assert_eq!(got_v.len(), want.len(), "{ctx}");
+                for (i, (g, w)) in got_v.iter().zip(&want).enumerate() {
+                    assert_eq!(g.to_bits(), w.to_bits(), "{ctx}: value {i}: {g} vs {w}");
+                }
+            }
+        }
     }
 }
