@@ -78,6 +78,7 @@ cp Cargo.lock "$KIT/Cargo.lock.keep"
 trap 'cp "$KIT/Cargo.lock.keep" Cargo.lock' EXIT
 PATH=$CACHE/venv/bin:$PATH cargo build --release --bin wavebench \
   --config "patch.crates-io.torch-sys.path=\"$PATCHED\""
+cp "$KIT/Cargo.lock.keep" Cargo.lock # before any other cargo run resolves against the patch
 
 # 4. The kit.
 strip -o "$KIT/wavebench" "$CARGO_TARGET_DIR/release/wavebench"
