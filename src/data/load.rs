@@ -2,12 +2,12 @@
 //! Arrow IPC, NDJSON. A date/time or index column becomes the time axis; numeric columns
 //! are channels; nothing is dropped without a word (`Table::warnings`).
 
-use chrono::{Offset as _, TimeZone as _};
+use super::axis::{looks_like_time_axis, time_axis};
 use polars::prelude::*;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
-use wavebench_core::data::time::{self, TimeAxis, TimeColumn};
+use wavebench_core::data::time::TimeColumn;
 use wavebench_core::data::{err, Channel, DataError, Missing, Table};
 use wavebench_core::numeric::{DType, Real, Values};
 use wavebench_core::run_spec::LoadOptions;
@@ -186,110 +186,6 @@ fn unparsable_column(msg: &str) -> Option<String> {
     let rest = rest.split_once("at column '")?.1;
     let end = rest.rfind("' (column number").or_else(|| rest.find('\''))?;
     Some(rest[..end].to_string())
-}
-
-fn is_time_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n == "ds" || n.contains("date") || n.contains("time")
-}
-
-/// `YYYY-MM-DD…`, `YYYY/MM/DD…` or `HH:MM…`: a text column that holds dates or times.
-fn looks_like_time(v: &str) -> bool {
-    let b = v.trim().as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.len() >= r.end && b[r].iter().all(u8::is_ascii_digit);
-    (digits(0..4) && b.len() > 6 && matches!(b[4], b'-' | b'/') && b[5].is_ascii_digit())
-        || (digits(0..2) && b.len() > 4 && b[2] == b':' && digits(3..5))
-}
-
-/// Whether `col` can be a time axis: Some(true) for dates, Some(false) for an index.
-fn looks_like_time_axis(col: &Column) -> Option<bool> {
-    let name = col.name().as_str();
-    let dtype = col.dtype();
-    if dtype.is_temporal() {
-        return Some(true);
-    }
-    if dtype == &DataType::String {
-        let first = col.str().ok().and_then(|s| s.iter().flatten().next());
-        return (is_time_name(name) || first.is_some_and(looks_like_time)).then_some(true);
-    }
-    if dtype.is_integer() && time::is_index_name(name) {
-        return integers(col)
-            .is_some_and(|v| time::strictly_increasing(&v))
-            .then_some(false);
-    }
-    None
-}
-
-/// The column's values as i64, None when one is missing.
-fn integers(col: &Column) -> Option<Vec<i64>> {
-    let c = col.cast(&DataType::Int64).ok()?;
-    c.i64().ok()?.iter().collect()
-}
-
-/// The time axis from its column: integers as an index, anything else as dates or labels.
-fn time_axis(col: &Column) -> TimeAxis {
-    let name = col.name().to_string();
-    if let DataType::Datetime(unit, Some(zone)) = col.dtype() {
-        if let Some(axis) = zoned_axis(col, *unit, zone) {
-            return axis;
-        }
-    }
-    if let Some(ints) = integers(col).filter(|_| col.dtype().is_integer()) {
-        return TimeAxis::index(name, ints);
-    }
-    let text = match col.dtype() {
-        DataType::String => Ok(col.clone()),
-        _ => col.cast(&DataType::String),
-    };
-    match text.as_ref().map(|t| t.str()) {
-        Ok(Ok(s)) => TimeAxis::from_text(name, || s.iter()),
-        _ => {
-            let cells: Vec<Option<String>> = (0..col.len())
-                .map(|i| col.get(i).ok().map(|v| v.to_string()))
-                .collect();
-            TimeAxis::from_text(name, || cells.iter().map(Option::as_deref))
-        }
-    }
-}
-
-/// A zone-aware datetime column (what pandas writes for UTC or local data): each row's
-/// wall clock time in its zone, and its UTC offset there, so `start_time` reads e.g.
-/// `2021-01-01T09:00:00+09:00`. None when a cell is missing or the zone is not one chrono
-/// knows (the column is then read as text).
-fn zoned_axis(col: &Column, unit: TimeUnit, zone: &str) -> Option<TimeAxis> {
-    let tz: ZoneRule = match zone.parse::<chrono::FixedOffset>() {
-        Ok(fixed) => ZoneRule::Fixed(fixed),
-        Err(_) => ZoneRule::Named(zone.parse::<chrono_tz::Tz>().ok()?),
-    };
-    let per_ms = match unit {
-        TimeUnit::Nanoseconds => 1_000_000,
-        TimeUnit::Microseconds => 1_000,
-        TimeUnit::Milliseconds => 1,
-    };
-    let instants = integers(&col.cast(&DataType::Int64).ok()?)?;
-    let mut wall = Vec::with_capacity(instants.len());
-    let mut offsets = Vec::with_capacity(instants.len());
-    for t in instants {
-        let utc = chrono::DateTime::from_timestamp_millis(t.div_euclid(per_ms))?.naive_utc();
-        let offset = match &tz {
-            ZoneRule::Fixed(f) => f.local_minus_utc(),
-            ZoneRule::Named(z) => z.offset_from_utc_datetime(&utc).fix().local_minus_utc(),
-        };
-        wall.push(t.div_euclid(per_ms) + i64::from(offset) * 1000);
-        offsets.push(offset);
-    }
-    Some(TimeAxis::zoned(
-        col.name().to_string(),
-        zone.to_string(),
-        wall,
-        offsets,
-    ))
-}
-
-enum ZoneRule {
-    Fixed(chrono::FixedOffset),
-    Named(chrono_tz::Tz),
 }
 
 /// Where a row is, for messages: the data row, and for CSV the file's line too.
