@@ -826,6 +826,51 @@ fn sliding_shards_concatenate_to_the_whole_run_feature_values_too() {
     }
 }
 
+/// `--path auto` tries the sliding path on the first chunk and keeps it only where it
+/// settles most prompts: a channel that is mostly zero (every constant window is computed
+/// again) goes window by window after the sample, and the report says why; a smooth
+/// channel slides. `--path sliding` slides regardless.
+#[test]
+fn auto_path_slides_only_where_the_sample_says_it_pays() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv: String = std::iter::once("t,rain,temp\n".to_string())
+        .chain((0..9000).map(|i| {
+            let rain = if i % 1000 < 900 {
+                0.0
+            } else {
+                0.1 * ((i * 7) % 3) as f64
+            };
+            format!("{i},{rain},{}\n", 10.0 + (i as f64 / 20.0).sin())
+        }))
+        .collect();
+    let data = file(dir.path(), "weather.csv", &csv);
+    let report = |column: &str, path: &str| {
+        ok(&wavebench(&[
+            "bench",
+            &data,
+            "--columns",
+            column,
+            "--seq-len",
+            "96",
+            "--engines",
+            "native",
+            "--repeat",
+            "1",
+            "--path",
+            path,
+        ]))
+    };
+    let rain = report("rain", "auto");
+    assert!(
+        rain.contains("per window (auto: sliding recomputed")
+            && rain.contains("of the first 4096 windows, so the rest went window by window"),
+        "{rain}"
+    );
+    assert!(report("rain", "sliding").contains("Band summaries: sliding ("));
+    let temp = report("temp", "auto");
+    assert!(temp.contains("Band summaries: sliding ("), "{temp}");
+}
+
 #[test]
 fn the_report_says_what_its_numbers_mean() {
     let etth1 = common::etth1();

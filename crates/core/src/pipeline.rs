@@ -36,6 +36,9 @@ pub(crate) struct Shape<'a> {
     /// exactly those prompts (see `sliding_path`); else why not (feature values are
     /// written out, `--path window`).
     pub slide: Result<Reads, String>,
+    /// `--path auto`: the sliding path is tried on the first chunk and kept only when it
+    /// settles most prompts there (a window it cannot settle is computed twice).
+    pub slide_on_trial: bool,
 }
 
 /// Features need a level the windows can hold (docs/transform.md#levels).
@@ -145,7 +148,8 @@ fn groups(shape: &Shape<'_>, w: Range<usize>) -> Groups {
 #[serde(rename_all = "lowercase")]
 pub enum PathChoice {
     /// Slide wherever every value written stays the same: the prompts of `bench` (and of
-    /// `prompts --path sliding`); never the feature values of `features`
+    /// `prompts --path sliding`); never the feature values of `features`. Tried on the
+    /// first 4,096 windows and kept only where it settles most of their prompts
     #[default]
     Auto,
     /// Every window transformed on its own, the reference
@@ -214,7 +218,7 @@ pub(crate) fn features(
         },
     };
     let stats = shape.statistics.then_some(lags);
-    let slide = sliding_path(engine.kind(), shape);
+    let mut slide = sliding_path(engine.kind(), shape);
     let mut path = PathUsed {
         sliding: slide.is_ok(),
         why_not: slide.as_ref().err().cloned(),
@@ -238,6 +242,17 @@ pub(crate) fn features(
             Ok((sp, reads)) => {
                 let (f, redone) = slide_chunk(shape, &batch, sp, reads, &groups, stats, timer);
                 path.recomputed += redone;
+                // On trial, the first chunk is the sample: where most of its windows had
+                // to be computed again, the rest go window by window (each once). The
+                // prompts are the same either way.
+                if shape.slide_on_trial && w0 == 0 && w.end < total && 2 * redone > w.len() {
+                    let why = format!(
+                        "auto: sliding recomputed {redone} of the first {} windows, so the rest went window by window",
+                        w.len()
+                    );
+                    (path.sliding, path.why_not) = (false, Some(why.clone()));
+                    slide = Err(why);
+                }
                 Some(f)
             }
             Err(_) => match engine::with_fallback(engine, notice, |e| {

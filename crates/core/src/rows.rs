@@ -301,6 +301,7 @@ mod tests {
             batch_size: b,
             statistics: true,
             slide: Err("separate windows".into()),
+            slide_on_trial: false,
         };
         let mut engine: Box<dyn Engine> = Box::new(Native);
         let units = pipeline::features(

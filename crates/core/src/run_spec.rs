@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::data::{self, DataError, Missing, Normalize, RowRange, Table, TimeColumn, Windows};
 use crate::engine::{DType, EngineError, EngineKind, Plan, Selected};
 use crate::features::{Aggregate, Reads, Unit};
-use crate::pipeline::{self, Inspection, Shape};
+use crate::pipeline::{self, Inspection, PathChoice, Shape};
 use crate::prompt::Prompter;
 use crate::timing::Timer;
 use crate::wavelet::{self, Wavelet};
@@ -116,7 +116,6 @@ impl RunSpec {
     /// window` never; `auto` only where no feature value is written (`bench`); `sliding`
     /// wherever the prompts stay the same.
     pub fn slide(&self, prompter: &Prompter, writes_features: bool) -> Result<Reads, String> {
-        use crate::pipeline::PathChoice;
         match self.cfg.path {
             PathChoice::Window => Err("--path window".into()),
             PathChoice::Auto if writes_features => Err(
@@ -142,6 +141,8 @@ pub struct Prepared {
     precise: bool,
     /// Whether the run may take the sliding path (see [`Prepared::sliding`]).
     slide: Result<Reads, String>,
+    /// `--path auto`: sliding is tried on the first chunk (`Shape::slide_on_trial`).
+    slide_on_trial: bool,
     /// Whether units get Time-LLM's statistics (min, max, median, trend, lags).
     statistics: bool,
 }
@@ -234,6 +235,7 @@ impl RunSpec {
             batch_size: self.cfg.batch_size,
             precise: self.cfg.precise_timing,
             slide: Err("feature values are written out".into()),
+            slide_on_trial: self.cfg.path == PathChoice::Auto,
             statistics: true,
         })
     }
@@ -424,6 +426,7 @@ impl Prepared {
             batch_size: self.batch_size,
             statistics: self.statistics,
             slide: self.slide.clone(),
+            slide_on_trial: self.slide_on_trial,
         }
     }
 }
