@@ -871,6 +871,62 @@ fn auto_path_slides_only_where_the_sample_says_it_pays() {
     assert!(temp.contains("Band summaries: sliding ("), "{temp}");
 }
 
+/// Dates written year last are read when the column's values tell day from month
+/// (`31.1.2020`, `1/31/2020 0:00`), refused naming the column when none does, and a time
+/// column that holds something else keeps its cells as labels with a warning naming the
+/// first one, never in silence.
+#[test]
+fn year_last_dates_are_told_apart_by_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let make = |name: &str, date: &dyn Fn(usize, usize) -> String| {
+        let rows: String = (0..200)
+            .map(|i| {
+                format!(
+                    "{},{}\n",
+                    date(1 + i % 28, 1 + (i / 28) % 12),
+                    (i as f64 / 5.0).sin()
+                )
+            })
+            .collect();
+        file(dir.path(), name, &format!("date,a\n{rows}"))
+    };
+    let starts = |path: &str| -> (Vec<String>, String) {
+        let o = wavebench(&[
+            "prompts",
+            path,
+            "--seq-len",
+            "96",
+            "--stride",
+            "50",
+            "-o",
+            "-",
+        ]);
+        let text = ok(&o);
+        let times = json_lines(&text)
+            .iter()
+            .map(|r| r["start_time"].as_str().unwrap().to_string())
+            .collect();
+        (times, String::from_utf8_lossy(&o.stderr).to_string())
+    };
+    // Row 50 is day 23 of month 2.
+    let (dmy, quiet) = starts(&make("dmy.csv", &|d, m| format!("{d}.{m}.2020")));
+    assert_eq!(dmy[..2], ["2020-01-01", "2020-02-23"]);
+    assert!(!quiet.contains("date"), "{quiet}");
+    let (mdy, _) = starts(&make("mdy.csv", &|d, m| format!("{m}/{d}/2020 0:00")));
+    assert_eq!(mdy[..2], ["2020-01-01T00:00:00", "2020-02-23T00:00:00"]);
+    let amb = make("amb.csv", &|d, m| format!("{}/{m}/2020", 1 + d % 12));
+    assert_input_error(
+        &wavebench(&["prompts", &amb, "--seq-len", "96", "-o", "-"]),
+        &["amb.csv", "column 'date'", "'2/1/2020'", "year first"],
+    );
+    let (labels, warned) = starts(&make("weeks.csv", &|d, m| format!("week {m}-{d}")));
+    assert_eq!(labels[0], "week 1-1");
+    assert!(
+        warned.contains("column 'date'") && warned.contains("'week 1-1' is not a date"),
+        "{warned}"
+    );
+}
+
 #[test]
 fn the_report_says_what_its_numbers_mean() {
     let etth1 = common::etth1();

@@ -4,7 +4,7 @@
 
 use chrono::{Offset as _, TimeZone as _};
 use polars::prelude::*;
-use wavebench_core::data::time::{self, TimeAxis};
+use wavebench_core::data::time::{self, TimeAxis, TimeKind, YearLast};
 
 fn is_time_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
@@ -46,29 +46,62 @@ fn integers(col: &Column) -> Option<Vec<i64>> {
 }
 
 /// The time axis from its column: integers as an index, anything else as dates or labels.
-pub(super) fn time_axis(col: &Column) -> TimeAxis {
+/// Beside it a warning when a cell is not a date we read (the axis then shows the cells as
+/// written); an error when the cells are dates written year last whose day and month no
+/// value tells apart.
+pub(super) fn time_axis(col: &Column) -> Result<(TimeAxis, Option<String>), String> {
     let name = col.name().to_string();
     if let DataType::Datetime(unit, Some(zone)) = col.dtype() {
         if let Some(axis) = zoned_axis(col, *unit, zone) {
-            return axis;
+            return Ok((axis, None));
         }
     }
     if let Some(ints) = integers(col).filter(|_| col.dtype().is_integer()) {
-        return TimeAxis::index(name, ints);
+        return Ok((TimeAxis::index(name, ints), None));
     }
     let text = match col.dtype() {
         DataType::String => Ok(col.clone()),
         _ => col.cast(&DataType::String),
     };
     match text.as_ref().map(|t| t.str()) {
-        Ok(Ok(s)) => TimeAxis::from_text(name, || s.iter()),
+        Ok(Ok(s)) => from_cells(name, || s.iter()),
         _ => {
             let cells: Vec<Option<String>> = (0..col.len())
                 .map(|i| col.get(i).ok().map(|v| v.to_string()))
                 .collect();
-            TimeAxis::from_text(name, || cells.iter().map(Option::as_deref))
+            from_cells(name, || cells.iter().map(Option::as_deref))
         }
     }
+}
+
+/// `time_axis` for text cells; `cells` walks the column (again for labels and messages),
+/// so no text is copied for dates.
+fn from_cells<'s, I>(
+    name: String,
+    cells: impl Fn() -> I,
+) -> Result<(TimeAxis, Option<String>), String>
+where
+    I: Iterator<Item = Option<&'s str>>,
+{
+    let axis = TimeAxis::from_text(name, &cells);
+    if axis.kind != TimeKind::Text {
+        return Ok((axis, None));
+    }
+    if let YearLast::Ambiguous(example) = time::year_last_order(cells()) {
+        return Err(format!(
+            "dates such as '{example}' could be day/month/year or month/day/year, and no value past 12 tells which; write them year first (YYYY-MM-DD)"
+        ));
+    }
+    let unread = cells()
+        .enumerate()
+        .find(|(_, c)| c.is_none_or(|c| time::parse_datetime(c).is_none()));
+    let warning = unread.map(|(row, cell)| match cell {
+        Some(c) => format!(
+            "data row {row}: '{c}' is not a date wavebench reads; the time axis shows the cells as written"
+        ),
+        None => format!("data row {row} is empty; the time axis shows the cells as written"),
+    });
+    Ok((axis, warning))
 }
 
 /// A zone-aware datetime column (what pandas writes for UTC or local data): each row's

@@ -363,7 +363,12 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
     for (i, col) in df.into_columns().into_iter().enumerate() {
         let name = col.name().to_string();
         if Some(i) == axis_at {
-            table.time = Some(time_axis(&col));
+            let (axis, warning) =
+                time_axis(&col).map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
+            if let Some(w) = warning {
+                table.warnings.push(format!("{p}: column '{name}': {w}"));
+            }
+            table.time = Some(axis);
             continue;
         }
         let asked = opts.columns.as_ref().is_some_and(|w| w.contains(&name));

@@ -150,7 +150,12 @@ impl TimeAxis {
     where
         I: Iterator<Item = Option<&'s str>>,
     {
-        if let Some((values, with_time)) = parse_all(cells()) {
+        let parsed =
+            parse_all(cells(), parse_datetime).or_else(|| match year_last_order(cells()) {
+                YearLast::Order(order) => parse_all(cells(), |s| parse_year_last(s, order)),
+                _ => None,
+            });
+        if let Some((values, with_time)) = parsed {
             return TimeAxis {
                 name,
                 kind: if with_time {
@@ -298,11 +303,14 @@ pub fn iso(ms: i64, with_time: bool) -> String {
 
 /// Every cell as milliseconds since 1970, and whether any has a time of day; None when a
 /// cell is empty or not a date.
-fn parse_all<'s>(cells: impl Iterator<Item = Option<&'s str>>) -> Option<(Vec<i64>, bool)> {
+fn parse_all<'s>(
+    cells: impl Iterator<Item = Option<&'s str>>,
+    parse: impl Fn(&str) -> Option<(i64, bool)>,
+) -> Option<(Vec<i64>, bool)> {
     let mut out = Vec::with_capacity(cells.size_hint().0);
     let mut with_time = false;
     for cell in cells {
-        let (ms, t) = parse_datetime(cell?)?;
+        let (ms, t) = parse(cell?)?;
         with_time |= t;
         out.push(ms);
     }
@@ -391,6 +399,16 @@ fn parse_unpadded(s: &str) -> Option<(i64, bool)> {
         return None;
     }
     let day = NaiveDate::from_ymd_opt(field(y, 4..=4)? as i32, field(m, 1..=2)?, field(d, 1..=2)?)?;
+    with_time_of_day(day, time)
+}
+
+/// Milliseconds since 1970 of `day` at `time` (`H:MM[:SS[.fff]]`, an optional `Z`), and
+/// whether a time was written.
+fn with_time_of_day(day: NaiveDate, time: Option<&str>) -> Option<(i64, bool)> {
+    let field = |t: &str, widths: std::ops::RangeInclusive<usize>| -> Option<u32> {
+        let ok = widths.contains(&t.len()) && t.bytes().all(|c| c.is_ascii_digit());
+        ok.then(|| t.parse().ok()).flatten()
+    };
     let mut ms = (day - NaiveDate::from_ymd_opt(1970, 1, 1)?).num_days() * 86_400_000;
     let Some(time) = time else {
         return Some((ms, false));
@@ -420,6 +438,78 @@ fn parse_unpadded(s: &str) -> Option<(i64, bool)> {
     Some((ms, true))
 }
 
+/// Which field comes first in dates written year last (`31/1/1990`, `1/31/1990`,
+/// `31.1.1990`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateOrder {
+    DayFirst,
+    MonthFirst,
+}
+
+/// What a column's cells say about dates written year last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum YearLast {
+    /// Not such dates (or both fields go past 12 somewhere).
+    No,
+    /// A first field past 12 somewhere makes it the day, or a second one the month.
+    Order(DateOrder),
+    /// Every field is 12 or less, so the order cannot be told: the first such cell.
+    Ambiguous(String),
+}
+
+/// The day/month order of a column of year-last dates, told by its values.
+pub fn year_last_order<'s>(cells: impl Iterator<Item = Option<&'s str>>) -> YearLast {
+    let (mut first_over, mut second_over, mut example) = (false, false, None);
+    for cell in cells {
+        let Some((a, b, _)) = cell.and_then(|c| year_last_fields(c).map(|(f, _)| f)) else {
+            return YearLast::No;
+        };
+        first_over |= a > 12;
+        second_over |= b > 12;
+        example.get_or_insert(cell.unwrap_or_default());
+    }
+    match (first_over, second_over, example) {
+        (true, false, _) => YearLast::Order(DateOrder::DayFirst),
+        (false, true, _) => YearLast::Order(DateOrder::MonthFirst),
+        (false, false, Some(e)) => YearLast::Ambiguous(e.trim().to_string()),
+        _ => YearLast::No,
+    }
+}
+
+/// A year-last date's first, second and year fields, and its time of day as written.
+type YearLastFields<'s> = ((u32, u32, i32), Option<&'s str>);
+
+/// `A<sep>B<sep>YYYY[ time]` with `/`, `.` or `-` and fields of one or two digits: the
+/// three numbers and the time text.
+fn year_last_fields(s: &str) -> Option<YearLastFields<'_>> {
+    let s = s.trim();
+    let (date, time) = match s.find(' ') {
+        Some(i) => (&s[..i], Some(s[i + 1..].trim_start())),
+        None => (s, None),
+    };
+    let sep = date.chars().find(|c| !c.is_ascii_digit())?;
+    if !matches!(sep, '/' | '.' | '-') {
+        return None;
+    }
+    let mut f = date.split(sep);
+    let (a, b, y) = (f.next()?, f.next()?, f.next()?);
+    let short = |t: &str| (1..=2).contains(&t.len()) && t.bytes().all(|c| c.is_ascii_digit());
+    if f.next().is_some() || !short(a) || !short(b) || y.len() != 4 {
+        return None;
+    }
+    Some(((a.parse().ok()?, b.parse().ok()?, y.parse().ok()?), time))
+}
+
+/// A year-last date (and time) in the given order.
+pub fn parse_year_last(s: &str, order: DateOrder) -> Option<(i64, bool)> {
+    let ((a, b, y), time) = year_last_fields(s)?;
+    let (d, m) = match order {
+        DateOrder::DayFirst => (a, b),
+        DateOrder::MonthFirst => (b, a),
+    };
+    with_time_of_day(NaiveDate::from_ymd_opt(y, m, d)?, time)
+}
+
 /// Names an integer column may have to be read as the time axis (whole name, any case).
 pub fn is_index_name(name: &str) -> bool {
     let n = name.trim().to_ascii_lowercase();
@@ -447,6 +537,36 @@ pub fn strictly_increasing(v: &[i64]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn year_last_dates_take_their_order_from_the_values() {
+        let order = |cells: &[&str]| year_last_order(cells.iter().map(|c| Some(*c)));
+        assert_eq!(
+            order(&["1/2/2020", "13/2/2020"]),
+            YearLast::Order(DateOrder::DayFirst)
+        );
+        assert_eq!(
+            order(&["1.2.2020", "1.31.2020"]),
+            YearLast::Order(DateOrder::MonthFirst)
+        );
+        assert_eq!(
+            order(&["1-2-2020", "3-4-2020"]),
+            YearLast::Ambiguous("1-2-2020".into())
+        );
+        assert_eq!(order(&["13/13/2020"]), YearLast::No);
+        assert_eq!(order(&["2020-01-02"]), YearLast::No);
+        assert_eq!(order(&["week 1"]), YearLast::No);
+        let ms = |s, o| parse_year_last(s, o).map(|(v, t)| (iso(v, t), t));
+        assert_eq!(
+            ms("31.1.1990", DateOrder::DayFirst),
+            Some(("1990-01-31".into(), false))
+        );
+        assert_eq!(
+            ms("1/31/1990 13:05:09", DateOrder::MonthFirst),
+            Some(("1990-01-31T13:05:09".into(), true))
+        );
+        assert_eq!(ms("31/1/1990", DateOrder::MonthFirst), None);
+    }
 
     #[test]
     fn parses_dates_and_times() {
