@@ -209,52 +209,46 @@ impl Evaluation {
 /// docs order.
 impl Serialize for Evaluation {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Claims<'a>(&'a [ClaimInfo]);
-        impl Serialize for Claims<'_> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut m = s.serialize_map(Some(self.0.len()))?;
-                for c in self.0 {
-                    m.serialize_entry(c.claim.name(), &Targets(&c.info))?;
-                }
-                m.end()
-            }
-        }
-        struct Targets<'a>(&'a [Info; 3]);
-        impl Serialize for Targets<'_> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut m = s.serialize_map(Some(3))?;
-                for t in Target::ALL {
-                    m.serialize_entry(t.name(), &self.0[t as usize])?;
-                }
-                m.end()
-            }
-        }
-        struct Categories<'a>(&'a [ClaimInfo]);
-        impl Serialize for Categories<'_> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut m = s.serialize_map(Some(self.0.len()))?;
-                for c in self.0 {
-                    m.serialize_entry(c.claim.name(), &Counts(&c.categories))?;
-                }
-                m.end()
-            }
-        }
-        struct Counts<'a>(&'a [(String, usize)]);
-        impl Serialize for Counts<'_> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut m = s.serialize_map(Some(self.0.len()))?;
-                for (k, v) in self.0 {
-                    m.serialize_entry(k, v)?;
-                }
-                m.end()
-            }
-        }
+        let claims = MapOf(|| {
+            self.claims.iter().map(|c| {
+                let info = MapOf(move || {
+                    Target::ALL
+                        .into_iter()
+                        .map(move |t| (t.name(), &c.info[t as usize]))
+                });
+                (c.claim.name(), info)
+            })
+        });
+        let categories = MapOf(|| {
+            self.claims.iter().map(|c| {
+                (
+                    c.claim.name(),
+                    MapOf(move || c.categories.iter().map(|(k, v)| (k, v))),
+                )
+            })
+        });
         let mut m = s.serialize_map(Some(5))?;
         m.serialize_entry("units", &self.units)?;
         m.serialize_entry("score_bits", &self.score_bits)?;
-        m.serialize_entry("claims", &Claims(&self.claims))?;
-        m.serialize_entry("categories", &Categories(&self.claims))?;
+        m.serialize_entry("claims", &claims)?;
+        m.serialize_entry("categories", &categories)?;
         m.serialize_entry("diversity", &self.diversity)?;
         m.end()
+    }
+}
+
+/// A map serialised from the pairs a closure makes (serde's `collect_map`): nested maps of
+/// borrowed data without a wrapper type each.
+struct MapOf<F>(F);
+
+impl<F, I, K, V> Serialize for MapOf<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator<Item = (K, V)>,
+    K: Serialize,
+    V: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map((self.0)())
     }
 }
