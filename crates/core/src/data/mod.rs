@@ -1,6 +1,7 @@
 //! Data in memory: [`Table`] (time axis + numeric channels) → windows → normalised batches.
 //! Reading files into a table is the application's (polars); this crate never does I/O.
 
+mod dates;
 mod missing;
 mod normalize;
 pub mod time;
