@@ -65,8 +65,12 @@ impl<'a> Shape<'a> {
         let part = self.windows.part(w);
         // The sliding path's first task starts at a fixed place in the run, up to
         // TASK_WINDOWS - 1 windows before the chunk's first: its rows come too, so a
-        // window's summary is the same in every chunk and shard.
-        let lead = (part.first % sliding::TASK_WINDOWS * part.stride).min(part.first_row);
+        // window's summary is the same in every chunk and shard. A run that cannot slide
+        // reads only its windows' rows.
+        let lead = match self.slide {
+            Ok(_) => (part.first % sliding::TASK_WINDOWS * part.stride).min(part.first_row),
+            Err(_) => 0,
+        };
         let span = match part.count {
             0 => part.first_row..part.first_row,
             n => part.first_row - lead..part.start(n - 1) + part.seq_len,
