@@ -320,12 +320,13 @@ pub fn write_features(
 }
 
 /// Feature columns in the order of docs/cli.md#features (`file` first, for data sets).
-const FEATURE_KEYS: [&str; 26] = [
+const FEATURE_KEYS: [&str; 27] = [
     "file",
     "window",
     "start",
     "start_time",
     "column",
+    "degenerate",
     "energy_ratio",
     "energy_entropy",
     "dominant_band",
@@ -362,11 +363,30 @@ fn write_csv(w: &mut dyn Write, units: &[Unit], with_header: bool) -> io::Result
         .into_iter()
         .filter(|k| first.get(k).is_some())
         .collect();
+    // A list's columns: as many as its longest, and always the top lags' count, so that
+    // shards agree on the header; shorter lists leave their last cells empty (a constant
+    // unit has no lags).
+    let widths: Vec<Option<usize>> = keys
+        .iter()
+        .map(|&k| {
+            first[k].as_array().map(|_| {
+                let longest = values
+                    .iter()
+                    .map(|v| v[k].as_array().map_or(0, Vec::len))
+                    .max()
+                    .unwrap_or(0);
+                match k {
+                    "lags" => longest.max(wavebench_core::stats::TOP_LAGS),
+                    _ => longest,
+                }
+            })
+        })
+        .collect();
     let mut out = csv::Writer::from_writer(w);
     let mut header = Vec::new();
-    for &k in &keys {
-        match first[k].as_array() {
-            Some(items) => header.extend((0..items.len()).map(|i| format!("{k}_{i}"))),
+    for (&k, width) in keys.iter().zip(&widths) {
+        match width {
+            Some(n) => header.extend((0..*n).map(|i| format!("{k}_{i}"))),
             None => header.push(k.to_string()),
         }
     }
@@ -375,10 +395,13 @@ fn write_csv(w: &mut dyn Write, units: &[Unit], with_header: bool) -> io::Result
     }
     for v in &values {
         let mut cells = Vec::with_capacity(header.len());
-        for &k in &keys {
-            match &v[k] {
-                serde_json::Value::Array(items) => cells.extend(items.iter().map(cell)),
-                other => cells.push(cell(other)),
+        for (&k, width) in keys.iter().zip(&widths) {
+            match (&v[k], width) {
+                (serde_json::Value::Array(items), Some(n)) => {
+                    cells.extend(items.iter().map(cell));
+                    cells.resize(cells.len() + n - items.len(), String::new());
+                }
+                (other, _) => cells.push(cell(other)),
             }
         }
         out.write_record(&cells)?;
@@ -451,6 +474,14 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
             units
                 .iter()
                 .map(|u| u.column.as_deref())
+                .collect::<Vec<Option<&str>>>(),
+        )
+        .into(),
+        Series::new(
+            "degenerate".into(),
+            units
+                .iter()
+                .map(|u| u.features.degenerate.map(|d| d.name()))
                 .collect::<Vec<Option<&str>>>(),
         )
         .into(),

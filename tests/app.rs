@@ -798,3 +798,286 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
             && matches!(&app.dataset_view.survey, Some(Ok(v)) if v.label.contains("level 2"))
     });
 }
+
+/// A constant window (a dry spell in a rain column) is marked in the features pane, and its
+/// prompt says "constant input"; the seed's wording is one checkbox away.
+#[test]
+fn a_constant_window_is_marked_and_its_prompt_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rain.csv");
+    let mut text = String::from("t,rain,temp\n");
+    for i in 0..400 {
+        let rain = if i < 200 {
+            0.0
+        } else {
+            ((i * 37) % 11) as f64 * 0.1
+        };
+        text += &format!("{i},{rain},{:.4}\n", (i as f64 * 0.2).sin());
+    }
+    std::fs::write(&file, text).unwrap();
+    let s = with(
+        |c| {
+            c.seq_len = Some(64);
+            c.engine = EngineKind::Native;
+        },
+        Settings {
+            window: 10,
+            channel: 0,
+            ..Default::default()
+        },
+    );
+    let mut h = harness_at(file, s, 1000.0);
+    settle(&mut h);
+    let r = h.state().result().unwrap();
+    assert_eq!(
+        r.features.degenerate,
+        Some(wavebench_core::features::Degenerate::Constant)
+    );
+    let prompt = r.prompt.as_ref().unwrap().clone();
+    assert!(
+        prompt.contains("Pattern analysis: constant input\nDominant periodicities: none"),
+        "{prompt}"
+    );
+    h.get_by_label_contains("Constant window: every value is the same");
+    // The other channel of the same window is not constant: no mark.
+    h.state_mut().settings.channel = 1;
+    settle(&mut h);
+    assert_eq!(h.state().result().unwrap().features.degenerate, None);
+    assert!(h
+        .query_by_label_contains("Constant window: every value is the same")
+        .is_none());
+    // The seed's wording: band claims again, and no mark.
+    h.state_mut().settings.channel = 0;
+    h.state_mut().settings.run.seed_compatible = true;
+    settle(&mut h);
+    let r = h.state().result().unwrap();
+    assert_eq!(r.features.degenerate, None);
+    assert!(
+        r.prompt
+            .as_ref()
+            .unwrap()
+            .contains("Pattern analysis: multi-scale complex"),
+        "{:?}",
+        r.prompt
+    );
+}
+
+/// The app's exports are the CLI's bytes for the configuration the app exports, in f32
+/// too: a value whose decimal text rounds to f32 differently straight and through f64
+/// (1 + 2^-24 and a little: f32 1.0000001 directly, 1.0 through f64) must not change the
+/// app's numbers.
+#[test]
+fn app_exports_are_the_clis_bytes_for_the_exported_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tie.csv");
+    let mut text = String::from("t,a,b\n");
+    for i in 0..300 {
+        let a = if i == 150 {
+            "1.00000005960464477550".to_string()
+        } else {
+            format!("{:.6}", (i as f64 * 0.1).sin() * 0.9)
+        };
+        text += &format!("{i},{a},{:.5}\n", (i as f64 * 0.07).cos());
+    }
+    std::fs::write(&file, text).unwrap();
+    let straight: f32 = "1.00000005960464477550".parse().unwrap();
+    let via_f64 = "1.00000005960464477550".parse::<f64>().unwrap() as f32;
+    assert_ne!(straight, via_f64, "the value is a double-rounding case");
+
+    let s = with(
+        |c| {
+            c.seq_len = Some(64);
+            c.stride = 8;
+            c.engine = EngineKind::Native;
+            c.description = "tie".into();
+        },
+        Settings::default(),
+    );
+    let mut h = harness_at(file.clone(), s, 1000.0);
+    settle(&mut h);
+    let (prompts, features, toml) = (
+        dir.path().join("app.jsonl"),
+        dir.path().join("app.csv"),
+        dir.path().join("run.toml"),
+    );
+    h.state_mut().export_configuration(toml.clone());
+    finish_job(&mut h);
+    h.state_mut().export_prompts(prompts.clone());
+    finish_job(&mut h);
+    h.state_mut().export_features(features.clone());
+    finish_job(&mut h);
+
+    let cli = |command: &str, out: &std::path::Path| {
+        let o = common::wavebench(&[
+            command,
+            file.to_str().unwrap(),
+            "--config",
+            toml.to_str().unwrap(),
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read(out).unwrap()
+    };
+    let app = std::fs::read(&prompts).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&app).lines().count(),
+        ((300 - 64) / 8 + 1) * 2
+    );
+    assert!(
+        app == cli("prompts", &dir.path().join("cli.jsonl")),
+        "prompt exports differ"
+    );
+    assert!(
+        std::fs::read(&features).unwrap() == cli("features", &dir.path().join("cli.csv")),
+        "feature exports differ"
+    );
+}
+
+/// Settings belong to a data file: opening another file never carries the description,
+/// channel, window or knobs over; coming back restores them (the channel by name); a
+/// file whose header has changed is another data set and opens on the defaults.
+#[test]
+fn settings_are_remembered_per_data_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = |name: &str, columns: &[&str]| {
+        let mut text = format!("t,{}\n", columns.join(","));
+        for i in 0..600 {
+            let cells: Vec<String> = (0..columns.len())
+                .map(|c| format!("{:.4}", (i as f64 * 0.05 * (c + 1) as f64).sin()))
+                .collect();
+            text += &format!("{i},{}\n", cells.join(","));
+        }
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let (a, b) = (csv("a.csv", &["x", "y"]), csv("b.csv", &["p", "q", "r"]));
+    let mut h = harness_at(a.clone(), Settings::default(), 1000.0);
+    settle(&mut h);
+    {
+        let s = &mut h.state_mut().settings;
+        s.run.description = "A data".into();
+        s.run.wavelet = "sym4".into();
+        s.run.engine = EngineKind::Native;
+        s.channel = 1;
+        s.window = 20;
+    }
+    settle(&mut h);
+    assert!(h
+        .state()
+        .result()
+        .unwrap()
+        .prompt
+        .as_ref()
+        .unwrap()
+        .contains("A data"));
+
+    h.state_mut().open(b.clone());
+    settle(&mut h);
+    let s = &h.state().settings;
+    assert_eq!(
+        (
+            s.run.description.as_str(),
+            s.run.wavelet.as_str(),
+            s.channel,
+            s.window
+        ),
+        ("", "db4", 0, 0),
+        "a new file opens on its own defaults"
+    );
+    let prompt = h.state().result().unwrap().prompt.as_ref().unwrap().clone();
+    assert!(!prompt.contains("A data"), "{prompt}");
+    h.state_mut().settings.run.description = "B data".into();
+    h.state_mut().settings.channel = 2;
+    settle(&mut h);
+
+    h.state_mut().open(a.clone());
+    settle(&mut h);
+    let s = &h.state().settings;
+    assert_eq!(
+        (
+            s.run.description.as_str(),
+            s.run.wavelet.as_str(),
+            s.channel,
+            s.window
+        ),
+        ("A data", "sym4", 1, 20),
+        "a file comes back as it was left"
+    );
+    assert_eq!(h.state().table().unwrap().channels[1].name, "y");
+
+    // b.csv now holds other columns: another data set, on the defaults.
+    csv("b.csv", &["u", "v"]);
+    h.state_mut().open(b.clone());
+    settle(&mut h);
+    let s = &h.state().settings;
+    assert_eq!((s.run.description.as_str(), s.channel), ("", 0));
+
+    // What is remembered survives the session (serde, as eframe stores it).
+    let saved: Settings =
+        serde_json::from_str(&serde_json::to_string(&h.state().settings).unwrap()).unwrap();
+    let kept = &saved.remembered.iter().find(|(p, _)| *p == a).unwrap().1;
+    assert_eq!(kept.run.description, "A data");
+    assert_eq!(kept.channel.as_deref(), Some("y"));
+    assert_eq!(kept.header, ["x", "y"]);
+}
+
+/// A 20-row file with a wavelet too long for it: the level control says why instead of
+/// offering a level the engine refuses, the panes show the reason instead of spinning,
+/// the app speaks of its controls, not of flags; a valid change clears the error.
+#[test]
+fn a_setting_the_data_cannot_hold_is_explained_and_cleared_when_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("short.csv");
+    let mut text = String::from("t,x\n");
+    for i in 0..20 {
+        text += &format!("{i},{:.3}\n", (i as f64 * 0.7).sin());
+    }
+    std::fs::write(&file, text).unwrap();
+    let s = with(
+        |c| {
+            c.wavelet = "sym8".into();
+            c.level = 1;
+            c.engine = EngineKind::Native;
+        },
+        Settings::default(),
+    );
+    let mut h = harness_at(file, s, 1000.0);
+    step_until(&mut h, |a| a.table().is_some() && !a.is_busy());
+    for _ in 0..5 {
+        h.step();
+    }
+    assert!(h.state().result().is_none());
+    let status = h.state().status().to_string();
+    assert!(
+        status.contains(
+            "'sym8' (16 taps) needs windows of at least 30 samples for level 1; these have 20"
+        ),
+        "{status}"
+    );
+    assert!(!status.contains("--"), "no flag names in the app: {status}");
+    // The level control agrees with the engine, and the panes say why.
+    h.get_by_label_contains("needs windows of at least 30 rows for level 1; this window has 20");
+    assert!(
+        h.query_all_by_label_contains("needs windows of at least 30 samples")
+            .count()
+            >= 2,
+        "the status line and the panes"
+    );
+
+    h.state_mut().settings.run.wavelet = "db2".into();
+    settle(&mut h);
+    assert!(h.state().result().is_some());
+    let status = h.state().status().to_string();
+    assert!(
+        !status.contains("needs windows"),
+        "the error is cleared: {status}"
+    );
+    assert!(status.contains("20 rows × 1 channels"), "{status}");
+    assert!(h
+        .query_all_by_label_contains("needs windows of at least")
+        .next()
+        .is_none());
+}

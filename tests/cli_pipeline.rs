@@ -84,8 +84,8 @@ fn features_in_every_format() {
             "start",
             "start_time",
             "column",
-            "energy_ratio_0",
-            "energy_ratio_1"
+            "degenerate",
+            "energy_ratio_0"
         ]
     );
     assert!(header.contains(&"lags_4") && header.contains(&"trends_sign_3"));
@@ -958,5 +958,177 @@ fn the_report_says_what_its_numbers_mean() {
             .count(),
         2,
         "{md}"
+    );
+}
+
+/// A stretch of zeros (a dry spell in a rain column) makes constant windows: their prompts
+/// say "constant input" instead of band claims and lags, their records are flagged, the
+/// run says how many in one line; `--seed-compatible` gives the seed's wording back and
+/// changes nothing else.
+#[test]
+fn constant_windows_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rows, seq) = (200usize, 32usize);
+    let rain: Vec<f64> = (0..rows)
+        .map(|i| {
+            if i < 100 {
+                0.0
+            } else {
+                ((i * 37) % 11) as f64 * 0.1
+            }
+        })
+        .collect();
+    let mut text = String::from("t,rain,temp\n");
+    for (i, r) in rain.iter().enumerate() {
+        text += &format!("{i},{r},{:.4}\n", (i as f64 * 0.2).sin() + 0.003 * i as f64);
+    }
+    let input = file(dir.path(), "weather.csv", &text);
+    // The windows whose rain values are all equal, counted here from the values.
+    let windows = rows - seq + 1;
+    let constant: Vec<usize> = (0..windows)
+        .filter(|&w| rain[w..w + seq].iter().all(|&v| v == rain[w]))
+        .collect();
+    assert_eq!(constant.len(), 100 - seq + 1, "the reference count");
+
+    let run = |out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        let mut args = vec!["prompts", &input, "--seq-len", "32", "--level", "2", "-q"];
+        args.extend_from_slice(extra);
+        let o_str = out.to_str().unwrap().to_string();
+        args.extend_from_slice(&["-o", &o_str]);
+        let o = wavebench(&args);
+        ok(&o);
+        let lines = json_lines(&std::fs::read_to_string(&out).unwrap());
+        (lines, String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (lines, err) = run("new.jsonl", &[]);
+    assert_eq!(lines.len(), 2 * windows, "two channels per window");
+    let flagged: Vec<usize> = lines
+        .iter()
+        .filter(|l| l["features"]["degenerate"] == "constant")
+        .map(|l| {
+            assert_eq!(l["column"], "rain", "{l}");
+            l["window"].as_u64().unwrap() as usize
+        })
+        .collect();
+    assert_eq!(flagged, constant);
+    let n = constant.len();
+    assert_eq!(
+        err.matches(&format!(
+            "{n} of {} prompts describe a constant window ('rain' {n})",
+            2 * windows
+        ))
+        .count(),
+        1,
+        "{err}"
+    );
+    let first = lines
+        .iter()
+        .find(|l| l["features"]["degenerate"] == "constant")
+        .unwrap();
+    let prompt = first["prompt"].as_str().unwrap();
+    assert!(
+        prompt.ends_with("Input statistics: range [0.00, 0.00], median 0.00\nPattern analysis: constant input\nDominant periodicities: none<|<end_prompt>|>"),
+        "{prompt}"
+    );
+    assert_eq!(first["features"]["signal_quality"], "constant input");
+    assert_eq!(first["features"]["lags"], serde_json::json!([]));
+    // Every other record has the flag as null.
+    assert!(lines
+        .iter()
+        .filter(|l| l["features"]["degenerate"] != "constant")
+        .all(|l| l["features"]["degenerate"].is_null()));
+
+    // The seed's wording: band claims for the same windows, nothing flagged or said, and
+    // every other prompt byte for byte the same.
+    let (seed, err) = run("seed.jsonl", &["--seed-compatible"]);
+    assert!(!err.contains("constant"), "{err}");
+    assert_eq!(seed.len(), lines.len());
+    for (a, b) in lines.iter().zip(&seed) {
+        assert!(b["features"]["degenerate"].is_null(), "{b}");
+        if a["features"]["degenerate"].is_null() {
+            assert_eq!(a, b);
+        } else {
+            let p = b["prompt"].as_str().unwrap();
+            assert!(p.contains("Pattern analysis: multi-scale complex"), "{p}");
+            assert!(p.contains("Dominant periodicities: [0, 1, 2]"), "{p}");
+        }
+    }
+
+    // Time-LLM's template drops its trend and lag claims for them.
+    let (tl, _) = run("timellm.jsonl", &["--template", "timellm"]);
+    let p = tl[2 * constant[0]]["prompt"].as_str().unwrap();
+    assert_eq!(tl[2 * constant[0]]["column"], "rain");
+    assert!(
+        p.ends_with(
+            "min value 0.0, max value 0.0, median value 0.0, the input is constant<|<end_prompt>|>"
+        ),
+        "{p}"
+    );
+
+    // A window is one unit with --aggregate sample: constant only if every channel is.
+    let (sample, err) = run("sample.jsonl", &["--aggregate", "sample"]);
+    assert_eq!(sample.len(), windows);
+    assert!(sample.iter().all(|l| l["features"]["degenerate"].is_null()));
+    assert!(!err.contains("constant"), "{err}");
+
+    // The feature table has the flag as a column.
+    let csv_out = dir.path().join("f.csv");
+    ok(&wavebench(&[
+        "features",
+        &input,
+        "--seq-len",
+        "32",
+        "--level",
+        "2",
+        "-q",
+        "-o",
+        csv_out.to_str().unwrap(),
+    ]));
+    let mut reader = csv::Reader::from_path(&csv_out).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let at = header.iter().position(|h| h == "degenerate").unwrap();
+    let col = header.iter().position(|h| h == "column").unwrap();
+    let cells: Vec<(String, String)> = reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[col].to_string(), r[at].to_string())
+        })
+        .collect();
+    assert_eq!(cells.len(), 2 * windows);
+    assert_eq!(cells.iter().filter(|(_, d)| d == "constant").count(), n);
+    assert!(cells
+        .iter()
+        .all(|(c, d)| d.is_empty() || (d == "constant" && c == "rain")));
+}
+
+/// A level too deep for the window flags every record "level".
+#[test]
+fn a_degenerate_level_flags_every_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.jsonl");
+    let o = wavebench(&[
+        "features",
+        SAMPLE,
+        "--rows",
+        "0..300",
+        "--seq-len",
+        "256",
+        "--wavelet",
+        "haar",
+        "--level",
+        "8",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let lines = json_lines(&std::fs::read_to_string(&out).unwrap());
+    assert_eq!(lines.len(), 45 * 4);
+    assert!(
+        lines.iter().all(|l| l["degenerate"] == "level"),
+        "{}",
+        lines[0]
     );
 }

@@ -96,6 +96,13 @@ pub struct Workbench {
     show_help: bool,
     /// What the user asked for this frame, carried out after drawing.
     commands: Vec<Command>,
+    /// Why the view's settings give no result (shown in the panes instead of a spinner).
+    failed: Option<String>,
+    /// The status line of the loaded file, shown again once an error is fixed.
+    loaded_status: String,
+    /// The settings that came back for the file being opened, checked against its
+    /// header once loaded (`Settings::loaded`).
+    recalled: Option<state::DataSettings>,
 }
 
 impl Workbench {
@@ -125,6 +132,9 @@ impl Workbench {
             layout: None,
             show_help: false,
             commands: Vec::new(),
+            recalled: None,
+            failed: None,
+            loaded_status: String::new(),
         };
 
         if let Some(f) = file {
@@ -134,6 +144,23 @@ impl Workbench {
     }
 
     pub fn open(&mut self, path: PathBuf) {
+        // Another file: the current one's settings are kept, and the new one's come back
+        // (or its defaults) before it loads, since they say how to load it. The first
+        // file of a session takes the settings the app started with.
+        if self.settings.file.as_ref().is_some_and(|f| *f != path) {
+            let header = self
+                .table
+                .as_ref()
+                .map(|t| t.channels.iter().map(|c| c.name.clone()).collect());
+            let channel = self
+                .table
+                .as_ref()
+                .and_then(|t| t.channels.get(self.settings.channel))
+                .map(|c| c.name.clone());
+            self.recalled = Some(self.settings.switch_to(&path, header, channel));
+            self.table = None;
+            self.result = None;
+        }
         self.load_gen += 1;
         self.loading = true;
         self.busy = true;

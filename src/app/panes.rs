@@ -55,9 +55,16 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                     app.commands.push(Command::StartSweep);
                 }
             }
-            (_, None) => {
-                ui.centered_and_justified(|ui| ui.spinner());
-            }
+            (_, None) => match &app.failed {
+                Some(why) => {
+                    ui.centered_and_justified(|ui| {
+                        ui.colored_label(ui.visuals().warn_fg_color, why.as_str())
+                    });
+                }
+                None => {
+                    ui.centered_and_justified(|ui| ui.spinner());
+                }
+            },
             (Pane::Bands, Some(r)) => {
                 views::bands::ui(ui, r, &table, app.settings.raw_coefficients, link)
             }
@@ -119,7 +126,8 @@ pub(super) fn side_panel(app: &mut Workbench, ui: &mut egui::Ui) {
                     .result
                     .as_ref()
                     .map_or(String::new(), |r| format!("{}: {}", r.engine, r.device));
-                app.config_view.ui(ui, &mut app.settings, &device);
+                let rows = app.table.as_ref().map(|t| t.rows());
+                app.config_view.ui(ui, &mut app.settings, rows, &device);
             });
         });
 }

@@ -1,6 +1,7 @@
 //! The conversation with the worker: requests when a knob moved, and each reply routed to
 //! what it answers (stale generations dropped).
 
+use super::error::in_app_words;
 use super::worker::{JobOutput, Reply, Request};
 use super::Workbench;
 
@@ -25,7 +26,14 @@ impl Workbench {
                             if table.warnings.len() == 1 { "" } else { "s" }
                         );
                     }
+                    self.loaded_status = self.status.clone();
+                    self.failed = None;
                     self.settings.file = Some(path);
+                    if let Some(back) = self.recalled.take() {
+                        let names: Vec<String> =
+                            table.channels.iter().map(|c| c.name.clone()).collect();
+                        self.settings.loaded(&back, &names);
+                    }
                     self.settings.channel = self.settings.channel.min(table.channels.len() - 1);
                     self.table = Some(table);
                     self.asked = None;
@@ -55,11 +63,21 @@ impl Workbench {
                         Ok(r) => {
                             self.timing_view.record(&r);
                             self.result = Some(r);
+                            // A valid change clears the error it fixed.
+                            if self.failed.take().is_some() {
+                                self.status = self.loaded_status.clone();
+                            }
                             if let Some(n) = notice {
-                                self.status = n;
+                                self.status = in_app_words(&n);
                             }
                         }
-                        Err(e) => self.status = e,
+                        Err(e) => {
+                            // The panes say why instead of showing another setting's result.
+                            let e = in_app_words(&e);
+                            self.status = e.clone();
+                            self.failed = Some(e);
+                            self.result = None;
+                        }
                     }
                 }
                 Reply::JobDone { what, result } => {
@@ -80,13 +98,13 @@ impl Workbench {
                         Ok(JobOutput::Written { path }) => {
                             format!("{what}: written to {}", path.display())
                         }
-                        Err(e) => e,
+                        Err(e) => in_app_words(&e),
                     };
                 }
                 Reply::Failed { gen, message } if gen == self.load_gen => {
                     self.loading = false;
                     self.busy = false;
-                    self.status = message;
+                    self.status = in_app_words(&message);
                 }
                 Reply::Surveyed { gen, result } if gen == self.survey_gen => {
                     self.dataset_view.computing = false;

@@ -1,6 +1,7 @@
 //! What the app remembers between sessions (serde, through eframe's storage): the run's
 //! configuration — the very type the CLI reads, with its defaults — plus what only the
-//! view needs.
+//! view needs; and, per data file, what belongs to that data set (`DataSettings`), so
+//! one file's description, channel or window never follows the user into another.
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -26,6 +27,39 @@ pub struct Settings {
     /// Plot raw coefficients instead of the per-band reconstruction.
     pub raw_coefficients: bool,
     pub dark_theme: bool,
+    /// Other files' settings, most recently left first (at most [`REMEMBERED_FILES`]).
+    pub remembered: Vec<(PathBuf, DataSettings)>,
+}
+
+/// Files whose settings are remembered.
+pub const REMEMBERED_FILES: usize = 32;
+
+/// What belongs to one data file: its run (description, knobs, window length…), the
+/// channel by name, the window and the template text. Kept with the file's channel
+/// names: a file whose header has changed is another data set and opens on defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DataSettings {
+    /// The file's channel names when these settings were left (empty: not known).
+    pub header: Vec<String>,
+    pub run: Config,
+    pub channel: Option<String>,
+    pub window: usize,
+    pub template_text: String,
+}
+
+impl Default for DataSettings {
+    /// A file never opened before: the defaults.
+    fn default() -> Self {
+        let s = Settings::default();
+        DataSettings {
+            header: Vec::new(),
+            run: s.run,
+            channel: None,
+            window: s.window,
+            template_text: s.template_text,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -44,14 +78,78 @@ impl Default for Settings {
             window: 0,
             raw_coefficients: false,
             dark_theme: true,
+            remembered: Vec::new(),
         }
     }
 }
 
 impl Settings {
+    /// Switch to `path`'s settings: the current file's are kept (`header`: its channel
+    /// names when loaded, `channel`: the shown channel's name), and `path`'s come back as
+    /// it was left, or the defaults for a file never opened. Returns what came back, for
+    /// [`Settings::loaded`] to check against the file's header.
+    pub fn switch_to(
+        &mut self,
+        path: &std::path::Path,
+        header: Option<Vec<String>>,
+        channel: Option<String>,
+    ) -> DataSettings {
+        if let Some(old) = self.file.take() {
+            let header = header
+                .or_else(|| self.remembered_for(&old).map(|d| d.header.clone()))
+                .unwrap_or_default();
+            let left = DataSettings {
+                header,
+                run: self.run.clone(),
+                channel,
+                window: self.window,
+                template_text: self.template_text.clone(),
+            };
+            self.remembered.retain(|(p, _)| *p != old);
+            self.remembered.insert(0, (old, left));
+            self.remembered.truncate(REMEMBERED_FILES);
+        }
+        let back = self.remembered_for(path).cloned().unwrap_or_default();
+        self.apply(&back);
+        self.file = Some(path.to_path_buf());
+        back
+    }
+
+    /// The loaded file's channel names: settings kept under another header belong to
+    /// another data set (the defaults replace them); else the channel comes back by name.
+    pub fn loaded(&mut self, back: &DataSettings, names: &[String]) {
+        if !back.header.is_empty() && back.header != names {
+            self.apply(&DataSettings::default());
+            return;
+        }
+        if let Some(name) = &back.channel {
+            self.channel = names.iter().position(|n| n == name).unwrap_or(0);
+        }
+    }
+
+    fn remembered_for(&self, path: &std::path::Path) -> Option<&DataSettings> {
+        self.remembered
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, d)| d)
+    }
+
+    fn apply(&mut self, d: &DataSettings) {
+        self.run = d.run.clone();
+        self.window = d.window;
+        self.channel = 0;
+        self.template_text = d.template_text.clone();
+    }
+
     /// The window length shown (the configuration's, or the app's default).
     pub fn seq_len(&self) -> usize {
         self.run.seq_len.unwrap_or(DEFAULT_APP_WINDOW)
+    }
+
+    /// The window length the view computes over a table of `rows` rows: the shown one,
+    /// as far as the table holds it (what the level's maximum is checked against).
+    pub fn shown_len(&self, rows: usize) -> usize {
+        self.seq_len().min(rows).max(1)
     }
 
     /// The template's name: the built-in's when the editor holds its text unchanged, else
@@ -93,8 +191,12 @@ impl Settings {
         )
     }
 
-    /// The configuration the CLI would run (what "export configuration" writes).
+    /// The configuration the CLI would run (what "export configuration" writes, and what
+    /// the app's exports run): every window of the length shown, at the run's stride.
     pub fn config(&self) -> Config {
-        self.run.clone()
+        Config {
+            seq_len: Some(self.seq_len()),
+            ..self.run.clone()
+        }
     }
 }

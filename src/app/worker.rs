@@ -11,7 +11,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use wavebench_core::config::Config;
 use wavebench_core::data::Table;
-use wavebench_core::engine::{EngineKind, Selected};
+use wavebench_core::engine::{DType, EngineKind, Selected};
 use wavebench_core::pipeline::Inspection;
 use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{self, Backend, Inspect, LoadOptions, Purpose, RunSpec};
@@ -259,7 +259,7 @@ fn handle(req: Request, engines: &mut Vec<(EngineKind, Selected)>, replies: &Sen
 /// pipeline computes that unit.
 fn view_config(s: &Settings, table: &Table) -> Config {
     Config {
-        seq_len: Some(s.seq_len().min(table.rows()).max(1)),
+        seq_len: Some(s.shown_len(table.rows())),
         stride: 1,
         aggregate: wavebench_core::features::Aggregate::Series,
         batch_size: 1,
@@ -425,10 +425,7 @@ fn export_table<'a>(table: &'a Table, settings: &Settings) -> Cow<'a, Table> {
 
 /// The run an export makes: every window of the current length at the run's stride.
 fn export_config(settings: &Settings) -> Config {
-    Config {
-        seq_len: Some(settings.seq_len()),
-        ..settings.run.clone()
-    }
+    settings.config()
 }
 
 /// Every prompt unit of the data set under `settings` (all windows at its stride, the
@@ -439,9 +436,16 @@ fn all_units(
     job: &Job,
     mut tick: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<wavebench_core::features::Unit>, String> {
-    let table = export_table(table, settings);
     let cfg = export_config(settings);
     let spec = RunSpec::new(cfg, Purpose::Features, &LOCAL).map_err(|e| e.0)?;
+    // The app's table holds f64 (the precision is a live knob), while the CLI parses an
+    // f32 run's text straight to f32: a value narrowed from f64 can differ from it in its
+    // last bit (a printed range then reads 1.65 against 1.64). An f32 export reads the
+    // file as the CLI does, so the same settings give the CLI's bytes.
+    let table = match spec.cfg.dtype {
+        DType::F32 => Cow::Owned(spec.load(&table.path).map_err(|e| e.0)?),
+        DType::F64 => export_table(table, settings),
+    };
     let prepared = spec.prepare(&table).map_err(|e| e.0)?;
     let count = prepared.windows.count;
     prepared

@@ -47,6 +47,10 @@ pub struct PromptOpts {
     /// in order equal the whole run's
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
+    /// Describe constant windows as the seed did (band claims and lags) instead of
+    /// "constant input", to reproduce old runs byte for byte
+    #[arg(long)]
+    pub seed_compatible: bool,
 }
 
 impl PromptOpts {
@@ -78,6 +82,7 @@ impl PromptOpts {
             c.batch_size = b;
         }
         c.precise_timing |= self.precise_timing;
+        c.seed_compatible |= self.seed_compatible;
         Ok(())
     }
 }
@@ -234,12 +239,49 @@ impl Run {
         if engine.notice != said {
             notice(&engine.notice, self.quiet);
         }
+        if let Some(w) = constant_warning(&out) {
+            eprintln!("wavebench: {w}");
+        }
         Ok((out, timer))
     }
 
     pub fn prompter(&self) -> Result<Prompter, Failure> {
         Prompter::from_name_or_file(&self.spec.cfg.template).map_err(Failure::Input)
     }
+}
+
+/// The run's one line about its constant units: how many, in which columns (the most
+/// first), and what their prompts say.
+fn constant_warning(files: &[FileUnits]) -> Option<String> {
+    use wavebench_core::features::Degenerate;
+    let units = files.iter().flat_map(|f| &f.units);
+    let total = units.clone().count();
+    let mut by_column: Vec<(String, usize)> = Vec::new();
+    for u in units.filter(|u| u.features.degenerate == Some(Degenerate::Constant)) {
+        let name = u.column.as_deref().unwrap_or("all channels");
+        match by_column.iter_mut().find(|(c, _)| c == name) {
+            Some((_, n)) => *n += 1,
+            None => by_column.push((name.to_string(), 1)),
+        }
+    }
+    let constant: usize = by_column.iter().map(|(_, n)| n).sum();
+    if constant == 0 {
+        return None;
+    }
+    by_column.sort_by(|a, b| b.1.cmp(&a.1));
+    const SHOWN: usize = 5;
+    let mut columns: Vec<String> = by_column
+        .iter()
+        .take(SHOWN)
+        .map(|(c, n)| format!("'{c}' {n}"))
+        .collect();
+    if by_column.len() > SHOWN {
+        columns.push(format!("{} more columns", by_column.len() - SHOWN));
+    }
+    Some(format!(
+        "warning: {constant} of {total} prompts describe a constant window ({}): they say \"constant input\" instead of band claims and lags, and their records are flagged degenerate: \"constant\" (--seed-compatible describes them as the seed did)",
+        columns.join(", ")
+    ))
 }
 
 /// A report's format from `-o`: Markdown on stdout (no `-o`, `-`, or a stream), else the

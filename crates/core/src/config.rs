@@ -45,6 +45,9 @@ pub struct Config {
     /// How band summaries are computed: `auto`, `window` or `sliding` (see
     /// `pipeline::PathChoice`).
     pub path: PathChoice,
+    /// Describe constant windows as the seed did (band claims, top lags) instead of
+    /// "constant input": for reproducing old runs byte for byte.
+    pub seed_compatible: bool,
 }
 
 impl Default for Config {
@@ -70,6 +73,7 @@ impl Default for Config {
             batch_size: 32,
             precise_timing: false,
             path: PathChoice::Auto,
+            seed_compatible: false,
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::engine::{
     self, DType, Engine, EngineError, EngineKind, Plan, Queued, SeriesSummary, StatsRequest,
     WindowBatch,
 };
+use crate::features::degenerate::{self, Describe};
 use crate::features::{self, margin, Aggregate, Features, Reads, Unit};
 use crate::timing::{PathUsed, Stage, StageClock, Timer};
 use rayon::prelude::*;
@@ -39,12 +40,23 @@ pub(crate) struct Shape<'a> {
     /// `--path auto`: the sliding path is tried on the first chunk and kept only when it
     /// settles most prompts there (a window it cannot settle is computed twice).
     pub slide_on_trial: bool,
+    /// How degenerate units are flagged and described.
+    pub describe: Describe,
 }
 
 /// Features need a level the windows can hold (docs/transform.md#levels).
 pub fn check_level(plan: &Plan) -> Result<(), String> {
     let max = plan.wavelet.max_level(plan.len);
-    if max < 1 || plan.level > max {
+    if max < 1 {
+        let taps = plan.wavelet.filter_length;
+        return Err(format!(
+            "wavelet '{}' ({taps} taps) needs windows of at least {} samples for level 1; these have {}",
+            plan.wavelet.name,
+            2 * (taps - 1),
+            plan.len
+        ));
+    }
+    if plan.level > max {
         return Err(format!(
             "level {} is above the maximum level {max} for length {} and wavelet '{}' (features need 1 <= level <= {max})",
             plan.level, plan.len, plan.wavelet.name
@@ -101,6 +113,18 @@ pub struct ChunkRows<'a> {
 }
 
 impl ChunkRows<'_> {
+    /// Whether each series of the chunk (window-major, as a batch orders them) is constant.
+    fn constant_series(&self) -> Vec<bool> {
+        let per_channel: Vec<Vec<bool>> = self
+            .channels
+            .iter()
+            .map(|c| degenerate::constant_windows(c, &self.windows))
+            .collect();
+        (0..self.windows.count)
+            .flat_map(|w| per_channel.iter().map(move |c| c[w]))
+            .collect()
+    }
+
     /// All of the chunk's windows as a batch for an engine.
     pub fn batch(&self) -> WindowBatch<'_> {
         WindowBatch {
@@ -272,6 +296,7 @@ pub(crate) fn features(
         };
         chunks.push(Chunk {
             windows: w.clone(),
+            constant: rows.constant_series(),
             groups,
             features: feats,
         });
@@ -291,37 +316,47 @@ pub(crate) fn features(
     let mut units = Vec::with_capacity(chunks.iter().map(|c| c.groups.len()).sum());
     let mut last_time: Option<(usize, Arc<str>)> = None;
     for Chunk {
-        groups, features, ..
+        groups,
+        features,
+        constant,
+        ..
     } in chunks
     {
         let feats = features.ok_or_else(|| {
             EngineError::Internal("a chunk's summaries were never collected".into())
         })?;
-        units.extend(
-            groups
-                .into_iter()
-                .zip(feats)
-                .map(|((_, window, column), features)| {
-                    let start = shape.windows.start(window);
-                    // Series of one window share its time: format it once.
-                    let start_time = match &last_time {
-                        Some((s, t)) if *s == start => t.clone(),
-                        _ => {
-                            let t: Arc<str> = shape.table.time_label(start).into();
-                            last_time = Some((start, t.clone()));
-                            t
-                        }
-                    };
-                    Unit {
-                        file: None,
-                        window: shape.windows.first + window,
-                        start,
-                        start_time,
-                        column,
-                        features,
+        if feats.len() != groups.len() {
+            return Err(EngineError::Internal(format!(
+                "{} feature sets for {} prompt units",
+                feats.len(),
+                groups.len()
+            )));
+        }
+        units.extend(groups.into_iter().zip(feats).map(
+            |((series, window, column), mut features)| {
+                shape
+                    .describe
+                    .apply(&mut features, series.clone().all(|k| constant[k]));
+                let start = shape.windows.start(window);
+                // Series of one window share its time: format it once.
+                let start_time = match &last_time {
+                    Some((s, t)) if *s == start => t.clone(),
+                    _ => {
+                        let t: Arc<str> = shape.table.time_label(start).into();
+                        last_time = Some((start, t.clone()));
+                        t
                     }
-                }),
-        );
+                };
+                Unit {
+                    file: None,
+                    window: shape.windows.first + window,
+                    start,
+                    start_time,
+                    column,
+                    features,
+                }
+            },
+        ));
     }
     timer.add(Stage::Difficulty, t.elapsed());
     Ok(units)
@@ -402,6 +437,8 @@ fn collect(
 /// features (None while a device engine holds the chunk's summaries).
 struct Chunk {
     windows: Range<usize>,
+    /// Whether each series of the chunk is constant.
+    constant: Vec<bool>,
     groups: Groups,
     features: Option<Vec<Features>>,
 }
@@ -539,7 +576,10 @@ pub(crate) fn inspect(
         e.summarize_windows(&one, shape.plan, Some(StatsRequest::ALL), &mut timer)
     })?;
     let batch = one.gather();
-    let features = timer.time(Stage::Difficulty, || features::compute(&sums));
+    let mut features = timer.time(Stage::Difficulty, || features::compute(&sums));
+    shape
+        .describe
+        .apply(&mut features, rows.constant_series().first() == Some(&true));
     let prompt = timer.time(Stage::Render, || {
         req.prompter.render(&crate::prompt::PromptVars {
             features: &features,

@@ -9,6 +9,7 @@
 
 use crate::data::Normalize;
 use crate::engine::{native, DType, Plan, Real, SeriesSummary, StatsRequest};
+use crate::features::degenerate::{self, Describe};
 use crate::features::{self, Aggregate, Features};
 use crate::numeric::parallel;
 use crate::prompt::{PromptVars, Prompter, TemplateError};
@@ -69,6 +70,8 @@ pub enum RowsError {
     },
     #[error(transparent)]
     Template(#[from] TemplateError),
+    #[error("internal: {0}")]
+    Internal(String),
 }
 
 impl<T: Real> Rows<'_, T> {
@@ -86,12 +89,14 @@ impl<T: Real> Rows<'_, T> {
     /// The features of each group of rows (`aggregate`: every row, every sample's
     /// `channels` rows, or all rows together), normalised first as the CLI's
     /// `--normalize` does. `statistics`: also Time-LLM's min/max/median/trend/lags.
+    /// Degenerate groups are flagged (and constant ones described) as `describe` says.
     pub fn features(
         &self,
         plan: &Plan,
         aggregate: Aggregate,
         normalize: Normalize,
         statistics: bool,
+        describe: Describe,
     ) -> Result<Vec<Features>, RowsError> {
         let stats = statistics.then(|| self.stats_request(aggregate));
         // A whole batch's sums are made run by run in the parallel pass (a run is a lane
@@ -115,10 +120,32 @@ impl<T: Real> Rows<'_, T> {
             }
         }
         .map_err(|row| not_finite(row, self.rows[row]))?;
-        Ok(match aggregate {
+        let mut feats = match aggregate {
             Aggregate::Batch => vec![features::compute_from_runs(&sums, runs)],
             _ => group_features(&sums, aggregate, self.channels),
-        })
+        };
+        let group = match aggregate {
+            Aggregate::Series => 1,
+            Aggregate::Sample => self.channels.max(1),
+            Aggregate::Batch => self.rows.len().max(1),
+        };
+        if feats.len() != self.rows.len().div_ceil(group) {
+            return Err(RowsError::Internal(format!(
+                "{} feature sets for {} rows in groups of {group}",
+                feats.len(),
+                self.rows.len()
+            )));
+        }
+        // Raw rows are constant exactly when their normalised ones are.
+        let scan = !describe.seed_compatible;
+        feats
+            .par_iter_mut()
+            .zip(self.rows.par_chunks(group))
+            .for_each(|(f, rows)| {
+                let constant = scan && rows.iter().all(|r| degenerate::is_constant(r));
+                describe.apply(f, constant);
+            });
+        Ok(feats)
     }
 
     /// Time-LLM's per-series prompts (the `timellm` template, or any template that reads
@@ -129,6 +156,7 @@ impl<T: Real> Rows<'_, T> {
         normalize: Normalize,
         description: &str,
         pred_len: usize,
+        describe: Describe,
     ) -> Result<Prompts, RowsError> {
         if normalize != Normalize::None {
             let owned = self.prepared::<T>(normalize)?;
@@ -137,7 +165,13 @@ impl<T: Real> Rows<'_, T> {
                 rows: &rows,
                 channels: self.channels,
             };
-            return me.statistics_prompts(prompter, Normalize::None, description, pred_len);
+            return me.statistics_prompts(
+                prompter,
+                Normalize::None,
+                description,
+                pred_len,
+                describe,
+            );
         }
         let seq_len = self.rows.first().map_or(0, |r| r.len());
         // One string per piece, not per prompt: allocating and freeing 224 strings was
@@ -167,7 +201,10 @@ impl<T: Real> Rows<'_, T> {
                     if !(stats.min.is_finite() && stats.max.is_finite()) {
                         return Err(not_finite(k, row));
                     }
-                    let f = Features::of_statistics(stats);
+                    // Finite extremes that are equal: a constant row.
+                    let constant = stats.min == stats.max;
+                    let mut f = Features::of_statistics(stats);
+                    describe.apply(&mut f, constant);
                     let vars = PromptVars {
                         features: &f,
                         description,
@@ -302,6 +339,7 @@ mod tests {
             statistics: true,
             slide: Err("separate windows".into()),
             slide_on_trial: false,
+            describe: Describe::new(plan, false),
         };
         let mut engine: Box<dyn Engine> = Box::new(Native);
         let units = pipeline::features(
@@ -331,7 +369,7 @@ mod tests {
             rows: &rows,
             channels,
         }
-        .features(plan, aggregate, normalize, true)
+        .features(plan, aggregate, normalize, true, Describe::new(plan, false))
         .unwrap()
     }
 
@@ -381,7 +419,7 @@ mod tests {
                 rows: &rows,
                 channels: n,
             }
-            .statistics_prompts(p, normalize, "d", 24)
+            .statistics_prompts(p, normalize, "d", 24, Describe::default())
             .unwrap();
             assert_eq!(got.len(), b * n);
             let got: Vec<String> = got.iter().map(str::to_owned).collect();
@@ -424,7 +462,13 @@ mod tests {
                             rows: &rows,
                             channels: n,
                         };
-                        match r.features(&plan, Aggregate::Series, Normalize::None, false) {
+                        match r.features(
+                            &plan,
+                            Aggregate::Series,
+                            Normalize::None,
+                            false,
+                            Describe::default(),
+                        ) {
                             Err(RowsError::NotFinite { row: r, sample, .. }) => {
                                 assert_eq!((r, sample), (row, at), "{name} {mode} t={t}")
                             }
@@ -452,7 +496,13 @@ mod tests {
             channels: 1,
         };
         let f = r
-            .features(&plan, Aggregate::Series, Normalize::None, false)
+            .features(
+                &plan,
+                Aggregate::Series,
+                Normalize::None,
+                false,
+                Describe::default(),
+            )
             .unwrap();
         assert_eq!(f.len(), 8);
         assert!(f
@@ -476,8 +526,14 @@ mod tests {
                 rows: &r,
                 channels: 1,
             };
-            rows.features(&plan, Aggregate::Series, Normalize::None, false)
-                .unwrap()
+            rows.features(
+                &plan,
+                Aggregate::Series,
+                Normalize::None,
+                false,
+                Describe::default(),
+            )
+            .unwrap()
         };
         for level in [0.0, 1.0, -2.5e4] {
             let flat64 = series(vec![vec![level; t]; 9]);
@@ -487,7 +543,13 @@ mod tests {
                 rows: &r32,
                 channels: 1,
             }
-            .features(&plan, Aggregate::Series, Normalize::None, false)
+            .features(
+                &plan,
+                Aggregate::Series,
+                Normalize::None,
+                false,
+                Describe::default(),
+            )
             .unwrap();
             assert_eq!((flat64.len(), flat32.len()), (9, 9));
             for f in flat64.iter().chain(&flat32) {
@@ -552,20 +614,35 @@ mod tests {
             let want = (row, at, (v as f64).to_bits());
             assert_eq!(
                 named(
-                    r.features(&plan, Aggregate::Batch, Normalize::None, false)
-                        .map(|_| ())
+                    r.features(
+                        &plan,
+                        Aggregate::Batch,
+                        Normalize::None,
+                        false,
+                        Describe::default()
+                    )
+                    .map(|_| ())
                 ),
                 want
             );
             assert_eq!(
                 named(
-                    r.features(&plan, Aggregate::Series, Normalize::Zscore, true)
-                        .map(|_| ())
+                    r.features(
+                        &plan,
+                        Aggregate::Series,
+                        Normalize::Zscore,
+                        true,
+                        Describe::default()
+                    )
+                    .map(|_| ())
                 ),
                 want
             );
             assert_eq!(
-                named(r.statistics_prompts(p, Normalize::None, "d", 8).map(|_| ())),
+                named(
+                    r.statistics_prompts(p, Normalize::None, "d", 8, Describe::default())
+                        .map(|_| ())
+                ),
                 want
             );
         }

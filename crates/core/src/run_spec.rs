@@ -8,6 +8,7 @@
 use crate::config::Config;
 use crate::data::{self, DataError, Missing, Normalize, RowRange, Table, TimeColumn, Windows};
 use crate::engine::{DType, EngineError, EngineKind, Plan, Selected};
+use crate::features::degenerate::{level_is_degenerate, Describe};
 use crate::features::{Aggregate, Reads, Unit};
 use crate::pipeline::{self, Inspection, PathChoice, Shape};
 use crate::prompt::Prompter;
@@ -145,6 +146,8 @@ pub struct Prepared {
     slide_on_trial: bool,
     /// Whether units get Time-LLM's statistics (min, max, median, trend, lags).
     statistics: bool,
+    /// How degenerate units are described (see `Shape::describe`).
+    describe: Describe,
 }
 
 impl RunSpec {
@@ -213,11 +216,16 @@ impl RunSpec {
             self.check_range(table, &windows)?;
         }
         let max = self.wavelet.max_level(windows.seq_len);
-        let warning = match self.purpose {
+        let level_warning = match self.purpose {
             Purpose::Features => {
                 pipeline::check_level(&plan).map_err(|e| DataError(format!("--level: {e}")))?;
                 degenerate_level(&plan)
             }
+            Purpose::Decompose => None,
+        };
+        let describe = Describe::new(&plan, self.cfg.seed_compatible);
+        let warning = match self.purpose {
+            Purpose::Features => level_warning,
             Purpose::Decompose => (self.cfg.level > max).then(|| {
                 format!(
                     "warning: level {} is above the maximum {max} for length {} and '{}'; computing anyway, as pywt does",
@@ -237,6 +245,7 @@ impl RunSpec {
             slide: Err("feature values are written out".into()),
             slide_on_trial: self.cfg.path == PathChoice::Auto,
             statistics: true,
+            describe,
         })
     }
 
@@ -427,6 +436,7 @@ impl Prepared {
             statistics: self.statistics,
             slide: self.slide.clone(),
             slide_on_trial: self.slide_on_trial,
+            describe: self.describe,
         }
     }
 }
@@ -437,7 +447,7 @@ impl Prepared {
 /// is within pywt's maximum, but said.
 fn degenerate_level(plan: &Plan) -> Option<String> {
     let n = plan.band_lens.first().copied()?;
-    (n < 2).then(|| {
+    level_is_degenerate(plan).then(|| {
         format!(
             "warning: level {} of '{}' leaves {n} coefficient in cA{} of a {}-row window: SNR, volatility ratio, signal quality, stability and difficulty describe the level, not the data; level {} or lower keeps 2 or more",
             plan.level,

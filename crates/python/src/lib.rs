@@ -13,6 +13,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use std::sync::{Arc, Mutex, PoisonError};
 use wavebench_core::data::Normalize;
 use wavebench_core::engine::{Plan, Real};
+use wavebench_core::features::degenerate::Describe;
 use wavebench_core::features::{Aggregate, Features};
 use wavebench_core::pipeline;
 use wavebench_core::prompt::{self, PromptVars};
@@ -192,9 +193,11 @@ fn group_features(
     aggregate: Aggregate,
     normalize: Normalize,
     statistics: bool,
+    seed_compatible: bool,
 ) -> PyResult<Vec<Features>> {
+    let describe = Describe::new(plan, seed_compatible);
     let features = with_batch_rows!(&x.data, |rows| {
-        py.detach(|| rows.features(plan, aggregate, normalize, statistics))
+        py.detach(|| rows.features(plan, aggregate, normalize, statistics, describe))
     });
     features.map_err(|e| rows_error(x, e))
 }
@@ -206,8 +209,10 @@ fn parse<T: std::str::FromStr<Err = String>>(what: &str, v: &str) -> PyResult<T>
 
 /// Features of every prompt unit of `x` as a dict of numpy arrays (lists of str for the
 /// descriptions): `aggregate` = series (B·N units), sample (B) or batch (1).
+/// `degenerate` names each unit's flag ("constant", "level" or None), as the CLI's records.
 #[pyfunction]
-#[pyo3(signature = (x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none"))]
+#[pyo3(signature = (x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none", seed_compatible=false))]
+#[allow(clippy::too_many_arguments)]
 fn features<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
@@ -216,6 +221,7 @@ fn features<'py>(
     mode: &str,
     aggregate: &str,
     normalize: &str,
+    seed_compatible: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = settings(wavelet, level, mode)?;
     let batch = read(x)?;
@@ -227,6 +233,7 @@ fn features<'py>(
         aggregate,
         parse("normalize", normalize)?,
         true,
+        seed_compatible,
     )?;
     let d = PyDict::new(py);
     let f: Vec<&Features> = feats.iter().collect();
@@ -247,6 +254,10 @@ fn features<'py>(
         PyArray2::from_vec2(py, &rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     };
     let text = |get: fn(&Features) -> &str| PyList::new(py, f.iter().map(|x| get(x).to_string()));
+    d.set_item(
+        "degenerate",
+        PyList::new(py, f.iter().map(|x| x.degenerate.map(|d| d.name())))?,
+    )?;
     d.set_item("energy_ratio", matrix(|x| x.energy_ratio.to_vec())?)?;
     d.set_item("energy_entropy", scalar(|x| x.energy_entropy))?;
     d.set_item(
@@ -274,10 +285,19 @@ fn features<'py>(
     d.set_item("max", scalar(|x| x.max))?;
     d.set_item("median", scalar(|x| x.median))?;
     d.set_item("trend", scalar(|x| x.trend))?;
+    // One row per unit, -1 past a unit's own lags (a constant series has none).
+    let width = f.iter().map(|x| x.lags.len()).max().unwrap_or(0);
+    let lags: Vec<Vec<i64>> = f
+        .iter()
+        .map(|x| {
+            let mut row: Vec<i64> = x.lags.iter().map(|&v| v as i64).collect();
+            row.resize(width, -1);
+            row
+        })
+        .collect();
     d.set_item(
         "lags",
-        matrix(|x| x.lags.iter().map(|&v| v as f64).collect())?
-            .call_method1("astype", ("int64",))?,
+        PyArray2::from_vec2(py, &lags).map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
     )?;
     Ok(d)
 }
@@ -326,8 +346,17 @@ impl Transform {
     ) -> PyResult<Bound<'py, PyDict>> {
         let batch = read(x)?;
         let plan = self.plan(batch.t)?;
-        // The seed's dict has no statistics: they are not computed.
-        let feats = group_features(py, &batch, &plan, Aggregate::Batch, Normalize::None, false)?;
+        // The seed's dict has no statistics (they are not computed) and no flags: its
+        // features are the seed's, constant input included.
+        let feats = group_features(
+            py,
+            &batch,
+            &plan,
+            Aggregate::Batch,
+            Normalize::None,
+            false,
+            true,
+        )?;
         let [f] = feats.as_slice() else {
             return Err(PyRuntimeError::new_err(format!(
                 "internal: {} groups for one batch",
@@ -541,6 +570,7 @@ fn seed_prompt(
         required: &[],
     };
     let feats = Features {
+        degenerate: None,
         energy_ratio: f.floats(intern!(py, "energy_ratio"))?.into(),
         energy_entropy: f.float(intern!(py, "energy_entropy"))?,
         dominant_band: f.int(intern!(py, "dominant_band"))?,
@@ -577,7 +607,7 @@ fn seed_prompt(
 /// Time-LLM's per-series prompt loop in one call: the B·N prompts (sample-major), as the
 /// CLI's `prompts --template timellm` renders them.
 #[pyfunction]
-#[pyo3(signature = (x, description, pred_len, top_k=5, normalize="none"))]
+#[pyo3(signature = (x, description, pred_len, top_k=5, normalize="none", seed_compatible=false))]
 fn timellm_prompts(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -585,6 +615,7 @@ fn timellm_prompts(
     pred_len: usize,
     top_k: usize,
     normalize: &str,
+    seed_compatible: bool,
 ) -> PyResult<Py<PyList>> {
     if top_k != TOP_LAGS {
         return Err(value_error(format!(
@@ -597,7 +628,12 @@ fn timellm_prompts(
         .ok_or_else(|| PyRuntimeError::new_err("no timellm template"))?;
     // Time-LLM's statistics alone: no transform runs for them.
     let prompts = with_batch_rows!(&batch.data, |rows| {
-        py.detach(|| rows.statistics_prompts(p, normalize, description, pred_len))
+        // No transform: the level cannot be degenerate.
+        let describe = Describe {
+            degenerate_level: false,
+            seed_compatible,
+        };
+        py.detach(|| rows.statistics_prompts(p, normalize, description, pred_len, describe))
     });
     let prompts = prompts.map_err(|e| rows_error(&batch, e))?;
     let texts: Vec<&str> = prompts.iter().collect();

@@ -289,3 +289,20 @@ def test_a_call_larger_than_memory_raises_memory_error():
     with pytest.raises(MemoryError, match="x_enc of shape"):
         wavebench.DWTPromptGenerator(level=1)(huge)
     assert wavebench.features(np.zeros((1, 1, 16)), level=1)["energy_ratio"].shape[0] == 1
+
+
+def test_constant_series_are_flagged_and_say_so():
+    x = np.random.default_rng(3).standard_normal((2, 2, 64))
+    x[1, 0, :] = 4.25  # sample 1, channel 0: constant
+    f = wavebench.features(x, wavelet="db2", level=2)
+    assert f["degenerate"] == [None, None, "constant", None]
+    assert f["signal_quality"][2] == "constant input" and f["signal_quality"][0] != "constant input"
+    assert list(f["lags"][2]) == [-1] * 5 and (f["lags"][[0, 1, 3]] >= 0).all()
+    seed = wavebench.features(x, wavelet="db2", level=2, seed_compatible=True)
+    assert seed["degenerate"] == [None] * 4 and seed["signal_quality"][2] != "constant input"
+    np.testing.assert_array_equal(seed["energy_ratio"], f["energy_ratio"])
+    # A sample is constant only when all of its channels are.
+    assert wavebench.features(x, wavelet="db2", level=2, aggregate="sample")["degenerate"] == [None, None]
+    prompts = wavebench.timellm_prompts(x, "d", 8)
+    assert prompts[2].endswith("median value 4.25, the input is constant<|<end_prompt>|>")
+    assert "top 5 lags" in prompts[0] and "top 5 lags" in wavebench.timellm_prompts(x, "d", 8, seed_compatible=True)[2]

@@ -14,8 +14,15 @@ pub struct ConfigView {
 }
 
 impl ConfigView {
-    pub fn ui(&mut self, ui: &mut egui::Ui, settings: &mut Settings, device: &str) {
-        let seq_len = settings.seq_len();
+    /// `rows`: the loaded table's, which bound the window the view computes.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        settings: &mut Settings,
+        rows: Option<usize>,
+        device: &str,
+    ) {
+        let seq_len = rows.map_or(settings.seq_len(), |r| settings.shown_len(r));
         let template_text = &mut settings.template_text;
         let s = &mut settings.run;
         ui.heading("Wavelet");
@@ -52,11 +59,30 @@ impl ConfigView {
                     );
                 }
             });
-        let max = wavelet::lookup(&s.wavelet)
-            .map_or(1, |w| w.max_level(seq_len))
-            .max(1);
-        s.level = s.level.clamp(1, max);
-        ui.add(egui::Slider::new(&mut s.level, 1..=max).text(format!("level (max {max})")));
+        // The maximum the engine checks, for the window the view computes.
+        match wavelet::lookup(&s.wavelet).map(|w| (w, w.max_level(seq_len))) {
+            Ok((w, 0)) => {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    format!(
+                        "'{}' ({} taps) needs windows of at least {} rows for level 1; this window has {seq_len}: choose a shorter wavelet or a longer window",
+                        w.name,
+                        w.filter_length,
+                        2 * (w.filter_length - 1)
+                    ),
+                );
+            }
+            Ok((_, max)) => {
+                s.level = s.level.clamp(1, max);
+                ui.add(egui::Slider::new(&mut s.level, 1..=max).text(format!("level (max {max})")));
+            }
+            Err(_) => {
+                ui.colored_label(
+                    ui.visuals().error_fg_color,
+                    format!("unknown wavelet '{}'", s.wavelet),
+                );
+            }
+        }
         egui::ComboBox::from_label("mode")
             .selected_text(s.mode.name())
             .show_ui(ui, |ui| {
@@ -112,5 +138,7 @@ impl ConfigView {
         }
         ui.add(egui::TextEdit::singleline(&mut s.description).hint_text("dataset description"));
         ui.add(egui::Slider::new(&mut s.pred_len, 1..=1024).text("prediction length"));
+        ui.checkbox(&mut s.seed_compatible, "seed's wording for constant windows")
+            .on_hover_text("Describe a constant window with band claims and lags, as the seed did, instead of \"constant input\" (to reproduce old runs byte for byte)");
     }
 }

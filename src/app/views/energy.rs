@@ -45,14 +45,18 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
             let (lo, hi) = values
                 .iter()
                 .fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
+            // All bars at zero (a constant window's trends and stds): the axis keeps a
+            // unit scale rather than collapsing to nothing, and the chart says why.
+            let all_zero = hi == lo;
+            let span = if all_zero { 1.0 } else { hi - lo };
             Plot::new(title)
                 .height(height.max(60.0))
                 .allow_drag(false)
                 .allow_zoom(false)
                 .allow_scroll(false)
                 .show_grid([false, true])
-                .include_y(lo * 1.1 - 0.12 * (hi - lo).max(1e-12))
-                .include_y(hi * 1.1)
+                .include_y(lo * 1.1 - 0.12 * span)
+                .include_y(if all_zero { span } else { hi * 1.1 })
                 .include_y(0.0)
                 .show_axes([false, true])
                 .show(col, |p| {
@@ -64,7 +68,14 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
                     // narrow column "cD3" shortens to "D3" (smaller), and in a very narrow
                     // one only every other bar is named (hovering a bar names it), so
                     // neighbours never run into each other.
-                    let below = lo.min(0.0) - 0.02 * (hi - lo).max(1e-12);
+                    let below = lo.min(0.0) - 0.02 * span;
+                    if all_zero {
+                        p.text(Text::new(
+                            "all zero",
+                            PlotPoint::new((values.len() as f64 - 1.0) / 2.0, 0.5 * span),
+                            "0 in every band",
+                        ));
+                    }
                     measured = measured.min(p.transform().dpos_dvalue_x().abs());
                     let per_bar = narrowest.min(p.transform().dpos_dvalue_x().abs());
                     let (size, every) = match per_bar {

@@ -1,7 +1,19 @@
 //! The features and their descriptions.
 
-use wavebench_core::features::Features;
+use wavebench_core::features::{Degenerate, Features};
 use wavebench_core::prompt::pyfmt::Repr;
+
+/// What a degenerate unit's flag means, in the app's words.
+pub fn degenerate_note(d: Degenerate) -> &'static str {
+    match d {
+        Degenerate::Constant => {
+            "Constant window: every value is the same, so the wavelet features describe nothing (the prompt says \"constant input\")."
+        }
+        Degenerate::Level => {
+            "Level too deep for the window: the approximation band holds under 2 coefficients, so SNR, volatility, signal quality, stability and difficulty describe the level, not the data."
+        }
+    }
+}
 
 /// One row of the table: name, value, and an optional hover text.
 type Row = (&'static str, String, Option<String>);
@@ -53,6 +65,9 @@ fn rows(f: &Features) -> Vec<Row> {
 }
 
 pub fn ui(ui: &mut egui::Ui, f: &Features) {
+    if let Some(d) = f.degenerate {
+        ui.colored_label(ui.visuals().warn_fg_color, degenerate_note(d));
+    }
     let rows = rows(f);
     // The values wrap in the width the names leave, so a deep level's list of ratios
     // stays inside a narrow pane instead of running off its edge.

@@ -60,9 +60,10 @@ impl Reads {
                 "difficulty" => r.difficulty = true,
                 "stability_desc" => r.stability = true,
                 "dominant_band" => r.dominant = true,
-                // Statistics and settings are exact on every path.
+                // Statistics, settings and the flag (read from the data) are exact on
+                // every path.
                 "min" | "max" | "median" | "trend" | "lags" | "description" | "seq_len"
-                | "pred_len" => {}
+                | "pred_len" | "degenerate" => {}
                 _ => r.numbers = true,
             }
         }

@@ -2,9 +2,11 @@
 //! every engine. A [`Group`] is what one prompt describes: one series, the channels of a
 //! window (`sample`) or a batch of windows (`batch`).
 
+pub mod degenerate;
 pub mod describe;
 pub mod margin;
 
+pub use degenerate::Degenerate;
 pub use margin::Reads;
 
 use crate::engine::{BandSummary, Bands, SeriesSummary};
@@ -64,6 +66,10 @@ impl FromStr for Aggregate {
 /// for the few worded with numbers: a prompt's features cost about one allocation, not
 /// eleven (per-series runs make 118,363 of them).
 pub struct Features {
+    /// Why these features describe nothing, if they don't (constant input, a level too
+    /// deep for the window): see [`degenerate`].
+    #[serde(default)]
+    pub degenerate: Option<Degenerate>,
     pub energy_ratio: Bands<f64>,
     pub energy_entropy: f64,
     pub dominant_band: usize,
@@ -92,6 +98,7 @@ impl Features {
     /// `Reads::NOTHING`): no transform is run for it, so the wavelet features are empty.
     pub fn of_statistics(s: crate::stats::SeriesStats) -> Features {
         Features {
+            degenerate: None,
             energy_ratio: Bands::new(),
             energy_entropy: 0.0,
             dominant_band: 0,
@@ -379,6 +386,7 @@ fn from_runs(group: &[SeriesSummary], mut runs: impl Iterator<Item = Sums>) -> F
         }
     };
     Features {
+        degenerate: None,
         freq_pattern: describe::frequency_pattern(mean_entropy, dominant_band, dominant_energy),
         trend_desc: describe::trend(&trends_sign, trend_consistency),
         stability_desc: describe::stability(volatility_ratio, strong_mid),

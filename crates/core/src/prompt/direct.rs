@@ -6,6 +6,7 @@
 
 use super::pyfmt::{fixed, Repr};
 use super::PromptVars;
+use crate::features::Degenerate;
 use std::fmt::Write;
 
 /// Which built-in a template's source is.
@@ -61,6 +62,8 @@ impl Direct {
             s.push_str(" steps information; ");
             s.push_str(sep);
         };
+        // A constant input's prompt says so in place of the band claims and lags.
+        let constant = f.degenerate == Some(Degenerate::Constant);
         // Each template's body; then `lags[:n] | pylist` and the end marker.
         let n_lags = match self {
             Direct::TimeLlm => {
@@ -71,40 +74,61 @@ impl Direct {
                 let _ = Repr(f.max).write_to(s);
                 s.push_str(", median value ");
                 let _ = Repr(f.median).write_to(s);
+                if constant {
+                    s.push_str(", the input is constant<|<end_prompt>|>");
+                    return;
+                }
                 s.push_str(", the trend of input is ");
                 s.push_str(if f.trend > 0.0 { "upward" } else { "downward" });
                 s.push_str(", top 5 lags are : ");
                 usize::MAX
             }
             Direct::Minimal => {
-                let _ =
-                    write!(
+                let _ = write!(
                     s,
-                    "<|start_prompt|>{}\nForecast {} from {}: [{},{}]@{}\n{}, {}, {}{}\nCycles: ",
+                    "<|start_prompt|>{}\nForecast {} from {}: [{},{}]@{}\n",
                     v.description,
                     v.pred_len,
                     v.seq_len,
                     fixed(f.min, 1),
                     fixed(f.max, 1),
                     fixed(f.median, 1),
+                );
+                if constant {
+                    s.push_str("constant input\nCycles: none<|<end_prompt>|>");
+                    return;
+                }
+                let _ = write!(
+                    s,
+                    "{}, {}, {}{}\nCycles: ",
                     f.freq_pattern,
                     f.trend_desc,
                     f.signal_quality,
-                    if f.difficulty == "high" { ", high difficulty" } else { "" },
+                    if f.difficulty == "high" {
+                        ", high difficulty"
+                    } else {
+                        ""
+                    },
                 );
                 2
             }
             Direct::Balanced => {
                 task(s, "\n");
-                let _ = write!(
+                let _ = writeln!(
                     s,
-                    "Input statistics: range [{}, {}], median {}\nPattern analysis: {}, trend is {}, signal quality is {}",
+                    "Input statistics: range [{}, {}], median {}",
                     fixed(f.min, 2),
                     fixed(f.max, 2),
                     fixed(f.median, 2),
-                    f.freq_pattern,
-                    f.trend_desc,
-                    f.signal_quality,
+                );
+                if constant {
+                    s.push_str("Pattern analysis: constant input\nDominant periodicities: none<|<end_prompt>|>");
+                    return;
+                }
+                let _ = write!(
+                    s,
+                    "Pattern analysis: {}, trend is {}, signal quality is {}",
+                    f.freq_pattern, f.trend_desc, f.signal_quality,
                 );
                 if f.difficulty != "moderate" {
                     let _ = write!(s, ", forecast difficulty: {}", f.difficulty);
@@ -114,12 +138,20 @@ impl Direct {
             }
             Direct::Detailed => {
                 task(s, "\n");
-                let _ = write!(
+                let _ = writeln!(
                     s,
-                    "Input statistics:\n  - Value range: [{}, {}]\n  - Median: {}\nMulti-scale wavelet analysis:\n  - Frequency pattern: {}\n  - Trend behavior: {}\n  - Signal quality: {} (SNR: {} dB)\n  - Energy entropy: {}\n  - Prediction difficulty: {}\nTemporal patterns: top periodicities are ",
+                    "Input statistics:\n  - Value range: [{}, {}]\n  - Median: {}",
                     fixed(f.min, 2),
                     fixed(f.max, 2),
                     fixed(f.median, 2),
+                );
+                if constant {
+                    s.push_str("Multi-scale wavelet analysis: none (constant input)\nTemporal patterns: none<|<end_prompt>|>");
+                    return;
+                }
+                let _ = write!(
+                    s,
+                    "Multi-scale wavelet analysis:\n  - Frequency pattern: {}\n  - Trend behavior: {}\n  - Signal quality: {} (SNR: {} dB)\n  - Energy entropy: {}\n  - Prediction difficulty: {}\nTemporal patterns: top periodicities are ",
                     f.freq_pattern,
                     f.trend_desc,
                     f.signal_quality,
@@ -179,6 +211,8 @@ mod tests {
         ];
         let difficulty = ["low", "moderate", "high"];
         Features {
+            degenerate: [None, Some(Degenerate::Constant), Some(Degenerate::Level)]
+                [(r() % 3) as usize],
             energy_ratio: smallvec::smallvec![num(r), num(r)],
             energy_entropy: num(r),
             dominant_band: 1,

@@ -98,22 +98,27 @@ def _batch(x_enc):
     return x
 
 
-def features(x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none"):
+def features(x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none",
+             seed_compatible=False):
     """The features (docs/features.md) of every prompt unit of x (B, N, T) as a dict of numpy arrays.
 
     aggregate: 'series' (B*N units, sample-major), 'sample' (B) or 'batch' (1).
     normalize: 'none' (the default: a model has normalised x_enc already), 'zscore', 'revin'.
+    degenerate: per unit "constant", "level" or None; a constant unit's descriptions read
+    "constant input" and its lags are empty, unless seed_compatible (the seed's wording).
     """
     level = _level(level)
     x = _array(x, "x")
     _check_memory(x, "x")
-    return _wavebench.features(x, wavelet, level, mode, aggregate, normalize)
+    return _wavebench.features(x, wavelet, level, mode, aggregate, normalize, seed_compatible)
 
 
-def timellm_prompts(x_enc, description, pred_len, top_k=5, normalize="none"):
+def timellm_prompts(x_enc, description, pred_len, top_k=5, normalize="none", seed_compatible=False):
     """Time-LLM's per-series prompts for x_enc (B, N, T): B*N strings, sample-major, as
-    `wavebench prompts --template timellm --aggregate series` renders them."""
-    return _wavebench.timellm_prompts(_batch(x_enc), description, pred_len, top_k, normalize)
+    `wavebench prompts --template timellm --aggregate series` renders them (a constant
+    series says so, unless seed_compatible: Time-LLM's wording)."""
+    return _wavebench.timellm_prompts(_batch(x_enc), description, pred_len, top_k, normalize,
+                                      seed_compatible)
 
 
 class DWTPromptGenerator(_Module):
