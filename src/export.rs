@@ -301,7 +301,7 @@ pub fn write_features(
     match format {
         FeatureFormat::JsonLines => write_atomic(path, |w| {
             for u in units {
-                serde_json::to_writer(&mut *w, &row(u)).map_err(io::Error::other)?;
+                serde_json::to_writer(&mut *w, &row(u)).map_err(io::Error::from)?;
                 w.write_all(b"\n")?;
             }
             Ok(())
@@ -564,7 +564,7 @@ pub fn write_prompts(path: &Path, units: &[Unit], prompts: &[String]) -> Result<
                                     prompt: p,
                                     features: &u.features,
                                 };
-                                serde_json::to_writer(&mut buf, &line).map_err(io::Error::other)?;
+                                serde_json::to_writer(&mut buf, &line).map_err(io::Error::from)?;
                                 buf.push(b'\n');
                             }
                             Ok(buf)

@@ -203,45 +203,45 @@ fn a_loop_of_links_is_refused_and_stays_a_loop() {
 }
 
 /// `wavebench prompts … -o - | head`: the reader leaves early; the run ends quietly with
-/// exit 0, as Unix tools do, instead of reporting "Broken pipe".
+/// exit 0, as Unix tools do, instead of reporting "Broken pipe" — for every command that
+/// writes to standard output (`features` serialises through serde_json, whose error once
+/// hid the broken pipe).
 #[test]
 fn a_reader_that_leaves_early_ends_the_run_quietly() {
     use std::io::Read;
     let etth1 = common::etth1();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_wavebench"))
-        .args([
-            "prompts",
-            etth1.to_str().unwrap(),
-            "--columns",
-            "OT",
-            "--seq-len",
-            "64",
-            "--level",
-            "1",
-            "--quiet",
-            "-o",
-            "-",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; 100];
-    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
-    // The pipe's read end is closed here: the rest (MBs) cannot be written.
-    let o = child.wait_with_output().unwrap();
-    assert!(
-        first.starts_with(b"{\"window\":0"),
-        "{}",
-        String::from_utf8_lossy(&first)
-    );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    let data = etth1.to_str().unwrap();
+    let shape = ["--columns", "OT", "--seq-len", "64", "--level", "1", "--quiet"];
+    for (command, starts) in [
+        ("prompts", &b"{\"window\":0"[..]),
+        ("features", &b"{\"window\":0"[..]),
+        ("decompose", &b"{\""[..]),
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_wavebench"))
+            .args([command, data])
+            .args(shape)
+            .args(["-o", "-"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 100];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The pipe's read end is closed here: the rest (MBs) cannot be written.
+        let o = child.wait_with_output().unwrap();
+        assert!(
+            first.starts_with(starts),
+            "{command}: {}",
+            String::from_utf8_lossy(&first)
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{command}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{command}");
+    }
 }
 
 /// `-o -` with standard output closed (`>&-`) writes nothing, so it must not end in

@@ -142,7 +142,7 @@ fn extension(path: &Path) -> Option<String> {
 pub fn write(path: &Path, format: Format, table: &BandTable) -> Result<Option<String>, String> {
     match format {
         Format::Json => export::write_atomic(path, |w| {
-            serde_json::to_writer(&mut *w, &JsonDoc(table)).map_err(io::Error::other)?;
+            serde_json::to_writer(&mut *w, &JsonDoc(table)).map_err(io::Error::from)?;
             writeln!(w)
         })
         .map(|_| None),

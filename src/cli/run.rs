@@ -268,7 +268,7 @@ fn constant_warning(files: &[FileUnits]) -> Option<String> {
     if constant == 0 {
         return None;
     }
-    by_column.sort_by(|a, b| b.1.cmp(&a.1));
+    by_column.sort_by_key(|c| std::cmp::Reverse(c.1));
     const SHOWN: usize = 5;
     let mut columns: Vec<String> = by_column
         .iter()
