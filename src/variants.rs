@@ -39,6 +39,15 @@ impl Variant {
             .unwrap_or_default()
     }
 
+    /// Passes over the windows the workload makes: the cache's two epochs are compared
+    /// with two of the baseline's, like with like.
+    pub fn epochs(self) -> usize {
+        match self {
+            Variant::Cache => 2,
+            _ => 1,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Variant::Baseline => "baseline",
@@ -360,6 +369,49 @@ pub fn seed_key_collisions(prepared: &Prepared, table: &Table) -> usize {
         }
     }
     wrong
+}
+
+/// The timing report of a measurement over the whole data set (the app's File ▸ Export
+/// timing): one run per variant that ran, each with its stages and, beside the baseline,
+/// how many prompts it changed; `series`: the data set's windows × channels.
+pub fn report<'a>(
+    config: &'a wavebench_core::config::Config,
+    engine: &Selected,
+    series: usize,
+    length: usize,
+    rows: &[Measured],
+) -> wavebench_core::timing::Report<&'a wavebench_core::config::Config> {
+    use wavebench_core::timing::{Machine, Report, RunReport};
+    let kind = engine.engine.kind();
+    let device = engine.engine.device_name();
+    let compared = rows.iter().any(|m| m.variant != Variant::Baseline);
+    let runs = rows
+        .iter()
+        .filter_map(|m| {
+            let timer = m.result.as_ref().ok()?;
+            let mut r = RunReport::from_runs(
+                kind.name(),
+                &device,
+                series * m.variant.epochs(),
+                length,
+                std::slice::from_ref(timer),
+            );
+            if compared {
+                r.variant = Some(m.variant.name().into());
+                r.variant_means = Some(m.variant.about());
+                r.prompts_changed = Some(m.prompts_changed);
+                r.prompts = Some(m.prompts);
+                r.cache_hit_rate = m.cache_hit_rate;
+            }
+            Some(r)
+        })
+        .collect();
+    let gpu = (kind == wavebench_core::engine::EngineKind::TorchCuda).then_some(device);
+    Report {
+        config,
+        machine: Machine::describe(gpu),
+        runs,
+    }
 }
 
 #[cfg(test)]

@@ -523,6 +523,20 @@ fn timing_and_column_exports() {
             .unwrap();
     assert_eq!(v["runs"][0]["engine"], "native");
     assert_eq!(v["config"]["wavelet"], "db4");
+    // The data-set measurement, not one window: every window × channel, the baseline
+    // beside the proposals switched on (the cache's two epochs counted as such).
+    let runs = v["runs"].as_array().unwrap();
+    let chosen = h.state().timing_view.chosen();
+    assert_eq!(runs.len(), 1 + chosen.len());
+    assert_eq!(runs[0]["variant"], "baseline");
+    let series = ((4000 - 128) / 128 + 1) * 4;
+    assert_eq!(runs[0]["series"], series);
+    assert_eq!(runs[0]["prompts"], series);
+    if let Some(cache) = runs.iter().find(|r| r["variant"] == "cache") {
+        assert_eq!(cache["series"], 2 * series);
+    }
+    assert!(h.state().timing_view.measured.is_some());
+    assert!(h.state().status().contains("timing export: written to"));
     // Only the chosen column is exported.
     h.state_mut().settings.run.columns = Some(vec!["regime".into()]);
     let out = dir.path().join("regime.jsonl");

@@ -367,6 +367,17 @@ fn bench_variants_measure_the_seeds_proposals() {
     let hit = by("cache")["cache_hit_rate"].as_f64().unwrap();
     assert!((hit - 48.0 / 50.0).abs() < 1e-12, "{hit}");
     assert!(by("cache")["seed_key_collisions"].as_u64().unwrap() >= 1);
+    // Like with like: the cache's two epochs count every series twice.
+    assert_eq!(by("baseline")["series"], 50);
+    assert_eq!(by("cache")["series"], 100);
+    // One call per window: the path said is that of all of them, not of the last call.
+    for n in ["cache", "batching"] {
+        assert_eq!(
+            by(n)["path"],
+            "per window (one window: nothing to slide over)",
+            "{n}"
+        );
+    }
     // Level 2 (the seed's rule for 16 samples) describes these windows otherwise.
     assert!(by("adaptive-level")["prompts_changed"].as_u64().unwrap() > 0);
     for r in runs {

@@ -211,7 +211,15 @@ fn a_reader_that_leaves_early_ends_the_run_quietly() {
     use std::io::Read;
     let etth1 = common::etth1();
     let data = etth1.to_str().unwrap();
-    let shape = ["--columns", "OT", "--seq-len", "64", "--level", "1", "--quiet"];
+    let shape = [
+        "--columns",
+        "OT",
+        "--seq-len",
+        "64",
+        "--level",
+        "1",
+        "--quiet",
+    ];
     for (command, starts) in [
         ("prompts", &b"{\"window\":0"[..]),
         ("features", &b"{\"window\":0"[..]),

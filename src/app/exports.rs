@@ -27,32 +27,19 @@ impl Workbench {
         });
     }
 
-    /// Write the current window's timing report; the format follows the extension
-    /// (`.json`, `.csv`, `.md`).
+    /// Measure the whole data set under the current settings (the baseline and the
+    /// proposals switched on in the Timing pane) in the background, and write its timing
+    /// report; the format follows the extension (`.json`, `.csv`, `.md`). One window's
+    /// inspection is not what a timing report is read as.
     pub fn export_timing(&mut self, path: &std::path::Path) {
-        let Some(r) = &self.result else { return };
-        let report = wavebench_core::timing::RunReport::from_runs(
-            &r.engine,
-            &r.device,
-            1,
-            r.x.len(),
-            std::slice::from_ref(&r.timer),
-        );
-        let gpu = (r.engine == "torch-cuda").then(|| r.device.clone());
-        let doc = wavebench_core::timing::Report {
-            config: &self.settings.run,
-            machine: wavebench_core::timing::Machine::describe(gpu),
-            runs: vec![report],
-        };
-        let format = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("json")
-            .to_ascii_lowercase();
-        match doc.render(&format) {
-            Ok(text) => self.write_file("timing export", path.to_path_buf(), text.into_bytes()),
-            Err(e) => self.status = e,
-        }
+        let chosen = self.timing_view.chosen();
+        let report = Some(path.to_path_buf());
+        self.start("timing export", |table, settings| JobKind::Variants {
+            table,
+            settings,
+            chosen,
+            report,
+        });
     }
 
     /// Write the configuration as the TOML the CLI reads (`--config`).

@@ -15,9 +15,11 @@ impl Workbench {
         kind: impl FnOnce(Arc<Table>, Box<Settings>) -> JobKind,
     ) {
         let Some(table) = self.table.clone() else {
+            self.status = format!("{what}: open a data file first");
             return;
         };
         if self.job.is_some() {
+            self.status = format!("{what}: wait for the running job to finish");
             return;
         }
         self.status = format!("{what} ...");
@@ -47,6 +49,7 @@ impl Workbench {
             table,
             settings,
             chosen,
+            report: None,
         });
     }
 

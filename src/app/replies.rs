@@ -88,9 +88,16 @@ impl Workbench {
                             self.sweep_view.sweep = Some(*sweep);
                             format!("sweep done: {n} configurations")
                         }
-                        Ok(JobOutput::Variants { label, rows }) => {
+                        Ok(JobOutput::Variants {
+                            label,
+                            rows,
+                            report,
+                        }) => {
                             self.timing_view.measured = Some((label, rows));
-                            format!("{what}: done")
+                            match report {
+                                Some(p) => format!("{what}: written to {}", p.display()),
+                                None => format!("{what}: done"),
+                            }
                         }
                         Ok(JobOutput::Exported { path, units }) => {
                             format!("{what}: {units} rows written to {}", path.display())

@@ -50,11 +50,14 @@ pub enum JobKind {
         settings: Box<Settings>,
         path: PathBuf,
     },
-    /// The seed's proposals beside the baseline, over the whole data set.
+    /// The seed's proposals beside the baseline, over the whole data set; with
+    /// `report`, the timing report of that measurement is written there too (File ▸
+    /// Export timing).
     Variants {
         table: Arc<Table>,
         settings: Box<Settings>,
         chosen: Vec<Variant>,
+        report: Option<PathBuf>,
     },
 }
 
@@ -64,6 +67,8 @@ pub enum JobOutput {
     Variants {
         label: String,
         rows: Vec<crate::variants::Measured>,
+        /// Where the timing report was written, when one was asked for.
+        report: Option<PathBuf>,
     },
     Exported {
         path: PathBuf,
@@ -372,6 +377,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
             table,
             settings,
             chosen,
+            report,
         } => {
             let table = export_table(&table, &settings);
             let spec = RunSpec::new(export_config(&settings), Purpose::Features, &LOCAL)
@@ -390,7 +396,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
                 pred_len: settings.run.pred_len,
             };
             let mut engine = spec.engine();
-            crate::variants::measure(
+            let rows = crate::variants::measure(
                 &mut engine,
                 &work,
                 spec.wavelet,
@@ -398,11 +404,29 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
                 &chosen,
                 tick,
             )
-            .map(|rows| JobOutput::Variants {
+            .map_err(|e| format!("{}: {e}", job.what))?;
+            if let Some(path) = &report {
+                let series = work.prepared.windows.count * table.channels.len();
+                let doc = crate::variants::report(
+                    &spec.cfg,
+                    &engine,
+                    series,
+                    work.prepared.windows.seq_len,
+                    &rows,
+                );
+                let format = path
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .unwrap_or("json")
+                    .to_ascii_lowercase();
+                let text = doc.render(&format)?;
+                crate::export::write_atomic(path, |w| w.write_all(text.as_bytes()))?;
+            }
+            Ok(JobOutput::Variants {
                 label: settings.whole_run_label(),
                 rows,
+                report,
             })
-            .map_err(|e| format!("{}: {e}", job.what))
         }
     }
 }

@@ -194,6 +194,9 @@ pub(crate) fn sliding_path(
     shape: &Shape<'_>,
 ) -> Result<(SlidePlan, Reads), String> {
     let reads = shape.slide.clone()?;
+    if shape.windows.count < 2 {
+        return Err("one window: nothing to slide over".into());
+    }
     if engine != EngineKind::Native {
         return Err(format!("the {engine} engine transforms each window"));
     }
@@ -310,7 +313,7 @@ pub(crate) fn features(
         }
         w0 = w.end;
     }
-    timer.path = Some(path);
+    timer.add_path(path);
 
     let t = Instant::now();
     let mut units = Vec::with_capacity(chunks.iter().map(|c| c.groups.len()).sum());

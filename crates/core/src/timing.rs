@@ -97,6 +97,20 @@ impl std::fmt::Display for PathUsed {
 }
 
 impl Timer {
+    /// Record the path one `features` call took; several calls on one timer (a workload
+    /// of one call per window) add up their windows.
+    pub fn add_path(&mut self, p: PathUsed) {
+        self.path = Some(match self.path.take() {
+            None => p,
+            Some(before) => PathUsed {
+                sliding: before.sliding && p.sliding,
+                why_not: before.why_not.or(p.why_not),
+                windows: before.windows + p.windows,
+                recomputed: before.recomputed + p.recomputed,
+            },
+        });
+    }
+
     pub fn new(precise: bool) -> Self {
         Timer {
             precise,

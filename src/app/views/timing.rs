@@ -268,11 +268,18 @@ fn proposal_rows(ui: &mut egui::Ui, rows: &[Measured]) {
                     if m.variant == Variant::Baseline {
                         words.push(format!("{} prompts", m.prompts));
                     } else {
+                        // Like with like: the cache's two epochs against two of the
+                        // baseline's.
+                        let (base, epochs) = (base * m.variant.epochs() as f64, m.variant.epochs());
                         if base > 0.0 && total > 0.0 {
+                            let than = match epochs {
+                                1 => String::new(),
+                                n => format!(" than {n} baseline epochs"),
+                            };
                             words.push(if total <= base {
-                                format!("{:.2}× faster", base / total)
+                                format!("{:.2}× faster{than}", base / total)
                             } else {
-                                format!("{:.2}× slower", total / base)
+                                format!("{:.2}× slower{than}", total / base)
                             });
                         }
                         words.push(format!(
