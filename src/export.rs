@@ -320,7 +320,7 @@ pub fn write_features(
 }
 
 /// Feature columns in the order of docs/cli.md#features (`file` first, for data sets).
-const FEATURE_KEYS: [&str; 27] = [
+const FEATURE_KEYS: [&str; 28] = [
     "file",
     "window",
     "start",
@@ -348,6 +348,7 @@ const FEATURE_KEYS: [&str; 27] = [
     "median",
     "trend",
     "lags",
+    "lags_clean",
 ];
 
 /// CSV: lists spread over `name_0, name_1, …`; text quoted by the csv crate's rules.
@@ -376,7 +377,7 @@ fn write_csv(w: &mut dyn Write, units: &[Unit], with_header: bool) -> io::Result
                     .max()
                     .unwrap_or(0);
                 match k {
-                    "lags" => longest.max(wavebench_core::stats::TOP_LAGS),
+                    "lags" | "lags_clean" => longest.max(wavebench_core::stats::TOP_LAGS),
                     _ => longest,
                 }
             })
@@ -519,6 +520,11 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
         Series::new(
             "lags".into(),
             list_i(|x| x.lags.iter().map(|&v| v as i64).collect()),
+        )
+        .into(),
+        Series::new(
+            "lags_clean".into(),
+            list_i(|x| x.lags_clean.iter().map(|&v| v as i64).collect()),
         )
         .into(),
     ]);

@@ -1143,3 +1143,72 @@ fn a_degenerate_level_flags_every_record() {
         lines[0]
     );
 }
+
+/// `--lags clean`: the prompts' periodicities are lags 1..=T/2 (no lag 0, no mirror lag
+/// T-k), the same on both CPU engines; records carry both lists whatever the choice.
+#[test]
+fn clean_lags_leave_out_lag_zero_and_the_mirrors() {
+    let data = common::etth1();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec![
+            "prompts",
+            data.to_str().unwrap(),
+            "--rows",
+            "0..1200",
+            "--seq-len",
+            "96",
+            "--stride",
+            "24",
+            "--level",
+            "2",
+            "--template",
+            "dwt-detailed",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        let o_str = out.to_str().unwrap().to_string();
+        args.extend_from_slice(&["-o", &o_str]);
+        ok(&wavebench(&args));
+        json_lines(&std::fs::read_to_string(&out).unwrap())
+    };
+    let lags = |v: &serde_json::Value| -> Vec<u64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_u64().unwrap())
+            .collect()
+    };
+    let timellm = run("timellm.jsonl", &[]);
+    let clean = run("clean.jsonl", &["--lags", "clean"]);
+    let torch = run("torch.jsonl", &["--lags", "clean", "--engine", "torch-cpu"]);
+    assert_eq!(timellm.len(), ((1200 - 96) / 24 + 1) * 7);
+    assert_eq!(timellm.len(), clean.len());
+    assert_eq!(clean.len(), torch.len());
+    let mut with_zero = 0;
+    for ((t, c), g) in timellm.iter().zip(&clean).zip(&torch) {
+        let (tf, cf) = (&t["features"], &c["features"]);
+        // Both lists in every record; the choice decides which one `lags` is.
+        assert_eq!(tf["lags_clean"], cf["lags_clean"]);
+        assert_eq!(cf["lags"], cf["lags_clean"]);
+        let kept = lags(&cf["lags"]);
+        assert_eq!(kept.len(), 5, "{c}");
+        assert!(kept.iter().all(|&k| (1..=48).contains(&k)), "{kept:?}");
+        with_zero += usize::from(lags(&tf["lags"]).contains(&0));
+        let printed = format!(
+            "top periodicities are [{}]",
+            kept.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        assert!(c["prompt"].as_str().unwrap().contains(&printed), "{c}");
+        assert_eq!(
+            c["prompt"], g["prompt"],
+            "torch-cpu ranks the same clean lags"
+        );
+    }
+    // Time-LLM's own lists start at lag 0 in (nearly) every window.
+    assert!(with_zero * 10 >= timellm.len() * 9, "{with_zero}");
+}

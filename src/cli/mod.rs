@@ -148,7 +148,7 @@ pub enum Command {
 
 /// The options whose defaults are `Config::default()`'s: their help says the default
 /// read from there, so it cannot drift from what a run uses.
-const DEFAULTED: [&str; 12] = [
+const DEFAULTED: [&str; 13] = [
     "wavelet",
     "level",
     "mode",
@@ -161,6 +161,7 @@ const DEFAULTED: [&str; 12] = [
     "aggregate",
     "batch_size",
     "path",
+    "lags",
 ];
 
 /// The command line: clap's definitions, each defaulted option's help ending with its

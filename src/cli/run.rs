@@ -47,6 +47,10 @@ pub struct PromptOpts {
     /// in order equal the whole run's
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
+    /// Which top lags prompts print: Time-LLM's (lag 0 and the mirror lags T-k
+    /// included) or clean (lags 1..=T/2, each period once); records carry both
+    #[arg(long, value_enum)]
+    pub lags: Option<wavebench_core::stats::LagRule>,
     /// Describe constant windows as the seed did (band claims and lags) instead of
     /// "constant input", to reproduce old runs byte for byte
     #[arg(long)]
@@ -83,6 +87,9 @@ impl PromptOpts {
         }
         c.precise_timing |= self.precise_timing;
         c.seed_compatible |= self.seed_compatible;
+        if let Some(l) = self.lags {
+            c.lags = l;
+        }
         Ok(())
     }
 }

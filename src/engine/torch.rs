@@ -284,7 +284,7 @@ impl Torch {
                 ends[k].1.shallow_clone(),
             ]);
         }
-        let mut n_lags = 0;
+        let (mut n_lags, mut n_clean) = (0, 0);
         let every = stats.map_or(1, |s| s.lags_every.max(1)) as i64;
         if stats.is_some() {
             let t = Instant::now();
@@ -292,8 +292,10 @@ impl Torch {
             // Lags only for the series that will use them (every `every`-th), scattered back
             // into a [rows, n] tensor; the other rows keep -1.
             let picked = xs.f_slice(0, 0, rows as i64, every)?;
-            let (some, n) = device_lags(&picked)?;
-            n_lags = n;
+            // Time-LLM's top lags, then the clean ones, side by side.
+            let (some, n, clean) = device_lags(&picked)?;
+            (n_lags, n_clean) = (n, clean);
+            let n = n + clean;
             let at =
                 Tensor::f_arange_start_step(0, rows as i64, every, (Kind::Int64, xs.device()))?;
             let lags = Tensor::f_full([rows as i64, n as i64], -1, (Kind::Int64, xs.device()))?
@@ -320,6 +322,7 @@ impl Torch {
                 band_lens: plan.band_lens.clone(),
                 stats: stats.is_some(),
                 n_lags,
+                n_clean,
             },
         })
     }
@@ -375,11 +378,17 @@ struct Layout {
     band_lens: Vec<usize>,
     stats: bool,
     n_lags: usize,
+    n_clean: usize,
 }
 
 impl Layout {
     fn width(&self) -> usize {
-        self.band_lens.len() * BAND_FIELDS + if self.stats { 4 + self.n_lags } else { 0 }
+        self.band_lens.len() * BAND_FIELDS
+            + if self.stats {
+                4 + self.n_lags + self.n_clean
+            } else {
+                0
+            }
     }
 
     /// Row-major `[series, width]` values back into summaries.
@@ -402,16 +411,21 @@ impl Layout {
                     .collect(),
                 stats: self.stats.then(|| {
                     let s = &row[bands * BAND_FIELDS..];
+                    let lags = |cols: &[f64]| {
+                        cols.iter()
+                            .filter(|&&v| v >= 0.0)
+                            .map(|&v| v as usize)
+                            .collect()
+                    };
+                    let (timellm, clean) =
+                        s[4..4 + self.n_lags + self.n_clean].split_at(self.n_lags);
                     SeriesStats {
                         min: s[0],
                         max: s[1],
                         median: s[2],
                         trend: s[3],
-                        lags: s[4..4 + self.n_lags]
-                            .iter()
-                            .filter(|&&v| v >= 0.0)
-                            .map(|&v| v as usize)
-                            .collect(),
+                        lags: lags(timellm),
+                        lags_clean: lags(clean),
                     }
                 }),
             })
@@ -426,12 +440,17 @@ struct Packed {
 }
 
 /// Top lags of every row on the device, by the rule of `stats` (symmetrised circular
-/// autocorrelation, ratios to lag 0 rounded to 9 decimals, stable descending sort).
-fn device_lags(xs: &Tensor) -> Result<(Tensor, usize), TchError> {
+/// autocorrelation, ratios to lag 0 rounded to 9 decimals, stable descending sort):
+/// `[rows, k + kc]`, Time-LLM's k lags then the kc clean ones (among 1..=n/2).
+fn device_lags(xs: &Tensor) -> Result<(Tensor, usize, usize), TchError> {
     let t = xs.size()[1];
     let n = 2 * (t / 2);
     if n == 0 {
-        return Ok((xs.f_zeros_like()?.f_to_dtype(Kind::Int64, false, false)?, 1));
+        return Ok((
+            xs.f_zeros_like()?.f_to_dtype(Kind::Int64, false, false)?,
+            1,
+            0,
+        ));
     }
     let spec = xs.f_fft_rfft(None, -1, "backward")?;
     let power = spec.f_abs()?.f_square()?;
@@ -454,7 +473,13 @@ fn device_lags(xs: &Tensor) -> Result<(Tensor, usize), TchError> {
     let key = rounded.f_mul_scalar((n + 1) as f64)?.f_sub(&lag)?;
     let k = TOP_LAGS.min(n as usize);
     let (_, order) = key.f_topk(k as i64, 1, true, true)?;
-    Ok((order, k))
+    // Clean: the same keys over lags 1..=n/2 (their order among themselves is the same).
+    let kc = TOP_LAGS.min(n as usize / 2);
+    let (_, clean) = key
+        .f_narrow(1, 1, n / 2)?
+        .f_topk(kc as i64, 1, true, true)?;
+    let both = Tensor::f_cat(&[order, clean.f_add_scalar(1)?], 1)?;
+    Ok((both, k, kc))
 }
 
 fn level_terms(lp: &LevelPlan, device: Device, kind: Kind) -> Result<PreparedLevel, TchError> {

@@ -7,6 +7,7 @@ use crate::data::{Missing, Normalize, RowRange, TimeColumn};
 use crate::engine::{DType, EngineKind};
 use crate::features::Aggregate;
 use crate::pipeline::PathChoice;
+use crate::stats::LagRule;
 use crate::wavelet::Mode;
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +49,9 @@ pub struct Config {
     /// Describe constant windows as the seed did (band claims, top lags) instead of
     /// "constant input": for reproducing old runs byte for byte.
     pub seed_compatible: bool,
+    /// Which top lags prompts print as `lags`: Time-LLM's (lag 0 and mirror lags
+    /// included) or the clean ones (1..=T/2).
+    pub lags: LagRule,
 }
 
 impl Default for Config {
@@ -74,6 +78,7 @@ impl Default for Config {
             precise_timing: false,
             path: PathChoice::Auto,
             seed_compatible: false,
+            lags: LagRule::Timellm,
         }
     }
 }

@@ -223,7 +223,7 @@ impl RunSpec {
             }
             Purpose::Decompose => None,
         };
-        let describe = Describe::new(&plan, self.cfg.seed_compatible);
+        let describe = Describe::new(&plan, self.cfg.seed_compatible).with_lags(self.cfg.lags);
         let warning = match self.purpose {
             Purpose::Features => level_warning,
             Purpose::Decompose => (self.cfg.level > max).then(|| {

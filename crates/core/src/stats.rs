@@ -5,6 +5,11 @@
 //! `r_k / r_0` rounded to 9 decimals, larger first, the smaller lag first on ties. `r` is
 //! symmetrised (`r_k = r_(n-k)` in exact arithmetic) before ranking so that rounding noise
 //! can never put a mirror lag `n-k` before `k`, on any engine or precision.
+//!
+//! Time-LLM's ranking includes lag 0 (always first: `r_0` is the maximum) and the mirror
+//! lags `n-k`, so most windows' "top lags" read `[0, 1, n-1, 2, n-2]`. The clean lags
+//! (`LagRule::Clean`) rank only the lags `1..=n/2` by the same rule: periods the window
+//! can show, each once.
 
 use crate::numeric::select::{key64, value64, Select32};
 use crate::numeric::Real;
@@ -20,6 +25,35 @@ pub const TOP_LAGS: usize = 5;
 /// The top lags of one series, inline (no allocation per series).
 pub type Lags = SmallVec<[usize; TOP_LAGS]>;
 
+/// Which top lags a prompt prints as `lags` (`--lags`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum LagRule {
+    /// Time-LLM's: lag 0 and the mirror lags n-k included
+    #[default]
+    Timellm,
+    /// Only lags 1..=n/2, each period once
+    Clean,
+}
+
+impl LagRule {
+    pub const ALL: [LagRule; 2] = [LagRule::Timellm, LagRule::Clean];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LagRule::Timellm => "timellm",
+            LagRule::Clean => "clean",
+        }
+    }
+}
+
+impl std::fmt::Display for LagRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SeriesStats {
     pub min: f64,
@@ -28,7 +62,11 @@ pub struct SeriesStats {
     pub median: f64,
     /// `x[T-1] - x[0]`, the sum of first differences.
     pub trend: f64,
+    /// Time-LLM's top lags.
     pub lags: Lags,
+    /// The top lags among `1..=n/2` (see the module's notes).
+    #[serde(default)]
+    pub lags_clean: Lags,
 }
 
 /// Planned FFTs and buffers for series of one length.
@@ -68,7 +106,11 @@ impl StatsScratch {
         }
         let trend = x[len - 1].to_f64() - x[0].to_f64();
         let mid = (len - 1) / 2;
-        let lags = if lags { self.lags_of(x) } else { Lags::new() };
+        let (lags, lags_clean) = if lags {
+            self.lags_of(x)
+        } else {
+            Default::default()
+        };
         // Min, max and median in total order (as `SlidingOrder` takes them, so -0 < +0 on
         // every path). f32 samples (a training batch) go through the vectorised
         // selection; f32's total order is f64's on the widened values, so both give the
@@ -93,20 +135,21 @@ impl StatsScratch {
             median,
             trend,
             lags,
+            lags_clean,
         }
     }
 
-    /// The top lags of `x` alone (two FFTs).
-    pub fn lags_of<T: Real>(&mut self, x: &[T]) -> Lags {
+    /// The top lags of `x` alone (two FFTs): Time-LLM's and the clean ones.
+    pub fn lags_of<T: Real>(&mut self, x: &[T]) -> (Lags, Lags) {
         debug_assert_eq!(x.len(), self.len);
         if x.is_empty() {
-            return Lags::new();
+            return Default::default();
         }
         let corr = match &mut self.transform {
             Autocorrelation::Half(h) => h.autocorrelation(x),
             Autocorrelation::Real(r) => match r.autocorrelation(x) {
                 Some(corr) => corr,
-                None => return smallvec::smallvec![0],
+                None => return (smallvec::smallvec![0], Lags::new()),
             },
         };
         rank_lags(corr, &mut self.sym)
@@ -455,7 +498,7 @@ impl SlidingOrder {
 
 /// Indices of the `TOP_LAGS` largest autocorrelations, by the rule in the module docs.
 /// `sym` is working memory (the symmetrised half of `corr`).
-fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
+fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> (Lags, Lags) {
     #[cfg(target_arch = "x86_64")]
     if crate::numeric::simd::Isa::active() >= crate::numeric::simd::Isa::Avx2 {
         // SAFETY: the CPU has AVX2 and FMA (`Isa::active` checks them).
@@ -465,14 +508,17 @@ fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
 }
 
 #[inline(always)]
-fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
+fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> (Lags, Lags) {
     let n = corr.len();
     let Some(&r0) = corr.first() else {
-        return Lags::new();
+        return Default::default();
     };
     if r0 == 0.0 {
         // r_0 = Σx² = 0 only for a zero series: every lag ties at 0, the smallest first.
-        return (0..n.min(TOP_LAGS)).collect();
+        return (
+            (0..n.min(TOP_LAGS)).collect(),
+            (1..=(n / 2).min(TOP_LAGS)).collect(),
+        );
     }
     let scale = 1.0 / r0;
     // Lags 0..=n/2, symmetrised; a lag k of the other half has its mirror n-k's value,
@@ -551,6 +597,47 @@ fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(a.1.cmp(&b.1))
     });
+    let timellm = candidates.iter().take(TOP_LAGS).map(|&(_, k)| k).collect();
+    (timellm, clean_lags(sym, scale))
+}
+
+/// The top lags among `1..=n/2` of the symmetrised `sym` (lags `0..=n/2`), by the same
+/// rule as Time-LLM's: rounded ratio descending, the smaller lag first on ties. Only
+/// values near the TOP_LAGS-th largest can be among them, so those few are rounded and
+/// sorted (the ranking's own prefilter, without mirrors).
+fn clean_lags(sym: &[f64], scale: f64) -> Lags {
+    let lags = sym.get(1..).unwrap_or(&[]);
+    // The TOP_LAGS largest values, largest first (a pass that rarely inserts).
+    let mut top = [f64::NEG_INFINITY; TOP_LAGS];
+    for &v in lags {
+        if v > top[TOP_LAGS - 1] {
+            let mut i = TOP_LAGS - 1;
+            while i > 0 && top[i - 1] < v {
+                top[i] = top[i - 1];
+                i -= 1;
+            }
+            top[i] = v;
+        }
+    }
+    let v = top[TOP_LAGS.min(lags.len()).max(1) - 1];
+    let floor = if scale > 0.0 {
+        v * scale - 1e-8
+    } else {
+        // Not for a real series (r_0 = Σx² > 0): rank every lag.
+        f64::NEG_INFINITY
+    };
+    let round9 = |v: f64| (v * 1e9).round() / 1e9;
+    let mut candidates: SmallVec<[(f64, usize); 16]> = lags
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c * scale >= floor)
+        .map(|(i, &c)| (round9(c * scale), i + 1))
+        .collect();
+    candidates.sort_unstable_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.1.cmp(&b.1))
+    });
     candidates.iter().take(TOP_LAGS).map(|&(_, k)| k).collect()
 }
 
@@ -563,7 +650,7 @@ mod x86 {
     /// # Safety
     /// The CPU must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> Lags {
+    pub unsafe fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> (Lags, Lags) {
         super::rank_lags_in(corr, sym)
     }
 
@@ -724,9 +811,12 @@ mod tests {
     fn lags_of_a_period_4_signal() {
         let x: Vec<f64> = (0..16).map(|i| [1.0, 0.0, -1.0, 0.0][i % 4]).collect();
         let mut s = StatsScratch::new(16);
-        let lags = s.compute(&x, true).lags;
+        let st = s.compute(&x, true);
         // r peaks at multiples of 4; mirror lags come out smaller first.
-        assert_eq!(&lags[..4], &[0, 4, 8, 12]);
+        assert_eq!(&st.lags[..4], &[0, 4, 8, 12]);
+        // Clean: 4 and 8 (= n/2) are the only periods; then the rest in lag order.
+        assert_eq!(&st.lags_clean[..2], &[4, 8]);
+        assert!(st.lags_clean.iter().all(|&k| (1..=8).contains(&k)));
     }
 
     /// The prefiltered ranking (only lags near the top rounded and sorted) against a full
@@ -763,7 +853,15 @@ mod tests {
             // Compared as numbers (-0 ties with 0), as the ranking compares them.
             all.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(&b.1)));
             let want: Vec<usize> = all.iter().take(TOP_LAGS).map(|p| p.1).collect();
-            assert_eq!(got[..], want[..], "case {case}, n {n}: {corr:?}");
+            assert_eq!(got.0[..], want[..], "case {case}, n {n}: {corr:?}");
+            // Clean: the same order over the lags 1..=n/2 alone.
+            let clean: Vec<usize> = all
+                .iter()
+                .filter(|p| (1..=n / 2).contains(&p.1))
+                .take(TOP_LAGS)
+                .map(|p| p.1)
+                .collect();
+            assert_eq!(got.1[..], clean[..], "clean, case {case}, n {n}: {corr:?}");
         }
     }
 

@@ -286,19 +286,20 @@ fn features<'py>(
     d.set_item("median", scalar(|x| x.median))?;
     d.set_item("trend", scalar(|x| x.trend))?;
     // One row per unit, -1 past a unit's own lags (a constant series has none).
-    let width = f.iter().map(|x| x.lags.len()).max().unwrap_or(0);
-    let lags: Vec<Vec<i64>> = f
-        .iter()
-        .map(|x| {
-            let mut row: Vec<i64> = x.lags.iter().map(|&v| v as i64).collect();
-            row.resize(width, -1);
-            row
-        })
-        .collect();
-    d.set_item(
-        "lags",
-        PyArray2::from_vec2(py, &lags).map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
-    )?;
+    let lags = |get: fn(&Features) -> &[usize]| -> PyResult<Bound<'py, PyArray2<i64>>> {
+        let width = f.iter().map(|x| get(x).len()).max().unwrap_or(0);
+        let rows: Vec<Vec<i64>> = f
+            .iter()
+            .map(|x| {
+                let mut row: Vec<i64> = get(x).iter().map(|&v| v as i64).collect();
+                row.resize(width, -1);
+                row
+            })
+            .collect();
+        PyArray2::from_vec2(py, &rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    };
+    d.set_item("lags", lags(|x| &x.lags)?)?;
+    d.set_item("lags_clean", lags(|x| &x.lags_clean)?)?;
     Ok(d)
 }
 
@@ -593,6 +594,7 @@ fn seed_prompt(
         median: base.float(intern!(py, "median"))?,
         trend: base.float_or(intern!(py, "trend"), 0.0)?,
         lags: base.ints::<usize>(intern!(py, "lags"))?.into(),
+        lags_clean: Default::default(),
     };
     let description = base.text(intern!(py, "description"))?;
     p.render(&PromptVars {
@@ -632,6 +634,7 @@ fn timellm_prompts(
         let describe = Describe {
             degenerate_level: false,
             seed_compatible,
+            ..Describe::default()
         };
         py.detach(|| rows.statistics_prompts(p, normalize, description, pred_len, describe))
     });

@@ -98,6 +98,10 @@ def test_features_per_series_sample_and_batch():
     x = np.random.default_rng(2).standard_normal((5, 2, 200))
     series = wavebench.features(x, wavelet="sym4", level=2)
     assert series["energy_ratio"].shape == (10, 3) and series["lags"].shape == (10, 5)
+    # Clean lags: 1..=T/2 only (Time-LLM's list starts at lag 0).
+    assert series["lags_clean"].shape == (10, 5)
+    assert ((series["lags_clean"] >= 1) & (series["lags_clean"] <= 100)).all()
+    assert (series["lags"][:, 0] == 0).all()
     assert list(series["sample"]) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
     assert list(series["channel"]) == [0, 1] * 5
     assert len(series["difficulty"]) == 10

@@ -1,9 +1,9 @@
 //! The bands: per-band reconstruction stacked (or raw coefficients), each plot labelled with
 //! its band, on the data's time axis, zoom and hover cursor linked across plots; the
-//! samples the signal extension reaches are shaded (one legend entry).
+//! samples the signal extension reaches are shaded (said once above the stack).
 
 use super::time_axis::{self, TimeFormat};
-use egui_plot::{Legend, Line, Plot, PlotPoints, Polygon};
+use egui_plot::{Line, Plot, PlotPoints, Polygon};
 use wavebench_core::data::Table;
 use wavebench_core::engine::plan::band_names;
 use wavebench_core::pipeline::Inspection;
@@ -11,22 +11,38 @@ use wavebench_core::pipeline::Inspection;
 pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egui::Id) {
     let names = band_names(r.coeffs.len() - 1);
     let n = names.len() as f32;
+    let shade = ui.visuals().weak_text_color().gamma_multiply(0.25);
+    // What the shading means, once above the stack (a legend inside a plot covered cA's
+    // curve).
+    ui.horizontal(|ui| {
+        let (swatch, _) = ui.allocate_exact_size(egui::vec2(14.0, 10.0), egui::Sense::hover());
+        ui.painter()
+            .rect_filled(swatch, 0.0, shade.gamma_multiply(2.0));
+        ui.small("boundary-affected samples (the signal extension reaches them)");
+    });
     let h = ((ui.available_height() - 4.0 * n) / n).max(40.0);
     let fmt = TimeFormat::of(table);
     let cursor = egui::Id::unique("band cursor");
-    let shade = ui.visuals().weak_text_color().gamma_multiply(0.25);
+    // New data (another window, channel, wavelet or level): every plot fits it again,
+    // whatever it was zoomed to, so no band keeps the last one's scale.
+    let key = ui.make_persistent_id(("bands shown", link));
+    let shown = data_key(r, raw);
+    let changed = ui.data(|d| d.get_temp::<u64>(key)) != Some(shown);
+    ui.data_mut(|d| d.insert_temp(key, shown));
     for (k, name) in names.iter().enumerate() {
         let last = k + 1 == names.len();
-        let mut plot = Plot::new(("band", k)).height(h);
-        if k == 0 {
-            // One legend for the stack: the shading means the same on every band.
-            plot = plot.legend(Legend::default().position(egui_plot::Corner::RightTop));
-        }
-        let plot = plot
+        let mut plot = Plot::new((link, "band", k))
+            .height(h)
             .y_axis_label(name.as_str())
             .y_axis_min_width(46.0)
             .show_x(true)
+            // The wheel scrolls the pane (a stack of bands is taller than a screen in
+            // Compare); Ctrl+wheel and drag still zoom and pan.
+            .allow_scroll(false)
             .link_cursor(cursor, [true, false]);
+        if changed {
+            plot = plot.reset();
+        }
         // Shade [a, b] over the band's value range.
         let shade_span = |p: &mut egui_plot::PlotUi, a: f64, b: f64, lo: f64, hi: f64| {
             p.polygon(
@@ -85,6 +101,20 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
                 });
         }
     }
+}
+
+/// What the plots show, as a number that changes with it.
+fn data_key(r: &Inspection, raw: bool) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (r.window, r.start, raw, r.coeffs.len()).hash(&mut h);
+    for band in r.mra.iter().chain(&r.coeffs) {
+        band.len().hash(&mut h);
+        for v in [band.first(), band.last(), band.get(band.len() / 2)] {
+            v.map(|v| v.to_bits()).hash(&mut h);
+        }
+    }
+    h.finish()
 }
 
 fn range(v: &[f64]) -> (f64, f64) {

@@ -5,6 +5,7 @@ use crate::app::state::Settings;
 use wavebench_core::data::Normalize;
 use wavebench_core::engine::{DType, EngineKind};
 use wavebench_core::prompt::BUILTINS;
+use wavebench_core::stats::LagRule;
 use wavebench_core::wavelet::{self, Mode};
 
 #[derive(Default)]
@@ -138,6 +139,15 @@ impl ConfigView {
         }
         ui.add(egui::TextEdit::singleline(&mut s.description).hint_text("dataset description"));
         ui.add(egui::Slider::new(&mut s.pred_len, 1..=1024).text("prediction length"));
+        egui::ComboBox::from_label("top lags")
+            .selected_text(s.lags.name())
+            .show_ui(ui, |ui| {
+                for l in LagRule::ALL {
+                    ui.selectable_value(&mut s.lags, l, l.name());
+                }
+            })
+            .response
+            .on_hover_text("Which top lags the prompt prints: Time-LLM's (lag 0 and the mirror lags T-k included) or clean (lags 1..=T/2, each period once)");
         ui.checkbox(&mut s.seed_compatible, "seed's wording for constant windows")
             .on_hover_text("Describe a constant window with band claims and lags, as the seed did, instead of \"constant input\" (to reproduce old runs byte for byte)");
     }

@@ -60,7 +60,22 @@ fn rows(f: &Features) -> Vec<Row> {
                 Repr(f.median)
             )),
         ),
-        ("top lags", format!("{:?}", f.lags), None),
+        (
+            "top lags (prompt)",
+            format!("{:?}", f.lags),
+            Some(
+                "The lags the prompt prints, by the rule chosen under Prompt (Time-LLM's or clean)"
+                    .into(),
+            ),
+        ),
+        (
+            "top lags (clean)",
+            format!("{:?}", f.lags_clean),
+            Some(
+                "Lags 1..=T/2 only: lag 0 and the mirror lags T-k left out, each period once"
+                    .into(),
+            ),
+        ),
     ]
 }
 

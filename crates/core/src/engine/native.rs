@@ -612,19 +612,21 @@ fn summarize_task<W: Real>(
             let norm = |v: f64| batch.dtype.round(maps[k].map(v));
             let x = &xs[k / LANES * len..][..len];
             let lane = k % LANES;
+            let (lags, lags_clean) = if req.lags_for(local * n + k) {
+                for (r, v) in row.iter_mut().zip(x) {
+                    *r = v[lane];
+                }
+                fft.lags_of(&row)
+            } else {
+                Default::default()
+            };
             sum.stats = Some(SeriesStats {
                 min: norm(lo),
                 max: norm(hi),
                 median: norm(mid),
                 trend: x[len - 1][lane].to_f64() - x[0][lane].to_f64(),
-                lags: if req.lags_for(local * n + k) {
-                    for (r, v) in row.iter_mut().zip(x) {
-                        *r = v[lane];
-                    }
-                    fft.lags_of(&row)
-                } else {
-                    Default::default()
-                },
+                lags,
+                lags_clean,
             });
         }
         clock.lap(Stage::Statistics, t);

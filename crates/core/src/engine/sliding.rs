@@ -482,12 +482,8 @@ fn task<W: Real>(
             tol.bands.clear();
             let summary = &mut sums[slot(i)];
             summary.bands.clear();
-            summary.stats = stats.map(|req| SeriesStats {
-                min: norm(lo_v),
-                max: norm(hi_v),
-                median: norm(mid_v),
-                trend: norm(raw[t_len - 1]) - norm(raw[0]),
-                lags: match fft.as_mut() {
+            summary.stats = stats.map(|req| {
+                let (lags, lags_clean) = match fft.as_mut() {
                     Some(fft) if req.lags_for((i - batch.range.start) * n + c) => {
                         for (r, &v) in row.iter_mut().zip(raw) {
                             *r = W::from_f64(norm(v));
@@ -495,7 +491,15 @@ fn task<W: Real>(
                         fft.lags_of(&row)
                     }
                     _ => Default::default(),
-                },
+                };
+                SeriesStats {
+                    min: norm(lo_v),
+                    max: norm(hi_v),
+                    median: norm(mid_v),
+                    trend: norm(raw[t_len - 1]) - norm(raw[0]),
+                    lags,
+                    lags_clean,
+                }
             });
         }
         t = clock.lap(Stage::Statistics, t);

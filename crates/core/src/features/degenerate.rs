@@ -8,6 +8,7 @@
 use super::Features;
 use crate::data::Windows;
 use crate::engine::Plan;
+use crate::stats::LagRule;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -41,13 +42,16 @@ pub fn level_is_degenerate(plan: &Plan) -> bool {
     plan.band_lens.first().is_some_and(|&n| n < 2)
 }
 
-/// How a run flags and describes degenerate units.
+/// How a run describes each unit beyond its features' formulas: which top lags its
+/// prompt prints, and how degenerate units are flagged and worded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Describe {
     /// The level leaves under two approximation coefficients: every unit is flagged.
     pub degenerate_level: bool,
     /// Constant input is described as the seed did (no flag, band claims, top lags).
     pub seed_compatible: bool,
+    /// Which top lags `lags` holds (`--lags`).
+    pub lags: LagRule,
 }
 
 impl Describe {
@@ -55,12 +59,22 @@ impl Describe {
         Describe {
             degenerate_level: level_is_degenerate(plan),
             seed_compatible,
+            lags: LagRule::Timellm,
         }
     }
 
-    /// Flag (and for constant input, reword) one unit's features; `constant`: whether
-    /// every series of the unit is constant.
+    /// The same, with `lags` as the prompt's top lags.
+    pub fn with_lags(self, lags: LagRule) -> Self {
+        Describe { lags, ..self }
+    }
+
+    /// Finish one unit's features: its top lags by the rule, then the flag (and for
+    /// constant input, the wording); `constant`: whether every series of the unit is
+    /// constant.
     pub fn apply(self, f: &mut Features, constant: bool) {
+        if self.lags == LagRule::Clean {
+            f.lags = f.lags_clean.clone();
+        }
         if constant && !self.seed_compatible {
             mark_constant(f);
         } else if self.degenerate_level {
@@ -121,6 +135,7 @@ pub fn mark_constant(f: &mut Features) {
         *d = CONSTANT_INPUT.into();
     }
     f.lags.clear();
+    f.lags_clean.clear();
 }
 
 #[cfg(test)]

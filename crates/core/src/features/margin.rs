@@ -63,7 +63,7 @@ impl Reads {
                 // Statistics, settings and the flag (read from the data) are exact on
                 // every path.
                 "min" | "max" | "median" | "trend" | "lags" | "description" | "seq_len"
-                | "pred_len" | "degenerate" => {}
+                | "pred_len" | "degenerate" | "lags_clean" => {}
                 _ => r.numbers = true,
             }
         }

@@ -90,7 +90,11 @@ pub struct Features {
     pub max: f64,
     pub median: f64,
     pub trend: f64,
+    /// The top lags the prompt prints: Time-LLM's, or the clean ones (`--lags`).
     pub lags: Lags,
+    /// The top lags among 1..=T/2 (`stats::LagRule::Clean`), whichever `lags` holds.
+    #[serde(default)]
+    pub lags_clean: Lags,
 }
 
 impl Features {
@@ -120,6 +124,7 @@ impl Features {
             median: s.median,
             trend: s.trend,
             lags: s.lags,
+            lags_clean: s.lags_clean,
         }
     }
 }
@@ -408,6 +413,9 @@ fn from_runs(group: &[SeriesSummary], mut runs: impl Iterator<Item = Sums>) -> F
         median: mean_of(|s| s.median),
         trend: stats().next().map_or(0.0, |s| s.trend),
         lags: stats().next().map_or_else(Lags::new, |s| s.lags.clone()),
+        lags_clean: stats()
+            .next()
+            .map_or_else(Lags::new, |s| s.lags_clean.clone()),
     }
 }
 

@@ -234,6 +234,7 @@ mod tests {
             median: num(r),
             trend: num(r),
             lags: (0..r() % 8).map(|_| (r() % 600) as usize).collect(),
+            lags_clean: (0..r() % 6).map(|_| (r() % 300) as usize).collect(),
         }
     }
 
