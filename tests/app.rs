@@ -1095,3 +1095,30 @@ fn a_setting_the_data_cannot_hold_is_explained_and_cleared_when_fixed() {
         .next()
         .is_none());
 }
+
+/// At 1400×900, opening the template editor shows it inside the Prompt pane, not below
+/// the window's edge.
+#[test]
+fn the_template_editor_opens_in_view() {
+    let mut h = harness_sized(settings(), 900.0);
+    settle(&mut h);
+    h.get_by_label("Template editor").click();
+    for _ in 0..4 {
+        h.step();
+    }
+    let editor = h
+        .get_by_role(egui::accesskit::Role::MultilineTextInput)
+        .rect();
+    let pane_top = h.get_by_label("Copy prompt").rect().top();
+    // The pane below the Prompt pane in the default layout starts where it ends.
+    let pane_bottom = h
+        .get_all_by_label("Timing")
+        .map(|n| n.rect().top())
+        .filter(|&y| y > pane_top)
+        .fold(f32::INFINITY, f32::min);
+    assert!(
+        editor.top() > pane_top && editor.top() + 40.0 < pane_bottom,
+        "the editor starts at y {}; the Prompt pane spans {pane_top}..{pane_bottom}",
+        editor.top()
+    );
+}

@@ -4,6 +4,9 @@ use crate::app::state::Settings;
 use wavebench_core::prompt::TemplateError;
 
 pub fn ui(ui: &mut egui::Ui, prompt: Option<&Result<String, TemplateError>>, s: &mut Settings) {
+    // Whether the template editor was open last frame (remembered below).
+    let editor_id = ui.make_persistent_id("template editor open");
+    let editor = ui.data(|d| d.get_temp::<bool>(editor_id)).unwrap_or(false);
     match prompt {
         Some(Ok(text)) => {
             ui.horizontal(|ui| {
@@ -20,9 +23,13 @@ pub fn ui(ui: &mut egui::Ui, prompt: Option<&Result<String, TemplateError>>, s: 
                     text.split_whitespace().count()
                 ));
             });
+            // With the template editor open, the prompt takes a third of the pane so the
+            // editor opens in view (it opened below the pane's visible part).
+            let room = ui.available_height();
+            let height = if editor { room / 3.0 } else { room - 30.0 };
             egui::ScrollArea::vertical()
                 .id_salt("prompt")
-                .max_height((ui.available_height() - 30.0).max(60.0))
+                .max_height(height.max(60.0))
                 .show(ui, |ui| {
                     ui.add(
                         egui::Label::new(egui::RichText::new(text).monospace()).selectable(true),
@@ -36,7 +43,7 @@ pub fn ui(ui: &mut egui::Ui, prompt: Option<&Result<String, TemplateError>>, s: 
             ui.label("computing ...");
         }
     }
-    egui::CollapsingHeader::new("Template editor")
+    let shown = egui::CollapsingHeader::new("Template editor")
         .default_open(false)
         .show(ui, |ui| {
             let edited = ui
@@ -65,4 +72,9 @@ pub fn ui(ui: &mut egui::Ui, prompt: Option<&Result<String, TemplateError>>, s: 
                 );
             }
         });
+    let open = shown.openness > 0.0;
+    if open != editor {
+        ui.data_mut(|d| d.insert_temp(editor_id, open));
+        ui.ctx().request_repaint();
+    }
 }

@@ -106,11 +106,12 @@ impl TimingView {
         // One row per stage in pipeline order: name, bar (in the stage's colour), ms, share.
         egui::Grid::new("stage bars")
             .num_columns(3)
-            .spacing([6.0, 0.0])
+            .spacing([6.0, 1.0])
             .show(ui, |ui| {
-                let bar_w = (ui.available_width() - 190.0).max(60.0);
+                let bar_w = (ui.available_width() - 210.0).max(60.0);
                 for (i, (stage, v)) in rows.iter().enumerate() {
-                    ui.small(stage.name());
+                    // Stage names in the pane's own size (they were smaller than the rest).
+                    ui.label(stage.name());
                     let (rect, resp) =
                         ui.allocate_exact_size(egui::vec2(bar_w, 10.0), egui::Sense::hover());
                     let w = if longest > 0.0 {
@@ -125,9 +126,7 @@ impl TimingView {
                     );
                     resp.on_hover_text(format!("{}: {v:.4} ms", stage.name()));
                     ui.label(
-                        egui::RichText::new(format!("{v:8.3} ms {:5.1} %", share(*v)))
-                            .monospace()
-                            .size(10.0),
+                        egui::RichText::new(format!("{v:8.3} ms {:5.1} %", share(*v))).monospace(),
                     );
                     ui.end_row();
                 }
