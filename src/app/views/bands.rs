@@ -84,6 +84,7 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
             let (lo, hi) = range(c);
             plot.link_axis(link, [true, false])
                 .x_axis_formatter(fmt.axis(table))
+                .x_grid_spacer(fmt.spacer())
                 .show_axes([last, true])
                 .label_formatter(move |pos| time_axis::readout(fmt, table, pos))
                 .show(ui, |p| {

@@ -216,6 +216,7 @@ fn series_plot(
     let response = Plot::new("series")
         .legend(Legend::default())
         .x_axis_formatter(fmt.axis(table))
+        .x_grid_spacer(fmt.spacer())
         .label_formatter(move |pos| time_axis::readout(fmt, table, pos))
         .allow_drag([false, false])
         .allow_boxed_zoom(false)

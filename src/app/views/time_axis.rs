@@ -1,7 +1,7 @@
 //! Plot x positions are table rows; this turns them into the data's own time on every
 //! axis and readout, formatted for the data's step (years, days, hours, …).
 
-use egui_plot::{GridMark, HoverPosition};
+use egui_plot::{GridInput, GridMark, HoverPosition};
 use std::ops::RangeInclusive;
 use wavebench_core::data::{time, Table, TimeKind};
 
@@ -32,6 +32,11 @@ impl TimeFormat {
 
     /// The time at (fractional) row `x`, as short as the data's step allows.
     pub fn at(&self, table: &Table, x: f64) -> String {
+        self.at_resolution(table, x, self.step)
+    }
+
+    /// The time at row `x` to `resolution` ms (years, months, days, minutes, seconds).
+    fn at_resolution(&self, table: &Table, x: f64, resolution: f64) -> String {
         let row = x.round().max(0.0) as usize;
         let Some(axis) = &table.time else {
             return format!("{}", x.round() as i64);
@@ -46,13 +51,13 @@ impl TimeFormat {
             Some(TimeKind::Date | TimeKind::DateTime) => {
                 let full = time::iso(v as i64, true);
                 // Cut the ISO text to what the step resolves: years, days, minutes, seconds.
-                let keep = if self.step >= 365.0 * DAY {
+                let keep = if resolution >= 365.0 * DAY {
                     4
-                } else if self.step >= 28.0 * DAY {
+                } else if resolution >= 28.0 * DAY {
                     7
-                } else if self.step >= DAY {
+                } else if resolution >= DAY {
                     10
-                } else if self.step >= 60_000.0 {
+                } else if resolution >= 60_000.0 {
                     16
                 } else {
                     19
@@ -63,18 +68,103 @@ impl TimeFormat {
         }
     }
 
-    /// An axis formatter for egui_plot: the time of each grid mark.
+    /// An axis formatter for egui_plot: the time of each grid mark. Dates drop the year
+    /// when the visible range lies within one (`02-11 16:00`): shorter labels, so more
+    /// of them fit.
     pub fn axis<'a>(
         self,
         table: &'a Table,
     ) -> impl Fn(GridMark, &RangeInclusive<f64>) -> String + 'a {
-        move |mark, _| {
+        move |mark, range| {
             if mark.value < -0.5 || mark.value > table.rows() as f64 + 0.5 {
-                String::new()
-            } else {
-                self.at(table, mark.value)
+                return String::new();
+            }
+            // Marks a day or more apart need no time of day (all marks read as dates then,
+            // never as months: 30-day steps do not fall on months).
+            let resolution = (mark.step_size * self.step).min(DAY).max(self.step);
+            let text = self.at_resolution(table, mark.value, resolution);
+            let dated = matches!(self.kind, Some(TimeKind::Date | TimeKind::DateTime));
+            let year = |x: f64| {
+                self.at(table, x.clamp(0.0, table.rows() as f64))
+                    .get(..4)
+                    .map(str::to_owned)
+            };
+            let one_year = year(*range.start()) == year(*range.end());
+            match text.get(5..) {
+                Some(rest) if dated && one_year && resolution < 28.0 * DAY && !rest.is_empty() => {
+                    rest.to_string()
+                }
+                _ => text,
             }
         }
+    }
+
+    /// Grid marks for the time axis: a labelled mark at least every ~90 points (so at
+    /// least three labels fit a 300-point plot), at round times for regular dates (every
+    /// 6 hours, a day, a week, … in rows of the data's step), else at 1, 2, 5 × 10^k rows;
+    /// finer marks between them draw grid lines only.
+    pub fn spacer(self) -> impl Fn(GridInput) -> Vec<GridMark> {
+        let dated = matches!(self.kind, Some(TimeKind::Date | TimeKind::DateTime));
+        let step = self.step;
+        egui_plot::uniform_grid_spacer(move |input: GridInput| {
+            // `base_step_size` is the rows of 8 points (egui_plot's smallest grid spacing).
+            let want = input.base_step_size * 11.0;
+            let label = if dated && step > 0.0 {
+                round_time(want * step) / step
+            } else {
+                nice(want)
+            };
+            [label / 10.0, label / 2.0, label]
+        })
+    }
+}
+
+/// The smallest of 1, 2, 5 × 10^k that is at least `x`.
+fn nice(x: f64) -> f64 {
+    if !(x > 0.0) || !x.is_finite() {
+        return 1.0;
+    }
+    let p = 10f64.powf(x.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&v| v >= x)
+        .unwrap_or(10.0 * p)
+}
+
+/// The smallest round duration (ms) at least `ms` long: seconds, minutes, hours, days,
+/// weeks, months, years.
+fn round_time(ms: f64) -> f64 {
+    const S: f64 = 1000.0;
+    const M: f64 = 60.0 * S;
+    const H: f64 = 60.0 * M;
+    const ROUND: [f64; 22] = [
+        S,
+        2.0 * S,
+        5.0 * S,
+        10.0 * S,
+        30.0 * S,
+        M,
+        2.0 * M,
+        5.0 * M,
+        10.0 * M,
+        15.0 * M,
+        30.0 * M,
+        H,
+        2.0 * H,
+        3.0 * H,
+        6.0 * H,
+        12.0 * H,
+        DAY,
+        2.0 * DAY,
+        7.0 * DAY,
+        14.0 * DAY,
+        30.0 * DAY,
+        91.0 * DAY,
+    ];
+    match ROUND.into_iter().find(|&d| d >= ms) {
+        Some(d) => d,
+        None => 365.0 * DAY * nice(ms / (365.0 * DAY)),
     }
 }
 
@@ -95,4 +185,109 @@ pub fn readout(fmt: TimeFormat, table: &Table, pos: &HoverPosition<'_>) -> Optio
     };
     // Readouts name a row's time (the axis may fall between rows).
     Some(format!("{head}{}\n{:.4}", fmt.at(table, p.x.round()), p.y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavebench_core::data::TimeAxis;
+
+    /// The labels egui_plot draws for `width` points over `rows` rows starting at `first`:
+    /// each mark whose spacing fits its text (its rule: more than 60 points apart, and
+    /// wider than the label, ~7 points a character here).
+    fn drawn(table: &Table, first: f64, rows: f64, width: f64) -> Vec<String> {
+        let fmt = TimeFormat::of(table);
+        let marks = fmt.spacer()(GridInput {
+            bounds: (first, first + rows),
+            base_step_size: rows / width * 8.0,
+        });
+        let format = fmt.axis(table);
+        let range = first..=first + rows;
+        marks
+            .into_iter()
+            .filter_map(|m| {
+                let text = format(m, &range);
+                let spacing = m.step_size * width / rows;
+                (!text.is_empty() && spacing > 60.0 && spacing >= 7.0 * text.len() as f64)
+                    .then_some(text)
+            })
+            .collect()
+    }
+
+    fn hourly(rows: usize) -> Table {
+        let start = 1_577_836_800_000i64; // 2020-01-01T00:00
+        let cells: Vec<String> = (0..rows as i64)
+            .map(|h| time::iso(start + h * 3_600_000, true))
+            .collect();
+        Table {
+            time: Some(TimeAxis::from_text("date".into(), || {
+                cells.iter().map(|c| Some(c.as_str()))
+            })),
+            ..rows_only(rows)
+        }
+    }
+
+    fn rows_only(rows: usize) -> Table {
+        Table {
+            channels: vec![wavebench_core::data::Channel {
+                name: "x".into(),
+                values: wavebench_core::engine::Values::F64(vec![0.0; rows]),
+            }],
+            ..Table::default()
+        }
+    }
+
+    #[test]
+    fn at_least_three_date_labels_on_a_narrow_plot() {
+        let t = hourly(20_000);
+        // A 512-row window in the Bands pane (~340 points at 1400x900) and a whole
+        // 20,000-row series in the Series pane (~1000 points).
+        for (first, rows, width) in [
+            (1000.0, 512.0, 340.0),
+            (0.0, 20_000.0, 1000.0),
+            (5.0, 96.0, 300.0),
+        ] {
+            let labels = drawn(&t, first, rows, width);
+            assert!(
+                labels.len() >= 3,
+                "{rows} rows over {width} points: {labels:?}"
+            );
+        }
+        // Marks fall on round times (weeks for a 512-hour window in 340 points, days for
+        // 96 hours in 300), read as days without the year within one year.
+        for (first, rows, width) in [(1000.0, 512.0, 340.0), (5.0, 96.0, 300.0)] {
+            let labels = drawn(&t, first, rows, width);
+            assert!(
+                labels
+                    .iter()
+                    .all(|l| l.len() == 5 && l.as_bytes()[2] == b'-'),
+                "{labels:?}"
+            );
+        }
+        // Six-hourly marks when there is room: a time of day, without the year.
+        let labels = drawn(&t, 5.0, 96.0, 1000.0);
+        assert!(
+            labels.iter().all(|l| l.len() == 11 && l.ends_with(":00")) && labels.len() >= 8,
+            "{labels:?}"
+        );
+        // Marks a quarter apart over two years read as dates, with the year.
+        let labels = drawn(&t, 0.0, 20_000.0, 1000.0);
+        assert!(
+            labels.iter().all(|l| l.len() == 10 && l.starts_with("202")),
+            "{labels:?}"
+        );
+    }
+
+    #[test]
+    fn an_index_axis_gets_round_numbers() {
+        let t = rows_only(1000);
+        let labels = drawn(&t, 0.0, 1000.0, 340.0);
+        assert!(labels.len() >= 3, "{labels:?}");
+        assert!(
+            labels
+                .iter()
+                .all(|l| l.parse::<i64>().is_ok_and(|v| v % 50 == 0)),
+            "{labels:?}"
+        );
+    }
 }
