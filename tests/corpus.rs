@@ -709,3 +709,51 @@ fn ndjson_schema_comes_from_the_whole_file() {
         &["column 'b'", "data row 150", "too large"],
     );
 }
+
+/// A header written by a Windows spreadsheet (Windows-1252, not UTF-8) keeps its names:
+/// "T (°C)" and "cost (€)", not U+FFFD boxes, and the run says how it read them.
+#[test]
+fn a_windows_1252_header_keeps_its_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("latin.csv");
+    // 0xB0 is ° and 0x80 is € in Windows-1252; neither is UTF-8 on its own.
+    let mut bytes = b"t;T (\xb0C);\"cost (\x80)\"\n".to_vec();
+    for i in 0..40 {
+        bytes.extend(format!("{i};{:.3};{}\n", (i as f64 * 0.3).sin(), i % 7).as_bytes());
+    }
+    std::fs::write(&csv, bytes).unwrap();
+    let o = wavebench(&[
+        "features",
+        csv.to_str().unwrap(),
+        "--level",
+        "1",
+        "--columns",
+        "T (°C),cost (€)",
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "the header is not UTF-8; its names were read as Windows-1252: t, T (°C), cost (€)"
+        ),
+        "{err}"
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    let columns: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["column"].to_string())
+        .collect();
+    assert_eq!(columns.len(), 2);
+    assert_eq!(columns, ["\"T (°C)\"", "\"cost (€)\""]);
+    // A UTF-8 header is taken as it is, without a word.
+    let rows: String = (0..40).map(|i| format!("{i},{}\n", i % 5)).collect();
+    std::fs::write(&csv, format!("t,T (°C)\n{rows}")).unwrap();
+    let o = wavebench(&["features", csv.to_str().unwrap(), "--level", "1", "-o", "-"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    assert!(String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("\"column\":\"T (°C)\""));
+}

@@ -98,6 +98,48 @@ fn check_text(path: &Path, head: &[u8]) -> Result<(), DataError> {
     Ok(())
 }
 
+/// The header's names decoded as Windows-1252, when the header line is not UTF-8 (None
+/// when it is). Fields are split at `sep` and lose their surrounding quotes.
+fn legacy_header(path: &Path, sep: u8) -> Option<Vec<String>> {
+    use std::io::BufRead;
+    let mut line = Vec::new();
+    std::io::BufReader::new(File::open(path).ok()?)
+        .take(1 << 20)
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    while matches!(line.last(), Some(b'\n' | b'\r')) {
+        line.pop();
+    }
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
+    if std::str::from_utf8(line).is_ok() {
+        return None;
+    }
+    Some(
+        line.split(|&b| b == sep)
+            .map(|field| {
+                let field = field
+                    .strip_prefix(b"\"")
+                    .and_then(|f| f.strip_suffix(b"\""))
+                    .unwrap_or(field);
+                field.iter().map(|&b| windows_1252(b)).collect()
+            })
+            .collect(),
+    )
+}
+
+/// A Windows-1252 byte as its character: Latin-1 but for 0x80-0x9F (€, quotes, dashes…).
+fn windows_1252(b: u8) -> char {
+    const HIGH: [char; 32] = [
+        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž',
+        '\u{8f}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}',
+        'ž', 'Ÿ',
+    ];
+    match b {
+        0x80..=0x9f => HIGH[(b - 0x80) as usize],
+        _ => b as char,
+    }
+}
+
 /// The candidate that splits the first lines into the same, largest number of fields.
 fn sniff_delimiter(head: &[u8]) -> u8 {
     let text = String::from_utf8_lossy(head);
@@ -293,13 +335,27 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
         return err(format!("{p}: the file is empty"));
     }
     let format = detect_format(path)?;
-    let df = read_frame(path, format, opts.dtype).map_err(|e| {
+    let mut df = read_frame(path, format, opts.dtype).map_err(|e| {
         DataError(format!(
             "{p}: cannot parse as {}: {}",
             format.describe(),
             first_line(&e.to_string())
         ))
     })?;
+    // polars reads a header that is not UTF-8 with U+FFFD in place of each byte it
+    // cannot read ("T (�C)"): such a header is read again as Windows-1252, the encoding
+    // spreadsheets on Windows write, and said.
+    let mut header_warning = None;
+    if let Format::Csv(sep) = format {
+        if let Some(names) = legacy_header(path, sep).filter(|n| n.len() == df.width()) {
+            header_warning = Some(format!(
+                "{p}: the header is not UTF-8; its names were read as Windows-1252: {}",
+                names.join(", ")
+            ));
+            df.set_column_names(&names)
+                .map_err(|e| DataError(format!("{p}: header: {e}")))?;
+        }
+    }
     if df.width() == 0 {
         return err(format!("{p}: no columns"));
     }
@@ -335,6 +391,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
     }
     let mut table = Table {
         path: path.to_path_buf(),
+        warnings: header_warning.into_iter().collect(),
         ..Default::default()
     };
     // The time axis: the named column, else the first date/time column, else the first
