@@ -5,7 +5,7 @@
 use super::{Common, Failure};
 use crate::band_table::{self, BandTable, Format, Kind, Label, Meta};
 use crate::data::DataSet;
-use wavebench_core::engine::{self, inverse, Values};
+use wavebench_core::engine::{self, inverse, DType, Values};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 
 use std::path::Path;
@@ -65,10 +65,32 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
         eprintln!("wavebench: {n}");
     }
     let (mut eng, mut notice) = (selected.engine, None);
-    let values = Values::from_f64(&batch, cfg.dtype);
-    let coeffs = engine::with_fallback(&mut eng, &mut notice, |e| {
-        e.decompose(values.as_ref(), plan)
-    })?;
+    // In pieces of CHUNK series, so the bar moves (each series is transformed on its own:
+    // the same coefficients as one call).
+    let series = labels.len();
+    let bar = super::run::progress_of(series, common.quiet, "decompose", "series");
+    let mut coeffs = match cfg.dtype {
+        DType::F32 => Values::F32(Vec::with_capacity(series * plan.coeffs_per_series())),
+        DType::F64 => Values::F64(Vec::with_capacity(series * plan.coeffs_per_series())),
+    };
+    for piece in batch.chunks((CHUNK * windows.seq_len).max(1)) {
+        let values = Values::from_f64(piece, cfg.dtype);
+        let part = engine::with_fallback(&mut eng, &mut notice, |e| {
+            e.decompose(values.as_ref(), plan)
+        })?;
+        match (&mut coeffs, part) {
+            (Values::F32(all), Values::F32(p)) => all.extend_from_slice(&p),
+            (Values::F64(all), Values::F64(p)) => all.extend_from_slice(&p),
+            _ => {
+                return Err(Failure::Internal(
+                    "the engine returned another precision than asked".into(),
+                ))
+            }
+        }
+        bar.inc((piece.len() / windows.seq_len.max(1)) as u64);
+    }
+    bar.finish_and_clear();
+    drop(batch);
     if let (Some(n), false) = (&notice, common.quiet) {
         eprintln!("wavebench: {n}");
     }
@@ -119,15 +141,48 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             labels,
             names: wavebench_core::engine::plan::band_names(plan.bands() - 1),
             lens: vec![plan.len; plan.bands()],
-            values: match &coeffs {
-                Values::F32(v) => Values::F32(inverse::mra_batch(v, plan)),
-                Values::F64(v) => Values::F64(inverse::mra_batch(v, plan)),
-            },
+            values: components(&coeffs, plan, common.quiet),
         },
     };
+    // Writing a large table (JSON above all) takes a while: say so.
+    let writing = super::run::spinner(common.quiet, &format!("writing {}", output.display()));
     let notice = band_table::write(output, format, &table).map_err(Failure::Input)?;
+    writing.finish_and_clear();
     if let (Some(n), false) = (notice, common.quiet) {
         eprintln!("wavebench: {n}");
     }
     Ok(())
+}
+
+/// Series per engine call and per reconstruction step (a progress bar step).
+const CHUNK: usize = 16_384;
+
+/// The per-band reconstructions of every series, a piece of CHUNK series at a time
+/// with a progress bar (the same values as one `mra_batch`).
+fn components(coeffs: &Values, plan: &wavebench_core::engine::Plan, quiet: bool) -> Values {
+    fn each<T: wavebench_core::engine::Real>(
+        c: &[T],
+        plan: &wavebench_core::engine::Plan,
+        bar: &indicatif::ProgressBar,
+    ) -> Vec<T> {
+        let per = plan.coeffs_per_series().max(1);
+        let mut out = Vec::with_capacity(c.len() / per * plan.bands() * plan.len);
+        for piece in c.chunks(CHUNK * per) {
+            out.extend(inverse::mra_batch(piece, plan));
+            bar.inc((piece.len() / per) as u64);
+        }
+        out
+    }
+    let per = plan.coeffs_per_series().max(1);
+    let series = match coeffs {
+        Values::F32(v) => v.len() / per,
+        Values::F64(v) => v.len() / per,
+    };
+    let bar = super::run::progress_of(series, quiet, "reconstruct", "series");
+    let out = match coeffs {
+        Values::F32(v) => Values::F32(each(v, plan, &bar)),
+        Values::F64(v) => Values::F64(each(v, plan, &bar)),
+    };
+    bar.finish_and_clear();
+    out
 }

@@ -329,6 +329,18 @@ pub fn progress_of(total: usize, quiet: bool, what: &str, unit: &str) -> Progres
     bar
 }
 
+/// A spinner on stderr for work of unknown length (writing a large file), hidden with
+/// `--quiet` (and off a terminal).
+pub fn spinner(quiet: bool, what: &str) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_message(what.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
 /// Print an engine notice (fallback to the CPU) unless quiet.
 pub fn notice(n: &Option<String>, quiet: bool) {
     if let (Some(n), false) = (n, quiet) {

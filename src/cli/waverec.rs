@@ -89,8 +89,8 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
         Values::from_f64(&coeffs.values.to_f64(), dtype)
     };
     let values = match &input {
-        Values::F32(v) => Values::F32(reconstruct(v, &coeffs.lens, w, mode)),
-        Values::F64(v) => Values::F64(reconstruct(v, &coeffs.lens, w, mode)),
+        Values::F32(v) => Values::F32(reconstruct(v, &coeffs.lens, w, mode, common.quiet)),
+        Values::F64(v) => Values::F64(reconstruct(v, &coeffs.lens, w, mode, common.quiet)),
     };
     let series = coeffs.labels.len();
     let len = values.len().checked_div(series).unwrap_or(0);
@@ -115,8 +115,27 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Every series' signal (series-major), reconstructed in parallel.
-fn reconstruct<T: Real>(values: &[T], lens: &[usize], w: &Wavelet, mode: Mode) -> Vec<T> {
+/// Every series' signal (series-major), reconstructed in parallel, a piece of 16,384
+/// series at a time with a progress bar.
+fn reconstruct<T: Real>(
+    values: &[T],
+    lens: &[usize],
+    w: &Wavelet,
+    mode: Mode,
+    quiet: bool,
+) -> Vec<T> {
+    let per: usize = lens.iter().sum::<usize>().max(1);
+    let bar = super::run::progress_of(values.len() / per, quiet, "waverec", "series");
+    let mut out = Vec::new();
+    for piece in values.chunks(16_384 * per) {
+        out.extend(reconstruct_piece(piece, lens, w, mode));
+        bar.inc((piece.len() / per) as u64);
+    }
+    bar.finish_and_clear();
+    out
+}
+
+fn reconstruct_piece<T: Real>(values: &[T], lens: &[usize], w: &Wavelet, mode: Mode) -> Vec<T> {
     let per: usize = lens.iter().sum();
     let signals: Vec<Vec<T>> = values
         .par_chunks(per.max(1))
