@@ -1122,3 +1122,43 @@ fn the_template_editor_opens_in_view() {
         editor.top()
     );
 }
+
+/// At 1400×900 with the default layout, no two pieces of widget text on screen overlap
+/// (labels, buttons, check boxes: their rectangles as the accessibility tree gives them;
+/// at 600×400 this finds the crowded tab bars). Text painted inside plots is judged on
+/// the screenshots.
+#[test]
+fn nothing_overlaps_at_1400_by_900() {
+    use egui::accesskit::Role;
+    use egui_kittest::kittest::NodeT;
+    let mut h = harness_sized(settings(), 900.0);
+    settle(&mut h);
+    for _ in 0..4 {
+        h.step();
+    }
+    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 900.0));
+    let texts: Vec<(String, egui::Rect)> = h
+        .query_all_by(|n| matches!(n.role(), Role::Label | Role::Button | Role::CheckBox))
+        .filter_map(|n| {
+            let a = n.accesskit_node();
+            let text = a.label().or_else(|| a.value()).unwrap_or_default();
+            (!text.trim().is_empty()).then(|| (text, n.rect()))
+        })
+        .filter(|(_, r)| screen.intersects(*r))
+        .collect();
+    assert!(texts.len() > 80, "{} texts", texts.len());
+    let mut overlaps = Vec::new();
+    for (i, (a, ra)) in texts.iter().enumerate() {
+        for (b, rb) in &texts[i + 1..] {
+            let shared = ra.intersect(*rb);
+            if shared.is_positive()
+                && shared.area() > 4.0
+                && !ra.contains_rect(*rb)
+                && !rb.contains_rect(*ra)
+            {
+                overlaps.push(format!("{a:?} {ra:?} / {b:?} {rb:?}"));
+            }
+        }
+    }
+    assert!(overlaps.is_empty(), "{}", overlaps.join("\n"));
+}
