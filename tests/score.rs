@@ -368,3 +368,58 @@ fn bad_requests_get_one_clear_line() {
         &["needs 57600 rows"],
     );
 }
+
+/// The Data set pane keeps the scored units and their statistics between knob changes:
+/// a survey that borrows them equals one computed from nothing, for another wavelet,
+/// another level and another timeline channel.
+#[test]
+fn a_survey_with_kept_statistics_equals_a_fresh_one() {
+    use std::sync::Arc;
+    use wavebench::sweep::{survey::Survey, Kept, Request};
+    use wavebench_core::config::Config;
+    use wavebench_core::prompt::Prompter;
+    use wavebench_core::run_spec::{Purpose, RunSpec};
+    let data = common::etth1();
+    let base = Config {
+        seq_len: Some(96),
+        rows: Some("0..3000".into()),
+        stride: 2,
+        ..Config::default()
+    };
+    let table = RunSpec::new(base.clone(), Purpose::Features, &wavebench::backend::LOCAL)
+        .unwrap()
+        .load(&data)
+        .unwrap();
+    let request = |wavelet: &str, level: usize| Request {
+        base: Config {
+            wavelet: wavelet.into(),
+            level,
+            ..base.clone()
+        },
+        grid: Default::default(),
+        templates: vec![(
+            "dwt-balanced".into(),
+            Arc::new(Prompter::from_name_or_file("dwt-balanced").unwrap()),
+        )],
+        split: Default::default(),
+    };
+    let name = "ETTh1";
+    let tables = [(name, &table)];
+    let scorer = || wavebench::sweep::scorer(&tables, &request("db4", 3)).unwrap();
+    let mut kept = Kept::new(scorer());
+    Survey::of(name, &table, &request("db4", 3), &mut kept, 0).unwrap();
+    for (wavelet, level, channel) in [
+        ("sym4", 3, 0),
+        ("haar", 2, 0),
+        ("db4", 3, 6),
+        ("coif1", 2, 6),
+    ] {
+        let r = request(wavelet, level);
+        let borrowed = Survey::of(name, &table, &r, &mut kept, channel).unwrap();
+        let fresh = Survey::of(name, &table, &r, &mut Kept::new(scorer()), channel).unwrap();
+        assert_eq!(
+            borrowed, fresh,
+            "{wavelet} level {level}, channel {channel}"
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! The Data set pane's survey thread: the current configuration over every window, the
 //! newest request only, on its own thread (a survey of a large data set must not hold back
-//! the window the knobs show); the scored units are kept while only the wavelet, level,
-//! mode or template change.
+//! the window the knobs show); the scored units and their statistics are kept while only
+//! the wavelet, level, mode or template change.
 
 use super::state::Settings;
 use super::worker::Reply;
@@ -25,7 +25,7 @@ type ScorerKey = (usize, Config, wavebench_core::score::Split);
 
 /// Survey the newest request, skipping those a newer knob change replaced.
 pub(super) fn serve(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, wake: impl Fn()) {
-    let mut kept: Option<(ScorerKey, wavebench_core::score::Scorer)> = None;
+    let mut kept: Option<(ScorerKey, crate::sweep::Kept)> = None;
     while let Ok(mut req) = requests.recv() {
         while let Ok(next) = requests.try_recv() {
             req = next;
@@ -41,7 +41,7 @@ pub(super) fn serve(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, w
 
 fn survey(
     req: &SurveyRequest,
-    kept: &mut Option<(ScorerKey, wavebench_core::score::Scorer)>,
+    kept: &mut Option<(ScorerKey, crate::sweep::Kept)>,
 ) -> Result<crate::sweep::survey::Survey, String> {
     let s = &req.settings;
     let prompter = Prompter::new(&s.template_text).map_err(|e| format!("template: {e}"))?;
@@ -69,12 +69,14 @@ fn survey(
         },
         req.split,
     );
-    let scorer = match kept.take() {
-        Some((k, scorer)) if k == key => scorer,
-        _ => crate::sweep::scorer(&tables, &sweep_req)?,
+    // The scored units and the statistics, kept while only the wavelet, level, mode or
+    // template change (the statistics do not depend on them).
+    let mut scored = match kept.take() {
+        Some((k, scored)) if k == key => scored,
+        _ => crate::sweep::Kept::new(crate::sweep::scorer(&tables, &sweep_req)?),
     };
     let result =
-        crate::sweep::survey::Survey::of(&name, &req.table, &sweep_req, &scorer, s.channel);
-    *kept = Some((key, scorer));
+        crate::sweep::survey::Survey::of(&name, &req.table, &sweep_req, &mut scored, s.channel);
+    *kept = Some((key, scored));
     result
 }

@@ -132,10 +132,11 @@ pub fn run(
 /// One configuration (`req.base`'s wavelet, level, mode; every template of `req`): a
 /// sweep of one, on units `scorer` (made by [`scorer`] for the same tables, windows,
 /// horizon and split: a caller that scores many configurations in turn keeps it).
-pub fn one(tables: &[(&str, &Table)], req: &Request, scorer: &Scorer) -> Result<Sweep, String> {
+pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<Sweep, String> {
     if tables.is_empty() || req.templates.is_empty() {
         return Err("sweep: no data or no template".into());
     }
+    let scorer = &kept.scorer;
     let job = Job::new(tables, req, scorer)?;
     let point = Point {
         wavelet: wavebench_core::wavelet::lookup(&req.base.wavelet).map_err(|e| e.to_string())?,
@@ -143,8 +144,13 @@ pub fn one(tables: &[(&str, &Table)], req: &Request, scorer: &Scorer) -> Result<
         level: req.base.level,
         mode: req.base.mode,
     };
-    let (rows, _) = job.point(&point, None)?;
-    Ok(sweep_of(tables, req, scorer, rows))
+    // The statistics of the last configuration serve this one.
+    let (rows, stats) = job.point(&point, kept.stats.as_deref())?;
+    let sweep = sweep_of(tables, req, scorer, rows);
+    if stats.is_some() {
+        kept.stats = stats;
+    }
+    Ok(sweep)
 }
 
 /// The units every configuration of `req` over `tables` is scored on: they depend on the
@@ -240,12 +246,54 @@ fn slide(req: &Request) -> Result<Reads, String> {
 
 /// Time-LLM's statistics of one unit: the same in every configuration.
 #[derive(Debug, Clone)]
-struct Statistics {
+pub(crate) struct Statistics {
     min: f64,
     max: f64,
     median: f64,
     trend: f64,
     lags: Lags,
+    lags_clean: Lags,
+}
+
+impl Statistics {
+    fn of(f: &wavebench_core::features::Features) -> Self {
+        Statistics {
+            min: f.min,
+            max: f.max,
+            median: f.median,
+            trend: f.trend,
+            lags: f.lags.clone(),
+            lags_clean: f.lags_clean.clone(),
+        }
+    }
+
+    /// Put these statistics into features computed without them.
+    fn fill(&self, f: &mut wavebench_core::features::Features) {
+        (f.min, f.max, f.median, f.trend) = (self.min, self.max, self.median, self.trend);
+        f.lags = self.lags.clone();
+        f.lags_clean = self.lags_clean.clone();
+    }
+}
+
+/// What a caller that scores one data set under many configurations (the app's Data set
+/// pane) keeps between them: the scored units and, once computed, their Time-LLM
+/// statistics. Neither depends on the wavelet, level, mode or template; the caller keys
+/// it by everything else.
+pub struct Kept {
+    pub scorer: Scorer,
+    stats: Option<Vec<Statistics>>,
+    /// The survey timeline's channel, and its statistics over every window.
+    pub(crate) timeline: Option<(usize, Vec<Statistics>)>,
+}
+
+impl Kept {
+    pub fn new(scorer: Scorer) -> Self {
+        Kept {
+            scorer,
+            stats: None,
+            timeline: None,
+        }
+    }
 }
 
 /// What every configuration of one sweep shares.
@@ -311,9 +359,7 @@ impl<'a> Job<'a> {
             let mut parts = Vec::with_capacity(units.len());
             for (k, u) in units.iter_mut().enumerate() {
                 if let Some(s) = next_stats.as_mut().and_then(Iterator::next) {
-                    let f = &mut u.features;
-                    (f.min, f.max, f.median, f.trend) = (s.min, s.max, s.median, s.trend);
-                    f.lags = s.lags.clone();
+                    s.fill(&mut u.features);
                 }
                 parts.push(tally.push(self.scorer, h, u.window, k % channels, &u.features));
             }
@@ -387,13 +433,7 @@ impl<'a> Job<'a> {
             files
                 .iter()
                 .flat_map(|(units, _)| units)
-                .map(|u| Statistics {
-                    min: u.features.min,
-                    max: u.features.max,
-                    median: u.features.median,
-                    trend: u.features.trend,
-                    lags: u.features.lags.clone(),
-                })
+                .map(|u| Statistics::of(&u.features))
                 .collect()
         });
         Ok((rows, stats))

@@ -2,11 +2,11 @@
 //! sweep of one, over the scored units of every channel) and, for one channel, every
 //! window's features and claims in time order (a run of that channel alone).
 
-use super::{Metric, Request, Sweep};
+use super::{Kept, Metric, Request, Statistics, Sweep};
 use wavebench_core::data::Table;
 use wavebench_core::engine::Selected;
 use wavebench_core::run_spec::{Purpose, RunSpec};
-use wavebench_core::score::{Claim, Scorer};
+use wavebench_core::score::Claim;
 use wavebench_core::timing::Timer;
 
 /// What the timeline plots over every window.
@@ -64,16 +64,17 @@ pub struct Survey {
 impl Survey {
     /// `req`'s base configuration over every window of `table`, its timelines read on
     /// channel number `channel`.
-    /// `scorer` is [`super::scorer`]'s for this table and request (kept by a caller that
+    /// `kept` holds [`super::scorer`]'s units for this table and request, and what earlier
+    /// surveys of them computed that does not depend on the wavelet (kept by a caller that
     /// surveys one data set under many configurations).
     pub fn of(
         name: &str,
         table: &Table,
         req: &Request,
-        scorer: &Scorer,
+        kept: &mut Kept,
         channel: usize,
     ) -> Result<Survey, String> {
-        let sweep = super::one(&[(name, table)], req, scorer)?;
+        let sweep = super::one(&[(name, table)], req, kept)?;
         let chan = table
             .channels
             .get(channel)
@@ -88,10 +89,17 @@ impl Survey {
         let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
             .map_err(|e| e.to_string())?;
         let slide = super::slide(req);
-        let mine = spec
+        let prepared = spec
             .prepare(&alone)
             .map_err(|e| e.to_string())?
-            .sliding(slide)
+            .sliding(slide);
+        // The channel's statistics from the last survey of it, else computed and kept.
+        let known = kept.timeline.as_ref().filter(|(c, _)| *c == channel);
+        let prepared = match known {
+            Some(_) => prepared.without_statistics(),
+            None => prepared,
+        };
+        let mut mine = prepared
             .features(
                 &alone,
                 &mut Selected::native(),
@@ -99,6 +107,24 @@ impl Survey {
                 |_| true,
             )
             .map_err(|e| e.to_string())?;
+        match known {
+            Some((_, stats)) if stats.len() == mine.len() => {
+                for (u, s) in mine.iter_mut().zip(stats) {
+                    s.fill(&mut u.features);
+                }
+            }
+            Some((_, stats)) => {
+                return Err(format!(
+                    "internal: {} kept statistics for {} windows",
+                    stats.len(),
+                    mine.len()
+                ))
+            }
+            None => {
+                let stats = mine.iter().map(|u| Statistics::of(&u.features)).collect();
+                kept.timeline = Some((channel, stats));
+            }
+        }
         let bands = wavebench_core::engine::plan::band_names(req.base.level);
         let mut buf = String::new();
         let claims = Claim::ALL
