@@ -244,6 +244,9 @@ fn slide(req: &Request) -> Result<Reads, String> {
     }
 }
 
+/// Prompts a thread renders at a time when a configuration's prompts are rendered.
+const RENDER_PIECE: usize = 2048;
+
 /// Time-LLM's statistics of one unit: the same in every configuration.
 #[derive(Debug, Clone)]
 pub(crate) struct Statistics {
@@ -389,22 +392,36 @@ impl<'a> Job<'a> {
             // Each file's counted prompts, one after another in one string (a string per
             // prompt was a tenth of the sweep's time in malloc and free), and where each
             // ends, with its part.
+            // Rendered in pieces on every core, then joined in order (the Data set pane
+            // scores one configuration: a serial render left a core idle).
+            let counted: Vec<(Part, &Unit)> = counted().collect();
+            let pieces: Vec<Result<(String, Vec<(Part, usize)>), String>> = counted
+                .par_chunks(RENDER_PIECE)
+                .map(|piece| {
+                    let mut texts = String::new();
+                    let mut ends = Vec::with_capacity(piece.len());
+                    for (p, u) in piece {
+                        let vars = PromptVars {
+                            features: &u.features,
+                            description: &req.base.description,
+                            seq_len: self.seq_len,
+                            pred_len: req.base.pred_len,
+                        };
+                        prompter
+                            .render_into(&vars, &mut texts)
+                            .map_err(|e| format!("{template}: {e}"))?;
+                        ends.push((*p, texts.len()));
+                    }
+                    Ok((texts, ends))
+                })
+                .collect();
             let mut texts = String::new();
-            let mut ends: Vec<(Part, usize)> = Vec::new();
-            for (units, parts) in &files {
-                for (u, p) in units.iter().zip(parts) {
-                    let Some(p) = p else { continue };
-                    let vars = PromptVars {
-                        features: &u.features,
-                        description: &req.base.description,
-                        seq_len: self.seq_len,
-                        pred_len: req.base.pred_len,
-                    };
-                    prompter
-                        .render_into(&vars, &mut texts)
-                        .map_err(|e| format!("{template}: {e}"))?;
-                    ends.push((*p, texts.len()));
-                }
+            let mut ends: Vec<(Part, usize)> = Vec::with_capacity(counted.len());
+            for piece in pieces {
+                let (t, e) = piece?;
+                let at = texts.len();
+                texts.push_str(&t);
+                ends.extend(e.into_iter().map(|(p, end)| (p, at + end)));
             }
             let diversity = |part: Part| {
                 let starts = std::iter::once(0).chain(ends.iter().map(|e| e.1));
@@ -415,6 +432,9 @@ impl<'a> Job<'a> {
                         .map(|((_, end), start)| &texts[start..*end]),
                 )
             };
+            // The two parts' diversities side by side (each a pass of masking and hashing).
+            let (val_diversity, test_diversity) =
+                rayon::join(|| diversity(Part::Val), || diversity(Part::Test));
             rows.push(SweepRow {
                 wavelet: point.wavelet.name.clone(),
                 aliases: point.aliases.iter().map(|a| a.to_string()).collect(),
@@ -422,8 +442,8 @@ impl<'a> Job<'a> {
                 mode: point.mode,
                 template: template.clone(),
                 approx_len,
-                val: tally.evaluate(self.scorer, Part::Val, diversity(Part::Val)),
-                test: tally.evaluate(self.scorer, Part::Test, diversity(Part::Test)),
+                val: tally.evaluate(self.scorer, Part::Val, val_diversity),
+                test: tally.evaluate(self.scorer, Part::Test, test_diversity),
                 means,
             });
         }
