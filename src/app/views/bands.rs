@@ -18,7 +18,16 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
         let (swatch, _) = ui.allocate_exact_size(egui::vec2(14.0, 10.0), egui::Sense::hover());
         ui.painter()
             .rect_filled(swatch, 0.0, shade.gamma_multiply(2.0));
-        ui.small("boundary-affected samples (the signal extension reaches them)");
+        // Cut short in a narrow column (Compare), whole on hover.
+        ui.add(
+            egui::Label::new(
+                egui::RichText::new(
+                    "boundary-affected samples (the signal extension reaches them)",
+                )
+                .small(),
+            )
+            .truncate(),
+        );
     });
     let h = ((ui.available_height() - 4.0 * n) / n).max(40.0);
     let fmt = TimeFormat::of(table);
@@ -39,6 +48,7 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
             // The wheel scrolls the pane (a stack of bands is taller than a screen in
             // Compare); Ctrl+wheel and drag still zoom and pan.
             .allow_scroll(false)
+            .y_grid_spacer(time_axis::value_spacer())
             .link_cursor(cursor, [true, false]);
         if changed {
             plot = plot.reset();

@@ -84,6 +84,9 @@ pub fn ui(
             }
         });
     ui.separator();
+    // A gap between the stacks, and room at the right edge: a time label at a plot's edge
+    // is centred on it, so half of it lies outside (A's last ran into B's first).
+    ui.spacing_mut().item_spacing.x = 28.0;
     ui.columns(2, |cols| {
         cols[0].label(format!("bands of A: {a_name}"));
         cols[0].push_id("compare a", |ui| {
@@ -93,7 +96,7 @@ pub fn ui(
         });
         cols[1].label(format!("bands of B: {b_name}"));
         cols[1].push_id("compare b", |ui| {
-            ui.allocate_ui(egui::vec2(ui.available_width(), 300.0), |ui| {
+            ui.allocate_ui(egui::vec2(ui.available_width() - 20.0, 300.0), |ui| {
                 super::bands::ui(ui, b, table, false, egui::Id::unique("compare b"))
             })
         });

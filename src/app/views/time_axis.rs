@@ -119,6 +119,16 @@ impl TimeFormat {
     }
 }
 
+/// Grid marks for a value axis at 1, 2, 5 × 10^k, a labelled one at least ~32 points
+/// apart: egui_plot's default steps by powers of ten, which left a band plot 150 points
+/// tall over ±0.8 with "0" as its only label.
+pub fn value_spacer() -> impl Fn(GridInput) -> Vec<GridMark> {
+    egui_plot::uniform_grid_spacer(|input: GridInput| {
+        let label = nice(input.base_step_size * 4.0);
+        [label / 10.0, label / 2.0, label]
+    })
+}
+
 /// The smallest of 1, 2, 5 × 10^k that is at least `x`.
 fn nice(x: f64) -> f64 {
     if !(x > 0.0) || !x.is_finite() {
@@ -289,5 +299,26 @@ mod tests {
                 .all(|l| l.parse::<i64>().is_ok_and(|v| v % 50 == 0)),
             "{labels:?}"
         );
+    }
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+
+    /// A band plot 150 points tall over ±0.8 gets labels at 0.2 or 0.5 steps, not just 0
+    /// (egui_plot labels a mark at least 20 points from the next).
+    #[test]
+    fn a_short_band_plot_gets_several_value_labels() {
+        let (lo, hi, height) = (-0.8, 0.8, 150.0);
+        let marks = value_spacer()(GridInput {
+            bounds: (lo, hi),
+            base_step_size: (hi - lo) / height * 8.0,
+        });
+        let labelled = marks
+            .iter()
+            .filter(|m| m.step_size * height / (hi - lo) >= 20.0)
+            .count();
+        assert!(labelled >= 3, "{marks:?}");
     }
 }
