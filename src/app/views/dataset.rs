@@ -177,6 +177,7 @@ impl DataSetView {
             .allow_boxed_zoom(false)
             .x_axis_formatter(fmt.axis(table))
             .x_grid_spacer(fmt.spacer())
+            .y_grid_spacer(super::time_axis::value_spacer())
             .x_axis_label("window start");
         if let Some(n) = owned.clone() {
             plot = plot.y_axis_formatter(move |mark, _| {
