@@ -244,6 +244,10 @@ fn slide(req: &Request) -> Result<Reads, String> {
     }
 }
 
+/// A piece of a configuration's prompts: their text one after another, and where each
+/// ends with its part.
+type Rendered = (String, Vec<(Part, usize)>);
+
 /// Prompts a thread renders at a time when a configuration's prompts are rendered.
 const RENDER_PIECE: usize = 2048;
 
@@ -395,7 +399,7 @@ impl<'a> Job<'a> {
             // Rendered in pieces on every core, then joined in order (the Data set pane
             // scores one configuration: a serial render left a core idle).
             let counted: Vec<(Part, &Unit)> = counted().collect();
-            let pieces: Vec<Result<(String, Vec<(Part, usize)>), String>> = counted
+            let pieces: Vec<Result<Rendered, String>> = counted
                 .par_chunks(RENDER_PIECE)
                 .map(|piece| {
                     let mut texts = String::new();

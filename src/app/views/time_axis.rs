@@ -131,7 +131,7 @@ pub fn value_spacer() -> impl Fn(GridInput) -> Vec<GridMark> {
 
 /// The smallest of 1, 2, 5 × 10^k that is at least `x`.
 fn nice(x: f64) -> f64 {
-    if !(x > 0.0) || !x.is_finite() {
+    if x.is_nan() || x <= 0.0 || !x.is_finite() {
         return 1.0;
     }
     let p = 10f64.powf(x.log10().floor());
