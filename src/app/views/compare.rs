@@ -1,5 +1,5 @@
-//! Compare: two configurations of the same window side by side: features, the prompt diff,
-//! and timings.
+//! Compare: two configurations of the same window side by side: features and timings, the
+//! prompt diff (above the fold), then both band stacks.
 
 use crate::app::diff::Side;
 use wavebench_core::data::Table;
@@ -84,24 +84,6 @@ pub fn ui(
             }
         });
     ui.separator();
-    // A gap between the stacks, and room at the right edge: a time label at a plot's edge
-    // is centred on it, so half of it lies outside (A's last ran into B's first).
-    ui.spacing_mut().item_spacing.x = 28.0;
-    ui.columns(2, |cols| {
-        cols[0].label(format!("bands of A: {a_name}"));
-        cols[0].push_id("compare a", |ui| {
-            ui.allocate_ui(egui::vec2(ui.available_width(), 300.0), |ui| {
-                super::bands::ui(ui, a, table, false, egui::Id::unique("compare a"))
-            })
-        });
-        cols[1].label(format!("bands of B: {b_name}"));
-        cols[1].push_id("compare b", |ui| {
-            ui.allocate_ui(egui::vec2(ui.available_width() - 20.0, 300.0), |ui| {
-                super::bands::ui(ui, b, table, false, egui::Id::unique("compare b"))
-            })
-        });
-    });
-    ui.separator();
     ui.label("Prompt diff (- A, + B; changed words highlighted):");
     let (pa, pb) = (
         a.prompt.as_deref().unwrap_or(""),
@@ -131,4 +113,22 @@ pub fn ui(
         }
         ui.label(job);
     }
+    ui.separator();
+    // A gap between the stacks, and room at the right edge: a time label at a plot's edge
+    // is centred on it, so half of it lies outside (A's last ran into B's first).
+    ui.spacing_mut().item_spacing.x = 28.0;
+    ui.columns(2, |cols| {
+        cols[0].label(format!("bands of A: {a_name}"));
+        cols[0].push_id("compare a", |ui| {
+            ui.allocate_ui(egui::vec2(ui.available_width(), 300.0), |ui| {
+                super::bands::ui(ui, a, table, false, egui::Id::unique("compare a"))
+            })
+        });
+        cols[1].label(format!("bands of B: {b_name}"));
+        cols[1].push_id("compare b", |ui| {
+            ui.allocate_ui(egui::vec2(ui.available_width() - 20.0, 300.0), |ui| {
+                super::bands::ui(ui, b, table, false, egui::Id::unique("compare b"))
+            })
+        });
+    });
 }

@@ -87,7 +87,9 @@ impl DataSetView {
                 survey.channel,
                 survey.starts.len()
             ));
-            ui.separator();
+        });
+        // Its own row: beside a label that wraps, the buttons sat inside the label's box.
+        ui.horizontal(|ui| {
             ui.label("scored on");
             ui.selectable_value(&mut self.part, Part::Val, "val");
             ui.selectable_value(&mut self.part, Part::Test, "test");
