@@ -22,7 +22,7 @@ use wavebench_core::pipeline::PathChoice;
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::{Borders, Claim, Diversity, Evaluation, Horizons, Part, Scorer, Split};
-use wavebench_core::stats::Lags;
+use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
 
 /// One configuration and template over the data set.
@@ -251,46 +251,15 @@ type Rendered = (String, Vec<(Part, usize)>);
 /// Prompts a thread renders at a time when a configuration's prompts are rendered.
 const RENDER_PIECE: usize = 2048;
 
-/// Time-LLM's statistics of one unit: the same in every configuration.
-#[derive(Debug, Clone)]
-pub(crate) struct Statistics {
-    min: f64,
-    max: f64,
-    median: f64,
-    trend: f64,
-    lags: Lags,
-    lags_clean: Lags,
-}
-
-impl Statistics {
-    fn of(f: &wavebench_core::features::Features) -> Self {
-        Statistics {
-            min: f.min,
-            max: f.max,
-            median: f.median,
-            trend: f.trend,
-            lags: f.lags.clone(),
-            lags_clean: f.lags_clean.clone(),
-        }
-    }
-
-    /// Put these statistics into features computed without them.
-    fn fill(&self, f: &mut wavebench_core::features::Features) {
-        (f.min, f.max, f.median, f.trend) = (self.min, self.max, self.median, self.trend);
-        f.lags = self.lags.clone();
-        f.lags_clean = self.lags_clean.clone();
-    }
-}
-
 /// What a caller that scores one data set under many configurations (the app's Data set
 /// pane) keeps between them: the scored units and, once computed, their Time-LLM
 /// statistics. Neither depends on the wavelet, level, mode or template; the caller keys
 /// it by everything else.
 pub struct Kept {
     pub scorer: Scorer,
-    stats: Option<Vec<Statistics>>,
+    stats: Option<Vec<SeriesStats>>,
     /// The survey timeline's channel, and its statistics over every window.
-    pub(crate) timeline: Option<(usize, Vec<Statistics>)>,
+    pub(crate) timeline: Option<(usize, Vec<SeriesStats>)>,
 }
 
 impl Kept {
@@ -334,8 +303,8 @@ impl<'a> Job<'a> {
     fn point(
         &self,
         point: &Point,
-        stats: Option<&[Statistics]>,
-    ) -> Result<(Vec<SweepRow>, Option<Vec<Statistics>>), String> {
+        stats: Option<&[SeriesStats]>,
+    ) -> Result<(Vec<SweepRow>, Option<Vec<SeriesStats>>), String> {
         let req = self.req;
         let spec = RunSpec::new(
             req.config(Some(point)),
@@ -366,7 +335,7 @@ impl<'a> Job<'a> {
             let mut parts = Vec::with_capacity(units.len());
             for (k, u) in units.iter_mut().enumerate() {
                 if let Some(s) = next_stats.as_mut().and_then(Iterator::next) {
-                    s.fill(&mut u.features);
+                    u.features.set_statistics(s);
                 }
                 parts.push(tally.push(self.scorer, h, u.window, k % channels, &u.features));
             }
@@ -457,7 +426,7 @@ impl<'a> Job<'a> {
             files
                 .iter()
                 .flat_map(|(units, _)| units)
-                .map(|u| Statistics::of(&u.features))
+                .map(|u| u.features.statistics())
                 .collect()
         });
         Ok((rows, stats))

@@ -2,7 +2,7 @@
 //! sweep of one, over the scored units of every channel) and, for one channel, every
 //! window's features and claims in time order (a run of that channel alone).
 
-use super::{Kept, Metric, Request, Statistics, Sweep};
+use super::{Kept, Metric, Request, Sweep};
 use wavebench_core::data::Table;
 use wavebench_core::engine::Selected;
 use wavebench_core::run_spec::{Purpose, RunSpec};
@@ -110,7 +110,7 @@ impl Survey {
         match known {
             Some((_, stats)) if stats.len() == mine.len() => {
                 for (u, s) in mine.iter_mut().zip(stats) {
-                    s.fill(&mut u.features);
+                    u.features.set_statistics(s);
                 }
             }
             Some((_, stats)) => {
@@ -121,7 +121,7 @@ impl Survey {
                 ))
             }
             None => {
-                let stats = mine.iter().map(|u| Statistics::of(&u.features)).collect();
+                let stats = mine.iter().map(|u| u.features.statistics()).collect();
                 kept.timeline = Some((channel, stats));
             }
         }

@@ -299,7 +299,12 @@ pub(crate) fn features(
         };
         chunks.push(Chunk {
             windows: w.clone(),
-            constant: rows.constant_series(),
+            // Only a run that words constant input needs to know it.
+            constant: if shape.describe.seed_compatible {
+                Vec::new()
+            } else {
+                rows.constant_series()
+            },
             groups,
             features: feats,
         });
@@ -337,9 +342,10 @@ pub(crate) fn features(
         }
         units.extend(groups.into_iter().zip(feats).map(
             |((series, window, column), mut features)| {
-                shape
-                    .describe
-                    .apply(&mut features, series.clone().all(|k| constant[k]));
+                shape.describe.apply(
+                    &mut features,
+                    series.clone().all(|k| constant.get(k) == Some(&true)),
+                );
                 let start = shape.windows.start(window);
                 // Series of one window share its time: format it once.
                 let start_time = match &last_time {
@@ -440,7 +446,8 @@ fn collect(
 /// features (None while a device engine holds the chunk's summaries).
 struct Chunk {
     windows: Range<usize>,
-    /// Whether each series of the chunk is constant.
+    /// Whether each series of the chunk is constant (empty when the run keeps the seed's
+    /// wording).
     constant: Vec<bool>,
     groups: Groups,
     features: Option<Vec<Features>>,

@@ -98,6 +98,26 @@ pub struct Features {
 }
 
 impl Features {
+    /// Time-LLM's statistics these features hold (the group's, as `compute` made them).
+    pub fn statistics(&self) -> crate::stats::SeriesStats {
+        crate::stats::SeriesStats {
+            min: self.min,
+            max: self.max,
+            median: self.median,
+            trend: self.trend,
+            lags: self.lags.clone(),
+            lags_clean: self.lags_clean.clone(),
+        }
+    }
+
+    /// Put Time-LLM's statistics into features computed without them (a sweep computes
+    /// them once: they do not depend on the wavelet).
+    pub fn set_statistics(&mut self, s: &crate::stats::SeriesStats) {
+        (self.min, self.max, self.median, self.trend) = (s.min, s.max, s.median, s.trend);
+        self.lags = s.lags.clone();
+        self.lags_clean = s.lags_clean.clone();
+    }
+
     /// Time-LLM's statistics alone, for a template that reads nothing else (`timellm`,
     /// `Reads::NOTHING`): no transform is run for it, so the wavelet features are empty.
     pub fn of_statistics(s: crate::stats::SeriesStats) -> Features {
