@@ -1,17 +1,25 @@
 //! Table → windows → batches → engine summaries → features: the headless pipeline, in
 //! chunks of windows so memory stays bounded, timed stage by stage (docs/timing.md).
 
+mod inspect;
+mod slide;
+
+pub use inspect::Inspection;
+pub(crate) use inspect::{inspect, InspectRequest};
+use slide::slide_chunk;
+pub(crate) use slide::sliding_path;
+pub use slide::PathChoice;
+
 use crate::data::{Normalize, Table, Windows};
-use crate::engine::sliding::{self, SlidePlan};
+use crate::engine::sliding;
 use crate::engine::{
     self, DType, Engine, EngineError, EngineKind, Plan, Queued, SeriesSummary, StatsRequest,
     WindowBatch,
 };
 use crate::features::degenerate::{self, Describe};
-use crate::features::{self, margin, Aggregate, Features, Reads, Unit};
-use crate::timing::{PathUsed, Stage, StageClock, Timer};
+use crate::features::{self, Aggregate, Features, Reads, Unit};
+use crate::timing::{PathUsed, Stage, Timer};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
@@ -168,59 +176,6 @@ fn groups(shape: &Shape<'_>, w: Range<usize>) -> Groups {
             })
             .collect(),
     }
-}
-
-/// How band summaries are computed (`--path`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum PathChoice {
-    /// Slide wherever every value written stays the same: the prompts of `bench` (and of
-    /// `prompts --path sliding`); never the feature values of `features`. Tried on the
-    /// first 4,096 windows and kept only where it settles most of their prompts
-    #[default]
-    Auto,
-    /// Every window transformed on its own, the reference
-    Window,
-    /// Also for `prompts`: the prompts stay the same, the feature values written beside
-    /// them may differ in their last digits (float32: about 1e-6 relative)
-    Sliding,
-}
-
-/// The sliding path (`engine::sliding`) for this run, or why the run goes window by
-/// window. The one place that decides it.
-pub(crate) fn sliding_path(
-    engine: EngineKind,
-    shape: &Shape<'_>,
-) -> Result<(SlidePlan, Reads), String> {
-    let reads = shape.slide.clone()?;
-    if shape.windows.count < 2 {
-        return Err("one window: nothing to slide over".into());
-    }
-    if engine != EngineKind::Native {
-        return Err(format!("the {engine} engine transforms each window"));
-    }
-    if reads.numbers {
-        return Err("the template prints wavelet features' numbers".into());
-    }
-    let w = shape.windows;
-    // A task transforms stride x windows + seq_len samples once; past a quarter of the
-    // window, that is no longer less than transforming each window.
-    if w.stride * 4 > w.seq_len {
-        return Err(format!(
-            "stride {} is over a quarter of the window",
-            w.stride
-        ));
-    }
-    if shape.plan.mode.extrapolates() && shape.dtype == DType::F32 {
-        return Err(format!(
-            "mode {} extrapolates: float32's bound there is too loose",
-            shape.plan.mode
-        ));
-    }
-    let sp = SlidePlan::new(shape.plan)
-        .ok_or_else(|| "the windows are too short for the filter to slide".to_string())?;
-    Ok((sp, reads))
 }
 
 /// Run the pipeline to features. `progress` is told how many windows are done after each
@@ -456,169 +411,3 @@ struct Chunk {
 /// What each prompt of a chunk describes: its series (a range of the chunk's summaries),
 /// its window and, for `series` aggregation, its channel.
 type Groups = Vec<(Range<usize>, usize, Option<Arc<str>>)>;
-
-/// One chunk on the sliding path: every group's features from the sliding summaries, and
-/// those of each group that is not settled (`features::margin`) again from the per-window
-/// path's. Returns the features and how many windows were recomputed.
-fn slide_chunk(
-    shape: &Shape<'_>,
-    batch: &WindowBatch<'_>,
-    sp: &SlidePlan,
-    reads: &Reads,
-    groups: &Groups,
-    stats: Option<StatsRequest>,
-    timer: &mut Timer,
-) -> (Vec<Features>, usize) {
-    let work = shape.plan.work_dtype(shape.dtype);
-    let clock = StageClock::default();
-    let t = Instant::now();
-    let (sums, tols) = match work {
-        DType::F32 => sliding::summarize_windows::<f32>(batch, sp, stats, &clock),
-        DType::F64 => sliding::summarize_windows::<f64>(batch, sp, stats, &clock),
-    };
-    clock.charge(t.elapsed(), timer);
-
-    let mut feats = features_of(&sums, groups, timer);
-    let t = Instant::now();
-    let n = shape.table.channels.len();
-    // The windows of each unsettled group; series of one window share one recomputation.
-    let mut redo: Vec<(Range<usize>, Vec<usize>)> = Vec::new();
-    let unsettled: Vec<usize> = (0..groups.len())
-        .into_par_iter()
-        .filter(|&g| {
-            let r = groups[g].0.clone();
-            !margin::settled(&sums[r.clone()], &tols[r], &feats[g], reads)
-        })
-        .collect();
-    for g in unsettled {
-        let r = &groups[g].0;
-        let wins = batch.range.start + r.start / n..batch.range.start + r.end.div_ceil(n);
-        match redo.last_mut() {
-            Some((last, gs)) if *last == wins => gs.push(g),
-            _ => redo.push((wins, vec![g])),
-        }
-    }
-    timer.add(Stage::Difficulty, t.elapsed());
-
-    let clock = StageClock::default();
-    let t = Instant::now();
-    let exact: Vec<(usize, Features)> = redo
-        .par_iter()
-        .flat_map_iter(|(wins, gs)| {
-            let b = WindowBatch {
-                range: wins.clone(),
-                ..batch.clone()
-            };
-            let sums = match work {
-                DType::F32 => {
-                    engine::native::summarize_windows::<f32>(&b, shape.plan, stats, &clock)
-                }
-                DType::F64 => {
-                    engine::native::summarize_windows::<f64>(&b, shape.plan, stats, &clock)
-                }
-            };
-            let first = (wins.start - batch.range.start) * n;
-            gs.iter()
-                .map(|&g| {
-                    let r = &groups[g].0;
-                    (g, features::compute(&sums[r.start - first..r.end - first]))
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    clock.charge(t.elapsed(), timer);
-    for (g, f) in exact {
-        feats[g] = f;
-    }
-    (feats, redo.iter().map(|(w, _)| w.len()).sum())
-}
-
-/// Everything the app shows about one channel of one window.
-#[derive(Debug, Clone)]
-pub struct Inspection {
-    pub window: usize,
-    pub start: usize,
-    /// The time at `start` (see `Unit::start_time`).
-    pub start_time: String,
-    /// The window as the engine saw it (normalised).
-    pub x: Vec<f64>,
-    /// `[cA_n, cD_n, …, cD_1]`.
-    pub coeffs: Vec<Vec<f64>>,
-    /// Per-band reconstruction (MRA), each as long as the window.
-    pub mra: Vec<Vec<f64>>,
-    /// Samples at each end of each band that the signal extension reaches.
-    pub boundary: Vec<usize>,
-    pub features: Features,
-    pub prompt: Result<String, crate::prompt::TemplateError>,
-    pub timer: Timer,
-    pub engine: String,
-    pub device: String,
-}
-
-/// What to inspect, and how to describe it.
-pub(crate) struct InspectRequest<'a> {
-    pub shape: Shape<'a>,
-    pub channel: usize,
-    pub window: usize,
-    pub prompter: &'a crate::prompt::Prompter,
-    pub description: &'a str,
-    pub pred_len: usize,
-    /// Synchronise the device at stage boundaries (see `Timer::precise`).
-    pub precise: bool,
-}
-
-/// One channel of one window through the same path as the whole pipeline (so its
-/// features and prompt equal that unit's in `features`/`prompts`), plus the arrays to plot.
-pub(crate) fn inspect(
-    engine: &mut Box<dyn Engine>,
-    notice: &mut Option<String>,
-    req: &InspectRequest<'_>,
-) -> Result<Inspection, EngineError> {
-    let shape = &req.shape;
-    let mut timer = Timer::new(req.precise);
-    let seq = shape.windows.seq_len;
-    let start = shape.windows.start(req.window);
-    // The same engine call as `features` makes, on a batch of this one series, so the
-    // numbers (to the last bit) and the prompt are that unit's.
-    let rows = shape.rows_of([req.channel], req.window..req.window + 1);
-    let one = rows.batch();
-    let sums = engine::with_fallback(engine, notice, |e| {
-        e.summarize_windows(&one, shape.plan, Some(StatsRequest::ALL), &mut timer)
-    })?;
-    let batch = one.gather();
-    let mut features = timer.time(Stage::Difficulty, || features::compute(&sums));
-    shape
-        .describe
-        .apply(&mut features, rows.constant_series().first() == Some(&true));
-    let prompt = timer.time(Stage::Render, || {
-        req.prompter.render(&crate::prompt::PromptVars {
-            features: &features,
-            description: req.description,
-            seq_len: seq,
-            pred_len: req.pred_len,
-        })
-    });
-    // The arrays to plot come from the native kernels (microseconds for one window).
-    let coeffs = engine::native::decompose(&batch.to_f64(), shape.plan);
-    let offsets = &shape.plan.offsets;
-    let bands = (0..shape.plan.bands())
-        .map(|k| coeffs[offsets[k]..offsets[k] + shape.plan.band_lens[k]].to_vec())
-        .collect();
-    let mra = engine::inverse::mra(&coeffs, shape.plan);
-    Ok(Inspection {
-        window: req.window,
-        start,
-        start_time: shape.table.time_label(start),
-        x: batch.to_f64(),
-        coeffs: bands,
-        mra,
-        boundary: (0..shape.plan.bands())
-            .map(|k| shape.plan.boundary_width(k))
-            .collect(),
-        features,
-        prompt,
-        timer,
-        engine: engine.kind().name().to_string(),
-        device: engine.device_name(),
-    })
-}
