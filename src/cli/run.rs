@@ -263,19 +263,19 @@ fn constant_warning(files: &[FileUnits]) -> Option<String> {
     use wavebench_core::features::Degenerate;
     let units = files.iter().flat_map(|f| &f.units);
     let total = units.clone().count();
-    let mut by_column: Vec<(String, usize)> = Vec::new();
+    // A count per column (a data set may have thousands), the most first, then by name.
+    let mut counts: std::collections::HashMap<&str, usize> = Default::default();
     for u in units.filter(|u| u.features.degenerate == Some(Degenerate::Constant)) {
-        let name = u.column.as_deref().unwrap_or("all channels");
-        match by_column.iter_mut().find(|(c, _)| c == name) {
-            Some((_, n)) => *n += 1,
-            None => by_column.push((name.to_string(), 1)),
-        }
+        *counts
+            .entry(u.column.as_deref().unwrap_or("all channels"))
+            .or_default() += 1;
     }
-    let constant: usize = by_column.iter().map(|(_, n)| n).sum();
+    let constant: usize = counts.values().sum();
     if constant == 0 {
         return None;
     }
-    by_column.sort_by_key(|c| std::cmp::Reverse(c.1));
+    let mut by_column: Vec<(&str, usize)> = counts.into_iter().collect();
+    by_column.sort_by_key(|&(c, n)| (std::cmp::Reverse(n), c));
     const SHOWN: usize = 5;
     let mut columns: Vec<String> = by_column
         .iter()
