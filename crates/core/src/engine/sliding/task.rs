@@ -1,0 +1,403 @@
+//! One task of the sliding path: consecutive windows of one channel, in five stages. Once
+//! per task, the span's stationary transform ([`transform`]) and its phased prefix sums
+//! ([`phased`]); then block by block, the windows' normalisation and statistics
+//! ([`statistics`]), their edge coefficients ([`edges`]) and their band moments
+//! ([`moments`]). Every stage is `inline(always)`, so it is compiled into the caller's
+//! instruction-set frame (`run_task`).
+
+use super::plan::{SlidePlan, Src};
+use super::{Job, BLOCK, TASK_WINDOWS, U64};
+use crate::data::Affine;
+use crate::engine::summary::{BandSummary, BandTol, SeriesSummary, SeriesTol};
+use crate::numeric::real::{DType, Real};
+use crate::stats::{SeriesStats, SlidingOrder, StatsScratch};
+use crate::timing::Stage;
+use std::ops::Range;
+use std::time::Instant;
+
+/// A band's sequence (`A_j` or `D_j`) over a task's span, and its prefix sums of values
+/// and squares along each phase of step `2^j`.
+struct Phased<'a> {
+    v: &'a [f64],
+    sum: Vec<f64>,
+    sq: Vec<f64>,
+}
+
+/// What the blocks of one task share.
+struct Span<'a> {
+    /// The channel, and the task's first window.
+    c: usize,
+    w0: usize,
+    /// The channel's row where the span starts.
+    start: usize,
+    /// The span's first window's mean, taken out of every sample before the transform.
+    origin: f64,
+    /// The unit roundoff of the per-window path's precision.
+    unit: f64,
+    /// `A_j` over the span, level by level.
+    approx: &'a [Vec<f64>],
+    /// Every level's edge slots side by side: level l's start at `at_level[l]`.
+    at_level: Vec<usize>,
+}
+
+impl Span<'_> {
+    /// Where window `i`'s series sits in the task's output (all channels, window-major).
+    fn slot(&self, i: usize, channels: usize) -> usize {
+        (i - self.w0) * channels + self.c
+    }
+}
+
+/// One task's working memory for its blocks of windows.
+struct Scratch<W> {
+    order: SlidingOrder,
+    fft: Option<StatsScratch>,
+    row: Vec<W>,
+    maps: Vec<Affine>,
+    /// Every edge of every window of the block, slot-major (`slot * BLOCK + window`).
+    edge_a: Vec<f64>,
+    edge_d: Vec<f64>,
+    xv: Vec<f64>,
+    deltas: [f64; BLOCK],
+    edge_sums: [[f64; BLOCK]; 5],
+}
+
+/// Windows `w` of channel `c`, into `sums`/`tols`, which hold the series of windows `w`
+/// (all channels, window-major).
+#[inline(always)]
+pub(super) fn task<W: Real>(
+    job: &Job<'_, '_>,
+    c: usize,
+    w: Range<usize>,
+    sums: &mut [SeriesSummary],
+    tols: &mut [SeriesTol],
+) {
+    let Job {
+        batch,
+        sp,
+        stats,
+        clock,
+    } = *job;
+    let t_len = sp.len;
+    let windows = batch.windows;
+    // The span starts at the task's first window in the run's numbering (TASK_WINDOWS),
+    // when the batch holds its rows; a batch made by hand that does not, or whose rows
+    // there are not finite (outside this part of the run, so unchecked), starts at its own.
+    let first = windows.start(w.start);
+    let channel = batch.channels[c];
+    let span0 = first
+        .checked_sub((windows.first + w.start) % TASK_WINDOWS * windows.stride)
+        .filter(|&s| channel[s..first].iter().all(|v| v.is_finite()))
+        .unwrap_or(first);
+    let span1 = windows.start(w.end - 1) + t_len;
+    let xs = &channel[span0..span1];
+    let mut t = Instant::now();
+
+    // Transform the span relative to its first window's mean: the sums then carry no large
+    // offset to cancel (every window's own mean is taken out exactly below, whatever the
+    // origin), and the origin does not depend on where the batch ends.
+    let origin = xs[..t_len].iter().sum::<f64>() / t_len as f64;
+    let (approx, detail) = transform(sp, xs, origin);
+    t = clock.lap(Stage::Decompose, t);
+    let phased = phased(sp, &approx, &detail);
+    t = clock.lap(Stage::Frequency, t);
+
+    let mut at_level = Vec::with_capacity(sp.levels.len() + 1);
+    at_level.push(0);
+    for lv in &sp.levels {
+        at_level.push(at_level.last().copied().unwrap_or(0) + lv.edges());
+    }
+    let slots = at_level[sp.levels.len()];
+    let span = Span {
+        c,
+        w0: w.start,
+        start: span0,
+        origin,
+        unit: match batch.dtype {
+            DType::F32 => f32::EPSILON as f64 / 2.0,
+            DType::F64 => U64,
+        },
+        approx: &approx,
+        at_level,
+    };
+    let mut s = Scratch {
+        order: SlidingOrder::for_stride(t_len, windows.stride),
+        fft: stats.map(|_| StatsScratch::new(t_len)),
+        row: vec![W::ZERO; t_len],
+        maps: Vec::with_capacity(BLOCK),
+        edge_a: vec![0.0; BLOCK * slots],
+        edge_d: vec![0.0; BLOCK * slots],
+        xv: vec![0.0; BLOCK],
+        deltas: [0.0; BLOCK],
+        edge_sums: [[0.0; BLOCK]; 5],
+    };
+    let ws: Vec<usize> = w.collect();
+    for block in ws.chunks(BLOCK) {
+        // The per-window path's own normalisation, to the bit.
+        s.maps.clear();
+        let raws: Vec<&[f64]> = block.iter().map(|&i| batch.raw(i, c)).collect();
+        batch.normalize.affines_into(&raws, &mut s.maps);
+        t = clock.lap(Stage::Prepare, t);
+        statistics(job, &span, block, &mut s, sums, tols);
+        t = clock.lap(Stage::Statistics, t);
+        edges(job, &span, block, &mut s);
+        t = clock.lap(Stage::Decompose, t);
+        moments(job, &span, &phased, block, &mut s, sums, tols);
+        t = clock.lap(Stage::Frequency, t);
+    }
+}
+
+/// `A_j` and `D_j` over the span (`xs` less `origin`), level by level; zero where the span
+/// does not hold their inputs (no window's interior reads there).
+#[inline(always)]
+fn transform(sp: &SlidePlan, xs: &[f64], origin: f64) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let (f, nl, span) = (sp.filter, sp.levels.len(), xs.len());
+    let a0: Vec<f64> = xs.iter().map(|v| v - origin).collect();
+    let mut approx: Vec<Vec<f64>> = Vec::with_capacity(nl);
+    let mut detail: Vec<Vec<f64>> = Vec::with_capacity(nl);
+    let mut valid = 0..span as isize;
+    for lv in &sp.levels {
+        let src = approx.last().unwrap_or(&a0);
+        let d = lv.dil as isize;
+        let lo = valid.start - d * lv.first;
+        let hi = valid.end - d * (f as isize - 1 + lv.first);
+        let (mut a, mut dd) = (vec![0.0; span], vec![0.0; span]);
+        if hi > lo {
+            let (lo, hi) = (lo as usize, hi as usize);
+            for tap in 0..f {
+                let off = (lo as isize + d * (tap as isize + lv.first)) as usize;
+                let input = &src[off..off + (hi - lo)];
+                let (cl, ch) = (sp.lo[tap], sp.hi[tap]);
+                for ((x, ya), yd) in input.iter().zip(&mut a[lo..hi]).zip(&mut dd[lo..hi]) {
+                    *ya += cl * x;
+                    *yd += ch * x;
+                }
+            }
+        }
+        valid = lo..hi.max(lo);
+        approx.push(a);
+        detail.push(dd);
+    }
+    (approx, detail)
+}
+
+/// Each band's sequence with its prefix sums along the phases of its step (pywt order).
+#[inline(always)]
+fn phased<'a>(sp: &SlidePlan, approx: &'a [Vec<f64>], detail: &'a [Vec<f64>]) -> Vec<Phased<'a>> {
+    (0..sp.bands())
+        .map(|k| {
+            let (j, is_a) = sp.band(k);
+            let v = if is_a { &approx[j - 1] } else { &detail[j - 1] };
+            let step = 1 << j;
+            let (mut sum, mut sq) = (v.clone(), v.iter().map(|x| x * x).collect::<Vec<_>>());
+            for q in step..v.len() {
+                sum[q] += sum[q - step];
+                sq[q] += sq[q - step];
+            }
+            Phased { v, sum, sq }
+        })
+        .collect()
+}
+
+/// The block's statistics (min/max/median from the sliding order, the trend, the lags
+/// where asked for), each window's tolerance `delta` against the per-window path, and its
+/// summary and tolerance cleared for the bands.
+#[inline(always)]
+fn statistics<W: Real>(
+    job: &Job<'_, '_>,
+    span: &Span<'_>,
+    block: &[usize],
+    s: &mut Scratch<W>,
+    sums: &mut [SeriesSummary],
+    tols: &mut [SeriesTol],
+) {
+    let (batch, sp, stats) = (job.batch, job.sp, job.stats);
+    let (c, t_len, n) = (span.c, sp.len, batch.channel_count());
+    let windows = batch.windows;
+    for (b, (&i, aff)) in block.iter().zip(&s.maps).enumerate() {
+        let start = windows.start(i);
+        let raw = &batch.channels[c][start..start + t_len];
+        let norm = |v: f64| batch.dtype.round(aff.map(v));
+        let (lo_v, hi_v, mid_v) = s.order.window(batch.channels[c], start);
+        // How far apart the two paths' coefficients can be: the per-window path's
+        // rounding, plus this path's own (f64, on values offset by the window's mean).
+        let big = norm(lo_v).abs().max(norm(hi_v).abs());
+        let shift = aff.mean - span.origin;
+        let delta = sp.gain * (span.unit * big + 4.0 * U64 * (big + shift.abs() * aff.scale));
+        s.deltas[b] = delta;
+        let tol = &mut tols[span.slot(i, n)];
+        tol.delta = delta;
+        tol.bands.clear();
+        let summary = &mut sums[span.slot(i, n)];
+        summary.bands.clear();
+        summary.stats = stats.map(|req| {
+            let (lags, lags_clean) = match s.fft.as_mut() {
+                Some(fft) if req.lags_for((i - batch.range.start) * n + c) => {
+                    for (r, &v) in s.row.iter_mut().zip(raw) {
+                        *r = W::from_f64(norm(v));
+                    }
+                    fft.lags_of(&s.row)
+                }
+                _ => Default::default(),
+            };
+            SeriesStats {
+                min: norm(lo_v),
+                max: norm(hi_v),
+                median: norm(mid_v),
+                trend: norm(raw[t_len - 1]) - norm(raw[0]),
+                lags,
+                lags_clean,
+            }
+        });
+    }
+}
+
+/// Every edge coefficient of every window of the block, level by level, slot-major: each
+/// input is one multiply-add over the block's windows, in vectors.
+#[inline(always)]
+fn edges<W>(job: &Job<'_, '_>, span: &Span<'_>, block: &[usize], s: &mut Scratch<W>) {
+    let (batch, sp) = (job.batch, job.sp);
+    let (windows, channel) = (batch.windows, batch.channels[span.c]);
+    let at_level = &span.at_level;
+    let nb = block.len();
+    for (l, lv) in sp.levels.iter().enumerate() {
+        let (prev, cur) = s.edge_a.split_at_mut(at_level[l] * BLOCK);
+        let cur_a = &mut cur[..lv.edges() * BLOCK];
+        let cur_d = &mut s.edge_d[at_level[l] * BLOCK..][..lv.edges() * BLOCK];
+        cur_a.fill(0.0);
+        cur_d.fill(0.0);
+        for side in &lv.sides {
+            let ne = side.slots.len();
+            if ne == 0 {
+                continue;
+            }
+            for (src, col) in side.refs.iter().zip(side.columns.chunks_exact(2 * ne)) {
+                let x = &mut s.xv[..nb];
+                match *src {
+                    Src::Raw(i) => {
+                        for (x, &w) in x.iter_mut().zip(block) {
+                            *x = channel[windows.start(w) + i] - span.origin;
+                        }
+                    }
+                    Src::Interior(i) => {
+                        let (a, step) = (&span.approx[l - 1], sp.levels[l - 1].dil * 2);
+                        for (x, &w) in x.iter_mut().zip(block) {
+                            *x = a[windows.start(w) - span.start + step * i];
+                        }
+                    }
+                    Src::Edge(e) => {
+                        x.copy_from_slice(&prev[(at_level[l - 1] + e) * BLOCK..][..nb]);
+                    }
+                }
+                let (cl, ch) = col.split_at(ne);
+                for (k, (wa, wd)) in side.slots.clone().zip(cl.iter().zip(ch)) {
+                    let ya = &mut cur_a[k * BLOCK..][..nb];
+                    for (y, x) in ya.iter_mut().zip(x.iter()) {
+                        *y += wa * x;
+                    }
+                    let yd = &mut cur_d[k * BLOCK..][..nb];
+                    for (y, x) in yd.iter_mut().zip(x.iter()) {
+                        *y += wd * x;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Band by band, every window of the block side by side: the edge sums run over the
+/// slot-major edges in vectors, then each window's moments (normalised) and their
+/// tolerances are assembled from the prefix sums and the edges.
+#[inline(always)]
+fn moments<W>(
+    job: &Job<'_, '_>,
+    span: &Span<'_>,
+    phased: &[Phased<'_>],
+    block: &[usize],
+    s: &mut Scratch<W>,
+    sums: &mut [SeriesSummary],
+    tols: &mut [SeriesTol],
+) {
+    let (batch, sp) = (job.batch, job.sp);
+    let (windows, channels) = (batch.windows, batch.channel_count());
+    let nb = block.len();
+    for (k, ph) in phased.iter().enumerate() {
+        let (j, is_a) = sp.band(k);
+        let lv = &sp.levels[j - 1];
+        let step = 1usize << j;
+        let all = if is_a { &s.edge_a } else { &s.edge_d };
+        let base = span.at_level[j - 1];
+        let edge = |e: usize| &all[(base + e) * BLOCK..][..nb];
+        for acc in s.edge_sums.iter_mut() {
+            acc[..nb].fill(0.0);
+        }
+        let [s_edge, q_edge, x_edge, abs_edge, abs_xk] = &mut s.edge_sums;
+        for (e, &o) in sp.edge_ones[k].iter().enumerate() {
+            for (b, &v) in edge(e).iter().enumerate() {
+                s_edge[b] += v;
+                q_edge[b] += v * v;
+                x_edge[b] += v * o;
+                abs_edge[b] += v.abs();
+                abs_xk[b] += (v * o).abs();
+            }
+        }
+        let ones = &sp.ones[k];
+        let (lo, hi) = (lv.interior.start, lv.interior.end);
+        let len = lv.n_out;
+        let n = len as f64;
+        let k_int = ones[lo];
+        for (b, (&i, aff)) in block.iter().zip(&s.maps).enumerate() {
+            let q = windows.start(i) - span.start;
+            let shift = aff.mean - span.origin;
+            let scale = aff.scale;
+            let delta = s.deltas[b];
+            let at = |o: usize| q + step * o;
+            let before = |p: &[f64]| {
+                if lo > 0 {
+                    p[at(lo - 1)]
+                } else if q >= step {
+                    p[q - step]
+                } else {
+                    0.0
+                }
+            };
+            let (s_hi, s_lo) = (ph.sum[at(hi - 1)], before(&ph.sum));
+            let (q_hi, q_lo) = (ph.sq[at(hi - 1)], before(&ph.sq));
+            let (s_int, q_int) = (s_hi - s_lo, q_hi - q_lo);
+            let (sum, sq) = (s_int + s_edge[b], q_int + q_edge[b]);
+            let cross = k_int * s_int + x_edge[b];
+            let s_n = scale * (sum - shift * sp.ones_sum[k]);
+            let q_n = scale * scale * (sq - 2.0 * shift * cross + shift * shift * sp.ones_sq[k]);
+            let mean = s_n / n;
+            let coef = |o: usize| match lv.slot(o) {
+                Some(e) => edge(e)[b],
+                None => ph.v[at(o)],
+            };
+            let value = |o: usize| scale * (coef(o) - shift * ones[o]);
+            sums[span.slot(i, channels)].bands.push(BandSummary {
+                energy: q_n.max(0.0),
+                mean,
+                m2: (q_n - s_n * mean).max(0.0),
+                first: value(0),
+                last: value(len - 1),
+                len,
+            });
+            // This path's rounding: f64 sums whose terms are as large as the prefix sums
+            // (`q / step + hi` of them: `step` is a power of two).
+            let prefix = q_hi.abs() + q_lo.abs();
+            let terms = (((q >> j) + hi) as f64 * prefix).sqrt();
+            let slide_e = 16.0
+                * U64
+                * scale
+                * scale
+                * (prefix
+                    + q_edge[b]
+                    + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk[b])
+                    + shift * shift * sp.ones_sq[k]);
+            let slide_s = 16.0 * U64 * scale * (terms + abs_edge[b] + shift.abs() * sp.ones_abs[k]);
+            tols[span.slot(i, channels)].bands.push(BandTol {
+                energy: 2.0 * delta * (n * q_n.max(0.0)).sqrt() + n * delta * delta + slide_e,
+                sum: n * delta + slide_s,
+            });
+        }
+    }
+}
