@@ -1,0 +1,222 @@
+//! Writing results: a regular file (or a new path) is replaced atomically (temporary file
+//! in the same folder, then rename), so a failed or interrupted run never leaves a half
+//! file; a symbolic link is followed and its target replaced, never the link; a device, a
+//! FIFO or a socket (`/dev/stdout`, a pipe) is written to directly; `-` is standard output.
+
+mod records;
+
+pub use records::{write_features, write_prompts, FeatureFormat};
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Temporary files being written, removed by `remove_temporaries` when the process is
+/// interrupted (Ctrl-C, SIGTERM) so no hidden half file stays behind.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Remove every temporary file still being written (called on an interrupt).
+pub fn remove_temporaries() {
+    if let Ok(mut list) = TEMPORARIES.lock() {
+        for p in list.drain(..) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn track(tmp: &Path, on: bool) {
+    if let Ok(mut list) = TEMPORARIES.lock() {
+        if on {
+            list.push(tmp.to_path_buf());
+        } else {
+            list.retain(|p| p != tmp);
+        }
+    }
+}
+
+/// Where to write for `path`: the file itself, or what its symbolic links end at; for a
+/// dangling chain, the path its last link names (to be created). A loop of links is
+/// refused: writing "beside" it would turn one of the links into a plain file.
+fn resolve(path: &Path) -> Result<PathBuf, String> {
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    let looped = || {
+        format!(
+            "{}: a loop of symbolic links; name a file or a link that ends at one",
+            path.display()
+        )
+    };
+    let mut at = path.to_path_buf();
+    // Linux follows at most 40 links (ELOOP); so do we.
+    for _ in 0..=40 {
+        if !is_link(&at) {
+            return Ok(at);
+        }
+        match std::fs::metadata(&at) {
+            // The chain ends at something that exists. `/dev/stdout` ends at a pipe that
+            // has no path (`canonicalize` fails) but opens all the same.
+            Ok(_) => return Ok(std::fs::canonicalize(&at).unwrap_or(at)),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(looped()),
+            Err(_) => {}
+        }
+        let target = std::fs::read_link(&at)
+            .map_err(|e| format!("{}: cannot read the link: {e}", path.display()))?;
+        at = match at.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    Err(looped())
+}
+
+/// `path` as the absolute place its bytes live: links followed, `.`/`..` and the
+/// folders' own links resolved; for a file yet to be made, its folder resolved.
+fn real_place(path: &Path) -> Result<PathBuf, String> {
+    let target = resolve(path)?;
+    if let Ok(p) = std::fs::canonicalize(&target) {
+        return Ok(p);
+    }
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    Ok(match target.file_name() {
+        Some(name) => dir.join(name),
+        None => dir,
+    })
+}
+
+/// Refuse, before any work, an output that cannot be written (a closed standard output)
+/// or that would overwrite one of the run's inputs: `output` is, or lies inside, one of
+/// `inputs` (files, folders, or glob patterns, whose matches count), after following
+/// links. Devices and FIFOs are streams, never refused.
+pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> Result<(), String> {
+    if output.as_os_str() == "-" && stdout_is_closed() {
+        // Said before any work, not after it.
+        return Err(
+            "standard output is closed (the runtime put /dev/null in its place): nothing written to - would reach anyone; name a file with -o".into(),
+        );
+    }
+    if output.as_os_str() == "-" || is_stream(output) {
+        return Ok(());
+    }
+    let out = real_place(output)?;
+    for &input in inputs {
+        // A file or folder as itself; a glob as the files the run will read (the data
+        // set's own expansion, so the two cannot disagree).
+        let places: Vec<PathBuf> = if input.exists() {
+            vec![real_place(input)?]
+        } else {
+            crate::data::DataSet::resolve(input).map_or_else(|_| Vec::new(), |set| set.files)
+        };
+        for place in places {
+            let place = std::fs::canonicalize(&place).unwrap_or(place);
+            let inside = place.is_dir() && out.starts_with(&place);
+            if out == place || inside {
+                let how = if inside { "lies inside" } else { "is" };
+                return Err(format!(
+                    "{}: the output {how} the input {}; writing it would destroy the input: choose another -o",
+                    output.display(),
+                    input.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A device, FIFO or socket (`/dev/stdout`, a named pipe): written as a stream, in the
+/// text format a command gives standard output.
+pub fn is_stream(path: &Path) -> bool {
+    resolve(path).is_ok_and(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()))
+}
+
+/// Whether standard output was closed when the process started (`wavebench … -o - >&-`).
+/// Rust's runtime reopens a closed descriptor 1 on `/dev/null` for reading and writing
+/// before `main`, so every write would vanish and the run end "successfully" with nothing
+/// written. A shell's `> /dev/null` opens it write-only, so the two can be told apart.
+pub fn stdout_is_closed() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: F_GETFD and F_GETFL only read the descriptor's flags; fstat only fills `st`.
+    unsafe {
+        if libc::fcntl(1, libc::F_GETFD) == -1 {
+            return true;
+        }
+        let read_write = libc::fcntl(1, libc::F_GETFL) & libc::O_ACCMODE == libc::O_RDWR;
+        let mut st: libc::stat = std::mem::zeroed();
+        let is_char = libc::fstat(1, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFCHR;
+        read_write
+            && is_char
+            && std::fs::metadata("/dev/null").is_ok_and(|null| null.rdev() == st.st_rdev)
+    }
+}
+
+/// Write what `fill` produces to `path` (see the module's rules).
+pub fn write_atomic(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), String> {
+    if path.as_os_str() == "-" {
+        if stdout_is_closed() {
+            return Err(
+                "standard output is closed (the runtime put /dev/null in its place): nothing written to - would reach anyone; name a file with -o"
+                    .into(),
+            );
+        }
+        let stdout = io::stdout();
+        let mut w = BufWriter::new(stdout.lock());
+        return match fill(&mut w).and_then(|_| w.flush()) {
+            // The reader has gone (`| head`): what it wanted it has; stop quietly, as
+            // Unix tools do.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            other => other.map_err(|e| format!("cannot write to standard output: {e}")),
+        };
+    }
+    let target = resolve(path)?;
+    let special = std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if special {
+        // Devices, FIFOs and sockets cannot be replaced (and must not be): stream to them.
+        let result = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&target)
+            .and_then(|f| {
+                let mut w = BufWriter::new(f);
+                fill(&mut w)?;
+                w.flush()
+            });
+        return result.map_err(|e| format!("{}: cannot write: {e}", path.display()));
+    }
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("{}: not a file path", path.display()))?;
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    // A file being replaced keeps its permissions and owner (a private 0600 output stays
+    // private).
+    let replaced = std::fs::metadata(&target).ok().filter(|m| m.is_file());
+    track(&tmp, true);
+    let result = (|| -> io::Result<()> {
+        let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
+        fill(&mut w)?;
+        w.flush()?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        if let Some(old) = &replaced {
+            use std::os::unix::fs::MetadataExt;
+            file.set_permissions(old.permissions())?;
+            // Only root may give a file away; for anyone else the owner is already theirs.
+            let _ = std::os::unix::fs::fchown(&file, Some(old.uid()), Some(old.gid()));
+        }
+        file.sync_all()?;
+        std::fs::rename(&tmp, &target)
+    })();
+    let result = result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{}: cannot write: {e}", path.display())
+    });
+    track(&tmp, false);
+    result
+}
