@@ -3,6 +3,7 @@
 
 mod axis;
 mod dataset;
+mod format;
 mod load;
 
 pub use dataset::DataSet;
