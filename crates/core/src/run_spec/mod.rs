@@ -5,9 +5,15 @@
 //! CLI, the app, the sweep, the wheel and the tests all go through it, so they cannot
 //! drift apart.
 
+mod backend;
+mod shard;
+
+pub use backend::{load, Backend, LoadOptions, NativeOnly, NATIVE_ONLY};
+pub use shard::Shard;
+
 use crate::config::Config;
-use crate::data::{self, DataError, Missing, Normalize, RowRange, Table, TimeColumn, Windows};
-use crate::engine::{DType, EngineError, EngineKind, Plan, Selected};
+use crate::data::{self, DataError, Normalize, RowRange, Table, Windows};
+use crate::engine::{DType, EngineError, Plan, Selected};
 use crate::features::degenerate::{level_is_degenerate, Describe};
 use crate::features::{Aggregate, Reads, Unit};
 use crate::pipeline::{self, Inspection, PathChoice, Shape};
@@ -15,76 +21,6 @@ use crate::prompt::Prompter;
 use crate::timing::Timer;
 use crate::wavelet::{self, Wavelet};
 use std::path::Path;
-
-/// What the core cannot do itself: read a file (the application crate does it with
-/// polars) and build engines other than the native one (libtorch).
-pub trait Backend: Send + Sync + std::fmt::Debug {
-    /// One file as a table, with these columns, time axis and precision.
-    fn load(&self, path: &Path, options: &LoadOptions) -> Result<Table, DataError>;
-    /// The engine for `kind`, and why it is not the one asked for, if it is not.
-    fn engine(&self, kind: EngineKind) -> Selected;
-}
-
-/// The core's own backend, the Python wheel's: arrays come in memory (no files), and
-/// every engine is the native one.
-#[derive(Debug)]
-pub struct NativeOnly;
-
-pub static NATIVE_ONLY: NativeOnly = NativeOnly;
-
-impl Backend for NativeOnly {
-    fn load(&self, path: &Path, _: &LoadOptions) -> Result<Table, DataError> {
-        data::err(format!(
-            "{}: this build reads arrays, not files",
-            path.display()
-        ))
-    }
-    fn engine(&self, kind: EngineKind) -> Selected {
-        let notice = matches!(kind, EngineKind::TorchCpu | EngineKind::TorchCuda).then(|| {
-            format!(
-                "{}: not in this build; using the native CPU engine",
-                kind.name()
-            )
-        });
-        Selected {
-            notice,
-            ..Selected::native()
-        }
-    }
-}
-
-/// One file through `backend`, then the missing-value policy: how every table of a run
-/// (and the app's, which loads before it has a run) is made.
-pub fn load(backend: &dyn Backend, path: &Path, options: &LoadOptions) -> Result<Table, DataError> {
-    let mut table = backend.load(path, options)?;
-    options.missing.apply(&mut table)?;
-    Ok(table)
-}
-
-/// What a file is read with: the run's columns, time axis, missing-value policy and
-/// precision.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadOptions {
-    /// Only these columns (in this order); all numeric columns when None.
-    pub columns: Option<Vec<String>>,
-    /// Refuse text cells (`error`) or read them as missing values.
-    pub missing: Missing,
-    pub time_column: TimeColumn,
-    /// The precision numbers are parsed to and kept in: f32 for f32 runs (half the
-    /// memory, and each decimal rounded once, straight to f32), f64 otherwise.
-    pub dtype: DType,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            columns: None,
-            missing: Missing::default(),
-            time_column: TimeColumn::default(),
-            dtype: DType::F64,
-        }
-    }
-}
 
 /// Past this, extra levels only repeat the edge extension (every band stays about one
 /// filter long): a typo such as `--level 100000000` is refused before anything is allocated.
@@ -469,87 +405,10 @@ pub struct Inspect<'a> {
     pub pred_len: usize,
 }
 
-/// `i/n`: the i-th of n parts of a run (1-based, as Slurm's array indices usually are).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("'{s}': expected I/N with 1 <= I <= N, e.g. 3/8");
-        let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let (index, count): (usize, usize) = (
-            i.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl Shard {
-    /// This shard's windows of each file, given every file's window count and the size of
-    /// the groups that must not be cut (a batch for `batch` aggregation, else one window).
-    /// Groups are split into `count` contiguous runs, so the shards' outputs concatenated
-    /// in order are the whole run's.
-    pub fn parts(&self, windows_per_file: &[usize], group: usize) -> Vec<std::ops::Range<usize>> {
-        let group = group.max(1);
-        let groups: Vec<usize> = windows_per_file.iter().map(|w| w.div_ceil(group)).collect();
-        let total: usize = groups.iter().sum();
-        // In 128 bits: `total * index` overflows 64 bits for a count near 2^64.
-        let at = |i: usize| (total as u128 * i as u128 / self.count as u128) as usize;
-        let (lo, hi) = (at(self.index - 1), at(self.index));
-        let mut first = 0;
-        windows_per_file
-            .iter()
-            .zip(&groups)
-            .map(|(&w, &g)| {
-                let (a, b) = (lo.clamp(first, first + g), hi.clamp(first, first + g));
-                first += g;
-                ((a - (first - g)) * group).min(w)..((b - (first - g)) * group).min(w)
-            })
-            .collect()
-    }
-}
-
 /// `MemAvailable` of /proc/meminfo, in bytes (None where there is no such file).
 pub fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Shard;
-
-    #[test]
-    fn shards_tile_the_run_on_group_boundaries() {
-        let files = [10, 0, 7, 33];
-        for group in [1, 4] {
-            for n in 1..9 {
-                let mut seen = vec![Vec::new(); files.len()];
-                for i in 1..=n {
-                    let parts = Shard { index: i, count: n }.parts(&files, group);
-                    assert_eq!(parts.len(), files.len());
-                    for (f, p) in parts.iter().enumerate() {
-                        assert!(p.start % group == 0 || p.is_empty(), "{p:?}");
-                        seen[f].extend(p.clone());
-                    }
-                }
-                for (f, s) in seen.iter().enumerate() {
-                    assert_eq!(*s, (0..files[f]).collect::<Vec<_>>(), "n={n} group={group}");
-                }
-            }
-        }
-        assert!("0/3".parse::<Shard>().is_err());
-        assert!("4/3".parse::<Shard>().is_err());
-        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
-    }
 }
