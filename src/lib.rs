@@ -16,4 +16,5 @@ pub mod engine;
 pub mod export;
 pub mod npy;
 pub mod sweep;
+pub mod timing_report;
 pub mod variants;

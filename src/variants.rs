@@ -380,8 +380,9 @@ pub fn report<'a>(
     series: usize,
     length: usize,
     rows: &[Measured],
-) -> wavebench_core::timing::Report<&'a wavebench_core::config::Config> {
-    use wavebench_core::timing::{Machine, Report, RunReport};
+) -> crate::timing_report::Report<&'a wavebench_core::config::Config> {
+    use crate::timing_report::{Machine, Report};
+    use wavebench_core::timing::RunReport;
     let kind = engine.engine.kind();
     let device = engine.engine.device_name();
     let compared = rows.iter().any(|m| m.variant != Variant::Baseline);

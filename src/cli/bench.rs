@@ -5,11 +5,12 @@ use super::run::{self, PromptOpts, Run};
 use super::{Common, Failure};
 use crate::backend::LOCAL;
 use crate::export;
+use crate::timing_report::{Machine, Report};
 use crate::variants::{self, Variant, Workload};
 use std::path::Path;
 use wavebench_core::engine::EngineKind;
 use wavebench_core::run_spec::Backend;
-use wavebench_core::timing::{Machine, Report, RunReport, Stage, Timer};
+use wavebench_core::timing::{RunReport, Stage, Timer};
 
 pub fn run(
     path: &Path,
