@@ -78,7 +78,7 @@ pub fn adaptive_plan(
     seq: usize,
 ) -> Result<Plan, String> {
     let plan = Plan::new(wavelet, mode, adaptive_level(seq), seq).map_err(|e| e.to_string())?;
-    pipeline::check_level(&plan)?;
+    pipeline::check_level(&plan).map_err(|e| e.to_string())?;
     Ok(plan)
 }
 

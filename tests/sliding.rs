@@ -37,7 +37,7 @@ fn compare(file: &std::path::Path, cfg: Config) -> (usize, usize) {
                 .unwrap();
             (prompts, timer.path.unwrap())
         };
-        let (exact, _) = run(Err("reference".into()));
+        let (exact, _) = run(Err(wavebench_core::pipeline::NoSlide::WindowPath));
         let (slid, path) = run(Ok(prompter.reads()));
         let at = format!(
             "{} {name} {:?} {} {:?}",

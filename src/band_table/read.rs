@@ -9,6 +9,7 @@ use std::io;
 use std::path::Path;
 use wavebench_core::engine::plan::band_names;
 use wavebench_core::engine::{DType, Values};
+use wavebench_core::names::UnknownName;
 use wavebench_core::wavelet::Mode;
 
 /// Coefficients read back for `waverec`: the bands of every series, and the settings the
@@ -274,7 +275,9 @@ fn from_npz(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> {
     let meta = match (text0("wavelet"), text0("mode"), level) {
         (Some(wavelet), Some(mode), Some(level)) => Some(Meta {
             wavelet,
-            mode: mode.parse().map_err(|e: String| format!("mode: {e}"))?,
+            mode: mode
+                .parse()
+                .map_err(|e: UnknownName| format!("mode: {e}"))?,
             level,
             dtype,
             engine: text0("engine").unwrap_or_default(),

@@ -9,6 +9,7 @@ use crate::timing_report::{Machine, Report};
 use crate::variants::{self, Variant, Workload};
 use std::path::Path;
 use wavebench_core::engine::EngineKind;
+use wavebench_core::names::UnknownName;
 use wavebench_core::run_spec::Backend;
 use wavebench_core::timing::{RunReport, Stage, Timer};
 
@@ -67,7 +68,7 @@ pub fn run(
     for name in names {
         let kind: EngineKind = name
             .parse()
-            .map_err(|e: String| Failure::Input(format!("--engines: {e}")))?;
+            .map_err(|e: UnknownName| Failure::Input(format!("--engines: {e}")))?;
         let mut engine = LOCAL.engine(kind);
         run::notice(&engine.notice, common.quiet);
         let said = engine.notice.clone();

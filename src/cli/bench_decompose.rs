@@ -6,6 +6,7 @@ use crate::engine;
 use std::path::Path;
 use std::time::Instant;
 use wavebench_core::engine::{DType, Engine, EngineKind, Plan, Real, SeriesRef, Values};
+use wavebench_core::names::UnknownName;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 
 pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result<(), Failure> {
@@ -47,7 +48,7 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
     for name in engines.split(',') {
         let kind: EngineKind = name
             .parse()
-            .map_err(|e: String| Failure::Input(format!("--engines: {e}")))?;
+            .map_err(|e: UnknownName| Failure::Input(format!("--engines: {e}")))?;
         let sel = engine::select(kind);
         let mut eng = sel.engine;
         if let Some(n) = sel.notice {

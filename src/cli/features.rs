@@ -4,11 +4,12 @@ use super::run::{PromptOpts, Run};
 use super::{Common, Failure};
 use crate::export;
 use std::path::Path;
+use wavebench_core::pipeline::NoSlide;
 
 pub fn run(path: &Path, output: &Path, common: &Common, opts: &PromptOpts) -> Result<(), Failure> {
     let format = export::FeatureFormat::for_path(output).map_err(Failure::Input)?;
     let r = Run::prepare(path, common, opts)?;
-    let (files, _) = r.units("features", Err("every feature's value is written".into()))?;
+    let (files, _) = r.units("features", Err(NoSlide::FeaturesWritten))?;
     let units: Vec<_> = files.into_iter().flat_map(|f| f.units).collect();
     // CSV shards after the first leave out the header: `cat` of the shards is the whole
     // run's file, as it is for JSON lines.

@@ -12,6 +12,7 @@ use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::features::Aggregate;
 use wavebench_core::features::Unit;
+use wavebench_core::pipeline::NoSlide;
 use wavebench_core::pipeline::PathChoice;
 use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec, Shard};
@@ -175,7 +176,7 @@ impl Run {
     pub fn units(
         &self,
         what: &str,
-        slide: Result<wavebench_core::features::Reads, String>,
+        slide: Result<wavebench_core::features::Reads, NoSlide>,
     ) -> Result<(Vec<FileUnits>, Timer), Failure> {
         let files = &self.set.files;
         // A shard needs every file's window count first, to cut the whole run evenly. A

@@ -18,7 +18,7 @@ use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::engine::{self, DType, Selected};
 use wavebench_core::features::{Aggregate, Reads, Unit};
-use wavebench_core::pipeline::PathChoice;
+use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::{Borders, Claim, Diversity, Evaluation, Horizons, Part, Scorer, Split};
@@ -234,9 +234,9 @@ impl Request {
 /// claim and every prompt comes out as the per-window path's. Over every wavelet of
 /// ETTh1 sliding took 58 s against 67.5 s per window (long filters gain, the shortest
 /// lose a little to the claims' margins).
-fn slide(req: &Request) -> Result<Reads, String> {
+fn slide(req: &Request) -> Result<Reads, NoSlide> {
     match req.base.path {
-        PathChoice::Window => Err("path = \"window\"".to_string()),
+        PathChoice::Window => Err(NoSlide::WindowPath),
         _ => Ok(req
             .templates
             .iter()
@@ -278,7 +278,7 @@ struct Job<'a> {
     req: &'a Request,
     scorer: &'a Scorer,
     seq_len: usize,
-    slide: Result<Reads, String>,
+    slide: Result<Reads, NoSlide>,
 }
 
 impl<'a> Job<'a> {

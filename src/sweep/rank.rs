@@ -97,7 +97,9 @@ impl std::str::FromStr for RankBy {
     /// `score`, a feature's name, or `CLAIM:OUTCOME`.
     fn from_str(s: &str) -> Result<Self, String> {
         if let Some((c, t)) = s.trim().split_once(':') {
-            return Ok(RankBy::Pair(Claim::parse(c)?, Target::parse(t)?));
+            let claim = c.parse::<Claim>().map_err(|e| e.to_string())?;
+            let outcome = t.parse::<Target>().map_err(|e| e.to_string())?;
+            return Ok(RankBy::Pair(claim, outcome));
         }
         RankBy::ALL
             .into_iter()

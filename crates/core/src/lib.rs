@@ -11,6 +11,7 @@ pub mod config;
 pub mod data;
 pub mod engine;
 pub mod features;
+pub mod names;
 pub mod numeric;
 pub mod pipeline;
 pub mod prompt;

@@ -20,6 +20,7 @@ use wavebench_core::data::Normalize;
 use wavebench_core::engine::Plan;
 use wavebench_core::features::degenerate::Describe;
 use wavebench_core::features::{Aggregate, Features};
+use wavebench_core::names::UnknownName;
 use wavebench_core::pipeline;
 use wavebench_core::prompt::{self};
 use wavebench_core::stats::TOP_LAGS;
@@ -35,9 +36,7 @@ struct Settings {
 
 fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<Settings> {
     let w = wavelet::lookup(wavelet).map_err(|e| value_error(format!("wavelet: {e}")))?;
-    let mode: Mode = mode
-        .parse()
-        .map_err(|e: String| value_error(format!("mode: {e}")))?;
+    let mode: Mode = parse("mode", mode)?;
     if level == 0 {
         return Err(value_error("level must be at least 1"));
     }
@@ -61,7 +60,7 @@ fn plan_for(s: &Settings, t: usize) -> PyResult<Plan> {
         )));
     }
     let plan = Plan::new(s.wavelet, s.mode, s.level, t).map_err(|e| value_error(e.to_string()))?;
-    pipeline::check_level(&plan).map_err(value_error)?;
+    pipeline::check_level(&plan).map_err(|e| value_error(e.to_string()))?;
     Ok(plan)
 }
 
@@ -83,9 +82,9 @@ fn group_features(
     features.map_err(|e| rows_error(x, e))
 }
 
-fn parse<T: std::str::FromStr<Err = String>>(what: &str, v: &str) -> PyResult<T> {
+fn parse<T: std::str::FromStr<Err = UnknownName>>(what: &str, v: &str) -> PyResult<T> {
     v.parse()
-        .map_err(|e: String| value_error(format!("{what}: {e}")))
+        .map_err(|e: UnknownName| value_error(format!("{what}: {e}")))
 }
 
 /// Features of every prompt unit of `x` as a dict of numpy arrays (lists of str for the

@@ -3,8 +3,6 @@
 use super::{err, DataError, Table};
 use crate::numeric::real::{Real, Values};
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -20,22 +18,15 @@ pub enum Missing {
     Zero,
 }
 
-impl Missing {
-    pub const ALL: [Missing; 4] = [
-        Missing::Error,
-        Missing::Interpolate,
-        Missing::Drop,
-        Missing::Zero,
-    ];
-    pub fn name(self) -> &'static str {
-        match self {
-            Missing::Error => "error",
-            Missing::Interpolate => "interpolate",
-            Missing::Drop => "drop",
-            Missing::Zero => "zero",
-        }
-    }
+crate::names::named! {
+    Missing, "missing-value policy":
+    Error = "error",
+    Interpolate = "interpolate",
+    Drop = "drop",
+    Zero = "zero",
+}
 
+impl Missing {
     /// Apply the policy in place to every channel of `table`.
     pub fn apply(self, table: &mut Table) -> Result<(), DataError> {
         match self {
@@ -122,23 +113,6 @@ fn interpolate<T: Real>(v: &mut [T]) -> bool {
         }
     }
     true
-}
-
-impl fmt::Display for Missing {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Missing {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim().to_ascii_lowercase();
-        Missing::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown missing-value policy '{s}' (expected error, interpolate, drop or zero)"))
-    }
 }
 
 #[cfg(test)]

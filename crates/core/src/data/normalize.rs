@@ -2,8 +2,6 @@
 
 use crate::numeric::sums;
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -17,16 +15,14 @@ pub enum Normalize {
     Revin,
 }
 
-impl Normalize {
-    pub const ALL: [Normalize; 3] = [Normalize::None, Normalize::Zscore, Normalize::Revin];
-    pub fn name(self) -> &'static str {
-        match self {
-            Normalize::None => "none",
-            Normalize::Zscore => "zscore",
-            Normalize::Revin => "revin",
-        }
-    }
+crate::names::named! {
+    Normalize, "normalisation":
+    None = "none",
+    Zscore = "zscore",
+    Revin = "revin",
+}
 
+impl Normalize {
     /// The map this normalisation applies to the series `x`.
     #[inline(always)]
     pub fn affine(self, x: &[f64]) -> Affine {
@@ -101,23 +97,6 @@ impl Affine {
     #[inline(always)]
     pub fn map(&self, v: f64) -> f64 {
         (v - self.mean) * self.scale
-    }
-}
-
-impl fmt::Display for Normalize {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Normalize {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim().to_ascii_lowercase();
-        Normalize::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown normalisation '{s}' (expected none, zscore or revin)"))
     }
 }
 

@@ -23,8 +23,6 @@ pub use summary::{BandSummary, BandTol, Bands, SeriesSummary, SeriesTol};
 
 use crate::timing::{Stage, StageClock, Timer};
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 /// An engine ready to use, and why it is not the one asked for, if it is not (the notice
 /// a caller shows once).
@@ -55,43 +53,12 @@ pub enum EngineKind {
     TorchCuda,
 }
 
-impl EngineKind {
-    pub const ALL: [EngineKind; 4] = [
-        EngineKind::Auto,
-        EngineKind::Native,
-        EngineKind::TorchCpu,
-        EngineKind::TorchCuda,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Auto => "auto",
-            EngineKind::Native => "native",
-            EngineKind::TorchCpu => "torch-cpu",
-            EngineKind::TorchCuda => "torch-cuda",
-        }
-    }
-}
-
-impl fmt::Display for EngineKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for EngineKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim().to_ascii_lowercase();
-        EngineKind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown engine '{s}' (expected one of: auto, native, torch-cpu, torch-cuda)"
-                )
-            })
-    }
+crate::names::named! {
+    EngineKind, "engine":
+    Auto = "auto",
+    Native = "native",
+    TorchCpu = "torch-cpu",
+    TorchCuda = "torch-cuda",
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -85,6 +85,20 @@ pub enum PlanError {
     TooShort { len: usize, mode: Mode, min: usize },
     #[error("level must be at least 1")]
     ZeroLevel,
+    #[error("wavelet '{wavelet}' ({taps} taps) needs windows of at least {need} samples for level 1; these have {len}")]
+    NoLevelFits {
+        wavelet: &'static str,
+        taps: usize,
+        need: usize,
+        len: usize,
+    },
+    #[error("level {level} is above the maximum level {max} for length {len} and wavelet '{wavelet}' (features need 1 <= level <= {max})")]
+    AboveMaxLevel {
+        level: usize,
+        max: usize,
+        len: usize,
+        wavelet: &'static str,
+    },
 }
 
 /// What a plan is made from: plans with equal keys are the same plan (so scratch sized

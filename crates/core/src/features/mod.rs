@@ -13,8 +13,6 @@ use crate::engine::{BandSummary, Bands, SeriesSummary};
 use crate::stats::Lags;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 
 /// What one prompt describes.
@@ -31,32 +29,11 @@ pub enum Aggregate {
     Batch,
 }
 
-impl Aggregate {
-    pub const ALL: [Aggregate; 3] = [Aggregate::Series, Aggregate::Sample, Aggregate::Batch];
-    pub fn name(self) -> &'static str {
-        match self {
-            Aggregate::Series => "series",
-            Aggregate::Sample => "sample",
-            Aggregate::Batch => "batch",
-        }
-    }
-}
-
-impl fmt::Display for Aggregate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Aggregate {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim().to_ascii_lowercase();
-        Aggregate::ALL
-            .into_iter()
-            .find(|a| a.name() == s)
-            .ok_or_else(|| format!("unknown aggregation '{s}' (expected series, sample or batch)"))
-    }
+crate::names::named! {
+    Aggregate, "aggregation":
+    Series = "series",
+    Sample = "sample",
+    Batch = "batch",
 }
 
 /// Every feature of docs/features.md, under its name there.

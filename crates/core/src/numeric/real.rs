@@ -5,7 +5,6 @@ use super::simd::{self, Lane, Vector};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub};
-use std::str::FromStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -16,37 +15,19 @@ pub enum DType {
     F64,
 }
 
-impl DType {
-    pub fn name(self) -> &'static str {
-        match self {
-            DType::F32 => "f32",
-            DType::F64 => "f64",
-        }
-    }
+crate::names::named! {
+    DType, "dtype":
+    F32 = "f32" | "float32" | "float",
+    F64 = "f64" | "float64" | "double",
+}
 
+impl DType {
     /// `v` rounded to this precision (and back).
     #[inline(always)]
     pub fn round(self, v: f64) -> f64 {
         match self {
             DType::F32 => v as f32 as f64,
             DType::F64 => v,
-        }
-    }
-}
-
-impl fmt::Display for DType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for DType {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "f32" | "float32" | "float" => Ok(DType::F32),
-            "f64" | "float64" | "double" => Ok(DType::F64),
-            other => Err(format!("unknown dtype '{other}' (expected f32 or f64)")),
         }
     }
 }

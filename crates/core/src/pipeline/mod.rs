@@ -8,9 +8,10 @@ pub use inspect::Inspection;
 pub(crate) use inspect::{inspect, InspectRequest};
 use slide::slide_chunk;
 pub(crate) use slide::sliding_path;
-pub use slide::PathChoice;
+pub use slide::{NoSlide, PathChoice};
 
 use crate::data::{Normalize, Table, Windows};
+use crate::engine::plan::PlanError;
 use crate::engine::sliding;
 use crate::engine::{
     self, DType, Engine, EngineError, EngineKind, Plan, Queued, SeriesSummary, StatsRequest,
@@ -44,7 +45,7 @@ pub(crate) struct Shape<'a> {
     /// What the prompts' text reads, when the run may take the sliding path, which gives
     /// exactly those prompts (see `sliding_path`); else why not (feature values are
     /// written out, `--path window`).
-    pub slide: Result<Reads, String>,
+    pub slide: Result<Reads, NoSlide>,
     /// `--path auto`: the sliding path is tried on the first chunk and kept only when it
     /// settles most prompts there (a window it cannot settle is computed twice).
     pub slide_on_trial: bool,
@@ -53,22 +54,25 @@ pub(crate) struct Shape<'a> {
 }
 
 /// Features need a level the windows can hold (docs/transform.md#levels).
-pub fn check_level(plan: &Plan) -> Result<(), String> {
+pub fn check_level(plan: &Plan) -> Result<(), PlanError> {
     let max = plan.wavelet.max_level(plan.len);
+    let wavelet = plan.wavelet.name.as_str();
     if max < 1 {
         let taps = plan.wavelet.filter_length;
-        return Err(format!(
-            "wavelet '{}' ({taps} taps) needs windows of at least {} samples for level 1; these have {}",
-            plan.wavelet.name,
-            2 * (taps - 1),
-            plan.len
-        ));
+        return Err(PlanError::NoLevelFits {
+            wavelet,
+            taps,
+            need: 2 * (taps - 1),
+            len: plan.len,
+        });
     }
     if plan.level > max {
-        return Err(format!(
-            "level {} is above the maximum level {max} for length {} and wavelet '{}' (features need 1 <= level <= {max})",
-            plan.level, plan.len, plan.wavelet.name
-        ));
+        return Err(PlanError::AboveMaxLevel {
+            level: plan.level,
+            max,
+            len: plan.len,
+            wavelet,
+        });
     }
     Ok(())
 }
@@ -207,7 +211,7 @@ pub(crate) fn features(
     let mut slide = sliding_path(engine.kind(), shape);
     let mut path = PathUsed {
         sliding: slide.is_ok(),
-        why_not: slide.as_ref().err().cloned(),
+        why_not: slide.as_ref().err().map(NoSlide::to_string),
         windows: total,
         recomputed: 0,
     };
@@ -232,11 +236,11 @@ pub(crate) fn features(
                 // to be computed again, the rest go window by window (each once). The
                 // prompts are the same either way.
                 if shape.slide_on_trial && w0 == 0 && w.end < total && 2 * redone > w.len() {
-                    let why = format!(
-                        "auto: sliding recomputed {redone} of the first {} windows, so the rest went window by window",
-                        w.len()
-                    );
-                    (path.sliding, path.why_not) = (false, Some(why.clone()));
+                    let why = NoSlide::OnTrial {
+                        redone,
+                        windows: w.len(),
+                    };
+                    (path.sliding, path.why_not) = (false, Some(why.to_string()));
                     slide = Err(why);
                 }
                 Some(f)

@@ -6,6 +6,7 @@ use crate::engine::sliding::{self, SlidePlan};
 use crate::engine::{self, DType, EngineKind, StatsRequest, WindowBatch};
 use crate::features::{self, margin, Features, Reads};
 use crate::timing::{Stage, StageClock, Timer};
+use crate::wavelet::Mode;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -28,39 +29,57 @@ pub enum PathChoice {
     Sliding,
 }
 
+/// Why a run goes window by window instead of sliding.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoSlide {
+    #[error("--path window")]
+    WindowPath,
+    #[error("feature values are written out")]
+    FeaturesWritten,
+    #[error("feature values are written beside the prompts (--path sliding slides anyway)")]
+    FeaturesBeside,
+    #[error("auto: sliding recomputed {redone} of the first {windows} windows, so the rest went window by window")]
+    OnTrial { redone: usize, windows: usize },
+    #[error("one window: nothing to slide over")]
+    OneWindow,
+    #[error("the {0} engine transforms each window")]
+    Engine(EngineKind),
+    #[error("the template prints wavelet features' numbers")]
+    PrintsNumbers,
+    #[error("stride {0} is over a quarter of the window")]
+    WideStride(usize),
+    #[error("mode {0} extrapolates: float32's bound there is too loose")]
+    Extrapolates(Mode),
+    #[error("the windows are too short for the filter to slide")]
+    ShortWindows,
+}
+
 /// The sliding path (`engine::sliding`) for this run, or why the run goes window by
 /// window. The one place that decides it.
 pub(crate) fn sliding_path(
     engine: EngineKind,
     shape: &Shape<'_>,
-) -> Result<(SlidePlan, Reads), String> {
+) -> Result<(SlidePlan, Reads), NoSlide> {
     let reads = shape.slide.clone()?;
     if shape.windows.count < 2 {
-        return Err("one window: nothing to slide over".into());
+        return Err(NoSlide::OneWindow);
     }
     if engine != EngineKind::Native {
-        return Err(format!("the {engine} engine transforms each window"));
+        return Err(NoSlide::Engine(engine));
     }
     if reads.numbers {
-        return Err("the template prints wavelet features' numbers".into());
+        return Err(NoSlide::PrintsNumbers);
     }
     let w = shape.windows;
     // A task transforms stride x windows + seq_len samples once; past a quarter of the
     // window, that is no longer less than transforming each window.
     if w.stride * 4 > w.seq_len {
-        return Err(format!(
-            "stride {} is over a quarter of the window",
-            w.stride
-        ));
+        return Err(NoSlide::WideStride(w.stride));
     }
     if shape.plan.mode.extrapolates() && shape.dtype == DType::F32 {
-        return Err(format!(
-            "mode {} extrapolates: float32's bound there is too loose",
-            shape.plan.mode
-        ));
+        return Err(NoSlide::Extrapolates(shape.plan.mode));
     }
-    let sp = SlidePlan::new(shape.plan)
-        .ok_or_else(|| "the windows are too short for the filter to slide".to_string())?;
+    let sp = SlidePlan::new(shape.plan).ok_or(NoSlide::ShortWindows)?;
     Ok((sp, reads))
 }
 

@@ -56,7 +56,7 @@ fn by_pipeline(
         aggregate,
         batch_size: b,
         statistics: true,
-        slide: Err("separate windows".into()),
+        slide: Err(crate::pipeline::NoSlide::WindowPath),
         slide_on_trial: false,
         describe: Describe::new(plan, false),
     };

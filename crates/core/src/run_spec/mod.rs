@@ -16,7 +16,7 @@ use crate::data::{self, DataError, Normalize, RowRange, Table, Windows};
 use crate::engine::{DType, EngineError, Plan, Selected};
 use crate::features::degenerate::{level_is_degenerate, Describe};
 use crate::features::{Aggregate, Reads, Unit};
-use crate::pipeline::{self, Inspection, PathChoice, Shape};
+use crate::pipeline::{self, Inspection, NoSlide, PathChoice, Shape};
 use crate::prompt::Prompter;
 use crate::timing::Timer;
 use crate::wavelet::{self, Wavelet};
@@ -52,13 +52,10 @@ impl RunSpec {
     /// Whether a run that renders with `prompter` may slide (`Shape::slide`): `--path
     /// window` never; `auto` only where no feature value is written (`bench`); `sliding`
     /// wherever the prompts stay the same.
-    pub fn slide(&self, prompter: &Prompter, writes_features: bool) -> Result<Reads, String> {
+    pub fn slide(&self, prompter: &Prompter, writes_features: bool) -> Result<Reads, NoSlide> {
         match self.cfg.path {
-            PathChoice::Window => Err("--path window".into()),
-            PathChoice::Auto if writes_features => Err(
-                "feature values are written beside the prompts (--path sliding slides anyway)"
-                    .into(),
-            ),
+            PathChoice::Window => Err(NoSlide::WindowPath),
+            PathChoice::Auto if writes_features => Err(NoSlide::FeaturesBeside),
             _ => Ok(prompter.reads()),
         }
     }
@@ -77,7 +74,7 @@ pub struct Prepared {
     batch_size: usize,
     precise: bool,
     /// Whether the run may take the sliding path (see [`Prepared::sliding`]).
-    slide: Result<Reads, String>,
+    slide: Result<Reads, NoSlide>,
     /// `--path auto`: sliding is tried on the first chunk (`Shape::slide_on_trial`).
     slide_on_trial: bool,
     /// Whether units get Time-LLM's statistics (min, max, median, trend, lags).
@@ -178,7 +175,7 @@ impl RunSpec {
             aggregate: self.cfg.aggregate,
             batch_size: self.cfg.batch_size,
             precise: self.cfg.precise_timing,
-            slide: Err("feature values are written out".into()),
+            slide: Err(NoSlide::FeaturesWritten),
             slide_on_trial: self.cfg.path == PathChoice::Auto,
             statistics: true,
             describe,
@@ -306,7 +303,7 @@ impl Prepared {
 
     /// Whether the run may take the sliding path: `Ok(what the prompts read)` where it
     /// gives exactly those prompts (`RunSpec::slide`), else why not.
-    pub fn sliding(self, slide: Result<Reads, String>) -> Self {
+    pub fn sliding(self, slide: Result<Reads, NoSlide>) -> Self {
         Prepared { slide, ..self }
     }
 

@@ -37,31 +37,19 @@ pub enum Claim {
     Lags,
 }
 
+crate::names::named! {
+    Claim, "claim":
+    Trend = "trend",
+    TrendDesc = "trend_desc",
+    Difficulty = "difficulty",
+    SignalQuality = "signal_quality",
+    StabilityDesc = "stability_desc",
+    FreqPattern = "freq_pattern",
+    DominantBand = "dominant_band",
+    Lags = "lags",
+}
+
 impl Claim {
-    pub const ALL: [Claim; 8] = [
-        Claim::Trend,
-        Claim::TrendDesc,
-        Claim::Difficulty,
-        Claim::SignalQuality,
-        Claim::StabilityDesc,
-        Claim::FreqPattern,
-        Claim::DominantBand,
-        Claim::Lags,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Claim::Trend => "trend",
-            Claim::TrendDesc => "trend_desc",
-            Claim::Difficulty => "difficulty",
-            Claim::SignalQuality => "signal_quality",
-            Claim::StabilityDesc => "stability_desc",
-            Claim::FreqPattern => "freq_pattern",
-            Claim::DominantBand => "dominant_band",
-            Claim::Lags => "lags",
-        }
-    }
-
     /// What the claims read of the wavelet features: every description and the dominant
     /// band (a run may slide where these come out as the per-window path's).
     pub const READS: Reads = Reads {
@@ -69,19 +57,6 @@ impl Claim {
         dominant: true,
         ..Reads::DESCRIPTIONS
     };
-
-    pub fn parse(name: &str) -> Result<Claim, String> {
-        Claim::ALL
-            .into_iter()
-            .find(|c| c.name() == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Claim::ALL.iter().map(|c| c.name()).collect();
-                format!(
-                    "unknown claim '{name}' (expected one of {})",
-                    names.join(", ")
-                )
-            })
-    }
 
     /// The outcome this claim is scored against, if it is part of the score.
     pub fn scored_against(self) -> Option<Target> {
@@ -142,26 +117,14 @@ pub enum Target {
     VolRatio,
 }
 
+crate::names::named! {
+    Target, "outcome":
+    Direction = "direction",
+    NaiveMase = "naive_mase",
+    VolRatio = "vol_ratio",
+}
+
 impl Target {
-    pub const ALL: [Target; 3] = [Target::Direction, Target::NaiveMase, Target::VolRatio];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::Direction => "direction",
-            Target::NaiveMase => "naive_mase",
-            Target::VolRatio => "vol_ratio",
-        }
-    }
-
-    pub fn parse(name: &str) -> Result<Target, String> {
-        Target::ALL
-            .into_iter()
-            .find(|t| t.name() == name)
-            .ok_or_else(|| {
-                format!("unknown outcome '{name}' (expected direction, naive_mase or vol_ratio)")
-            })
-    }
-
     pub fn classes(self) -> &'static [&'static str] {
         match self {
             Target::Direction => &["down", "up"],

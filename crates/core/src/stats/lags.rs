@@ -22,21 +22,10 @@ pub enum LagRule {
     Clean,
 }
 
-impl LagRule {
-    pub const ALL: [LagRule; 2] = [LagRule::Timellm, LagRule::Clean];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            LagRule::Timellm => "timellm",
-            LagRule::Clean => "clean",
-        }
-    }
-}
-
-impl std::fmt::Display for LagRule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
+crate::names::named! {
+    LagRule, "lag rule":
+    Timellm = "timellm",
+    Clean = "clean",
 }
 
 /// Indices of the `TOP_LAGS` largest autocorrelations, by the rule in the module docs.

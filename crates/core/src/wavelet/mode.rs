@@ -7,8 +7,6 @@
 //! (see `engine::plan`) instead of branching per sample.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -26,6 +24,19 @@ pub enum Mode {
     Antireflect,
 }
 
+crate::names::named! {
+    Mode, "mode":
+    Zero = "zero",
+    Constant = "constant",
+    Symmetric = "symmetric",
+    Periodic = "periodic",
+    Smooth = "smooth",
+    Periodization = "periodization",
+    Reflect = "reflect",
+    Antisymmetric = "antisymmetric",
+    Antireflect = "antireflect",
+}
+
 /// `coef * x[index]`: one term of an extended sample.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tap {
@@ -38,32 +49,6 @@ const fn tap(index: usize, coef: f64) -> Tap {
 }
 
 impl Mode {
-    pub const ALL: [Mode; 9] = [
-        Mode::Zero,
-        Mode::Constant,
-        Mode::Symmetric,
-        Mode::Periodic,
-        Mode::Smooth,
-        Mode::Periodization,
-        Mode::Reflect,
-        Mode::Antisymmetric,
-        Mode::Antireflect,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Zero => "zero",
-            Mode::Constant => "constant",
-            Mode::Symmetric => "symmetric",
-            Mode::Periodic => "periodic",
-            Mode::Smooth => "smooth",
-            Mode::Periodization => "periodization",
-            Mode::Reflect => "reflect",
-            Mode::Antisymmetric => "antisymmetric",
-            Mode::Antireflect => "antireflect",
-        }
-    }
-
     /// Modes whose extension extrapolates, so deep coefficients grow far beyond the signal
     /// (10^4 x max|x| at level 5 in `smooth`): float32 loses too much there, so f32 input
     /// is transformed in f64 and rounded once at the end.
@@ -166,26 +151,6 @@ fn merge(taps: Vec<Tap>) -> Vec<Tap> {
     }
     out.retain(|t| t.coef != 0.0);
     out
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim().to_ascii_lowercase();
-        Mode::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<_> = Mode::ALL.iter().map(|m| m.name()).collect();
-                format!("unknown mode '{s}' (expected one of: {})", names.join(", "))
-            })
-    }
 }
 
 #[cfg(test)]
