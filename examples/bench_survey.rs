@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Instant;
 use wavebench::sweep::{survey::Survey, Request};
 use wavebench_core::config::Config;
-use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 
 fn main() -> Result<(), String> {
@@ -25,7 +24,7 @@ fn main() -> Result<(), String> {
         .map_err(|e| e.0)?
         .load(path.as_ref())
         .map_err(|e| e.0)?;
-    let prompter = Prompter::from_name_or_file(&cfg.template)?;
+    let prompter = wavebench::cli::template(&cfg.template)?;
     let req = Request {
         base: cfg.clone(),
         grid: Default::default(),

@@ -399,7 +399,9 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
         grid: Default::default(),
         templates: vec![(
             "dwt-balanced".into(),
-            Arc::new(Prompter::from_name_or_file("dwt-balanced").unwrap()),
+            Arc::new(
+                Prompter::new(wavebench_core::prompt::builtin("dwt-balanced").unwrap()).unwrap(),
+            ),
         )],
         split: Default::default(),
     };

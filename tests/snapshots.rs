@@ -248,7 +248,10 @@ fn sweep() {
         templates: vec![(
             "dwt-balanced".into(),
             std::sync::Arc::new(
-                wavebench_core::prompt::Prompter::from_name_or_file("dwt-balanced").unwrap(),
+                wavebench_core::prompt::Prompter::new(
+                    wavebench_core::prompt::builtin("dwt-balanced").unwrap(),
+                )
+                .unwrap(),
             ),
         )],
         split: Default::default(),

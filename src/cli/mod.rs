@@ -7,6 +7,7 @@ mod decompose;
 mod features;
 mod prompts;
 mod run;
+pub use run::template;
 mod sweep;
 mod wavelets;
 mod waverec;
@@ -329,9 +330,9 @@ impl Common {
             c.missing = m;
         }
         if let Some(t) = &self.time_column {
-            c.time_column = t
-                .parse()
-                .map_err(|e: String| Failure::Input(format!("--time-column: {e}")))?;
+            c.time_column = t.parse().map_err(|e: wavebench_core::names::BadValue| {
+                Failure::Input(format!("--time-column: {e}"))
+            })?;
         }
         c.skip_bad_files |= self.skip_bad_files;
         Ok(c)

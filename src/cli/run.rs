@@ -14,7 +14,7 @@ use wavebench_core::features::Aggregate;
 use wavebench_core::features::Unit;
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::pipeline::PathChoice;
-use wavebench_core::prompt::Prompter;
+use wavebench_core::prompt::{self, Prompter};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec, Shard};
 use wavebench_core::timing::Timer;
 
@@ -254,8 +254,25 @@ impl Run {
     }
 
     pub fn prompter(&self) -> Result<Prompter, Failure> {
-        Prompter::from_name_or_file(&self.spec.cfg.template).map_err(Failure::Input)
+        template(&self.spec.cfg.template).map_err(Failure::Input)
     }
+}
+
+/// `--template`: a built-in by name, or a template file.
+pub fn template(spec: &str) -> Result<Prompter, String> {
+    if let Some(src) = prompt::builtin(spec) {
+        return Prompter::new(src).map_err(|e| format!("built-in template '{spec}': {e}"));
+    }
+    let path = std::path::Path::new(spec);
+    if !path.exists() {
+        let names: Vec<&str> = prompt::BUILTINS.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "--template: '{spec}' is neither a built-in ({}) nor a file",
+            names.join(", ")
+        ));
+    }
+    let src = std::fs::read_to_string(path).map_err(|e| format!("{spec}: cannot read: {e}"))?;
+    Prompter::new(&src).map_err(|e| format!("{spec}: {e}"))
 }
 
 /// The run's one line about its constant units: how many, in which columns (the most

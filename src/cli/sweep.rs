@@ -8,7 +8,6 @@ use crate::export;
 use crate::sweep::{self, report, Grid, Levels, RankBy, Request};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::Split;
 use wavebench_core::wavelet::Mode;
@@ -90,7 +89,7 @@ pub fn run(
     };
     let mut templates = Vec::with_capacity(names.len());
     for n in names {
-        let p = Prompter::from_name_or_file(&n).map_err(Failure::Input)?;
+        let p = super::run::template(&n).map_err(Failure::Input)?;
         templates.push((n, Arc::new(p)));
     }
     let req = Request {

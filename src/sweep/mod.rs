@@ -21,7 +21,9 @@ use wavebench_core::features::{Aggregate, Reads, Unit};
 use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
-use wavebench_core::score::{Borders, Claim, Diversity, Evaluation, Horizons, Part, Scorer, Split};
+use wavebench_core::score::{
+    Borders, Claim, Diversity, Evaluation, Horizons, Part, ScoreError, Scorer, Split,
+};
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
 
@@ -173,7 +175,7 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String
             &req.split,
             range,
         )
-        .map_err(|e| format!("{name}: {e}"))?;
+        .map_err(|e| format!("{name}: {}", worded(e)))?;
         match seq_len {
             None => seq_len = Some(prepared.windows.seq_len),
             Some(s) if s != prepared.windows.seq_len => {
@@ -186,7 +188,20 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String
         }
         horizons.push(h);
     }
-    Scorer::new(horizons)
+    Scorer::new(horizons).map_err(worded)
+}
+
+/// A scoring error in the command line's words (the app puts its own in, `in_app_words`).
+fn worded(e: ScoreError) -> String {
+    match e {
+        ScoreError::ShortHorizon(n) => format!(
+            "--pred-len {n}: scoring needs a horizon of at least 2 rows (vol_ratio reads its differences)"
+        ),
+        ScoreError::TooFewRows { .. } | ScoreError::EmptyPart { .. } => format!("--{e}"),
+        ScoreError::NoUnits(_) => {
+            format!("{e}: lower --pred-len or --seq-len, or change --split")
+        }
+    }
 }
 
 fn sweep_of(

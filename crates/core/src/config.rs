@@ -84,7 +84,7 @@ impl Default for Config {
 }
 
 impl Config {
-    pub fn row_range(&self) -> Result<Option<RowRange>, String> {
+    pub fn row_range(&self) -> Result<Option<RowRange>, crate::names::BadValue> {
         self.rows.as_deref().map(str::parse).transpose()
     }
 }

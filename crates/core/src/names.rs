@@ -14,6 +14,15 @@ pub struct UnknownName {
     pub names: &'static [&'static str],
 }
 
+/// A value an option cannot take: what the option is, what was given, and the form it takes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {what} '{given}' (expected {expected})")]
+pub struct BadValue {
+    pub what: &'static str,
+    pub given: String,
+    pub expected: &'static str,
+}
+
 /// "a, b or c".
 fn listed(names: &[&str]) -> String {
     match names {

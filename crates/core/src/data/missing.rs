@@ -71,13 +71,7 @@ impl Missing {
                     c.values.retain_rows(&keep);
                 }
                 if let Some(time) = &mut table.time {
-                    time.retain(&keep).map_err(|e| {
-                        DataError(format!(
-                            "{}: column '{}': {e}",
-                            table.path.display(),
-                            time.name
-                        ))
-                    })?;
+                    time.retain(&keep);
                 }
                 if table.rows() == 0 {
                     return err(format!(

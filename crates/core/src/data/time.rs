@@ -2,6 +2,7 @@
 //! start + step, not a label per row) and how a time reads as text (ISO 8601 for dates).
 
 pub use super::dates::{parse_datetime, parse_year_last, year_last_order, DateOrder, YearLast};
+use crate::names::BadValue;
 use chrono::{DateTime, Datelike, Timelike};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -18,10 +19,16 @@ pub enum TimeColumn {
 }
 
 impl FromStr for TimeColumn {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = BadValue;
+    fn from_str(s: &str) -> Result<Self, BadValue> {
         Ok(match s.trim() {
-            "" => return Err("expected a column name, 'none' or 'auto'".into()),
+            "" => {
+                return Err(BadValue {
+                    what: "time column",
+                    given: s.to_string(),
+                    expected: "a column name, 'none' or 'auto'",
+                })
+            }
             "auto" => TimeColumn::Auto,
             "none" => TimeColumn::None,
             name => TimeColumn::Named(name.to_string()),
@@ -30,8 +37,8 @@ impl FromStr for TimeColumn {
 }
 
 impl TryFrom<String> for TimeColumn {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
+    type Error = BadValue;
+    fn try_from(s: String) -> Result<Self, BadValue> {
         s.parse()
     }
 }
@@ -235,7 +242,7 @@ impl TimeAxis {
     }
 
     /// Keep the rows where `keep` is true.
-    pub fn retain(&mut self, keep: &[bool]) -> Result<(), String> {
+    pub fn retain(&mut self, keep: &[bool]) {
         let kept = |r: &usize| keep.get(*r).copied().unwrap_or(false);
         if let Some(Zone {
             offsets: Offsets::PerRow(v),
@@ -259,7 +266,6 @@ impl TimeAxis {
                     .collect(),
             ),
         };
-        Ok(())
     }
 }
 
@@ -396,7 +402,7 @@ mod tests {
         assert_eq!(t.step(), Some(2));
         assert_eq!(t.label(3).as_deref(), Some("16"));
         let mut t = t;
-        t.retain(&[true, false, true, true]).unwrap();
+        t.retain(&[true, false, true, true]);
         assert_eq!(t.step(), None);
         assert_eq!(
             (0..3).map(|r| t.label(r).unwrap()).collect::<Vec<_>>(),

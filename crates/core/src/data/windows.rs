@@ -2,6 +2,7 @@
 //! are start rows, not copies; a batch is gathered only when an engine needs one.
 
 use super::{err, DataError};
+use crate::names::BadValue;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -14,9 +15,14 @@ pub struct RowRange {
 }
 
 impl FromStr for RowRange {
-    type Err = String;
+    type Err = BadValue;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("invalid row range '{s}' (expected START..END, e.g. 0..8640)");
+        let bad_as = |expected| BadValue {
+            what: "row range",
+            given: s.to_string(),
+            expected,
+        };
+        let bad = || bad_as("START..END, e.g. 0..8640");
         let (a, b) = s.split_once("..").ok_or_else(bad)?;
         let start = if a.trim().is_empty() {
             0
@@ -29,9 +35,7 @@ impl FromStr for RowRange {
             Some(b.trim().parse().map_err(|_| bad())?)
         };
         if end.is_some_and(|e| e <= start) {
-            return Err(format!(
-                "invalid row range '{s}': END must be greater than START"
-            ));
+            return Err(bad_as("END greater than START"));
         }
         Ok(RowRange { start, end })
     }

@@ -152,23 +152,6 @@ impl Prompter {
         Ok(me)
     }
 
-    /// A built-in by name, or a template file.
-    pub fn from_name_or_file(spec: &str) -> Result<Self, String> {
-        if let Some(src) = builtin(spec) {
-            return Prompter::new(src).map_err(|e| format!("built-in template '{spec}': {e}"));
-        }
-        let path = std::path::Path::new(spec);
-        if !path.exists() {
-            let names: Vec<&str> = BUILTINS.iter().map(|(n, _)| *n).collect();
-            return Err(format!(
-                "--template: '{spec}' is neither a built-in ({}) nor a file",
-                names.join(", ")
-            ));
-        }
-        let src = std::fs::read_to_string(path).map_err(|e| format!("{spec}: cannot read: {e}"))?;
-        Prompter::new(&src).map_err(|e| format!("{spec}: {e}"))
-    }
-
     /// Render one prompt per unit, in parallel when there are many (the environment is
     /// shared read-only).
     pub fn render_all(

@@ -1,6 +1,8 @@
 //! Sharding a run: `--shard I/N` takes the I-th of N contiguous parts of every file's
 //! windows, cut on group boundaries so the shards' outputs concatenate to the whole run's.
 
+use crate::names::BadValue;
+
 /// `i/n`: the i-th of n parts of a run (1-based, as Slurm's array indices usually are).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
@@ -9,9 +11,13 @@ pub struct Shard {
 }
 
 impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("'{s}': expected I/N with 1 <= I <= N, e.g. 3/8");
+    type Err = BadValue;
+    fn from_str(s: &str) -> Result<Self, BadValue> {
+        let bad = || BadValue {
+            what: "shard",
+            given: s.to_string(),
+            expected: "I/N with 1 <= I <= N, e.g. 3/8",
+        };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (usize, usize) = (
             i.trim().parse().map_err(|_| bad())?,

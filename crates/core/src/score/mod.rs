@@ -14,11 +14,33 @@ mod units;
 
 pub use information::Diversity;
 pub use outcomes::{Outcome, Terciles};
-pub use split::{Borders, Part, Split};
+pub use split::{Borders, Part, Split, SplitError};
 pub use tally::{ClaimInfo, Evaluation, Info, Tally};
 pub use units::{Horizons, Scorer};
 
 use crate::features::{Features, Reads};
+
+/// Why a data set cannot be scored under a horizon and split. The values are named; the
+/// command line (`sweep::scorer`) adds its options' names.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScoreError {
+    #[error("a horizon of {0} rows: scoring needs at least 2 (vol_ratio reads its differences)")]
+    ShortHorizon(usize),
+    #[error("split {split}: needs {need} rows (ETT's 20 months), the data has {rows}")]
+    TooFewRows {
+        split: Split,
+        need: usize,
+        rows: usize,
+    },
+    #[error("split {split}: the {part} part of {rows} rows is empty")]
+    EmptyPart {
+        split: Split,
+        part: &'static str,
+        rows: usize,
+    },
+    #[error("no unit's horizon lies wholly in the {0} part")]
+    NoUnits(&'static str),
+}
 use serde::Serialize;
 
 /// A categorical claim a prompt makes, under its name in docs/score.md.

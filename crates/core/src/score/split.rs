@@ -1,6 +1,7 @@
 //! The chronological split of a series into train, validation and test rows, as
 //! Time-LLM's data loaders cut it (docs/score.md#split).
 
+use super::ScoreError;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
@@ -80,7 +81,7 @@ const ETT_PART: usize = 4 * 30 * 24;
 impl Split {
     /// The parts of `rows` rows starting at row `first`; an error says why the rows do not
     /// split (too few for the ETT months, an empty part).
-    pub fn borders(&self, first: usize, rows: usize) -> Result<Borders, String> {
+    pub fn borders(&self, first: usize, rows: usize) -> Result<Borders, ScoreError> {
         let (n_train, n_val, n_test) = match *self {
             Split::Ratios { train, test, .. } => {
                 // Python's int() of a float: truncation toward zero.
@@ -92,18 +93,26 @@ impl Split {
                 let k = if *self == Split::EttMinute { 4 } else { 1 };
                 let need = (ETT_TRAIN + 2 * ETT_PART) * k;
                 if rows < need {
-                    return Err(format!(
-                        "--split {self}: needs {need} rows (ETT's 20 months), the data has {rows}"
-                    ));
+                    return Err(ScoreError::TooFewRows {
+                        split: *self,
+                        need,
+                        rows,
+                    });
                 }
                 (ETT_TRAIN * k, ETT_PART * k, ETT_PART * k)
             }
         };
-        for (n, part) in [(n_train, "train"), (n_val, "val"), (n_test, "test")] {
+        for (n, part) in [
+            (n_train, Part::Train),
+            (n_val, Part::Val),
+            (n_test, Part::Test),
+        ] {
             if n == 0 {
-                return Err(format!(
-                    "--split {self}: the {part} part of {rows} rows is empty"
-                ));
+                return Err(ScoreError::EmptyPart {
+                    split: *self,
+                    part: part.name(),
+                    rows,
+                });
             }
         }
         let a = first + n_train;
@@ -126,8 +135,25 @@ impl fmt::Display for Split {
     }
 }
 
+/// A split that is none of the forms `--split` takes.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SplitError {
+    #[error(
+        "'{0}': expected TRAIN,VAL,TEST shares such as 0.7,0.1,0.2, or ett-hour, or ett-minute"
+    )]
+    Form(String),
+    #[error("'{given}': the {part} share '{share}' is not a number from 0 to 1")]
+    Share {
+        given: String,
+        part: &'static str,
+        share: String,
+    },
+    #[error("'{given}': the shares sum to {sum}, not 1")]
+    Sum { given: String, sum: f64 },
+}
+
 impl FromStr for Split {
-    type Err = String;
+    type Err = SplitError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim() {
             "ett-hour" => return Ok(Split::EttHour),
@@ -136,17 +162,15 @@ impl FromStr for Split {
         }
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
         let [train, val, test] = parts.as_slice() else {
-            return Err(format!(
-                "'{s}': expected TRAIN,VAL,TEST shares such as 0.7,0.1,0.2, or ett-hour, or ett-minute"
-            ));
+            return Err(SplitError::Form(s.to_string()));
         };
-        let share = |t: &str, name: &str| -> Result<f64, String> {
-            match t.parse::<f64>() {
-                Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-                _ => Err(format!(
-                    "'{s}': the {name} share '{t}' is not a number from 0 to 1"
-                )),
-            }
+        let share = |t: &str, part: &'static str| match t.parse::<f64>() {
+            Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+            _ => Err(SplitError::Share {
+                given: s.to_string(),
+                part,
+                share: t.to_string(),
+            }),
         };
         let (train, val, test) = (
             share(train, "train")?,
@@ -155,10 +179,10 @@ impl FromStr for Split {
         );
         let sum = train + val + test;
         if (sum - 1.0).abs() > 1e-9 {
-            return Err(format!(
-                "'{s}': the shares sum to {}, not 1",
-                (sum * 1e9).round() / 1e9
-            ));
+            return Err(SplitError::Sum {
+                given: s.to_string(),
+                sum: (sum * 1e9).round() / 1e9,
+            });
         }
         Ok(Split::Ratios { train, val, test })
     }
@@ -189,7 +213,15 @@ mod tests {
         let b = Split::EttMinute.borders(0, 69680).unwrap();
         assert_eq!(b.test, 46080..57600);
         let e = Split::EttHour.borders(0, 14399).unwrap_err();
-        assert!(e.contains("needs 14400 rows"), "{e}");
+        assert_eq!(
+            e,
+            ScoreError::TooFewRows {
+                split: Split::EttHour,
+                need: 14400,
+                rows: 14399
+            }
+        );
+        assert!(e.to_string().contains("needs 14400 rows"), "{e}");
     }
 
     #[test]
@@ -197,17 +229,17 @@ mod tests {
         assert_eq!("0.7,0.1,0.2".parse::<Split>().unwrap(), Split::default());
         assert_eq!(" ett-hour ".parse::<Split>().unwrap(), Split::EttHour);
         let e = "0.7,0.2,0.2".parse::<Split>().unwrap_err();
-        assert!(e.contains("sum to 1.1"), "{e}");
-        assert!("0.7,0.3"
-            .parse::<Split>()
-            .unwrap_err()
-            .contains("TRAIN,VAL,TEST"));
-        assert!("0.7,x,0.3"
-            .parse::<Split>()
-            .unwrap_err()
-            .contains("val share 'x'"));
+        assert!(e.to_string().contains("sum to 1.1"), "{e}");
+        let e = "0.7,0.3".parse::<Split>().unwrap_err();
+        assert_eq!(e, SplitError::Form("0.7,0.3".into()));
+        assert!(e.to_string().contains("TRAIN,VAL,TEST"));
+        let e = "0.7,x,0.3".parse::<Split>().unwrap_err();
+        assert!(e.to_string().contains("val share 'x'"), "{e}");
         let e = Split::default().borders(0, 3).unwrap_err();
-        assert!(e.contains("test part of 3 rows is empty"), "{e}");
+        assert!(
+            e.to_string().contains("test part of 3 rows is empty"),
+            "{e}"
+        );
     }
 
     #[test]

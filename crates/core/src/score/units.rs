@@ -4,7 +4,7 @@
 //! depend on the windows, the horizon and the split, not on the wavelet.
 
 use super::information;
-use super::{Borders, Outcome, Part, Split, Tally, Terciles};
+use super::{Borders, Outcome, Part, ScoreError, Split, Tally, Terciles};
 use crate::data::{Table, Windows};
 use std::ops::Range;
 
@@ -37,11 +37,9 @@ impl Horizons {
         pred_len: usize,
         split: &Split,
         rows: Range<usize>,
-    ) -> Result<Horizons, String> {
+    ) -> Result<Horizons, ScoreError> {
         if pred_len < 2 {
-            return Err(format!(
-                "--pred-len {pred_len}: scoring needs a horizon of at least 2 rows (vol_ratio reads its differences)"
-            ));
+            return Err(ScoreError::ShortHorizon(pred_len));
         }
         let borders = split.borders(rows.start, rows.len())?;
         let t = windows.seq_len;
@@ -116,7 +114,7 @@ pub struct Scorer {
 
 impl Scorer {
     /// Errors name the part left without units (a horizon too long for it, say).
-    pub fn new(files: Vec<Horizons>) -> Result<Scorer, String> {
+    pub fn new(files: Vec<Horizons>) -> Result<Scorer, ScoreError> {
         let mut train = [Vec::new(), Vec::new()];
         let mut units = [0; 3];
         for h in &files {
@@ -133,10 +131,7 @@ impl Scorer {
         }
         for p in Part::ALL {
             if units[p as usize] == 0 {
-                return Err(format!(
-                    "no unit's horizon lies wholly in the {} part: lower --pred-len or --seq-len, or change --split",
-                    p.name()
-                ));
+                return Err(ScoreError::NoUnits(p.name()));
             }
         }
         let [mut mase, mut vol] = train;
