@@ -1,7 +1,7 @@
 use super::*;
-use crate::data::{Channel, Table, Windows};
-use crate::engine::{Engine, Native, Values};
-use crate::pipeline::{self, Shape};
+use crate::data::{Channel, Table};
+use crate::engine::{Selected, Values};
+use crate::run_spec::{Purpose, RunSpec, NATIVE_ONLY};
 use crate::prompt::builtin_prompter;
 use crate::timing::Timer;
 use crate::wavelet::{self, Mode};
@@ -47,28 +47,24 @@ fn by_pipeline(
         channels,
         ..Table::default()
     };
-    let shape = Shape {
-        table: &table,
-        windows: Windows::new(b * t, None, Some(t), t).unwrap(),
-        plan,
-        normalize,
+    let cfg = crate::config::Config {
+        wavelet: plan.wavelet.name.clone(),
+        level: plan.level,
+        mode: plan.mode,
         dtype,
+        seq_len: Some(t),
+        stride: t,
+        normalize: Some(normalize),
         aggregate,
         batch_size: b,
-        statistics: true,
-        slide: Err(crate::pipeline::NoSlide::WindowPath),
-        slide_on_trial: false,
-        describe: Describe::new(plan, false),
+        ..Default::default()
     };
-    let mut engine: Box<dyn Engine> = Box::new(Native);
-    let units = pipeline::features(
-        &mut engine,
-        &mut None,
-        &shape,
-        &mut Timer::new(false),
-        |_| true,
-    )
-    .unwrap();
+    let spec = RunSpec::new(cfg, Purpose::Features, &NATIVE_ONLY).unwrap();
+    let units = spec
+        .prepare(&table)
+        .unwrap()
+        .features(&table, &mut Selected::native(), &mut Timer::new(false), |_| true)
+        .unwrap();
     units.into_iter().map(|u| u.features).collect()
 }
 
