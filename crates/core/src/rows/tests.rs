@@ -1,8 +1,8 @@
 use super::*;
 use crate::data::{Channel, Table};
 use crate::engine::{Selected, Values};
-use crate::run_spec::{Purpose, RunSpec, NATIVE_ONLY};
 use crate::prompt::builtin_prompter;
+use crate::run_spec::{Purpose, RunSpec, NATIVE_ONLY};
 use crate::timing::Timer;
 use crate::wavelet::{self, Mode};
 
@@ -63,7 +63,12 @@ fn by_pipeline(
     let units = spec
         .prepare(&table)
         .unwrap()
-        .features(&table, &mut Selected::native(), &mut Timer::new(false), |_| true)
+        .features(
+            &table,
+            &mut Selected::native(),
+            &mut Timer::new(false),
+            |_| true,
+        )
         .unwrap();
     units.into_iter().map(|u| u.features).collect()
 }
