@@ -54,14 +54,30 @@ pub fn mutual_information(claim: &[u32], outcome: &[u32], k_claim: usize, k_outc
         return 0.0;
     }
     let mut joint = vec![0u32; k_claim * k_outcome];
-    let mut c = vec![0u32; k_claim];
-    let mut o = vec![0u32; k_outcome];
     for (&a, &b) in claim.iter().zip(outcome) {
         joint[a as usize * k_outcome + b as usize] += 1;
-        c[a as usize] += 1;
-        o[b as usize] += 1;
     }
-    entropy_mm(&c, n) + entropy_mm(&o, n) - entropy_mm(&joint, n)
+    mutual_information_of_table(&joint, k_claim, k_outcome, n)
+}
+
+/// `mutual_information` from the joint counts (`joint[claim · k_outcome + outcome]`) of
+/// `n` units.
+pub fn mutual_information_of_table(
+    joint: &[u32],
+    k_claim: usize,
+    k_outcome: usize,
+    n: usize,
+) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let mut c = vec![0u32; k_claim];
+    let mut o = vec![0u32; k_outcome];
+    for (cell, &count) in joint.iter().enumerate() {
+        c[cell / k_outcome] += count;
+        o[cell % k_outcome] += count;
+    }
+    entropy_mm(&c, n) + entropy_mm(&o, n) - entropy_mm(joint, n)
 }
 
 /// The seed of the noise floor's permutation (docs/score.md#noise-floor).

@@ -126,23 +126,21 @@ impl Tally {
             own = information::permutation(n, information::PERMUTATION_SEED);
             &own
         };
-        let permuted: Vec<Vec<u32>> = t
-            .outcomes
-            .iter()
-            .map(|o| perm.iter().map(|&i| o[i]).collect())
-            .collect();
+        // Each unit's three outcome classes as one code (`Outcomes`), as observed and as
+        // permuted for the noise floor: each claim is then counted against all three
+        // outcomes in one pass.
+        let codes = Outcomes::codes(&t.outcomes, |k| k);
+        let permuted = Outcomes::codes(&t.outcomes, |k| perm[k]);
         let mut claims = Vec::with_capacity(Claim::ALL.len());
         let mut score = 0.0;
         for (i, claim) in Claim::ALL.into_iter().enumerate() {
             let col = &t.claims[i];
             let k = col.names.len();
-            let info = Target::ALL.map(|target| {
-                let j = target as usize;
-                let kt = target.classes().len();
-                Info {
-                    mi_bits: information::mutual_information(&col.ids, &t.outcomes[j], k, kt),
-                    noise_bits: information::mutual_information(&col.ids, &permuted[j], k, kt),
-                }
+            let observed = Outcomes::count(&col.ids, &codes, k);
+            let noise = Outcomes::count(&col.ids, &permuted, k);
+            let info = Target::ALL.map(|target| Info {
+                mi_bits: observed.information(target),
+                noise_bits: noise.information(target),
             });
             if let Some(target) = claim.scored_against() {
                 score += info[target as usize].mi_bits;
@@ -250,5 +248,58 @@ where
 {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map((self.0)())
+    }
+}
+
+/// The joint counts of one claim's categories and the three outcomes' classes together
+/// (direction × naive_mase × vol_ratio, `CODES` cells per category), from which each
+/// claim × outcome table is summed: the same integer counts, in the same order, as a
+/// pass per outcome would make.
+struct Outcomes {
+    joint: Vec<u32>,
+    categories: usize,
+    units: usize,
+}
+
+/// Outcome codes: `direction · 9 + naive_mase · 3 + vol_ratio`.
+const CODES: usize = 2 * 3 * 3;
+
+impl Outcomes {
+    /// Each unit's code, unit `k` taking the outcomes of unit `source(k)`.
+    fn codes(outcomes: &[Vec<u32>; 3], source: impl Fn(usize) -> usize) -> Vec<u8> {
+        (0..outcomes[0].len())
+            .map(|k| {
+                let u = source(k);
+                (outcomes[0][u] * 9 + outcomes[1][u] * 3 + outcomes[2][u]) as u8
+            })
+            .collect()
+    }
+
+    fn count(ids: &[u32], codes: &[u8], categories: usize) -> Outcomes {
+        assert_eq!(ids.len(), codes.len(), "one claim and one outcome per unit");
+        let mut joint = vec![0u32; categories * CODES];
+        for (&id, &code) in ids.iter().zip(codes) {
+            joint[id as usize * CODES + code as usize] += 1;
+        }
+        Outcomes {
+            joint,
+            categories,
+            units: ids.len(),
+        }
+    }
+
+    /// The claim's information about `target`, in bits (`information::mutual_information`).
+    fn information(&self, target: Target) -> f64 {
+        let kt = target.classes().len();
+        let class = |code: usize| match target {
+            Target::Direction => code / 9,
+            Target::NaiveMase => code / 3 % 3,
+            Target::VolRatio => code % 3,
+        };
+        let mut joint = vec![0u32; self.categories * kt];
+        for (cell, &n) in self.joint.iter().enumerate() {
+            joint[cell / CODES * kt + class(cell % CODES)] += n;
+        }
+        information::mutual_information_of_table(&joint, self.categories, kt, self.units)
     }
 }
