@@ -39,6 +39,36 @@ pub(super) struct Side {
     pub(super) slots: Range<usize>,
     pub(super) refs: Vec<Src>,
     pub(super) columns: Vec<f64>,
+    /// Per tile of `TILE_ROWS` output rows (low-pass slots, then high-pass), the inputs
+    /// with a nonzero weight in any of its rows: a zero weight adds a zero to a sum that
+    /// started at +0 and can never be -0, so the inputs outside change no bit.
+    pub(super) tile_inputs: Vec<Range<usize>>,
+}
+
+/// Output rows per register tile of the edge products (`task::products`).
+pub(super) const TILE_ROWS: usize = 4;
+
+/// For each tile of `TILE_ROWS` of the `rows` rows, the range of inputs (columns of
+/// `rows` weights each) where some weight of the tile is not zero.
+fn tile_inputs(columns: &[f64], rows: usize) -> Vec<Range<usize>> {
+    (0..rows)
+        .step_by(TILE_ROWS)
+        .map(|r0| {
+            let r1 = (r0 + TILE_ROWS).min(rows);
+            let nonzero = |col: &[f64]| col[r0..r1].iter().any(|&w| w != 0.0);
+            let cols: Vec<&[f64]> = columns.chunks_exact(rows).collect();
+            match cols.iter().position(|c| nonzero(c)) {
+                Some(first) => {
+                    first
+                        ..cols
+                            .iter()
+                            .rposition(|c| nonzero(c))
+                            .map_or(first, |l| l + 1)
+                }
+                None => 0..0,
+            }
+        })
+        .collect()
 }
 
 impl Level {
@@ -152,10 +182,12 @@ impl SlidePlan {
                     columns.extend(weights.iter().map(|w| at(w).0));
                     columns.extend(weights.iter().map(|w| at(w).1));
                 }
+                let tile_inputs = tile_inputs(&columns, 2 * weights.len());
                 Some(Side {
                     slots,
                     refs,
                     columns,
+                    tile_inputs,
                 })
             };
             let edges_before = start;

@@ -5,7 +5,7 @@
 //! ([`moments`]). Every stage is `inline(always)`, so it is compiled into the caller's
 //! instruction-set frame (`run_task`).
 
-use super::plan::{SlidePlan, Src};
+use super::plan::{Side, SlidePlan, Src, TILE_ROWS};
 use super::{Job, BLOCK, TASK_WINDOWS, U64};
 use crate::data::Affine;
 use crate::engine::summary::{BandSummary, BandTol, SeriesSummary, SeriesTol};
@@ -300,13 +300,12 @@ fn edges<W>(job: &Job<'_, '_>, span: &Span<'_>, block: &[usize], s: &mut Scratch
             }
             let first = side.slots.start * BLOCK;
             let (lo, hi) = (&mut cur_a[first..], &mut cur_d[first..]);
-            products(&side.columns, &s.xs[..inputs * BLOCK], ne, nb, lo, hi);
+            products(side, &s.xs[..inputs * BLOCK], nb, lo, hi);
         }
     }
 }
 
-/// Output rows and windows of one register tile of [`products`].
-const TILE_ROWS: usize = 4;
+/// Windows of one register tile of [`products`] (and `TILE_ROWS` output rows).
 const TILE_WINDOWS: usize = 8;
 
 /// `out[r][v] = Σ_i w[i][r] · x[i][v]` for the `2·ne` rows of one side (`w[i]` the side's
@@ -316,7 +315,8 @@ const TILE_WINDOWS: usize = 8;
 /// as `y += w * x` does: the same bits as a multiply-add per input over the whole block,
 /// with the sums held in registers instead of memory.
 #[inline(always)]
-fn products(w: &[f64], x: &[f64], ne: usize, nb: usize, lo: &mut [f64], hi: &mut [f64]) {
+fn products(side: &Side, x: &[f64], nb: usize, lo: &mut [f64], hi: &mut [f64]) {
+    let (w, ne) = (&side.columns[..], side.slots.len());
     let rows = 2 * ne;
     let inputs = x.len() / BLOCK;
     assert!(w.len() == inputs * rows && x.len() == inputs * BLOCK && nb <= BLOCK);
@@ -329,8 +329,13 @@ fn products(w: &[f64], x: &[f64], ne: usize, nb: usize, lo: &mut [f64], hi: &mut
         };
         out[v0..v0 + sums.len()].copy_from_slice(sums);
     };
-    for r0 in (0..rows).step_by(TILE_ROWS) {
+    for (r0, used) in (0..rows).step_by(TILE_ROWS).zip(&side.tile_inputs) {
         let nr = (rows - r0).min(TILE_ROWS);
+        // Only the inputs this tile weighs (the others add zeros).
+        let (w, x) = (
+            &w[used.start * rows..used.end * rows],
+            &x[used.start * BLOCK..used.end * BLOCK],
+        );
         for v0 in (0..nb).step_by(TILE_WINDOWS) {
             let nv = (nb - v0).min(TILE_WINDOWS);
             let mut acc = [[0.0f64; TILE_WINDOWS]; TILE_ROWS];
