@@ -63,8 +63,9 @@ pub fn summarize_windows<W: Real>(
 ) -> (Vec<SeriesSummary>, Vec<SeriesTol>) {
     debug_assert_eq!(batch.seq_len(), sp.len);
     let n = batch.channel_count();
-    let mut sums = vec![SeriesSummary::default(); batch.series()];
-    let mut tols = vec![SeriesTol::default(); batch.series()];
+    // Made in place: `vec![x; n]` copies a whole default summary per item.
+    let mut sums: Vec<SeriesSummary> = (0..batch.series()).map(|_| Default::default()).collect();
+    let mut tols: Vec<SeriesTol> = (0..batch.series()).map(|_| Default::default()).collect();
     if sums.is_empty() {
         return (sums, tols);
     }
