@@ -21,9 +21,9 @@ fn main() -> Result<(), String> {
         ..Config::default()
     };
     let table = RunSpec::new(cfg.clone(), Purpose::Features, &wavebench::backend::LOCAL)
-        .map_err(|e| e.0)?
+        .map_err(|e| e.to_string())?
         .load(path.as_ref())
-        .map_err(|e| e.0)?;
+        .map_err(|e| e.to_string())?;
     let prompter = wavebench::cli::template(&cfg.template)?;
     let req = Request {
         base: cfg.clone(),

@@ -236,7 +236,7 @@ mod fuzz {
                 std::fs::write(&p, content).unwrap();
                 match wavebench_core::run_spec::load(&wavebench::backend::LOCAL, &p, &opts) {
                     Ok(t) => prop_assert!(!t.channels.is_empty()),
-                    Err(e) => prop_assert!(one_line(&e.0) && e.0.contains(name), "{}", e.0),
+                    Err(e) => prop_assert!(one_line(&e.to_string()) && e.to_string().contains(name), "{}", e),
                 }
             }
         }
@@ -282,9 +282,9 @@ mod fuzz {
                         channels: vec![Channel { name: "x".into(), values: (0..300).map(|i| (i as f64).sin()).collect::<Vec<f64>>().into() }],
                         ..Default::default()
                     };
-                    if let Err(e) = spec.prepare(&table) { prop_assert!(one_line(&e.0), "{}", e.0) }
+                    if let Err(e) = spec.prepare(&table) { prop_assert!(one_line(&e.to_string()), "{}", e) }
                 }
-                Ok(Err(e)) => prop_assert!(one_line(&e.0), "{}", e.0),
+                Ok(Err(e)) => prop_assert!(one_line(&e.to_string()), "{}", e),
                 Err(f) => prop_assert!(one_line(f.message()), "{}", f.message()),
             }
         }
@@ -319,7 +319,7 @@ mod fuzz {
             let spec = RunSpec::new(cfg, purpose, &wavebench::backend::LOCAL).unwrap();
             let prepared = match spec.prepare(&table) {
                 Ok(p) => p,
-                Err(e) => { prop_assert!(one_line(&e.0), "{}", e.0); return Ok(()); }
+                Err(e) => { prop_assert!(one_line(&e.to_string()), "{}", e); return Ok(()); }
             };
             let mut sel = spec.engine();
             if features_purpose {

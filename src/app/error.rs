@@ -17,6 +17,11 @@ impl std::fmt::Display for AppError {
 
 /// The core's and the CLI's messages name options as flags (`--level`); the app names
 /// its controls. Every message the app shows from a run goes through here.
+/// An option's name in the app: its control's.
+pub fn in_app_word(option: wavebench_core::names::Opt) -> String {
+    in_app_words(&option.flag())
+}
+
 pub fn in_app_words(message: &str) -> String {
     const WORDS: [(&str, &str); 12] = [
         ("--seq-len", "window length"),

@@ -4,6 +4,7 @@
 use super::error::in_app_words;
 use super::worker::{JobOutput, Reply, Request};
 use super::Workbench;
+use std::path::PathBuf;
 
 impl Workbench {
     /// Take every reply the worker has sent and put it where it belongs.
@@ -192,5 +193,52 @@ impl Workbench {
             settings: Box::new(wanted),
             table: table.clone(),
         });
+    }
+}
+
+impl Workbench {
+    /// Load `path` (its remembered settings first, since they say how to load it).
+    pub fn open(&mut self, path: PathBuf) {
+        // Another file: the current one's settings are kept, and the new one's come back
+        // (or its defaults) before it loads, since they say how to load it. The first
+        // file of a session takes the settings the app started with.
+        if self.settings.file.as_ref().is_some_and(|f| *f != path) {
+            let header = self
+                .table
+                .as_ref()
+                .map(|t| t.channels.iter().map(|c| c.name.clone()).collect());
+            let channel = self
+                .table
+                .as_ref()
+                .and_then(|t| t.channels.get(self.settings.channel))
+                .map(|c| c.name.clone());
+            self.recalled = Some(self.settings.switch_to(&path, header, channel));
+            self.table = None;
+            self.result = None;
+        }
+        self.load_gen += 1;
+        self.loading = true;
+        self.busy = true;
+        self.status = format!("loading {} ...", path.display());
+        self.loaded_with = self.load_options();
+        // Remembered even if the load fails: changing the load choices then retries it.
+        self.settings.file = Some(path.clone());
+        self.worker.send(Request::Load {
+            gen: self.load_gen,
+            path,
+            options: self.loaded_with.clone(),
+        });
+    }
+
+    /// The app loads every column (the channel picker shows them all; exports select).
+    pub(super) fn load_options(&self) -> wavebench_core::run_spec::LoadOptions {
+        wavebench_core::run_spec::LoadOptions {
+            columns: None,
+            missing: self.settings.run.missing,
+            time_column: self.settings.run.time_column.clone(),
+            // f64 whatever the run's dtype: the dtype is a live knob here, and an f64 run
+            // must not see samples rounded to f32.
+            dtype: wavebench_core::engine::DType::F64,
+        }
     }
 }

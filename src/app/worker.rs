@@ -1,6 +1,7 @@
 //! The background worker: owns the data and the engines; the UI sends requests tagged with
 //! a generation number and drops replies older than its latest request.
 
+use super::error::in_app_word;
 use super::state::Settings;
 use crate::backend::LOCAL;
 use crate::variants::Variant;
@@ -227,7 +228,10 @@ fn handle(req: Request, engines: &mut Vec<(EngineKind, Selected)>, replies: &Sen
                 path,
                 table: Arc::new(t),
             },
-            Err(e) => Reply::Failed { gen, message: e.0 },
+            Err(e) => Reply::Failed {
+                gen,
+                message: e.worded(in_app_word),
+            },
         },
         Request::Inspect {
             gen,
@@ -279,8 +283,9 @@ fn inspect(
     engine: &mut Selected,
 ) -> Result<(Box<Inspection>, Option<String>), String> {
     let channel = s.channel.min(table.channels.len().saturating_sub(1));
-    let spec = RunSpec::new(view_config(s, table), Purpose::Features, &LOCAL).map_err(|e| e.0)?;
-    let prepared = spec.prepare(table).map_err(|e| e.0)?;
+    let spec = RunSpec::new(view_config(s, table), Purpose::Features, &LOCAL)
+        .map_err(|e| e.worded(in_app_word))?;
+    let prepared = spec.prepare(table).map_err(|e| e.worded(in_app_word))?;
     // A template that does not compile still gets its features computed and shown; the
     // error goes where the prompt would be.
     let (prompter, template_error) = match Prompter::new(&s.template_text) {
@@ -381,14 +386,14 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
         } => {
             let table = export_table(&table, &settings);
             let spec = RunSpec::new(export_config(&settings), Purpose::Features, &LOCAL)
-                .map_err(|e| e.0)?;
+                .map_err(|e| e.worded(in_app_word))?;
             let prompter =
                 Prompter::new(&settings.template_text).map_err(|e| format!("template: {e}"))?;
             let work = crate::variants::Workload {
                 // Prompts are compared and dropped, as `bench` does: the run may slide.
                 prepared: spec
                     .prepare(&table)
-                    .map_err(|e| e.0)?
+                    .map_err(|e| e.worded(in_app_word))?
                     .sliding(spec.slide(&prompter, false)),
                 table: &table,
                 prompter: &prompter,
@@ -461,16 +466,16 @@ fn all_units(
     mut tick: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<wavebench_core::features::Unit>, String> {
     let cfg = export_config(settings);
-    let spec = RunSpec::new(cfg, Purpose::Features, &LOCAL).map_err(|e| e.0)?;
+    let spec = RunSpec::new(cfg, Purpose::Features, &LOCAL).map_err(|e| e.worded(in_app_word))?;
     // The app's table holds f64 (the precision is a live knob), while the CLI parses an
     // f32 run's text straight to f32: a value narrowed from f64 can differ from it in its
     // last bit (a printed range then reads 1.65 against 1.64). An f32 export reads the
     // file as the CLI does, so the same settings give the CLI's bytes.
     let table = match spec.cfg.dtype {
-        DType::F32 => Cow::Owned(spec.load(&table.path).map_err(|e| e.0)?),
+        DType::F32 => Cow::Owned(spec.load(&table.path).map_err(|e| e.worded(in_app_word))?),
         DType::F64 => export_table(table, settings),
     };
-    let prepared = spec.prepare(&table).map_err(|e| e.0)?;
+    let prepared = spec.prepare(&table).map_err(|e| e.worded(in_app_word))?;
     let count = prepared.windows.count;
     prepared
         .features(

@@ -272,7 +272,7 @@ impl Failure {
 
 impl From<wavebench_core::data::DataError> for Failure {
     fn from(e: wavebench_core::data::DataError) -> Self {
-        Failure::Input(e.0)
+        Failure::Input(e.worded(wavebench_core::names::Opt::flag))
     }
 }
 

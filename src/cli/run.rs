@@ -12,6 +12,7 @@ use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::features::Aggregate;
 use wavebench_core::features::Unit;
+use wavebench_core::names::Opt;
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::pipeline::PathChoice;
 use wavebench_core::prompt::{self, Prompter};
@@ -163,7 +164,7 @@ impl Run {
                 Ok(Some((t, p)))
             }
             Err(e) if self.spec.cfg.skip_bad_files && self.set.is_set => {
-                eprintln!("wavebench: skipping a bad file: {e}");
+                eprintln!("wavebench: skipping a bad file: {}", e.worded(Opt::flag));
                 Ok(None)
             }
             Err(e) => Err(e.into()),

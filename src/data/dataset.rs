@@ -38,7 +38,7 @@ impl DataSet {
         }
         let mut files: Vec<PathBuf> = if input.is_dir() {
             std::fs::read_dir(input)
-                .map_err(|e| DataError(format!("{shown}: cannot read the folder: {e}")))?
+                .map_err(|e| DataError::new(format!("{shown}: cannot read the folder: {e}")))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.is_file() && is_data_file(p))
                 .collect()
@@ -50,7 +50,7 @@ impl DataSet {
                 ..Default::default()
             };
             glob::glob_with(&pattern, opts)
-                .map_err(|e| DataError(format!("{shown}: not a valid pattern: {e}")))?
+                .map_err(|e| DataError::new(format!("{shown}: not a valid pattern: {e}")))?
                 .filter_map(Result::ok)
                 .filter(|p| p.is_file())
                 .collect()

@@ -65,7 +65,7 @@ fn read_head(path: &Path, limit: usize) -> Result<Vec<u8>, DataError> {
     let mut head = Vec::with_capacity(limit.min(1 << 16));
     File::open(path)
         .and_then(|f| f.take(limit as u64).read_to_end(&mut head))
-        .map_err(|e| DataError(format!("{}: cannot read: {e}", path.display())))?;
+        .map_err(|e| DataError::new(format!("{}: cannot read: {e}", path.display())))?;
     Ok(head)
 }
 

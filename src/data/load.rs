@@ -188,7 +188,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
     }
     let format = detect_format(path)?;
     let mut df = read_frame(path, format, opts.dtype).map_err(|e| {
-        DataError(format!(
+        DataError::new(format!(
             "{p}: cannot parse as {}: {}",
             format.describe(),
             first_line(&e.to_string())
@@ -205,7 +205,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
                 names.join(", ")
             ));
             df.set_column_names(&names)
-                .map_err(|e| DataError(format!("{p}: header: {e}")))?;
+                .map_err(|e| DataError::new(format!("{p}: header: {e}")))?;
         }
     }
     if df.width() == 0 {
@@ -272,8 +272,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
     for (i, col) in df.into_columns().into_iter().enumerate() {
         let name = col.name().to_string();
         if Some(i) == axis_at {
-            let (axis, warning) =
-                time_axis(&col).map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
+            let (axis, warning) = time_axis(&col)
+                .map_err(|e| DataError::new(format!("{p}: column '{name}': {e}")))?;
             if let Some(w) = warning {
                 table.warnings.push(format!("{p}: column '{name}': {w}"));
             }
@@ -297,10 +297,10 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
         let dtype = col.dtype().clone();
         let values = if dtype.is_primitive_numeric() || dtype == DataType::Boolean {
             numbers(&col, opts.dtype)
-                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?
+                .map_err(|e| DataError::new(format!("{p}: column '{name}': {e}")))?
         } else if let DataType::Decimal(_, scale) = dtype {
             let v = numbers(&col, opts.dtype)
-                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
+                .map_err(|e| DataError::new(format!("{p}: column '{name}': {e}")))?;
             if let Some(w) = decimal_rounding(&col, &v, scale) {
                 table
                     .warnings
@@ -310,7 +310,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
         } else if matches!(dtype, DataType::String | DataType::Null) || dtype.is_temporal() {
             let text = col
                 .cast(&DataType::String)
-                .map_err(|e| DataError(format!("{p}: column '{name}': {e}")))?;
+                .map_err(|e| DataError::new(format!("{p}: column '{name}': {e}")))?;
             match text_column(
                 &text,
                 &p,

@@ -18,6 +18,7 @@ use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::engine::{self, DType, Selected};
 use wavebench_core::features::{Aggregate, Reads, Unit};
+use wavebench_core::names::Opt;
 use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
@@ -159,11 +160,13 @@ pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<
 /// data options, the horizon and the split, not on the wavelet, level, mode or template.
 pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String> {
     let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.worded(Opt::flag))?;
     let mut horizons = Vec::with_capacity(tables.len());
     let mut seq_len = None;
     for (name, table) in tables {
-        let prepared = base.prepare(table).map_err(|e| format!("{name}: {e}"))?;
+        let prepared = base
+            .prepare(table)
+            .map_err(|e| format!("{name}: {}", e.worded(Opt::flag)))?;
         let rows = table.rows();
         let range = base
             .rows
@@ -326,7 +329,7 @@ impl<'a> Job<'a> {
             Purpose::Features,
             &crate::backend::LOCAL,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.worded(Opt::flag))?;
         let bands = engine::plan::band_names(point.level);
         let mut tally = self.scorer.tally(&bands);
         let mut engine = Selected::native();
@@ -336,7 +339,9 @@ impl<'a> Job<'a> {
         let mut approx_len = 0;
         let mut next_stats = stats.map(|s| s.iter());
         for ((name, table), h) in self.tables.iter().zip(&self.scorer.files) {
-            let prepared = spec.prepare(table).map_err(|e| format!("{name}: {e}"))?;
+            let prepared = spec
+                .prepare(table)
+                .map_err(|e| format!("{name}: {}", e.worded(Opt::flag)))?;
             approx_len = prepared.plan.band_lens[0];
             let prepared = prepared.part(h.scored.clone()).sliding(self.slide.clone());
             let prepared = match stats {

@@ -5,6 +5,7 @@
 use super::{Kept, Metric, Request, Sweep};
 use wavebench_core::data::Table;
 use wavebench_core::engine::Selected;
+use wavebench_core::names::Opt;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::Claim;
 use wavebench_core::timing::Timer;
@@ -87,11 +88,11 @@ impl Survey {
             ..Table::default()
         };
         let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| e.worded(Opt::flag))?;
         let slide = super::slide(req);
         let prepared = spec
             .prepare(&alone)
-            .map_err(|e| e.to_string())?
+            .map_err(|e| e.worded(Opt::flag))?
             .sliding(slide);
         // The channel's statistics from the last survey of it, else computed and kept.
         let known = kept.timeline.as_ref().filter(|(c, _)| *c == channel);

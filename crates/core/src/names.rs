@@ -76,6 +76,43 @@ macro_rules! named {
 
 pub(crate) use named;
 
+/// The run's options, by their configuration keys (the TOML file's, `Config`'s fields):
+/// what a [`crate::data::DataError`] names, each front end in its own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Opt {
+    Wavelet,
+    Level,
+    Rows,
+    SeqLen,
+    Stride,
+    BatchSize,
+    Missing,
+    Dtype,
+    Columns,
+    Shard,
+}
+
+named! {
+    Opt, "option":
+    Wavelet = "wavelet",
+    Level = "level",
+    Rows = "rows",
+    SeqLen = "seq_len",
+    Stride = "stride",
+    BatchSize = "batch_size",
+    Missing = "missing",
+    Dtype = "dtype",
+    Columns = "columns",
+    Shard = "shard",
+}
+
+impl Opt {
+    /// The command line's flag: `--seq-len`.
+    pub fn flag(self) -> String {
+        format!("--{}", self.name().replace('_', "-"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::engine::{DType, EngineKind};

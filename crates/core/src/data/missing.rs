@@ -1,6 +1,6 @@
 //! What to do with missing cells (empty or NaN): refuse, interpolate, drop or zero them.
 
-use super::{err, DataError, Table};
+use super::{err, refuse, DataError, Opt, Table, OPTION};
 use crate::numeric::real::{Real, Values};
 use serde::{Deserialize, Serialize};
 
@@ -33,8 +33,8 @@ impl Missing {
             Missing::Error => {
                 for c in &table.channels {
                     if let Some(row) = c.values.iter_f64().position(|v| v.is_nan()) {
-                        return err(format!(
-                            "{}: column '{}', data row {row}: missing value (choose --missing interpolate|drop|zero)",
+                        return refuse(&[Opt::Missing], format!(
+                            "{}: column '{}', data row {row}: missing value (choose {OPTION} interpolate|drop|zero)",
                             table.path.display(),
                             c.name
                         ));
@@ -74,10 +74,13 @@ impl Missing {
                     time.retain(&keep);
                 }
                 if table.rows() == 0 {
-                    return err(format!(
-                        "{}: every row has a missing value; nothing left after --missing drop",
-                        table.path.display()
-                    ));
+                    return refuse(
+                        &[Opt::Missing],
+                        format!(
+                            "{}: every row has a missing value; nothing left after {OPTION} drop",
+                            table.path.display()
+                        ),
+                    );
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! Windows over a table: window `i` covers rows `[start + i*stride, … + seq_len)`. Windows
 //! are start rows, not copies; a batch is gathered only when an engine needs one.
 
-use super::{err, DataError};
+use super::{refuse, DataError, Opt, OPTION};
 use crate::names::BadValue;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -75,23 +75,27 @@ impl Windows {
             None => (0, rows),
         };
         if start >= rows || end > rows {
-            return err(format!(
-                "--rows {}: the data has only {rows} rows",
-                range.map_or(String::new(), |r| r.to_string())
-            ));
+            return refuse(
+                &[Opt::Rows],
+                format!(
+                    "{OPTION} {}: the data has only {rows} rows",
+                    range.map_or(String::new(), |r| r.to_string())
+                ),
+            );
         }
         let avail = end - start;
         let seq_len = seq_len.unwrap_or(avail);
         if seq_len == 0 {
-            return err("--seq-len must be at least 1");
+            return refuse(&[Opt::SeqLen], format!("{OPTION} must be at least 1"));
         }
         if stride == 0 {
-            return err("--stride must be at least 1");
+            return refuse(&[Opt::Stride], format!("{OPTION} must be at least 1"));
         }
         if seq_len > avail {
-            return err(format!(
-                "--seq-len {seq_len} is longer than the {avail} selected rows"
-            ));
+            return refuse(
+                &[Opt::SeqLen],
+                format!("{OPTION} {seq_len} is longer than the {avail} selected rows"),
+            );
         }
         Ok(Windows {
             first_row: start,

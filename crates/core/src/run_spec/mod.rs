@@ -12,7 +12,7 @@ pub use backend::{load, Backend, LoadOptions, NativeOnly, NATIVE_ONLY};
 pub use shard::Shard;
 
 use crate::config::Config;
-use crate::data::{self, DataError, Normalize, RowRange, Table, Windows};
+use crate::data::{self, DataError, Normalize, Opt, RowRange, Table, Windows, OPTION};
 use crate::engine::{DType, EngineError, Plan, Selected};
 use crate::features::degenerate::{level_is_degenerate, Describe};
 use crate::features::{Aggregate, Reads, Unit};
@@ -91,22 +91,25 @@ impl RunSpec {
         purpose: Purpose,
         backend: &'static dyn Backend,
     ) -> Result<Self, DataError> {
-        let wavelet =
-            wavelet::lookup(&cfg.wavelet).map_err(|e| DataError(format!("--wavelet: {e}")))?;
+        let wavelet = wavelet::lookup(&cfg.wavelet)
+            .map_err(|e| DataError::about(&[Opt::Wavelet], format!("{OPTION}: {e}")))?;
         if cfg.level == 0 || cfg.level > MAX_LEVEL {
-            return data::err(format!("--level {}: expected 1 to {MAX_LEVEL}", cfg.level));
+            return data::refuse(
+                &[Opt::Level],
+                format!("{OPTION} {}: expected 1 to {MAX_LEVEL}", cfg.level),
+            );
         }
         let rows = cfg
             .row_range()
-            .map_err(|e| DataError(format!("--rows: {e}")))?;
-        if cfg.stride == 0 {
-            return data::err("--stride must be at least 1");
-        }
-        if cfg.seq_len == Some(0) {
-            return data::err("--seq-len must be at least 1");
-        }
-        if cfg.batch_size == 0 {
-            return data::err("--batch-size must be at least 1");
+            .map_err(|e| DataError::about(&[Opt::Rows], format!("{OPTION}: {e}")))?;
+        for (zero, option) in [
+            (cfg.stride == 0, Opt::Stride),
+            (cfg.seq_len == Some(0), Opt::SeqLen),
+            (cfg.batch_size == 0, Opt::BatchSize),
+        ] {
+            if zero {
+                return data::refuse(&[option], format!("{OPTION} must be at least 1"));
+            }
         }
         Ok(RunSpec {
             cfg,
@@ -142,16 +145,17 @@ impl RunSpec {
     pub fn prepare(&self, table: &Table) -> Result<Prepared, DataError> {
         let p = table.path.display();
         let windows = Windows::new(table.rows(), self.rows, self.cfg.seq_len, self.cfg.stride)
-            .map_err(|e| DataError(format!("{p}: {e}")))?;
+            .map_err(|e| e.within(&p.to_string()))?;
         let plan = Plan::new(self.wavelet, self.cfg.mode, self.cfg.level, windows.seq_len)
-            .map_err(|e| DataError(format!("{p}: {e}")))?;
+            .map_err(|e| DataError::new(format!("{p}: {e}")))?;
         if self.purpose == Purpose::Features {
             self.check_range(table, &windows)?;
         }
         let max = self.wavelet.max_level(windows.seq_len);
         let level_warning = match self.purpose {
             Purpose::Features => {
-                pipeline::check_level(&plan).map_err(|e| DataError(format!("--level: {e}")))?;
+                pipeline::check_level(&plan)
+                    .map_err(|e| DataError::about(&[Opt::Level], format!("{OPTION}: {e}")))?;
                 degenerate_level(&plan)
             }
             Purpose::Decompose => None,
@@ -200,11 +204,14 @@ impl RunSpec {
                 continue;
             };
             let row = rows.start + row;
-            let hint = match self.cfg.dtype {
-                DType::F32 => "rescale the column, or use --dtype f64",
-                DType::F64 => "rescale the column",
+            let (hint, options): (String, &[Opt]) = match self.cfg.dtype {
+                DType::F32 => (
+                    format!("rescale the column, or use {OPTION} f64"),
+                    &[Opt::Dtype],
+                ),
+                DType::F64 => ("rescale the column".into(), &[]),
             };
-            return data::err(format!(
+            return data::refuse(options, format!(
                 "{}: column '{}', data row {row}: {:e} is too large for {} sums of squares (|x| at most {limit:e}); {hint}",
                 table.path.display(),
                 c.name,
@@ -268,8 +275,8 @@ impl Prepared {
             return Ok(());
         }
         let gb = |b: u64| b as f64 / 1e9;
-        data::err(format!(
-            "{}: this run needs about {:.1} GB ({} windows × {} channels) but {:.1} GB of memory is available; select fewer rows (--rows), a larger --stride, fewer --columns, or use --shard",
+        data::refuse(&[Opt::Rows, Opt::Stride, Opt::Columns, Opt::Shard], format!(
+            "{}: this run needs about {:.1} GB ({} windows × {} channels) but {:.1} GB of memory is available; select fewer rows ({OPTION}), a larger {OPTION}, fewer {OPTION}, or use {OPTION}",
             table.path.display(),
             gb(need),
             self.windows.count,
