@@ -136,4 +136,26 @@ mod tests {
             "unknown engine 'cuda' (expected auto, native, torch-cpu or torch-cuda)"
         );
     }
+
+    #[test]
+    fn a_data_error_names_its_options_in_each_front_ends_words() {
+        use crate::data::{DataError, Opt, OPTION};
+        let e = DataError::about(
+            &[Opt::SeqLen, Opt::Stride],
+            format!("{OPTION} 600 is too long; a larger {OPTION} helps"),
+        )
+        .within("a.csv");
+        assert_eq!(e.options(), [Opt::SeqLen, Opt::Stride]);
+        assert_eq!(
+            e.to_string(),
+            "a.csv: seq_len 600 is too long; a larger stride helps"
+        );
+        assert_eq!(
+            e.worded(Opt::flag),
+            "a.csv: --seq-len 600 is too long; a larger --stride helps"
+        );
+        // A marker in the data itself is not taken for an option.
+        let plain = DataError::new(format!("column '{OPTION}x'"));
+        assert_eq!(plain.worded(Opt::flag), "column '\u{FFFD}x'");
+    }
 }
