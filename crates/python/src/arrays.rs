@@ -10,9 +10,6 @@ use wavebench_core::rows::{Rows, RowsError};
 
 /// `x` as read: a float32 or float64 array of shape (B, N, T), borrowed from numpy (a CPU
 /// tensor's memory too) for the length of the call.
-
-/// `x` as read: a float32 or float64 array of shape (B, N, T), borrowed from numpy (a CPU
-/// tensor's memory too) for the length of the call.
 pub(crate) enum Data<'py> {
     F32(PyReadonlyArrayDyn<'py, f32>),
     F64(PyReadonlyArrayDyn<'py, f64>),

@@ -8,9 +8,6 @@ use pyo3::types::{PyDict, PyList, PyString};
 use wavebench_core::features::Features;
 use wavebench_core::prompt::{self, PromptVars};
 
-/// `x` as read: a float32 or float64 array of shape (B, N, T), borrowed from numpy (a CPU
-/// tensor's memory too) for the length of the call.
-
 /// The seed's feature dict of one group's features.
 pub(crate) fn seed_dict<'py>(py: Python<'py>, f: &Features) -> PyResult<Bound<'py, PyDict>> {
     let f32s = |v: &[f64]| PyArray1::from_vec(py, v.iter().map(|&x| x as f32).collect());
