@@ -12,16 +12,16 @@
 //! - `.npy`: one 2-D array, each row the series' bands concatenated as
 //!   `pywt.coeffs_to_array` does; the band slices are reported on stderr.
 
-mod read;
-
-pub use read::{read_coeffs, Coeffs};
+mod json;
+mod npz;
+mod parquet;
 
 use crate::export;
 use crate::npy;
-use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::Path;
+use wavebench_core::engine::plan::band_names;
 use wavebench_core::engine::{DType, Values};
 use wavebench_core::wavelet::Mode;
 
@@ -37,7 +37,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn key(self) -> &'static str {
+    pub(super) fn key(self) -> &'static str {
         match self {
             Kind::Coeffs => "coeffs",
             Kind::Components => "components",
@@ -86,7 +86,7 @@ impl BandTable {
     pub fn series(&self) -> usize {
         self.labels.len()
     }
-    fn offsets(&self) -> Vec<usize> {
+    pub(super) fn offsets(&self) -> Vec<usize> {
         self.lens
             .iter()
             .scan(0, |o, &l| {
@@ -96,10 +96,10 @@ impl BandTable {
             })
             .collect()
     }
-    fn has_windows(&self) -> bool {
+    pub(super) fn has_windows(&self) -> bool {
         self.labels.iter().any(|l| l.window.is_some())
     }
-    fn has_files(&self) -> bool {
+    pub(super) fn has_files(&self) -> bool {
         self.labels.iter().any(|l| l.file.is_some())
     }
 }
@@ -142,11 +142,11 @@ fn extension(path: &Path) -> Option<String> {
 pub fn write(path: &Path, format: Format, table: &BandTable) -> Result<Option<String>, String> {
     match format {
         Format::Json => export::write_atomic(path, |w| {
-            serde_json::to_writer(&mut *w, &JsonDoc(table)).map_err(io::Error::from)?;
+            serde_json::to_writer(&mut *w, &json::Doc(table)).map_err(io::Error::from)?;
             writeln!(w)
         })
         .map(|_| None),
-        Format::Npz => export::write_atomic(path, |w| write_npz(w, table)).map(|_| None),
+        Format::Npz => export::write_atomic(path, |w| npz::write(w, table)).map(|_| None),
         Format::Npy => {
             let shape = [table.series(), table.per_series()];
             export::write_atomic(path, |w| match &table.values {
@@ -170,108 +170,18 @@ pub fn write(path: &Path, format: Format, table: &BandTable) -> Result<Option<St
                 slices.join(", ")
             )))
         }
-        Format::Parquet => {
-            let (mut df, meta) = frame(table).map_err(|e| format!("{}: {e}", path.display()))?;
-            export::write_atomic(path, |w| {
-                use polars::prelude::*;
-                ParquetWriter::new(w)
-                    .with_key_value_metadata(Some(KeyValueMetadata::from_static(vec![(
-                        META_KEY.into(),
-                        meta,
-                    )])))
-                    .finish(&mut df)
-                    .map(|_| ())
-                    .map_err(io::Error::other)
-            })
-            .map(|_| None)
-        }
-    }
-}
-
-/// The Parquet key holding the settings (and the kind of bands) as JSON.
-const META_KEY: &str = "wavebench";
-
-#[derive(Serialize, Deserialize)]
-struct FileMeta {
-    #[serde(flatten)]
-    meta: Meta,
-    kind: String,
-}
-
-struct JsonDoc<'a>(&'a BandTable);
-
-impl Serialize for JsonDoc<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = self.0;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("wavelet", &t.meta.wavelet)?;
-        m.serialize_entry("mode", t.meta.mode.name())?;
-        m.serialize_entry("level", &t.meta.level)?;
-        m.serialize_entry("dtype", t.meta.dtype.name())?;
-        m.serialize_entry("engine", &t.meta.engine)?;
-        m.serialize_entry("series", &JsonSeries(t))?;
-        m.end()
-    }
-}
-
-struct JsonSeries<'a>(&'a BandTable);
-
-impl Serialize for JsonSeries<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = self.0;
-        let offsets = t.offsets();
-        let mut seq = s.serialize_seq(Some(t.series()))?;
-        for i in 0..t.series() {
-            seq.serialize_element(&JsonOne(t, i, &offsets))?;
-        }
-        seq.end()
-    }
-}
-
-/// Series `.1` of the table, with the band offsets within a series.
-struct JsonOne<'a>(&'a BandTable, usize, &'a [usize]);
-
-impl Serialize for JsonOne<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (t, i, offsets) = (self.0, self.1, self.2);
-        let l = &t.labels[i];
-        let mut m = s.serialize_map(None)?;
-        if let Some(f) = &l.file {
-            m.serialize_entry("file", f)?;
-        }
-        m.serialize_entry("column", &l.column)?;
-        if let (Some(w), Some(st)) = (l.window, l.start) {
-            m.serialize_entry("window", &w)?;
-            m.serialize_entry("start", &st)?;
-            if let Some(time) = &l.start_time {
-                m.serialize_entry("start_time", time)?;
-            }
-        }
-        let per = t.per_series();
-        let range = |k: usize| {
-            let at = i * per + offsets[k];
-            at..at + t.lens[k]
-        };
-        // f32 values print as f32 (shortest round-trip), not widened.
-        match (&t.values, t.kind) {
-            (Values::F32(v), Kind::Signal) => m.serialize_entry("signal", &v[range(0)])?,
-            (Values::F64(v), Kind::Signal) => m.serialize_entry("signal", &v[range(0)])?,
-            (Values::F32(v), k) => {
-                let bands: Vec<&[f32]> = (0..t.lens.len()).map(|b| &v[range(b)]).collect();
-                m.serialize_entry(k.key(), &bands)?
-            }
-            (Values::F64(v), k) => {
-                let bands: Vec<&[f64]> = (0..t.lens.len()).map(|b| &v[range(b)]).collect();
-                m.serialize_entry(k.key(), &bands)?
-            }
-        }
-        m.end()
+        Format::Parquet => parquet::write(path, table).map(|_| None),
     }
 }
 
 /// Per-band blocks (each series × its length, series-major) as one table's values: series
 /// `s`'s bands concatenated, then series `s + 1`'s, in `dtype`.
-fn series_major(bands: &[Vec<f64>], lens: &[usize], series: usize, dtype: DType) -> Values {
+pub(super) fn series_major(
+    bands: &[Vec<f64>],
+    lens: &[usize],
+    series: usize,
+    dtype: DType,
+) -> Values {
     let per: usize = lens.iter().sum();
     let mut values = vec![0f64; series * per];
     let mut off = 0;
@@ -285,128 +195,63 @@ fn series_major(bands: &[Vec<f64>], lens: &[usize], series: usize, dtype: DType)
     Values::from_f64(&values, dtype)
 }
 
-/// Band `k` of every series, gathered into one series × len block.
-fn gather<T: Copy>(v: &[T], per: usize, offset: usize, len: usize) -> Vec<T> {
-    v.chunks_exact(per.max(1))
-        .flat_map(|s| s[offset..offset + len].iter().copied())
-        .collect()
+/// Coefficients read back for `waverec`: the bands of every series, and the settings the
+/// file records (none for arrays saved by hand, e.g. `np.savez(f, *pywt.wavedec(x, …))`).
+#[derive(Debug, Clone)]
+pub struct Coeffs {
+    pub meta: Option<Meta>,
+    pub labels: Vec<Label>,
+    pub names: Vec<String>,
+    pub lens: Vec<usize>,
+    /// Series-major, bands concatenated, as `BandTable::values`.
+    pub values: Values,
 }
 
-fn write_npz(w: &mut dyn io::Write, t: &BandTable) -> io::Result<()> {
-    let n = t.series();
-    let per = t.per_series();
-    let offsets = t.offsets();
-    let bands: Vec<Values> = (0..t.lens.len())
-        .map(|k| match &t.values {
-            Values::F32(v) => Values::F32(gather(v, per, offsets[k], t.lens[k])),
-            Values::F64(v) => Values::F64(gather(v, per, offsets[k], t.lens[k])),
-        })
-        .collect();
-    let text = |f: fn(&Label) -> String| t.labels.iter().map(f).collect::<Vec<String>>();
-    let files = text(|l| l.file.clone().unwrap_or_default());
-    let columns = text(|l| l.column.clone());
-    let times = text(|l| l.start_time.clone().unwrap_or_default());
-    let ints = |f: fn(&Label) -> Option<usize>| {
-        t.labels
-            .iter()
-            .map(|l| f(l).map_or(-1, |v| v as i64))
-            .collect::<Vec<i64>>()
-    };
-    let (windows, starts) = (ints(|l| l.window), ints(|l| l.start));
-    let meta = [
-        ("wavelet", t.meta.wavelet.clone()),
-        ("mode", t.meta.mode.name().to_string()),
-        ("dtype", t.meta.dtype.name().to_string()),
-        ("engine", t.meta.engine.clone()),
-        ("kind", t.kind.key().to_string()),
-    ];
-    let level = [t.meta.level as i64];
-    let mut arrays: Vec<(&str, Vec<usize>, npy::Data)> = Vec::new();
-    for (k, b) in bands.iter().enumerate() {
-        let shape = vec![n, t.lens[k]];
-        arrays.push((
-            &t.names[k],
-            shape,
-            match b {
-                Values::F32(v) => npy::Data::F32(v),
-                Values::F64(v) => npy::Data::F64(v),
-            },
-        ));
+/// A file of another kind (mra's components, waverec's signals) is not coefficients:
+/// inverting it would give a signal of the wrong length and meaning, without a word.
+pub(super) fn check_kind(kind: &str) -> Result<(), String> {
+    match kind {
+        "coeffs" => Ok(()),
+        "components" => Err(
+            "holds per-band components (what `wavebench mra` writes), not coefficients; waverec inverts what `wavebench decompose` writes (the components already sum to the signal)".into(),
+        ),
+        "signal" => Err(
+            "holds signals (what `wavebench waverec` writes), not coefficients; waverec inverts what `wavebench decompose` writes".into(),
+        ),
+        other => Err(format!(
+            "holds bands of kind '{other}', not coefficients (what `wavebench decompose` writes)"
+        )),
     }
-    if t.has_files() {
-        arrays.push(("file", vec![n], npy::Data::Text(&files)));
-    }
-    arrays.push(("column", vec![n], npy::Data::Text(&columns)));
-    if t.has_windows() {
-        arrays.push(("window", vec![n], npy::Data::I64(&windows)));
-        arrays.push(("start", vec![n], npy::Data::I64(&starts)));
-        arrays.push(("start_time", vec![n], npy::Data::Text(&times)));
-    }
-    let meta_text: Vec<[String; 1]> = meta.iter().map(|(_, v)| [v.clone()]).collect();
-    for ((name, _), v) in meta.iter().zip(&meta_text) {
-        arrays.push((name, vec![], npy::Data::Text(v)));
-    }
-    arrays.push(("level", vec![], npy::Data::I64(&level)));
-    npy::write_npz(w, &arrays)
 }
 
-/// The Parquet frame and its settings as JSON.
-fn frame(t: &BandTable) -> polars::prelude::PolarsResult<(polars::prelude::DataFrame, String)> {
-    use polars::prelude::*;
-    let n = t.series();
-    let mut cols: Vec<Column> = Vec::new();
-    if t.has_files() {
-        let f: Vec<Option<String>> = t.labels.iter().map(|l| l.file.clone()).collect();
-        cols.push(Series::new("file".into(), f).into());
+/// The bands must be the recorded level's n+1: a band deleted from the file would
+/// otherwise be inverted silently into a signal of the wrong length.
+pub(super) fn check_level(recorded: usize, bands: usize) -> Result<(), String> {
+    if bands == recorded + 1 {
+        return Ok(());
     }
-    let c: Vec<String> = t.labels.iter().map(|l| l.column.clone()).collect();
-    cols.push(Series::new("column".into(), c).into());
-    if t.has_windows() {
-        let w: Vec<Option<u64>> = t
-            .labels
-            .iter()
-            .map(|l| l.window.map(|v| v as u64))
-            .collect();
-        let s: Vec<Option<u64>> = t.labels.iter().map(|l| l.start.map(|v| v as u64)).collect();
-        let tm: Vec<Option<String>> = t.labels.iter().map(|l| l.start_time.clone()).collect();
-        cols.push(Series::new("window".into(), w).into());
-        cols.push(Series::new("start".into(), s).into());
-        cols.push(Series::new("start_time".into(), tm).into());
+    Err(format!(
+        "records level {recorded}, which has {} bands ({}), but holds {bands}; was a band removed or added?",
+        recorded + 1,
+        band_names(recorded).join(", ")
+    ))
+}
+
+/// Read `[cA_n, cD_n, …, cD_1]` coefficients of one or more series from a file `decompose`
+/// wrote (`.json`, `.npz`, `.parquet`) or from an `.npz` of arrays `arr_0, arr_1, …` (1-D:
+/// one series; 2-D: series × coefficients). Errors name the file and what is wrong.
+pub fn read_coeffs(path: &Path) -> Result<Coeffs, String> {
+    let p = path.display();
+    let fail = |e: String| format!("{p}: {e}");
+    match extension(path).as_deref() {
+        Some("json") => json::read(path).map_err(fail),
+        Some("npz") => {
+            let f = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+            npz::read(npy::read_npz(f).map_err(fail)?).map_err(fail)
+        }
+        Some("parquet") => parquet::read(path).map_err(fail),
+        _ => Err(format!(
+            "{p}: expected coefficients as .json, .npz or .parquet (what decompose writes)"
+        )),
     }
-    let per = t.per_series();
-    for (name, (&off, &len)) in t.names.iter().zip(t.offsets().iter().zip(&t.lens)) {
-        let list = match &t.values {
-            Values::F32(v) => {
-                let mut b = ListPrimitiveChunkedBuilder::<Float32Type>::new(
-                    name.as_str().into(),
-                    n,
-                    n * len,
-                    DataType::Float32,
-                );
-                for s in v.chunks_exact(per.max(1)) {
-                    b.append_slice(&s[off..off + len]);
-                }
-                b.finish().into_series()
-            }
-            Values::F64(v) => {
-                let mut b = ListPrimitiveChunkedBuilder::<Float64Type>::new(
-                    name.as_str().into(),
-                    n,
-                    n * len,
-                    DataType::Float64,
-                );
-                for s in v.chunks_exact(per.max(1)) {
-                    b.append_slice(&s[off..off + len]);
-                }
-                b.finish().into_series()
-            }
-        };
-        cols.push(list.into());
-    }
-    let meta = serde_json::to_string(&FileMeta {
-        meta: t.meta.clone(),
-        kind: t.kind.key().into(),
-    })
-    .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
-    Ok((DataFrame::new(n, cols)?, meta))
 }

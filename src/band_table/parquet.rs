@@ -1,0 +1,205 @@
+//! Parquet: one row per series, a list column per band, the settings as the file's
+//! `wavebench` key-value metadata; written and read back.
+
+use super::{check_kind, check_level, series_major, BandTable, Coeffs, Meta};
+use crate::export;
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::path::Path;
+use wavebench_core::engine::plan::band_names;
+use wavebench_core::engine::{DType, Values};
+
+/// The Parquet key holding the settings (and the kind of bands) as JSON.
+const META_KEY: &str = "wavebench";
+
+#[derive(Serialize, Deserialize)]
+struct FileMeta {
+    #[serde(flatten)]
+    meta: Meta,
+    kind: String,
+}
+
+/// `table` as a Parquet file at `path`.
+pub(super) fn write(path: &Path, table: &BandTable) -> Result<(), String> {
+    let (mut df, meta) = frame(table).map_err(|e| format!("{}: {e}", path.display()))?;
+    export::write_atomic(path, |w| {
+        use polars::prelude::*;
+        ParquetWriter::new(w)
+            .with_key_value_metadata(Some(KeyValueMetadata::from_static(vec![(
+                META_KEY.into(),
+                meta,
+            )])))
+            .finish(&mut df)
+            .map(|_| ())
+            .map_err(io::Error::other)
+    })
+}
+
+/// The Parquet frame and its settings as JSON.
+fn frame(t: &BandTable) -> polars::prelude::PolarsResult<(polars::prelude::DataFrame, String)> {
+    use polars::prelude::*;
+    let n = t.series();
+    let mut cols: Vec<Column> = Vec::new();
+    if t.has_files() {
+        let f: Vec<Option<String>> = t.labels.iter().map(|l| l.file.clone()).collect();
+        cols.push(Series::new("file".into(), f).into());
+    }
+    let c: Vec<String> = t.labels.iter().map(|l| l.column.clone()).collect();
+    cols.push(Series::new("column".into(), c).into());
+    if t.has_windows() {
+        let w: Vec<Option<u64>> = t
+            .labels
+            .iter()
+            .map(|l| l.window.map(|v| v as u64))
+            .collect();
+        let s: Vec<Option<u64>> = t.labels.iter().map(|l| l.start.map(|v| v as u64)).collect();
+        let tm: Vec<Option<String>> = t.labels.iter().map(|l| l.start_time.clone()).collect();
+        cols.push(Series::new("window".into(), w).into());
+        cols.push(Series::new("start".into(), s).into());
+        cols.push(Series::new("start_time".into(), tm).into());
+    }
+    let per = t.per_series();
+    for (name, (&off, &len)) in t.names.iter().zip(t.offsets().iter().zip(&t.lens)) {
+        let list = match &t.values {
+            Values::F32(v) => {
+                let mut b = ListPrimitiveChunkedBuilder::<Float32Type>::new(
+                    name.as_str().into(),
+                    n,
+                    n * len,
+                    DataType::Float32,
+                );
+                for s in v.chunks_exact(per.max(1)) {
+                    b.append_slice(&s[off..off + len]);
+                }
+                b.finish().into_series()
+            }
+            Values::F64(v) => {
+                let mut b = ListPrimitiveChunkedBuilder::<Float64Type>::new(
+                    name.as_str().into(),
+                    n,
+                    n * len,
+                    DataType::Float64,
+                );
+                for s in v.chunks_exact(per.max(1)) {
+                    b.append_slice(&s[off..off + len]);
+                }
+                b.finish().into_series()
+            }
+        };
+        cols.push(list.into());
+    }
+    let meta = serde_json::to_string(&FileMeta {
+        meta: t.meta.clone(),
+        kind: t.kind.key().into(),
+    })
+    .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+    Ok((DataFrame::new(n, cols)?, meta))
+}
+
+pub(super) fn read(path: &Path) -> Result<Coeffs, String> {
+    use polars::prelude::*;
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut reader = ParquetReader::new(f);
+    let kv = reader
+        .get_metadata()
+        .map_err(|e| e.to_string())?
+        .key_value_metadata()
+        .clone()
+        .unwrap_or_default();
+    let file_meta: Option<FileMeta> = kv
+        .iter()
+        .find(|k| k.key == META_KEY)
+        .and_then(|k| k.value.as_deref())
+        .map(serde_json::from_str::<FileMeta>)
+        .transpose()
+        .map_err(|e| format!("the '{META_KEY}' metadata is not readable: {e}"))?;
+    if let Some(m) = &file_meta {
+        check_kind(&m.kind)?;
+    }
+    let meta = file_meta.map(|m| m.meta);
+    let df = reader.finish().map_err(|e| e.to_string())?;
+    let names: Vec<String> = df
+        .get_column_names()
+        .into_iter()
+        .filter(|n| {
+            let n = n.as_str();
+            (n.starts_with("cA") || n.starts_with("cD")) && n[2..].parse::<usize>().is_ok()
+        })
+        .map(|n| n.to_string())
+        .collect();
+    if let (Some(m), false) = (&meta, names.is_empty()) {
+        check_level(m.level, names.len())?;
+    }
+    let level = names.len().saturating_sub(1);
+    let want = band_names(level);
+    if names.is_empty() || names.len() != want.len() || want.iter().any(|w| !names.contains(w)) {
+        return Err(format!(
+            "expected list columns {} (as decompose writes), found {}",
+            band_names(meta.as_ref().map_or(3, |m| m.level)).join(", "),
+            if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            }
+        ));
+    }
+    let series = df.height();
+    let mut lens = Vec::new();
+    let mut per_band: Vec<Vec<f64>> = Vec::new();
+    for name in &want {
+        let col = df.column(name).map_err(|e| e.to_string())?;
+        let list = col
+            .list()
+            .map_err(|_| format!("column {name} is {}, not a list of numbers", col.dtype()))?;
+        let mut flat = Vec::new();
+        let mut len = None;
+        for row in 0..list.len() {
+            let s = list
+                .get_as_series(row)
+                .ok_or_else(|| format!("column {name}, row {row}: empty"))?;
+            let s = s.cast(&DataType::Float64).map_err(|e| e.to_string())?;
+            let v = s.f64().map_err(|e| e.to_string())?;
+            if *len.get_or_insert(v.len()) != v.len() {
+                return Err(format!(
+                    "column {name}, row {row}: {} coefficients, row 0 has {}",
+                    v.len(),
+                    len.unwrap_or(0)
+                ));
+            }
+            flat.extend(v.iter().map(|x| x.unwrap_or(f64::NAN)));
+        }
+        lens.push(len.unwrap_or(0));
+        per_band.push(flat);
+    }
+    let text = |name: &str| -> Option<Vec<Option<String>>> {
+        let c = df.column(name).ok()?.str().ok()?.clone();
+        Some((0..c.len()).map(|i| c.get(i).map(str::to_string)).collect())
+    };
+    let ints = |name: &str| -> Option<Vec<Option<usize>>> {
+        let c = df.column(name).ok()?.cast(&DataType::UInt64).ok()?;
+        let c = c.u64().ok()?.clone();
+        Some((0..c.len()).map(|i| c.get(i).map(|x| x as usize)).collect())
+    };
+    let (files, columns, times) = (text("file"), text("column"), text("start_time"));
+    let (windows, starts) = (ints("window"), ints("start"));
+    let labels = (0..series)
+        .map(|s| super::Label {
+            file: files.as_ref().and_then(|v| v[s].clone()),
+            column: columns
+                .as_ref()
+                .and_then(|v| v[s].clone())
+                .unwrap_or_else(|| format!("series_{s}")),
+            window: windows.as_ref().and_then(|v| v[s]),
+            start: starts.as_ref().and_then(|v| v[s]),
+            start_time: times.as_ref().and_then(|v| v[s].clone()),
+        })
+        .collect();
+    let dtype = meta.as_ref().map_or(DType::F64, |m| m.dtype);
+    Ok(Coeffs {
+        meta,
+        labels,
+        names: want,
+        values: series_major(&per_band, &lens, series, dtype),
+        lens,
+    })
+}
