@@ -25,6 +25,7 @@
 //! could fall on the other side of a threshold within that bound.
 
 mod plan;
+mod products;
 mod task;
 
 pub use plan::SlidePlan;
