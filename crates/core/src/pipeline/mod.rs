@@ -281,7 +281,6 @@ pub(crate) fn features(
 
     let t = Instant::now();
     let mut units = Vec::with_capacity(chunks.iter().map(|c| c.groups.len()).sum());
-    let mut last_time: Option<(usize, Arc<str>)> = None;
     for Chunk {
         groups,
         features,
@@ -299,19 +298,20 @@ pub(crate) fn features(
                 groups.len()
             )));
         }
-        units.extend(groups.into_iter().zip(feats).map(
-            |((series, window, column), mut features)| {
+        // In parallel, in order; each piece formats a window's time once for its series.
+        units.par_extend(groups.into_par_iter().zip(feats).map_init(
+            || None::<(usize, Arc<str>)>,
+            |last_time, ((series, window, column), mut features)| {
                 shape.describe.apply(
                     &mut features,
                     series.clone().all(|k| constant.get(k) == Some(&true)),
                 );
                 let start = shape.windows.start(window);
-                // Series of one window share its time: format it once.
-                let start_time = match &last_time {
+                let start_time = match last_time {
                     Some((s, t)) if *s == start => t.clone(),
                     _ => {
                         let t: Arc<str> = shape.table.time_label(start).into();
-                        last_time = Some((start, t.clone()));
+                        *last_time = Some((start, t.clone()));
                         t
                     }
                 };
