@@ -1212,3 +1212,73 @@ fn clean_lags_leave_out_lag_zero_and_the_mirrors() {
     // Time-LLM's own lists start at lag 0 in (nearly) every window.
     assert!(with_zero * 10 >= timellm.len() * 9, "{with_zero}");
 }
+
+/// `--lags peaks`: the prompts' periodicities are the autocorrelation's local maxima, the
+/// same on both CPU engines (torch ranks them on the device), each checked against the
+/// record's own clean lags, and on ETTh1's hourly loads they find the day.
+#[test]
+fn peaks_are_local_maxima_and_find_the_daily_cycle() {
+    let data = common::etth1();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec![
+            "prompts",
+            data.to_str().unwrap(),
+            "--rows",
+            "0..2400",
+            "--seq-len",
+            "336",
+            "--stride",
+            "48",
+            "--template",
+            "dwt-detailed",
+            "--lags",
+            "peaks",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        let o_str = out.to_str().unwrap().to_string();
+        args.extend_from_slice(&["-o", &o_str]);
+        ok(&wavebench(&args));
+        json_lines(&std::fs::read_to_string(&out).unwrap())
+    };
+    let native = run("native.jsonl", &[]);
+    let torch = run("torch.jsonl", &["--engine", "torch-cpu"]);
+    assert_eq!(native.len(), ((2400 - 336) / 48 + 1) * 7);
+    assert_eq!(native.len(), torch.len());
+    let mut daily = 0;
+    for (n, t) in native.iter().zip(&torch) {
+        assert_eq!(n["prompt"], t["prompt"], "torch-cpu ranks the same peaks");
+        let f = &n["features"];
+        let peaks: Vec<u64> = f["lags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_u64().unwrap())
+            .collect();
+        assert!(peaks.len() <= 5, "{peaks:?}");
+        // Local maxima strictly inside 1..T/2, so never lag 0, a mirror or T/2.
+        assert!(peaks.iter().all(|&k| (1..168).contains(&k)), "{peaks:?}");
+        // A day or a whole number of days, give or take an hour (a trend shifts a peak).
+        daily += usize::from(
+            peaks
+                .first()
+                .is_some_and(|&k| [23, 0, 1].contains(&(k % 24))),
+        );
+        let printed = format!(
+            "top periodicities are [{}]",
+            peaks
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if f["degenerate"].is_null() {
+            assert!(n["prompt"].as_str().unwrap().contains(&printed), "{n}");
+        }
+    }
+    // ETTh1 is hourly with a daily load cycle: in most windows the first peak is a day or
+    // a few (261 of 308 when this was written; the clean lists read [1, 2, 3, 4, 5]).
+    assert!(daily * 4 > native.len() * 3, "{daily} of {}", native.len());
+}

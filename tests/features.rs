@@ -245,7 +245,10 @@ fn window_path_equals_the_gathered_batch() {
             normalize,
             dtype,
         };
-        let lags = Some(StatsRequest { lags_every: 5 });
+        let lags = Some(StatsRequest {
+            lags_every: 5,
+            ..StatsRequest::ALL
+        });
         let fused = Native
             .summarize_windows(&batch, &plan, lags, &mut Timer::default())
             .unwrap();

@@ -50,7 +50,9 @@ pub struct PromptOpts {
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
     /// Which top lags prompts print: Time-LLM's (lag 0 and the mirror lags T-k
-    /// included) or clean (lags 1..=T/2, each period once); records carry both
+    /// included), clean (lags 1..=T/2, each period once) or peaks (the autocorrelation's
+    /// local maxima among 1..T/2, the periods the window repeats at); records carry the
+    /// printed ones and the clean ones
     #[arg(long, value_enum)]
     pub lags: Option<wavebench_core::stats::LagRule>,
     /// Describe constant windows as the seed did (band claims and lags) instead of

@@ -33,6 +33,11 @@ pub struct SweepOpts {
     /// Forecast horizon: the rows after each window whose outcome is scored
     #[arg(long)]
     pub pred_len: Option<usize>,
+    /// Which top lags the prompts print, and so what the `lags` claim is: timellm (lag 0
+    /// and the mirror lags included), clean (lags 1..=T/2) or peaks (the autocorrelation's
+    /// local maxima, the periods the window repeats at)
+    #[arg(long, value_enum)]
+    pub lags: Option<wavebench_core::stats::LagRule>,
     /// Chronological split: TRAIN,VAL,TEST shares, ett-hour (8640/2880/2880 rows) or ett-minute
     #[arg(long, default_value = "0.7,0.1,0.2")]
     pub split: Split,
@@ -75,6 +80,7 @@ pub fn run(
     PromptOpts {
         description: opts.description.clone(),
         pred_len: opts.pred_len,
+        lags: opts.lags,
         ..PromptOpts::default()
     }
     .apply(&mut base)?;

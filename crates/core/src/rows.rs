@@ -13,7 +13,7 @@ use crate::features::degenerate::{self, Describe};
 use crate::features::{self, Aggregate, Features};
 use crate::numeric::parallel;
 use crate::prompt::{PromptVars, Prompter, TemplateError};
-use crate::stats::StatsScratch;
+use crate::stats::{LagRule, StatsScratch};
 use rayon::prelude::*;
 
 /// Series per piece of `statistics_prompts` (~20 µs at T = 512): small enough that a
@@ -83,6 +83,8 @@ impl<T: Real> Rows<'_, T> {
                 Aggregate::Sample => self.channels,
                 Aggregate::Batch => self.rows.len(),
             },
+            // The wheel prints Time-LLM's lags (its `lags_clean` beside them).
+            lags: LagRule::Timellm,
         }
     }
 

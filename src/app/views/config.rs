@@ -147,7 +147,7 @@ impl ConfigView {
                 }
             })
             .response
-            .on_hover_text("Which top lags the prompt prints: Time-LLM's (lag 0 and the mirror lags T-k included) or clean (lags 1..=T/2, each period once)");
+            .on_hover_text("Which top lags the prompt prints: Time-LLM's (lag 0 and the mirror lags T-k included), clean (lags 1..=T/2, each period once) or peaks (the autocorrelation's local maxima: the periods the window repeats at, e.g. 24 for hourly data with a daily cycle)");
         ui.checkbox(&mut s.seed_compatible, "seed's wording for constant windows")
             .on_hover_text("Describe a constant window with band claims and lags, as the seed did, instead of \"constant input\" (to reproduce old runs byte for byte)");
     }

@@ -7,7 +7,7 @@ use tch::{Device, Kind, TchError, Tensor};
 use wavebench_core::engine::plan::Plan;
 use wavebench_core::engine::summary::{BandSummary, SeriesSummary};
 use wavebench_core::engine::{DType, StatsRequest};
-use wavebench_core::stats::{SeriesStats, TOP_LAGS};
+use wavebench_core::stats::{LagRule, SeriesStats, TOP_LAGS};
 use wavebench_core::timing::{Stage, Timer};
 
 /// Per-band values sent back: energy, mean, m2, first, last.
@@ -78,8 +78,9 @@ impl Torch {
             // Lags only for the series that will use them (every `every`-th), scattered back
             // into a [rows, n] tensor; the other rows keep -1.
             let picked = xs.f_slice(0, 0, rows as i64, every)?;
-            // Time-LLM's top lags, then the clean ones, side by side.
-            let (some, n, clean) = device_lags(&picked)?;
+            // Time-LLM's top lags (or the peaks), then the clean ones, side by side.
+            let peaks = stats.is_some_and(|s| s.lags == LagRule::Peaks);
+            let (some, n, clean) = device_lags(&picked, peaks)?;
             (n_lags, n_clean) = (n, clean);
             let n = n + clean;
             let at =
@@ -200,7 +201,7 @@ pub(super) struct Packed {
 /// Top lags of every row on the device, by the rule of `stats` (symmetrised circular
 /// autocorrelation, ratios to lag 0 rounded to 9 decimals, stable descending sort):
 /// `[rows, k + kc]`, Time-LLM's k lags then the kc clean ones (among 1..=n/2).
-fn device_lags(xs: &Tensor) -> Result<(Tensor, usize, usize), TchError> {
+fn device_lags(xs: &Tensor, peaks: bool) -> Result<(Tensor, usize, usize), TchError> {
     let t = xs.size()[1];
     let n = 2 * (t / 2);
     if n == 0 {
@@ -229,8 +230,12 @@ fn device_lags(xs: &Tensor) -> Result<(Tensor, usize, usize), TchError> {
     let rounded = ratio.f_mul_scalar(1e9)?.f_round()?;
     let lag = Tensor::f_arange(n, (Kind::Double, xs.device()))?;
     let key = rounded.f_mul_scalar((n + 1) as f64)?.f_sub(&lag)?;
-    let k = TOP_LAGS.min(n as usize);
-    let (_, order) = key.f_topk(k as i64, 1, true, true)?;
+    let (order, k) = if peaks {
+        peak_lags(&rounded, &key, n / 2)?
+    } else {
+        let k = TOP_LAGS.min(n as usize);
+        (key.f_topk(k as i64, 1, true, true)?.1, k)
+    };
     // Clean: the same keys over lags 1..=n/2 (their order among themselves is the same).
     let kc = TOP_LAGS.min(n as usize / 2);
     let (_, clean) = key
@@ -238,4 +243,28 @@ fn device_lags(xs: &Tensor) -> Result<(Tensor, usize, usize), TchError> {
         .f_topk(kc as i64, 1, true, true)?;
     let both = Tensor::f_cat(&[order, clean.f_add_scalar(1)?], 1)?;
     Ok((both, k, kc))
+}
+
+/// The peaks (`LagRule::Peaks`, `stats::lags`): lags `1..half` whose rounded ratio is above
+/// the lag before and at least the lag after, ranked by their keys; -1 past a row's last
+/// peak. `[rows, k]` and k.
+fn peak_lags(rounded: &Tensor, key: &Tensor, half: i64) -> Result<(Tensor, usize), TchError> {
+    let k = TOP_LAGS.min((half - 1).max(0) as usize);
+    let rows = rounded.size()[0];
+    if k == 0 {
+        let none = Tensor::f_empty([rows, 0], (Kind::Int64, rounded.device()))?;
+        return Ok((none, 0));
+    }
+    let at = rounded.f_narrow(1, 1, half - 1)?;
+    let before = rounded.f_narrow(1, 0, half - 1)?;
+    let after = rounded.f_narrow(1, 2, half - 1)?;
+    let peak = at
+        .f_gt_tensor(&before)?
+        .f_logical_and(&at.f_ge_tensor(&after)?)?;
+    let keys = key.f_narrow(1, 1, half - 1)?;
+    let keys = keys.f_where_self(&peak, &keys.f_full_like(f64::NEG_INFINITY)?)?;
+    let (values, index) = keys.f_topk(k as i64, 1, true, true)?;
+    let lag = index.f_add_scalar(1)?;
+    let found = values.f_gt(f64::NEG_INFINITY)?;
+    Ok((lag.f_where_self(&found, &lag.f_full_like(-1)?)?, k))
 }

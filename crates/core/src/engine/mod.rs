@@ -21,6 +21,7 @@ pub use crate::numeric::simd::Isa;
 pub use crate::numeric::{memory, simd, DType, Real, SeriesRef, Values};
 pub use summary::{BandSummary, BandTol, Bands, SeriesSummary, SeriesTol};
 
+use crate::stats::LagRule;
 use crate::timing::{Stage, StageClock, Timer};
 use serde::{Deserialize, Serialize};
 
@@ -92,10 +93,15 @@ pub enum Queued {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StatsRequest {
     pub lags_every: usize,
+    /// Which lags beside the clean ones: Time-LLM's, or the peaks (`LagRule::Peaks`).
+    pub lags: LagRule,
 }
 
 impl StatsRequest {
-    pub const ALL: StatsRequest = StatsRequest { lags_every: 1 };
+    pub const ALL: StatsRequest = StatsRequest {
+        lags_every: 1,
+        lags: LagRule::Timellm,
+    };
 
     pub fn lags_for(&self, series: usize) -> bool {
         series.is_multiple_of(self.lags_every.max(1))

@@ -55,7 +55,11 @@ pub(crate) fn inspect(
     let rows = shape.rows_of([req.channel], req.window..req.window + 1);
     let one = rows.batch();
     let sums = engine::with_fallback(engine, notice, |e| {
-        e.summarize_windows(&one, shape.plan, Some(StatsRequest::ALL), &mut timer)
+        let stats = StatsRequest {
+            lags: shape.describe.lags,
+            ..StatsRequest::ALL
+        };
+        e.summarize_windows(&one, shape.plan, Some(stats), &mut timer)
     })?;
     let batch = one.gather();
     let mut features = timer.time(Stage::Difficulty, || features::compute(&sums));

@@ -206,6 +206,7 @@ pub(crate) fn features(
             Aggregate::Sample => channels,
             Aggregate::Batch => channels * shape.batch_size,
         },
+        lags: shape.describe.lags,
     };
     let stats = shape.statistics.then_some(lags);
     let mut slide = sliding_path(engine.kind(), shape);

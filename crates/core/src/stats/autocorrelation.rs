@@ -378,7 +378,16 @@ mod tests {
             );
             // Both paths rank the same lags (no near-ties in these series).
             let (mut sa, mut sb) = (Vec::new(), Vec::new());
-            assert_eq!(rank_lags(&a, &mut sa), rank_lags(&b, &mut sb), "n {n}");
+            assert_eq!(
+                rank_lags(&a, &mut sa, false),
+                rank_lags(&b, &mut sb, false),
+                "n {n}"
+            );
+            assert_eq!(
+                rank_lags(&a, &mut sa, true),
+                rank_lags(&b, &mut sb, true),
+                "n {n}"
+            );
         }
     }
 

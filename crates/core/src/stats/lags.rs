@@ -1,5 +1,6 @@
 //! Top lags of a series' autocorrelation: Time-LLM's ranking (lag 0 and the mirror lags
-//! included) and the clean one (lags 1..=n/2); see the statistics module's notes.
+//! included), the clean one (lags 1..=n/2) and the peaks (its local maxima among
+//! 1..n/2); see the statistics module's notes.
 
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
@@ -20,37 +21,44 @@ pub enum LagRule {
     Timellm,
     /// Only lags 1..=n/2, each period once
     Clean,
+    /// The autocorrelation's local maxima among lags 1..n/2: the periods the window repeats at
+    Peaks,
 }
 
 crate::names::named! {
     LagRule, "lag rule":
     Timellm = "timellm",
     Clean = "clean",
+    Peaks = "peaks",
 }
 
-/// Indices of the `TOP_LAGS` largest autocorrelations, by the rule in the module docs.
-/// `sym` is working memory (the symmetrised half of `corr`).
-pub(super) fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> (Lags, Lags) {
+/// Indices of the `TOP_LAGS` largest autocorrelations, by the rule in the module docs:
+/// Time-LLM's (or, with `peaks`, the peaks) and the clean ones. `sym` is working memory
+/// (the symmetrised half of `corr`).
+pub(super) fn rank_lags(corr: &[f64], sym: &mut Vec<f64>, peaks: bool) -> (Lags, Lags) {
     #[cfg(target_arch = "x86_64")]
     if crate::numeric::simd::Isa::active() >= crate::numeric::simd::Isa::Avx2 {
         // SAFETY: the CPU has AVX2 and FMA (`Isa::active` checks them).
-        return unsafe { x86::rank_lags(corr, sym) };
+        return unsafe { x86::rank_lags(corr, sym, peaks) };
     }
-    rank_lags_in(corr, sym)
+    rank_lags_in(corr, sym, peaks)
 }
 
 #[inline(always)]
-fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> (Lags, Lags) {
+fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>, peaks: bool) -> (Lags, Lags) {
     let n = corr.len();
     let Some(&r0) = corr.first() else {
         return Default::default();
     };
     if r0 == 0.0 {
-        // r_0 = Σx² = 0 only for a zero series: every lag ties at 0, the smallest first.
-        return (
-            (0..n.min(TOP_LAGS)).collect(),
-            (1..=(n / 2).min(TOP_LAGS)).collect(),
-        );
+        // r_0 = Σx² = 0 only for a zero series: every lag ties at 0, the smallest first
+        // (and none is a peak: nothing rises).
+        let first = if peaks {
+            Lags::new()
+        } else {
+            (0..n.min(TOP_LAGS)).collect()
+        };
+        return (first, (1..=(n / 2).min(TOP_LAGS)).collect());
     }
     let scale = 1.0 / r0;
     // Lags 0..=n/2, symmetrised; a lag k of the other half has its mirror n-k's value,
@@ -64,6 +72,9 @@ fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>) -> (Lags, Lags) {
     }
     if n.is_multiple_of(2) {
         sym[n / 2] = corr[n / 2];
+    }
+    if peaks {
+        return (peak_lags(sym, scale), clean_lags(sym, scale));
     }
     let round9 = |v: f64| (v * 1e9).round() / 1e9;
     // Only lags whose raw ratio is near the top can be among the best TOP_LAGS, so the
@@ -173,6 +184,32 @@ fn clean_lags(sym: &[f64], scale: f64) -> Lags {
     candidates.iter().take(TOP_LAGS).map(|&(_, k)| k).collect()
 }
 
+/// The local maxima of the symmetrised `sym` among lags `1..n/2`: each lag whose rounded
+/// ratio is above the lag before it and at least the lag after it (a plateau counts once,
+/// at its first lag), ranked as the other rules rank: rounded ratio descending, the
+/// smaller lag first on ties. A series without a repeating pattern (a trend, noise that
+/// only decays) may have fewer than `TOP_LAGS`, or none.
+fn peak_lags(sym: &[f64], scale: f64) -> Lags {
+    let round9 = |v: f64| (v * 1e9).round() / 1e9;
+    let mut peaks: SmallVec<[(f64, usize); 32]> = SmallVec::new();
+    if sym.len() >= 3 {
+        let (mut before, mut at) = (round9(sym[0] * scale), round9(sym[1] * scale));
+        for k in 1..sym.len() - 1 {
+            let after = round9(sym[k + 1] * scale);
+            if at > before && at >= after {
+                peaks.push((at, k));
+            }
+            (before, at) = (at, after);
+        }
+    }
+    peaks.sort_unstable_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.1.cmp(&b.1))
+    });
+    peaks.iter().take(TOP_LAGS).map(|&(_, k)| k).collect()
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::*;
@@ -182,8 +219,8 @@ mod x86 {
     /// # Safety
     /// The CPU must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn rank_lags(corr: &[f64], sym: &mut Vec<f64>) -> (Lags, Lags) {
-        super::rank_lags_in(corr, sym)
+    pub unsafe fn rank_lags(corr: &[f64], sym: &mut Vec<f64>, peaks: bool) -> (Lags, Lags) {
+        super::rank_lags_in(corr, sym, peaks)
     }
 }
 
@@ -219,9 +256,20 @@ mod tests {
                     _ => 0.0,
                 })
                 .collect();
-            let got = rank_lags(&corr, &mut Vec::new());
+            let got = rank_lags(&corr, &mut Vec::new(), false);
             // The dispatched build (AVX2 here) and the plain one agree.
-            assert_eq!(got, rank_lags_in(&corr, &mut Vec::new()), "case {case}");
+            assert_eq!(
+                got,
+                rank_lags_in(&corr, &mut Vec::new(), false),
+                "case {case}"
+            );
+            let peaks = rank_lags(&corr, &mut Vec::new(), true);
+            assert_eq!(
+                peaks,
+                rank_lags_in(&corr, &mut Vec::new(), true),
+                "case {case}"
+            );
+            assert_eq!(peaks.1, got.1, "the clean lags either way");
             // The module's rule: r_k and r_(n-k) both become their mean.
             let mut sym = corr.clone();
             for k in 1..n.div_ceil(2) {
@@ -247,6 +295,59 @@ mod tests {
                 .map(|p| p.1)
                 .collect();
             assert_eq!(got.1[..], clean[..], "clean, case {case}, n {n}: {corr:?}");
+            // Peaks: lags 1..n/2 above the lag before and at least the lag after (rounded),
+            // in the same order.
+            let rounded: Vec<f64> = (0..=n / 2)
+                .map(|k| ((sym[k] * scale) * 1e9).round() / 1e9)
+                .collect();
+            let is_peak = |k: usize| {
+                (1..n / 2).contains(&k)
+                    && rounded[k] > rounded[k - 1]
+                    && rounded[k] >= rounded[k + 1]
+            };
+            let want_peaks: Vec<usize> = all
+                .iter()
+                .filter(|p| is_peak(p.1))
+                .take(TOP_LAGS)
+                .map(|p| p.1)
+                .collect();
+            assert_eq!(
+                peaks.0[..],
+                want_peaks[..],
+                "peaks, case {case}, n {n}: {corr:?}"
+            );
         }
+    }
+
+    /// Hourly data with a daily cycle and a slow wave: Time-LLM's lags read lag 0 and the
+    /// mirrors, the clean lags 1 and 2 (the autocorrelation decays from lag 1), the peaks
+    /// the days (numpy gives the same: 24, 48, 72, 96, 121).
+    #[test]
+    fn peaks_find_the_daily_cycle() {
+        let x: Vec<f64> = (0..512)
+            .map(|t| {
+                let t = t as f64;
+                let wave = |period: f64| (2.0 * std::f64::consts::PI * t / period).sin();
+                wave(24.0) + 1.5 * wave(512.0)
+            })
+            .collect();
+        let st = StatsScratch::new(512)
+            .ranking(LagRule::Peaks)
+            .compute(&x, true);
+        assert_eq!(&st.lags[..], &[24, 48, 72, 96, 121]);
+        assert_eq!(&st.lags_clean[..2], &[1, 2]);
+        let timellm = StatsScratch::new(512).compute(&x, true);
+        assert_eq!(
+            &timellm.lags[..3],
+            &[0, 1, 511],
+            "Time-LLM's unless peaks are asked for"
+        );
+        assert_eq!(timellm.lags_clean, st.lags_clean);
+        // A trend alone has no peak.
+        let trend: Vec<f64> = (0..64).map(|t| t as f64).collect();
+        let st = StatsScratch::new(64)
+            .ranking(LagRule::Peaks)
+            .compute(&trend, true);
+        assert!(st.lags.is_empty(), "{:?}", st.lags);
     }
 }

@@ -9,7 +9,11 @@
 //! Time-LLM's ranking includes lag 0 (always first: `r_0` is the maximum) and the mirror
 //! lags `n-k`, so most windows' "top lags" read `[0, 1, n-1, 2, n-2]`. The clean lags
 //! (`LagRule::Clean`) rank only the lags `1..=n/2` by the same rule: periods the window
-//! can show, each once.
+//! can show, each once. On a smooth series they still read `[1, 2, 3, 4, 5]`: the
+//! autocorrelation decays from lag 1, whatever repeats. The peaks (`LagRule::Peaks`) rank
+//! only its local maxima among `1..n/2`, the lags where the window repeats itself (24 and
+//! its multiples for hourly data with a daily cycle); they are computed in place of
+//! Time-LLM's when a run asks for them.
 
 mod autocorrelation;
 mod lags;
@@ -32,7 +36,7 @@ pub struct SeriesStats {
     pub median: f64,
     /// `x[T-1] - x[0]`, the sum of first differences.
     pub trend: f64,
-    /// Time-LLM's top lags.
+    /// Time-LLM's top lags, or the peaks when the run asked for them (`LagRule::Peaks`).
     pub lags: Lags,
     /// The top lags among `1..=n/2` (see the module's notes).
     #[serde(default)]
@@ -48,6 +52,8 @@ pub struct StatsScratch {
     /// f64 samples' order keys; f32 samples select in `select`.
     keys: Vec<i64>,
     select: Select32,
+    /// Rank the peaks in place of Time-LLM's lags.
+    peaks: bool,
 }
 
 impl StatsScratch {
@@ -64,7 +70,15 @@ impl StatsScratch {
             sym: Vec::with_capacity(n / 2 + 1),
             keys: Vec::new(),
             select: Select32::new(len),
+            peaks: false,
         }
+    }
+
+    /// The same, ranking the lags of `rule` (the peaks in place of Time-LLM's for
+    /// `LagRule::Peaks`; the clean ones are always ranked beside them).
+    pub fn ranking(mut self, rule: LagRule) -> Self {
+        self.peaks = rule == LagRule::Peaks;
+        self
     }
 
     /// The statistics of `x`; lags only when `lags` (they cost two FFTs).
@@ -109,7 +123,7 @@ impl StatsScratch {
         }
     }
 
-    /// The top lags of `x` alone (two FFTs): Time-LLM's and the clean ones.
+    /// The top lags of `x` alone (two FFTs): Time-LLM's (or the peaks) and the clean ones.
     pub fn lags_of<T: Real>(&mut self, x: &[T]) -> (Lags, Lags) {
         debug_assert_eq!(x.len(), self.len);
         if x.is_empty() {
@@ -119,10 +133,11 @@ impl StatsScratch {
             Autocorrelation::Half(h) => h.autocorrelation(x),
             Autocorrelation::Real(r) => match r.autocorrelation(x) {
                 Some(corr) => corr,
+                None if self.peaks => return Default::default(),
                 None => return (smallvec::smallvec![0], Lags::new()),
             },
         };
-        rank_lags(corr, &mut self.sym)
+        rank_lags(corr, &mut self.sym, self.peaks)
     }
 }
 

@@ -247,7 +247,7 @@ pub(super) fn summarize_rows<V: Vector>(
 {
     let mut s = Scratch::new(plan);
     let mut coeffs = vec![V::T::ZERO; plan.coeffs_per_series()];
-    let mut scratch = stats.map(|_| StatsScratch::new(plan.len));
+    let mut scratch = stats.map(|req| StatsScratch::new(plan.len).ranking(req.lags));
     for (i, (x, sum)) in xs.chunks_exact(plan.len).zip(sums.iter_mut()).enumerate() {
         decompose_series::<V>(x, plan, &mut coeffs, &mut s);
         band_summaries(&coeffs, plan, &mut sum.bands);

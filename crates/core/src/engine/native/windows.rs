@@ -86,7 +86,7 @@ pub(super) fn summarize_task<W: Real>(
     let mut order: Vec<SlidingOrder> = (0..n)
         .map(|_| SlidingOrder::for_stride(len, batch.windows.stride))
         .collect();
-    let mut fft = stats.map(|_| StatsScratch::new(len));
+    let mut fft = stats.map(|req| StatsScratch::new(len).ranking(req.lags));
     let mut row = vec![W::ZERO; len];
     for (b, sums) in sums.chunks_mut(block).enumerate() {
         // Series k of this block: window `first + k / n`, channel `k % n`, lane k % LANES
@@ -206,7 +206,7 @@ impl<W: Real> SlicesScratch<W> {
             lanes: LaneScratch::new(plan),
             coeffs: vec![[W::ZERO; LANES]; plan.coeffs_per_series()],
             band_sums: vec![BandSums::default(); plan.bands()],
-            stats: stats.map(|req| (req, StatsScratch::new(plan.len))),
+            stats: stats.map(|req| (req, StatsScratch::new(plan.len).ranking(req.lags))),
         }
     }
 }

@@ -123,7 +123,7 @@ pub(super) fn task<W: Real>(
     };
     let mut s = Scratch {
         order: SlidingOrder::for_stride(t_len, windows.stride),
-        fft: stats.map(|_| StatsScratch::new(t_len)),
+        fft: stats.map(|req| StatsScratch::new(t_len).ranking(req.lags)),
         row: vec![W::ZERO; t_len],
         maps: Vec::with_capacity(BLOCK),
         edge_a: vec![0.0; BLOCK * slots],
