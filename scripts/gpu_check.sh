@@ -45,6 +45,21 @@ timeout 240 python3 scripts/engine_agreement.py "$BIN" sample_data/ETTh1.csv --e
   --out /tmp/agreement --stride 16 || fail "engine agreement"
 cp /tmp/agreement/agreement.json "$OUT/" 2>/dev/null
 
+step "--lags peaks: $ENGINE's peaks against native's (every 8th ETTh1 window of 512)"
+for e in native "$ENGINE"; do
+  timeout 60 "$BIN" prompts sample_data/ETTh1.csv --seq-len 512 --stride 8 --lags peaks \
+    --engine "$e" -q -o "/tmp/peaks-$e.jsonl" || fail "peaks on $e"
+done
+python3 - "$ENGINE" <<'EOF' || fail "peaks agreement"
+import json, sys
+a = [json.loads(l) for l in open("/tmp/peaks-native.jsonl")]
+b = [json.loads(l) for l in open(f"/tmp/peaks-{sys.argv[1]}.jsonl")]
+same = sum(x["prompt"] == y["prompt"] and x["features"]["lags"] == y["features"]["lags"]
+           for x, y in zip(a, b))
+print(f"{same} of {len(a)} prompts and peak lists identical ({len(b)} from {sys.argv[1]})")
+sys.exit(0 if same == len(a) == len(b) else 1)
+EOF
+
 step "per-series prompts over every ETTh1 window (118,363), per engine (baseline and bf16 inputs)"
 timeout 150 "$BIN" bench sample_data/ETTh1.csv --seq-len 512 --engines "native,$ENGINE" \
   --variants baseline,bf16 --repeat 5 -o "$OUT/bench_series.md" && cat "$OUT/bench_series.md" \

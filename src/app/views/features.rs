@@ -64,7 +64,7 @@ fn rows(f: &Features) -> Vec<Row> {
             "top lags (prompt)",
             format!("{:?}", f.lags),
             Some(
-                "The lags the prompt prints, by the rule chosen under Prompt (Time-LLM's or clean)"
+                "The lags the prompt prints, by the rule chosen under Prompt (Time-LLM's, clean or peaks)"
                     .into(),
             ),
         ),
