@@ -75,7 +75,7 @@ pub enum RowsError {
 }
 
 impl<T: Real> Rows<'_, T> {
-    fn stats_request(&self, aggregate: Aggregate) -> StatsRequest {
+    fn stats_request(&self, aggregate: Aggregate, lags: LagRule) -> StatsRequest {
         // Lags are read from each group's first series only (as in `pipeline::features`).
         StatsRequest {
             lags_every: match aggregate {
@@ -83,8 +83,7 @@ impl<T: Real> Rows<'_, T> {
                 Aggregate::Sample => self.channels,
                 Aggregate::Batch => self.rows.len(),
             },
-            // The wheel prints Time-LLM's lags (its `lags_clean` beside them).
-            lags: LagRule::Timellm,
+            lags,
         }
     }
 
@@ -100,7 +99,7 @@ impl<T: Real> Rows<'_, T> {
         statistics: bool,
         describe: Describe,
     ) -> Result<Vec<Features>, RowsError> {
-        let stats = statistics.then(|| self.stats_request(aggregate));
+        let stats = statistics.then(|| self.stats_request(aggregate, describe.lags));
         // A whole batch's sums are made run by run in the parallel pass (a run is a lane
         // group): the group's serial pass only adds 28 runs for 224 series.
         let runs = |group: &[SeriesSummary]| match aggregate {

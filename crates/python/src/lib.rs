@@ -23,6 +23,7 @@ use wavebench_core::features::{Aggregate, Features};
 use wavebench_core::names::UnknownName;
 use wavebench_core::pipeline;
 use wavebench_core::prompt::{self};
+use wavebench_core::stats::LagRule;
 use wavebench_core::stats::TOP_LAGS;
 use wavebench_core::wavelet::{self, Mode};
 
@@ -74,8 +75,9 @@ fn group_features(
     normalize: Normalize,
     statistics: bool,
     seed_compatible: bool,
+    lags: LagRule,
 ) -> PyResult<Vec<Features>> {
-    let describe = Describe::new(plan, seed_compatible);
+    let describe = Describe::new(plan, seed_compatible).with_lags(lags);
     let features = with_batch_rows!(&x.data, |rows| {
         py.detach(|| rows.features(plan, aggregate, normalize, statistics, describe))
     });
@@ -91,7 +93,7 @@ fn parse<T: std::str::FromStr<Err = UnknownName>>(what: &str, v: &str) -> PyResu
 /// descriptions): `aggregate` = series (B·N units), sample (B) or batch (1).
 /// `degenerate` names each unit's flag ("constant", "level" or None), as the CLI's records.
 #[pyfunction]
-#[pyo3(signature = (x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none", seed_compatible=false))]
+#[pyo3(signature = (x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none", seed_compatible=false, lags="timellm"))]
 #[allow(clippy::too_many_arguments)]
 fn features<'py>(
     py: Python<'py>,
@@ -102,6 +104,7 @@ fn features<'py>(
     aggregate: &str,
     normalize: &str,
     seed_compatible: bool,
+    lags: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = settings(wavelet, level, mode)?;
     let batch = read(x)?;
@@ -114,6 +117,7 @@ fn features<'py>(
         parse("normalize", normalize)?,
         true,
         seed_compatible,
+        parse("lags", lags)?,
     )?;
     let d = PyDict::new(py);
     let f: Vec<&Features> = feats.iter().collect();
@@ -237,6 +241,7 @@ impl Transform {
             Normalize::None,
             false,
             true,
+            LagRule::Timellm,
         )?;
         let [f] = feats.as_slice() else {
             return Err(PyRuntimeError::new_err(format!(

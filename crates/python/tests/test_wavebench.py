@@ -94,6 +94,23 @@ def test_feature_dict_has_the_seeds_keys_and_types():
     assert feats["noise_std"] == pytest.approx(float(feats["frequency_stds"][-1]), rel=1e-6)
 
 
+def test_lags_rule_picks_which_top_lags_features_hold():
+    # Hourly-like series: a daily cycle and a slow wave (stats::lags's own test signal).
+    t = np.arange(512.0)
+    one = np.sin(2 * np.pi * t / 24) + 1.5 * np.sin(2 * np.pi * t / 512)
+    x = np.stack([one, 2 * one + 1]).reshape(1, 2, 512)
+    timellm = wavebench.features(x)
+    clean = wavebench.features(x, lags="clean")
+    peaks = wavebench.features(x, lags="peaks")
+    assert list(timellm["lags"][0][:3]) == [0, 1, 511]
+    np.testing.assert_array_equal(clean["lags"], clean["lags_clean"])
+    # The peaks are the days (numpy's autocorrelation of the same signal gives the same).
+    assert [list(r) for r in peaks["lags"]] == [[24, 48, 72, 96, 121]] * 2
+    np.testing.assert_array_equal(peaks["lags_clean"], timellm["lags_clean"])
+    with pytest.raises(ValueError, match="lags: unknown lag rule 'days'"):
+        wavebench.features(x, lags="days")
+
+
 def test_features_per_series_sample_and_batch():
     x = np.random.default_rng(2).standard_normal((5, 2, 200))
     series = wavebench.features(x, wavelet="sym4", level=2)

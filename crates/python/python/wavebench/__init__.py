@@ -99,18 +99,22 @@ def _batch(x_enc):
 
 
 def features(x, wavelet="db4", level=3, mode="reflect", aggregate="series", normalize="none",
-             seed_compatible=False):
+             seed_compatible=False, lags="timellm"):
     """The features (docs/features.md) of every prompt unit of x (B, N, T) as a dict of numpy arrays.
 
     aggregate: 'series' (B*N units, sample-major), 'sample' (B) or 'batch' (1).
     normalize: 'none' (the default: a model has normalised x_enc already), 'zscore', 'revin'.
     degenerate: per unit "constant", "level" or None; a constant unit's descriptions read
     "constant input" and its lags are empty, unless seed_compatible (the seed's wording).
+    lags: which top lags `lags` holds: 'timellm' (Time-LLM's), 'clean' (lags 1..=T/2) or
+    'peaks' (the autocorrelation's local maxima: the periods each series repeats at);
+    `lags_clean` always holds the clean ones.
     """
     level = _level(level)
     x = _array(x, "x")
     _check_memory(x, "x")
-    return _wavebench.features(x, wavelet, level, mode, aggregate, normalize, seed_compatible)
+    return _wavebench.features(x, wavelet, level, mode, aggregate, normalize, seed_compatible,
+                               lags)
 
 
 def timellm_prompts(x_enc, description, pred_len, top_k=5, normalize="none", seed_compatible=False):
