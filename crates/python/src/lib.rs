@@ -23,7 +23,6 @@ use wavebench_core::features::{Aggregate, Features};
 use wavebench_core::names::UnknownName;
 use wavebench_core::pipeline;
 use wavebench_core::prompt::{self};
-use wavebench_core::stats::LagRule;
 use wavebench_core::stats::TOP_LAGS;
 use wavebench_core::wavelet::{self, Mode};
 
@@ -74,10 +73,8 @@ fn group_features(
     aggregate: Aggregate,
     normalize: Normalize,
     statistics: bool,
-    seed_compatible: bool,
-    lags: LagRule,
+    describe: Describe,
 ) -> PyResult<Vec<Features>> {
-    let describe = Describe::new(plan, seed_compatible).with_lags(lags);
     let features = with_batch_rows!(&x.data, |rows| {
         py.detach(|| rows.features(plan, aggregate, normalize, statistics, describe))
     });
@@ -109,15 +106,16 @@ fn features<'py>(
     let s = settings(wavelet, level, mode)?;
     let batch = read(x)?;
     let aggregate: Aggregate = parse("aggregate", aggregate)?;
+    let plan = plan_for(&s, batch.t)?;
+    let describe = Describe::new(&plan, seed_compatible).with_lags(parse("lags", lags)?);
     let feats = group_features(
         py,
         &batch,
-        &plan_for(&s, batch.t)?,
+        &plan,
         aggregate,
         parse("normalize", normalize)?,
         true,
-        seed_compatible,
-        parse("lags", lags)?,
+        describe,
     )?;
     let d = PyDict::new(py);
     let f: Vec<&Features> = feats.iter().collect();
@@ -240,8 +238,7 @@ impl Transform {
             Aggregate::Batch,
             Normalize::None,
             false,
-            true,
-            LagRule::Timellm,
+            Describe::new(&plan, true),
         )?;
         let [f] = feats.as_slice() else {
             return Err(PyRuntimeError::new_err(format!(
