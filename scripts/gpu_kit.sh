@@ -21,7 +21,7 @@ CACHE=${WAVEBENCH_CACHE:-$HOME/.cache/wavebench}
 PY=$CACHE/venv/bin/python
 KIT=$CACHE/gpu-kit
 mkdir -p "$KIT" .gpu
-grep -qx '/.gpu/' .git/info/exclude || echo '/.gpu/' >>.git/info/exclude
+grep -qsx '/.gpu/' .git/info/exclude || echo '/.gpu/' >>.git/info/exclude
 
 # 1. libtorch V, headers and libraries, from PyPI's wheel.
 LT=$KIT/torch-$V
