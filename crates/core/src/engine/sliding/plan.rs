@@ -51,21 +51,18 @@ pub(super) const TILE_ROWS: usize = 4;
 /// For each tile of `TILE_ROWS` of the `rows` rows, the range of inputs (columns of
 /// `rows` weights each) where some weight of the tile is not zero.
 fn tile_inputs(columns: &[f64], rows: usize) -> Vec<Range<usize>> {
+    if rows == 0 {
+        return Vec::new(); // a side without outputs
+    }
+    let cols: Vec<&[f64]> = columns.chunks_exact(rows).collect();
     (0..rows)
         .step_by(TILE_ROWS)
         .map(|r0| {
-            let r1 = (r0 + TILE_ROWS).min(rows);
-            let nonzero = |col: &[f64]| col[r0..r1].iter().any(|&w| w != 0.0);
-            let cols: Vec<&[f64]> = columns.chunks_exact(rows).collect();
-            match cols.iter().position(|c| nonzero(c)) {
-                Some(first) => {
-                    first
-                        ..cols
-                            .iter()
-                            .rposition(|c| nonzero(c))
-                            .map_or(first, |l| l + 1)
-                }
-                None => 0..0,
+            let tile = r0..(r0 + TILE_ROWS).min(rows);
+            let weighs = |col: &&[f64]| col[tile.clone()].iter().any(|&w| w != 0.0);
+            match (cols.iter().position(weighs), cols.iter().rposition(weighs)) {
+                (Some(first), Some(last)) => first..last + 1,
+                _ => 0..0,
             }
         })
         .collect()
