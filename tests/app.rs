@@ -988,17 +988,20 @@ fn settings_are_remembered_per_data_file() {
         .unwrap()
         .contains("A data"));
 
+    // What the knobs show of the file's settings.
+    let shown = |s: &Settings| {
+        (
+            s.run.description.clone(),
+            s.run.wavelet.clone(),
+            s.channel,
+            s.window,
+        )
+    };
     h.state_mut().open(b.clone());
     settle(&mut h);
-    let s = &h.state().settings;
     assert_eq!(
-        (
-            s.run.description.as_str(),
-            s.run.wavelet.as_str(),
-            s.channel,
-            s.window
-        ),
-        ("", "db4", 0, 0),
+        shown(&h.state().settings),
+        ("".into(), "db4".into(), 0, 0),
         "a new file opens on its own defaults"
     );
     let prompt = h.state().result().unwrap().prompt.as_ref().unwrap().clone();
@@ -1009,15 +1012,9 @@ fn settings_are_remembered_per_data_file() {
 
     h.state_mut().open(a.clone());
     settle(&mut h);
-    let s = &h.state().settings;
     assert_eq!(
-        (
-            s.run.description.as_str(),
-            s.run.wavelet.as_str(),
-            s.channel,
-            s.window
-        ),
-        ("A data", "sym4", 1, 20),
+        shown(&h.state().settings),
+        ("A data".into(), "sym4".into(), 1, 20),
         "a file comes back as it was left"
     );
     assert_eq!(h.state().table().unwrap().channels[1].name, "y");

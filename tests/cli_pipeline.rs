@@ -26,6 +26,26 @@ fn json_lines(text: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// `wavebench prompts` over ETTh1 with `args` (then `-q -o DIR/name`): its JSON lines.
+fn etth1_prompts(dir: &Path, name: &str, args: &[&str]) -> Vec<serde_json::Value> {
+    let data = common::etth1();
+    let out = dir.join(name);
+    let mut all = vec!["prompts", data.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-q", "-o", out.to_str().unwrap()]);
+    ok(&wavebench(&all));
+    json_lines(&std::fs::read_to_string(&out).unwrap())
+}
+
+/// A list of lags in a record, as numbers.
+fn lag_list(v: &serde_json::Value) -> Vec<u64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_u64().unwrap())
+        .collect()
+}
+
 fn no_leftovers(dir: &Path) {
     let names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -1148,13 +1168,9 @@ fn a_degenerate_level_flags_every_record() {
 /// T-k), the same on both CPU engines; records carry both lists whatever the choice.
 #[test]
 fn clean_lags_leave_out_lag_zero_and_the_mirrors() {
-    let data = common::etth1();
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str, extra: &[&str]| {
-        let out = dir.path().join(name);
         let mut args = vec![
-            "prompts",
-            data.to_str().unwrap(),
             "--rows",
             "0..1200",
             "--seq-len",
@@ -1165,20 +1181,9 @@ fn clean_lags_leave_out_lag_zero_and_the_mirrors() {
             "2",
             "--template",
             "dwt-detailed",
-            "-q",
         ];
         args.extend_from_slice(extra);
-        let o_str = out.to_str().unwrap().to_string();
-        args.extend_from_slice(&["-o", &o_str]);
-        ok(&wavebench(&args));
-        json_lines(&std::fs::read_to_string(&out).unwrap())
-    };
-    let lags = |v: &serde_json::Value| -> Vec<u64> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|l| l.as_u64().unwrap())
-            .collect()
+        etth1_prompts(dir.path(), name, &args)
     };
     let timellm = run("timellm.jsonl", &[]);
     let clean = run("clean.jsonl", &["--lags", "clean"]);
@@ -1192,10 +1197,10 @@ fn clean_lags_leave_out_lag_zero_and_the_mirrors() {
         // Both lists in every record; the choice decides which one `lags` is.
         assert_eq!(tf["lags_clean"], cf["lags_clean"]);
         assert_eq!(cf["lags"], cf["lags_clean"]);
-        let kept = lags(&cf["lags"]);
+        let kept = lag_list(&cf["lags"]);
         assert_eq!(kept.len(), 5, "{c}");
         assert!(kept.iter().all(|&k| (1..=48).contains(&k)), "{kept:?}");
-        with_zero += usize::from(lags(&tf["lags"]).contains(&0));
+        with_zero += usize::from(lag_list(&tf["lags"]).contains(&0));
         let printed = format!(
             "top periodicities are [{}]",
             kept.iter()
@@ -1218,13 +1223,9 @@ fn clean_lags_leave_out_lag_zero_and_the_mirrors() {
 /// record's own clean lags, and on ETTh1's hourly loads they find the day.
 #[test]
 fn peaks_are_local_maxima_and_find_the_daily_cycle() {
-    let data = common::etth1();
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str, extra: &[&str]| {
-        let out = dir.path().join(name);
         let mut args = vec![
-            "prompts",
-            data.to_str().unwrap(),
             "--rows",
             "0..2400",
             "--seq-len",
@@ -1235,13 +1236,9 @@ fn peaks_are_local_maxima_and_find_the_daily_cycle() {
             "dwt-detailed",
             "--lags",
             "peaks",
-            "-q",
         ];
         args.extend_from_slice(extra);
-        let o_str = out.to_str().unwrap().to_string();
-        args.extend_from_slice(&["-o", &o_str]);
-        ok(&wavebench(&args));
-        json_lines(&std::fs::read_to_string(&out).unwrap())
+        etth1_prompts(dir.path(), name, &args)
     };
     let native = run("native.jsonl", &[]);
     let torch = run("torch.jsonl", &["--engine", "torch-cpu"]);
@@ -1251,12 +1248,7 @@ fn peaks_are_local_maxima_and_find_the_daily_cycle() {
     for (n, t) in native.iter().zip(&torch) {
         assert_eq!(n["prompt"], t["prompt"], "torch-cpu ranks the same peaks");
         let f = &n["features"];
-        let peaks: Vec<u64> = f["lags"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| l.as_u64().unwrap())
-            .collect();
+        let peaks = lag_list(&f["lags"]);
         assert!(peaks.len() <= 5, "{peaks:?}");
         // Local maxima strictly inside 1..T/2, so never lag 0, a mirror or T/2.
         assert!(peaks.iter().all(|&k| (1..168).contains(&k)), "{peaks:?}");
