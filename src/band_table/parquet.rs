@@ -35,6 +35,23 @@ pub(super) fn write(path: &Path, table: &BandTable) -> Result<(), String> {
     })
 }
 
+/// Band `(per, off, len)` (its offset and length within each series' `per` values) of
+/// every one of the `n` series as a list column.
+fn band_list<T: polars::prelude::PolarsNumericType>(
+    name: &str,
+    values: &[T::Native],
+    (per, off, len): (usize, usize, usize),
+    n: usize,
+) -> polars::prelude::Series {
+    use polars::prelude::*;
+    let mut b =
+        ListPrimitiveChunkedBuilder::<T>::new(name.into(), n, n * len, T::get_static_dtype());
+    for s in values.chunks_exact(per.max(1)) {
+        b.append_slice(&s[off..off + len]);
+    }
+    b.finish().into_series()
+}
+
 /// The Parquet frame and its settings as JSON.
 fn frame(t: &BandTable) -> polars::prelude::PolarsResult<(polars::prelude::DataFrame, String)> {
     use polars::prelude::*;
@@ -61,30 +78,8 @@ fn frame(t: &BandTable) -> polars::prelude::PolarsResult<(polars::prelude::DataF
     let per = t.per_series();
     for (name, (&off, &len)) in t.names.iter().zip(t.offsets().iter().zip(&t.lens)) {
         let list = match &t.values {
-            Values::F32(v) => {
-                let mut b = ListPrimitiveChunkedBuilder::<Float32Type>::new(
-                    name.as_str().into(),
-                    n,
-                    n * len,
-                    DataType::Float32,
-                );
-                for s in v.chunks_exact(per.max(1)) {
-                    b.append_slice(&s[off..off + len]);
-                }
-                b.finish().into_series()
-            }
-            Values::F64(v) => {
-                let mut b = ListPrimitiveChunkedBuilder::<Float64Type>::new(
-                    name.as_str().into(),
-                    n,
-                    n * len,
-                    DataType::Float64,
-                );
-                for s in v.chunks_exact(per.max(1)) {
-                    b.append_slice(&s[off..off + len]);
-                }
-                b.finish().into_series()
-            }
+            Values::F32(v) => band_list::<Float32Type>(name, v, (per, off, len), n),
+            Values::F64(v) => band_list::<Float64Type>(name, v, (per, off, len), n),
         };
         cols.push(list.into());
     }
