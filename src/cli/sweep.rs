@@ -56,7 +56,6 @@ pub fn run(
     opts: &SweepOpts,
 ) -> Result<(), Failure> {
     let format = super::run::report_format(output, "file")?;
-    keep_freed_memory();
     for (given, instead) in [
         (
             common.wavelet.is_some(),
@@ -155,20 +154,4 @@ pub fn run(
     };
     let out: PathBuf = output.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     export::write_atomic(&out, |w| w.write_all(&bytes)).map_err(Failure::Input)
-}
-
-/// Keep freed memory in the process for the next allocation. Each configuration allocates
-/// and frees the same ~100 MB (summaries, features, prompts); by default glibc returns
-/// large blocks to the kernel and the next configuration faults them back in, page by
-/// page: 3 s of system time over a sweep of ETTh1 (0.3 s with this).
-fn keep_freed_memory() {
-    #[cfg(target_env = "gnu")]
-    // SAFETY: mallopt only sets allocator parameters; called before the sweep allocates.
-    unsafe {
-        // Blocks up to 32 MB (glibc's ceiling) from the heap, not mmap; the heap is never
-        // trimmed, and grows 64 MB at a time.
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
-    }
 }

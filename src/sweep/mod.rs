@@ -103,6 +103,7 @@ pub fn run(
     if req.templates.is_empty() {
         return Err("sweep: no template".into());
     }
+    keep_freed_memory();
     let scorer = scorer(tables, req)?;
     let job = Job::new(tables, req, &scorer)?;
     let points = req.grid.points(job.seq_len)?;
@@ -455,4 +456,21 @@ impl<'a> Job<'a> {
 
 fn point_label(p: &Point) -> String {
     format!("{} level {} {}", p.wavelet.name, p.level, p.mode.name())
+}
+
+/// Keep freed memory in the process for the next allocation. Each configuration allocates
+/// and frees the same ~100 MB (summaries, features, prompts); by default glibc returns
+/// large blocks to the kernel and the next configuration faults them back in, page by
+/// page: 3 s of system time over a sweep of ETTh1 (0.3 s with this).
+fn keep_freed_memory() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt only sets allocator parameters (the CLI's sweep and the app's sweep
+    // job call it before the grid's configurations allocate).
+    unsafe {
+        // Blocks up to 32 MB (glibc's ceiling) from the heap, not mmap; the heap is never
+        // trimmed, and grows 64 MB at a time.
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
+    }
 }
