@@ -54,6 +54,11 @@ fn settle(h: &mut Harness<'_, Workbench>) {
     step_until(h, Workbench::is_idle);
 }
 
+/// The prompt on screen (it must have rendered).
+fn shown_prompt<'a>(h: &'a Harness<'_, Workbench>) -> &'a String {
+    h.state().result().unwrap().prompt.as_ref().unwrap()
+}
+
 /// The prompt `wavebench prompts` produces for this window and channel.
 fn pipeline_prompt(s: &Settings) -> String {
     let cfg = Config {
@@ -123,7 +128,7 @@ fn shows_the_pipeline_prompt_and_follows_the_knobs() {
         h.state().status()
     );
     let want = pipeline_prompt(&h.state().settings);
-    assert_eq!(h.state().result().unwrap().prompt.as_ref().unwrap(), &want);
+    assert_eq!(shown_prompt(&h), &want);
     // The prompt is on screen, as one selectable label.
     h.get_by_label(&want);
     h.get_by_label_contains("frequency pattern");
@@ -166,14 +171,7 @@ fn a_broken_template_shows_its_error_where_it_was_typed() {
     // Fixing it brings the prompt back.
     h.state_mut().settings.template_text = "Range {{ min | f(\".2f\") }}".into();
     settle(&mut h);
-    assert!(h
-        .state()
-        .result()
-        .unwrap()
-        .prompt
-        .as_ref()
-        .unwrap()
-        .starts_with("Range "));
+    assert!(shown_prompt(&h).starts_with("Range "));
 }
 
 #[test]
@@ -374,10 +372,7 @@ fn compare_shows_both_configurations_on_the_same_window() {
         b.result.as_ref().unwrap().prompt.as_ref().unwrap(),
         &pipeline_prompt(&b_settings)
     );
-    assert_eq!(
-        h.state().result().unwrap().prompt.as_ref().unwrap(),
-        &pipeline_prompt(&h.state().settings)
-    );
+    assert_eq!(shown_prompt(&h), &pipeline_prompt(&h.state().settings));
     h.get_by_label("A: sym4 level 5 reflect");
     // B's column stays inside the Compare pane, left of the pane beside it (its values
     // wrap instead), as does the prompt diff under the table.
@@ -979,14 +974,7 @@ fn settings_are_remembered_per_data_file() {
         s.window = 20;
     }
     settle(&mut h);
-    assert!(h
-        .state()
-        .result()
-        .unwrap()
-        .prompt
-        .as_ref()
-        .unwrap()
-        .contains("A data"));
+    assert!(shown_prompt(&h).contains("A data"));
 
     // What the knobs show of the file's settings.
     let shown = |s: &Settings| {
@@ -1004,7 +992,7 @@ fn settings_are_remembered_per_data_file() {
         ("".into(), "db4".into(), 0, 0),
         "a new file opens on its own defaults"
     );
-    let prompt = h.state().result().unwrap().prompt.as_ref().unwrap().clone();
+    let prompt = shown_prompt(&h).clone();
     assert!(!prompt.contains("A data"), "{prompt}");
     h.state_mut().settings.run.description = "B data".into();
     h.state_mut().settings.channel = 2;
