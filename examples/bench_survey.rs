@@ -30,6 +30,7 @@ fn main() -> Result<(), String> {
         grid: Default::default(),
         templates: vec![(cfg.template.clone(), Arc::new(prompter))],
         split: Default::default(),
+        protocol: Default::default(),
     };
     // The app keeps the scored units between knob changes (they depend on the data, the
     // horizon and the split only): made once, timed apart.

@@ -4,11 +4,14 @@
 
 For one data file and one configuration it prints, as JSON, what `wavebench sweep`
 writes for that configuration: the units per part, the train terciles, and for val and
-test every claim x outcome's mutual information (Miller-Madow) and noise floor, the
-claims' category counts, the score and the prompts' diversity.
+test every claim x outcome's mutual information (Miller-Madow) against its null of
+circular shifts (median, 95th percentile, p, excess), the score with its circular block
+bootstrap interval (and every replicate's score), the effective sample size, the claims'
+category counts and the prompts' diversity.
 
     python scripts/ref_score.py DATA.csv --seq-len 64 --stride 3 --pred-len 16 \\
-        --wavelet db2 --level 2 --mode reflect --template dwt-balanced [--split 0.7,0.1,0.2]
+        --wavelet db2 --level 2 --mode reflect --template dwt-balanced [--split 0.7,0.1,0.2] \\
+        [--null-draws 99] [--bootstrap 199]
 """
 import argparse
 import csv
@@ -21,13 +24,19 @@ import numpy as np
 
 import ref_features as rf
 
-CLAIMS = ["trend", "trend_desc", "difficulty", "signal_quality", "stability_desc",
-          "freq_pattern", "dominant_band", "lags"]
+CLAIMS = ["trend", "trend_desc", "difficulty", "difficulty_high", "signal_quality",
+          "stability_desc", "freq_pattern", "dominant_band", "lags"]
 OUTCOMES = ["direction", "naive_mase", "vol_ratio"]
 SCORED = {"trend": "direction", "trend_desc": "direction", "difficulty": "naive_mase",
-          "signal_quality": "naive_mase", "stability_desc": "vol_ratio",
-          "freq_pattern": "vol_ratio", "dominant_band": "vol_ratio"}
-SEED = 0x5EED0FB175
+          "difficulty_high": "naive_mase", "signal_quality": "naive_mase",
+          "stability_desc": "vol_ratio", "freq_pattern": "vol_ratio", "dominant_band": "vol_ratio"}
+# The claims each built-in template prints, and so the ones its score sums.
+DWT = ["trend_desc", "difficulty", "signal_quality", "freq_pattern"]
+PRINTED = {"timellm": ["trend"], "dwt-minimal": ["trend_desc", "difficulty_high", "signal_quality",
+                                                 "freq_pattern"],
+           "dwt-balanced": DWT, "dwt-detailed": DWT}
+SEED = 0x5EED0FB175          # the null's shifts
+BOOT_SEED = 0x5EED0B0075     # the bootstrap's block starts
 MASK = (1 << 64) - 1
 
 
@@ -58,14 +67,14 @@ def entropy_mm(counts, n):
 
 
 def mutual_information(c, o):
+    """I(C; O) in bits, each entropy Miller-Madow corrected; c and o are integer codes."""
+    c, o = np.asarray(c), np.asarray(o)
     n = len(c)
     if n == 0:
         return 0.0
-    joint = {}
-    for a, b in zip(c, o):
-        joint[(a, b)] = joint.get((a, b), 0) + 1
-    count = lambda v: list({k: v.count(k) for k in set(v)}.values())
-    return entropy_mm(count(list(c)), n) + entropy_mm(count(list(o)), n) - entropy_mm(list(joint.values()), n)
+    joint = c.astype(np.int64) * (int(o.max()) + 1) + o
+    count = lambda v: np.unique(v, return_counts=True)[1]
+    return entropy_mm(count(c), n) + entropy_mm(count(o), n) - entropy_mm(count(joint), n)
 
 
 def splitmix64(state):
@@ -76,14 +85,35 @@ def splitmix64(state):
     return state, z ^ (z >> 31)
 
 
-def permutation(n):
-    p = list(range(n))
-    state = SEED
-    for i in range(n - 1, 0, -1):
-        state, r = splitmix64(state)
-        j = r % (i + 1)
-        p[i], p[j] = p[j], p[i]
-    return p
+class Rng:
+    def __init__(self, seed):
+        self.state = seed
+
+    def uniform(self):
+        self.state, r = splitmix64(self.state)
+        return (r >> 11) / 2.0 ** 53
+
+
+def shift(m, span, u):
+    lo = min(span, m // 3)
+    hi = m - lo
+    return (lo + min(int(u * (hi - lo + 1)), hi - lo)) % m
+
+
+def effective_size(x):
+    x = np.asarray(x, dtype=float)
+    m = len(x)
+    d = x - x.mean()
+    c0 = np.dot(d, d)
+    if c0 == 0:
+        return 1.0
+    total = 0.0
+    for k in range(1, m):
+        rho = np.dot(d[:m - k], d[k:]) / c0
+        if rho <= 0:
+            break
+        total += rho
+    return m / (1 + 2 * total)
 
 
 def plug_in_bits(texts):
@@ -106,6 +136,8 @@ def main():
     ap.add_argument("--mode", default="reflect")
     ap.add_argument("--template", default="dwt-balanced")
     ap.add_argument("--description", default="")
+    ap.add_argument("--null-draws", type=int, default=99)
+    ap.add_argument("--bootstrap", type=int, default=199)
     a = ap.parse_args()
     warnings.simplefilter("ignore")
 
@@ -125,6 +157,7 @@ def main():
     bands = [f"cA{a.level}"] + [f"cD{j}" for j in range(a.level, 0, -1)]
 
     train_values = [[], []]
+    train_windows = []  # (x, h, outcome) of every train unit with an outcome
     units = {1: [], 2: []}  # part -> [(claims, outcome classes later, raw outcome, prompt)]
     left_out = 0
     for w in range(windows):
@@ -133,7 +166,7 @@ def main():
         part = next((k for k, (b0, b1) in enumerate(parts) if b0 <= horizon[0] and horizon[1] <= b1), None)
         if part is None:
             continue
-        for col in columns:
+        for ch, col in enumerate(columns):
             o = outcome(col[s:s + t], col[s + t:s + t + p])
             if o is None:
                 left_out += 1
@@ -141,45 +174,157 @@ def main():
             if part == 0:
                 train_values[0].append(o[1])
                 train_values[1].append(o[2])
+                train_windows.append((col[s:s + t], col[s + t:s + t + p], o))
                 continue
             f = rf.features([rf.revin(col[s:s + t])], a.wavelet, a.level, a.mode)
             claims = {
                 "trend": "upward" if f["trend"] > 0 else "downward",
                 "trend_desc": f["trend_desc"],
                 "difficulty": f["difficulty"],
+                "difficulty_high": "high" if f["difficulty"] == "high" else "not high",
                 "signal_quality": f["signal_quality"],
                 "stability_desc": f["stability_desc"],
                 "freq_pattern": f["freq_pattern"],
                 "dominant_band": bands[f["dominant_band"]],
                 "lags": str(f["lags"]),
             }
-            units[part].append((claims, o, rf.prompts(f, t)[a.template]))
+            units[part].append((claims, o, rf.prompts(f, t)[a.template], ch, w, col[s:s + t]))
     q_mase = np.quantile(train_values[0], [1 / 3, 2 / 3])
     q_vol = np.quantile(train_values[1], [1 / 3, 2 / 3])
     tercile = lambda v, q: 0 if v < q[0] else (1 if v < q[1] else 2)
 
+    # The series-only forecaster: ridge on z = (x - x[T-1]) / mean|diff x| and a constant.
+    def inputs(x):
+        scale = np.mean(np.abs(np.diff(x)))
+        return np.append((x - x[-1]) / scale, 1.0), scale
+
+    rows, ys = [], []
+    for x, h, o in train_windows:
+        z, scale = inputs(x)
+        y = [(h.mean() - x[-1]) / scale, math.log(o[1]) if o[1] > 0 else -math.inf,
+             math.log(o[2]) if o[2] > 0 else -math.inf]
+        if all(math.isfinite(v) for v in y):
+            rows.append(z)
+            ys.append(y)
+    A, Y = np.array(rows), np.array(ys)
+    G = A.T @ A
+    lam = 1e-3 * np.trace(G[:t, :t]) / t
+    G[np.arange(t), np.arange(t)] += lam
+    beta = np.linalg.solve(G, A.T @ Y)  # (T + 1) x 3
+    train_pred = np.array([inputs(x)[0] @ beta for x, _, _ in train_windows])
+    q_fm = np.quantile(train_pred[:, 1], [1 / 3, 2 / 3])
+    q_fv = np.quantile(train_pred[:, 2], [1 / 3, 2 / 3])
+
+    def predicted(x):
+        pr = inputs(x)[0] @ beta
+        return [1 if pr[0] > 0 else 0, tercile(pr[1], q_fm), tercile(pr[2], q_fv)]
+
     out = {"units": {"train": len(train_values[0]), "val": len(units[1]), "test": len(units[2]),
                      "left_out": left_out},
            "terciles": {"naive_mase": [float(q) for q in q_mase], "vol_ratio": [float(q) for q in q_vol]}}
+    span = -(-(t + p) // a.stride)  # ceil((T + P) / stride)
     for part, name in ((1, "val"), (2, "test")):
-        us = units[part]
+        # The units in sequence order: channel, then window.
+        us = sorted(units[part], key=lambda u: (u[3], u[4]))
         classes = {"direction": [u[1][0] for u in us],
                    "naive_mase": [tercile(u[1][1], q_mase) for u in us],
                    "vol_ratio": [tercile(u[1][2], q_vol) for u in us]}
-        perm = permutation(len(us))
-        permuted = {k: [v[i] for i in perm] for k, v in classes.items()}
-        claims, categories, score = {}, {}, 0.0
+        seqs = []  # (start, end) of each channel's units
+        for i, u in enumerate(us):
+            if i == 0 or u[3] != us[i - 1][3]:
+                seqs.append([i, i + 1])
+            else:
+                seqs[-1][1] = i + 1
+        rng = Rng(SEED)
+        shifted = []  # per draw, the index each unit takes its outcome from
+        for _ in range(a.null_draws):
+            uu = rng.uniform()
+            idx = []
+            for s0, s1 in seqs:
+                m = s1 - s0
+                k = shift(m, span, uu)
+                idx.extend(s0 + (j + k) % m for j in range(m))
+            shifted.append(np.array(idx))
+        rng = Rng(BOOT_SEED)
+        replicates = []  # per replicate, the indices of its units
+        for _ in range(a.bootstrap):
+            idx = []
+            for s0, s1 in seqs:
+                m = s1 - s0
+                block = max(1, min(span, m))
+                left = m
+                for _ in range(-(-m // block)):
+                    start = min(int(rng.uniform() * m), m - 1)
+                    n_take = min(block, left)
+                    left -= n_take
+                    idx.extend(s0 + (start + j) % m for j in range(n_take))
+            replicates.append(np.array(idx))
+        cls = {k: np.array(v) for k, v in classes.items()}
+        guess = np.array([predicted(u[5]) for u in us])
+        # Per outcome, (outcome, predicted class) as one code: what is shifted together.
+        fc = {o: guess[:, i] for i, o in enumerate(OUTCOMES)}
+
+        def cmi(ids, o, idx=None):
+            """I(C; O | B) = H(C,B) + H(O,B) - H(C,O,B) - H(B), each Miller-Madow."""
+            oo, bb = (cls[o], fc[o]) if idx is None else (cls[o][idx], fc[o][idx])
+            n = len(ids)
+            cnt = lambda v: np.unique(v, return_counts=True)[1]
+            return (entropy_mm(cnt(ids * 3 + bb), n) + entropy_mm(cnt(oo * 3 + bb), n)
+                    - entropy_mm(cnt(ids * 9 + oo * 3 + bb), n) - entropy_mm(cnt(bb), n))
+
+        def against(observed, null):
+            med = float(np.quantile(null, 0.5))
+            return {"mi_bits": observed, "null_median": med,
+                    "null_p95": float(np.quantile(null, 0.95)),
+                    "p": (1 + int(np.sum(null >= observed - 1e-12))) / (len(null) + 1),
+                    "excess_bits": observed - med}
+
+        forecaster = {o: against(mutual_information(fc[o], cls[o]),
+                                 np.array([mutual_information(fc[o], cls[o][sh]) for sh in shifted]))
+                      for o in OUTCOMES}
+        claims, complementary, categories, score, mi_sum, comp = {}, {}, {}, 0.0, 0.0, 0.0
+        boot_scores = np.zeros(a.bootstrap)
+        boot_comp = np.zeros(a.bootstrap)
+        base_score, base_boot = 0.0, np.zeros(a.bootstrap)
         for c in CLAIMS:
             col = [u[0][c] for u in us]
-            claims[c] = {o: {"mi_bits": mutual_information(col, classes[o]),
-                             "noise_bits": mutual_information(col, permuted[o])} for o in OUTCOMES}
-            if c in SCORED:
-                score += claims[c][SCORED[c]]["mi_bits"]
+            names = {}
+            ids = np.array([names.setdefault(v, len(names)) for v in col])
+            claims[c], complementary[c] = {}, {}
+            for o in OUTCOMES:
+                # The claim shifted against outcome and prediction together.
+                cm = cmi(ids, o)
+                complementary[c][o] = against(cm, np.array([cmi(ids, o, sh) for sh in shifted]))
+                mi = mutual_information(ids, cls[o])
+                null = np.array([mutual_information(ids, cls[o][sh]) for sh in shifted])
+                med = float(np.quantile(null, 0.5))
+                claims[c][o] = {"mi_bits": mi, "null_median": med,
+                                "null_p95": float(np.quantile(null, 0.95)),
+                                "p": (1 + int(np.sum(null >= mi - 1e-12))) / (a.null_draws + 1),
+                                "excess_bits": mi - med}
+                if SCORED.get(c) == o and c == "trend":  # Time-LLM's baseline
+                    base_score += mi - med
+                    base_boot += np.array([mutual_information(ids[r], cls[o][r]) for r in replicates]) - med
+                if SCORED.get(c) == o and c in PRINTED[a.template]:
+                    score += mi - med
+                    mi_sum += mi
+                    boot_scores += np.array([mutual_information(ids[r], cls[o][r]) for r in replicates]) - med
+                    cmed = complementary[c][o]["null_median"]
+                    comp += cm - cmed
+                    boot_comp += np.array([cmi(ids[r], o, r) for r in replicates]) - cmed
             categories[c] = {k: col.count(k) for k in set(col)}
+        n_eff = sum(effective_size(classes["direction"][s0:s1]) for s0, s1 in seqs)
         texts = [u[2] for u in us]
         distinct, entropy = plug_in_bits(texts)
         distinct_m, entropy_m = plug_in_bits([re.sub(r"[0-9]+", "#", x) for x in texts])
-        out[name] = {"units": len(us), "score_bits": score, "claims": claims, "categories": categories,
+        out[name] = {"units": len(us), "score_bits": score, "mi_bits_sum": mi_sum,
+                     "interval": [float(q) for q in np.quantile(boot_scores, [0.025, 0.975])],
+                     "boot": [float(v) for v in boot_scores], "n_eff": n_eff,
+                     "complementary_bits": comp,
+                     "baseline": {"score_bits": base_score, "boot": [float(v) for v in base_boot]},
+                     "complementary_interval": [float(q) for q in np.quantile(boot_comp, [0.025, 0.975])],
+                     "forecaster": forecaster, "forecast_classes": [float(v) for v in [*q_fm, *q_fv]],
+                     "claims": claims, "complementary": complementary, "categories": categories,
                      "diversity": {"distinct": distinct, "entropy_bits": entropy,
                                    "distinct_masked": distinct_m, "entropy_masked_bits": entropy_m}}
     json.dump(out, fp=__import__("sys").stdout, indent=1)

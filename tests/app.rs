@@ -789,6 +789,7 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
             std::sync::Arc::new(Prompter::new(&s.template_text).unwrap()),
         )],
         split: Default::default(),
+        protocol: Default::default(),
     };
     let swept = wavebench::sweep::run(&[("synthetic.csv", &table)], &req, |_, _| true).unwrap();
     assert_eq!(swept.rows.len(), 1);
@@ -796,8 +797,10 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
     assert_eq!(survey.sweep.rows[0].test, swept.rows[0].test);
     // The heat map and the shares are drawn.
     h.get_by_label(&format!(
-        "trend × direction: {:.3} bits",
-        survey.sweep.rows[0].val.claims[0].info[0].mi_bits
+        "trend × direction: {:+.3} bits above the null",
+        survey.sweep.rows[0].val.claims[0]
+            .info(wavebench_core::score::Target::Direction)
+            .excess_bits
     ));
     h.get_by_label("Category shares");
     // A knob change: the survey follows.

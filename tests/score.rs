@@ -1,7 +1,9 @@
 //! The sweep's score against an independent implementation (scripts/ref_score.py: numpy,
 //! pywt and scripts/ref_features.py's claims and prompts): outcomes, terciles, mutual
-//! information, noise floor, categories and prompt diversity, on a file the test makes
-//! and on ETTh1; and the sweep's refusals, each one clear line.
+//! information, the null of circular shifts (median, 95th percentile, p), the bootstrap's
+//! intervals and ties, the effective sample size, categories and prompt diversity, on a
+//! file the test makes and on ETTh1; test ranks and Spearman's ρ; and the sweep's
+//! refusals, each one clear line.
 
 mod common;
 
@@ -51,24 +53,31 @@ fn close(a: &Value, b: &Value, what: &str) {
 /// One part's evaluation, field by field.
 fn same_part(ours: &Value, theirs: &Value, what: &str) {
     assert_eq!(ours["units"], theirs["units"], "{what}: units");
-    close(
-        &ours["score_bits"],
-        &theirs["score_bits"],
-        &format!("{what} score"),
-    );
+    for f in ["score_bits", "mi_bits_sum", "complementary_bits"] {
+        close(&ours[f], &theirs[f], &format!("{what} {f}"));
+    }
+    for f in ["interval", "complementary_interval"] {
+        for k in 0..2 {
+            close(&ours[f][k], &theirs[f][k], &format!("{what} {f} {k}"));
+        }
+    }
     let claims = ours["claims"].as_object().unwrap();
-    assert_eq!(claims.len(), 8, "{what}: every claim");
+    assert_eq!(claims.len(), 9, "{what}: every claim");
     for (claim, outcomes) in claims {
         let outcomes = outcomes.as_object().unwrap();
         assert_eq!(outcomes.len(), 3, "{what} {claim}: every outcome");
         for (o, v) in outcomes {
             let r = &theirs["claims"][claim][o];
-            close(&v["mi_bits"], &r["mi_bits"], &format!("{what} {claim}×{o}"));
-            close(
-                &v["noise_bits"],
-                &r["noise_bits"],
-                &format!("{what} {claim}×{o} noise"),
-            );
+            let c = &ours["complementary"][claim][o];
+            let rc = &theirs["complementary"][claim][o];
+            for f in ["mi_bits", "null_median", "null_p95", "p", "excess_bits"] {
+                close(&v[f], &r[f], &format!("{what} {claim}×{o} {f}"));
+                close(
+                    &c[f],
+                    &rc[f],
+                    &format!("{what} {claim}×{o} complementary {f}"),
+                );
+            }
         }
         assert_eq!(
             ours["categories"][claim], theirs["categories"][claim],
@@ -93,10 +102,32 @@ fn same_part(ours: &Value, theirs: &Value, what: &str) {
     );
 }
 
-/// Every configuration of `swept` against the reference.
+/// numpy's default (linear) quantile, from its definition.
+fn quantile(v: &[f64], q: f64) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let x = q * (v.len() - 1) as f64;
+    let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+    v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
+}
+
+/// Ranks 1..n of `v`, average ranks for ties.
+fn ranks(v: &[f64]) -> Vec<f64> {
+    v.iter()
+        .map(|x| {
+            let below = v.iter().filter(|y| *y < x).count() as f64;
+            let equal = v.iter().filter(|y| *y == x).count() as f64;
+            below + (equal + 1.0) / 2.0
+        })
+        .collect()
+}
+
+/// Every configuration of `swept` against the reference: each part's numbers, then the
+/// ties from the reference's replicate scores, the test ranks and Spearman's ρ.
 fn check_against_reference(data: &Path, swept: &Value, common: &[&str]) {
     let configs = swept["configs"].as_array().unwrap();
     assert!(!configs.is_empty());
+    let mut boots: Vec<Vec<f64>> = Vec::new();
     for c in configs {
         let level = c["level"].to_string();
         let mut args = common.to_vec();
@@ -129,6 +160,118 @@ fn check_against_reference(data: &Path, swept: &Value, common: &[&str]) {
         }
         same_part(&c["val"], &r["val"], &format!("{what} val"));
         same_part(&c["test"], &r["test"], &format!("{what} test"));
+        for part in ["val", "test"] {
+            close(
+                &swept["parts"][part]["n_eff"],
+                &r[part]["n_eff"],
+                &format!("{what} {part} n_eff"),
+            );
+            for o in ["direction", "naive_mase", "vol_ratio"] {
+                for f in ["mi_bits", "null_median", "p"] {
+                    close(
+                        &swept["parts"][part]["forecaster"][o][f],
+                        &r[part]["forecaster"][o][f],
+                        &format!("{what} {part} forecaster {o} {f}"),
+                    );
+                }
+            }
+        }
+        let cuts = &swept["forecast_terciles"];
+        for (k, v) in [
+            &cuts["naive_mase"][0],
+            &cuts["naive_mase"][1],
+            &cuts["vol_ratio"][0],
+            &cuts["vol_ratio"][1],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let theirs = r["val"]["forecast_classes"][k].as_f64().unwrap();
+            let ours = v.as_f64().unwrap();
+            assert!(
+                (ours - theirs).abs() <= 1e-9 * theirs.abs().max(1.0),
+                "{what} forecast tercile {k}: {ours} {theirs}"
+            );
+        }
+        // The Time-LLM baseline and this row's gain over it, interval from the paired
+        // replicates.
+        close(
+            &swept["baseline"]["val"]["score_bits"],
+            &r["val"]["baseline"]["score_bits"],
+            &format!("{what} baseline"),
+        );
+        let base: Vec<f64> = r["val"]["baseline"]["boot"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let mine: Vec<f64> = r["val"]["boot"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let gain: Vec<f64> = mine.iter().zip(&base).map(|(a, b)| a - b).collect();
+        for (k, q) in [0.025, 0.975].into_iter().enumerate() {
+            close(
+                &c["gain_interval"][k],
+                &serde_json::json!(quantile(&gain, q)),
+                &format!("{what} gain interval {k}"),
+            );
+        }
+        boots.push(
+            r["val"]["boot"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect(),
+        );
+    }
+    // Ranked by the val score: the first row is the best, and each row's distance from it
+    // is the interval of the replicates' differences.
+    let ranked: Vec<usize> = (0..configs.len())
+        .filter(|&i| configs[i]["rank"].is_u64())
+        .collect();
+    let best = &boots[ranked[0]];
+    for &i in &ranked {
+        let d: Vec<f64> = best.iter().zip(&boots[i]).map(|(a, b)| a - b).collect();
+        let (lo, hi) = (quantile(&d, 0.025), quantile(&d, 0.975));
+        let behind = &configs[i]["behind_best"];
+        close(&behind[0], &serde_json::json!(lo), "behind_best lo");
+        close(&behind[1], &serde_json::json!(hi), "behind_best hi");
+        assert_eq!(configs[i]["tied"], lo <= 0.0 && 0.0 <= hi, "row {i} tied");
+    }
+    assert_eq!(
+        configs[ranked[0]]["tied"], true,
+        "the best is tied with itself"
+    );
+    // Test ranks: the ranked rows by test score, and Spearman's ρ of the two scores.
+    let score = |i: usize, part: &str| configs[i][part]["score_bits"].as_f64().unwrap();
+    for &i in &ranked {
+        let above = ranked
+            .iter()
+            .filter(|&&j| score(j, "test") > score(i, "test"))
+            .count();
+        let k = configs[i]["test_rank"].as_u64().unwrap() as usize;
+        assert!(k > above, "row {i}: test rank {k}, {above} above it");
+    }
+    let val: Vec<f64> = ranked.iter().map(|&i| score(i, "val")).collect();
+    let test: Vec<f64> = ranked.iter().map(|&i| score(i, "test")).collect();
+    if ranked.len() >= 3 {
+        let (rv, rt) = (ranks(&val), ranks(&test));
+        let n = rv.len() as f64;
+        let m = (n + 1.0) / 2.0;
+        let num: f64 = rv.iter().zip(&rt).map(|(a, b)| (a - m) * (b - m)).sum();
+        let den = (rv.iter().map(|a| (a - m).powi(2)).sum::<f64>()
+            * rt.iter().map(|b| (b - m).powi(2)).sum::<f64>())
+        .sqrt();
+        close(
+            &swept["spearman_val_test"],
+            &serde_json::json!(num / den),
+            "Spearman's ρ",
+        );
     }
 }
 
@@ -256,19 +399,45 @@ fn csv_and_markdown_carry_the_same_ranking() {
         assert_eq!(row[col("level")], c["level"].to_string());
         let score: f64 = row[col("val_score_bits")].parse().unwrap();
         assert_eq!(score, c["val"]["score_bits"].as_f64().unwrap());
+        assert_eq!(row[col("test_rank")], c["test_rank"].to_string());
+        assert_eq!(row[col("tied")], c["tied"].to_string());
+        let lo: f64 = row[col("val_score_lo")].parse().unwrap();
+        assert_eq!(lo, c["val"]["interval"][0].as_f64().unwrap());
     }
     let md_path = dir.path().join("s.md");
     sweep_raw(&data, &md_path, &args);
     let md = std::fs::read_to_string(&md_path).unwrap();
     let first = configs[0].clone();
+    let f = |part: &str, k: &str| first[part][k].as_f64().unwrap();
+    let ci = |part: &str| {
+        format!(
+            "{:.4} [{:.4}, {:.4}]",
+            f(part, "score_bits"),
+            first[part]["interval"][0].as_f64().unwrap(),
+            first[part]["interval"][1].as_f64().unwrap()
+        )
+    };
     let line = format!(
-        "| 1 | {} level {} | dwt-balanced | {:.4} | {:.4} |",
+        "| 1 | {} level {} | dwt-balanced | {} | = | ",
         first["wavelet"].as_str().unwrap(),
         first["level"],
-        first["val"]["score_bits"].as_f64().unwrap(),
-        first["test"]["score_bits"].as_f64().unwrap()
+        ci("val"),
     );
-    assert!(md.contains(&line), "{line} not in:\n{md}");
+    let row = md
+        .lines()
+        .find(|l| l.starts_with(&line))
+        .unwrap_or_else(|| panic!("{line} not in:\n{md}"));
+    let gain = format!(
+        "{:.4} [{:.4}, {:.4}]",
+        first["gain"].as_f64().unwrap(),
+        first["gain_interval"][0].as_f64().unwrap(),
+        first["gain_interval"][1].as_f64().unwrap()
+    );
+    assert!(
+        row.contains(&format!("| {gain} |"))
+            && row.contains(&format!("| {} | {} |", ci("test"), first["test_rank"])),
+        "{row}"
+    );
 }
 
 fn sweep_raw(data: &Path, out: &Path, args: &[&str]) {
@@ -312,7 +481,7 @@ fn ranking_by_one_claim_and_outcome() {
         .unwrap()
         .iter()
         .map(|c| {
-            c["val"]["claims"]["freq_pattern"]["vol_ratio"]["mi_bits"]
+            c["val"]["claims"]["freq_pattern"]["vol_ratio"]["excess_bits"]
                 .as_f64()
                 .unwrap()
         })
@@ -367,6 +536,20 @@ fn bad_requests_get_one_clear_line() {
         &run(&["--seq-len", "512", "--split", "ett-minute"]),
         &["needs 57600 rows"],
     );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--null-draws", "0"]),
+        &["--null-draws 0", "at least 1 draw"],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--bootstrap", "0"]),
+        &["--bootstrap 0", "at least 1 replicate"],
+    );
+    // At stride 1000 the val part (1,742 rows) holds at most 2 windows a channel: no
+    // circular shift can move a claim away from its own outcome.
+    assert_input_error(
+        &run(&["--seq-len", "512", "--stride", "1000", "--wavelets", "db4"]),
+        &["val part's longest channel sequence holds", "at least 3"],
+    );
 }
 
 /// The Data set pane keeps the scored units and their statistics between knob changes:
@@ -404,6 +587,7 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
             ),
         )],
         split: Default::default(),
+        protocol: Default::default(),
     };
     let name = "ETTh1";
     let tables = [(name, &table)];

@@ -255,6 +255,7 @@ fn sweep() {
             ),
         )],
         split: Default::default(),
+        protocol: Default::default(),
     };
     let sweep = wavebench::sweep::run(&[("synthetic.csv", &t)], &req, |_, _| true).unwrap();
     let mut view = views::sweep::SweepView {

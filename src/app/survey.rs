@@ -53,6 +53,7 @@ fn survey(
         grid: Default::default(),
         templates: vec![(s.template_label(), Arc::new(prompter))],
         split: req.split,
+        protocol: Default::default(),
     };
     let name = req.table.path.display().to_string();
     let tables = [(name.as_str(), &*req.table)];

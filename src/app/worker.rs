@@ -338,6 +338,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
                 },
                 templates: vec![(settings.template_label(), Arc::new(prompter))],
                 split,
+                protocol: Default::default(),
             };
             let name = table.path.display().to_string();
             crate::sweep::run(&[(name.as_str(), &table)], &req, tick)

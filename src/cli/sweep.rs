@@ -9,7 +9,7 @@ use crate::sweep::{self, report, Grid, Levels, RankBy, Request};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wavebench_core::run_spec::{Purpose, RunSpec};
-use wavebench_core::score::Split;
+use wavebench_core::score::{Protocol, Split};
 use wavebench_core::wavelet::Mode;
 
 /// The sweep's own options (the data options are `Common`'s).
@@ -47,6 +47,14 @@ pub struct SweepOpts {
     /// Rank levels whose approximation band has fewer than 2 coefficients too
     #[arg(long)]
     pub keep_degenerate: bool,
+    /// Circular shifts of each channel's outcomes against its claims: the null every
+    /// figure is read against (docs/score.md#the-null)
+    #[arg(long, default_value_t = Protocol::default().null_draws)]
+    pub null_draws: usize,
+    /// Circular block-bootstrap replicates for the scores' 95% intervals and the ties
+    /// (docs/score.md#uncertainty)
+    #[arg(long, default_value_t = Protocol::default().bootstrap)]
+    pub bootstrap: usize,
 }
 
 pub fn run(
@@ -56,6 +64,17 @@ pub fn run(
     opts: &SweepOpts,
 ) -> Result<(), Failure> {
     let format = super::run::report_format(output, "file")?;
+    if opts.null_draws == 0 {
+        return Err(Failure::Input(
+            "--null-draws 0: the null needs at least 1 draw (99 by default)".into(),
+        ));
+    }
+    if opts.bootstrap == 0 {
+        return Err(Failure::Input(
+            "--bootstrap 0: the intervals and ties need at least 1 replicate (199 by default)"
+                .into(),
+        ));
+    }
     for (given, instead) in [
         (
             common.wavelet.is_some(),
@@ -107,6 +126,10 @@ pub fn run(
         },
         templates,
         split: opts.split,
+        protocol: Protocol {
+            null_draws: opts.null_draws,
+            bootstrap: opts.bootstrap,
+        },
     };
     // Files load as the run's spec says (columns, missing values, time axis), in f64.
     let loader = RunSpec::new(
@@ -136,6 +159,9 @@ pub fn run(
     });
     bar.finish_and_clear();
     let s = result.map_err(Failure::Input)?;
+    for w in sweep::rank::Standings::of(&s, opts.by, opts.keep_degenerate).warnings(&s) {
+        eprintln!("wavebench: warning: {w}");
+    }
     let bytes = match format {
         "json" => {
             let mut v = serde_json::to_vec_pretty(&report::json(&s, opts.by, opts.keep_degenerate))

@@ -1,7 +1,7 @@
 //! Which configurations a sweep runs: wavelets by name or pattern (`db1,db4,sym*`), levels
 //! (`1..6`, `2,3`, or every valid one) and extension modes. Wavelets with the
-//! same filter bank (haar = db1 = bior1.1 = rbio1.1) run once, under the first name, with
-//! the others listed as its aliases.
+//! same filter bank (haar = db1 = bior1.1 = rbio1.1; db2 = sym2, whose taps differ by
+//! 1e-12) run once, under the first name, with the others listed as its aliases.
 
 use std::ops::RangeInclusive;
 use std::str::FromStr;
@@ -144,9 +144,16 @@ impl Grid {
     }
 }
 
-/// Two wavelets whose analysis filters are the same numbers give the same features.
+/// Filters closer than this in every tap are one bank: pywt's db2 and sym2 differ by
+/// ~1e-12 (rounding in their published digits), far below anything a feature resolves.
+const SAME_TAPS: f64 = 1e-9;
+
+/// Two wavelets whose analysis filters agree within [`SAME_TAPS`] give the same features.
 fn same_bank(a: &Wavelet, b: &Wavelet) -> bool {
-    a.dec_lo == b.dec_lo && a.dec_hi == b.dec_hi
+    let close = |x: &[f64], y: &[f64]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| (p - q).abs() <= SAME_TAPS)
+    };
+    close(&a.dec_lo, &b.dec_lo) && close(&a.dec_hi, &b.dec_hi)
 }
 
 #[cfg(test)]
@@ -185,6 +192,26 @@ mod tests {
         assert_eq!(
             names,
             vec![("haar", vec!["db1", "bior1.1", "rbio1.1"]), ("db4", vec![])]
+        );
+        // Banks that agree within 1e-9 (pywt's db2 and sym2 differ by ~1e-12) too; db4
+        // and sym4 do not.
+        let g = Grid {
+            wavelets: vec!["db2".into(), "sym2".into(), "db4".into(), "sym4".into()],
+            ..Grid::default()
+        };
+        let names: Vec<(String, Vec<&str>)> = g
+            .wavelets()
+            .unwrap()
+            .iter()
+            .map(|(w, a)| (w.name.clone(), a.clone()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("db2".to_string(), vec!["sym2"]),
+                ("db4".to_string(), vec![]),
+                ("sym4".to_string(), vec![])
+            ]
         );
     }
 

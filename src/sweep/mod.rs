@@ -23,7 +23,7 @@ use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::{
-    Borders, Claim, Diversity, Evaluation, Horizons, Part, ScoreError, Scorer, Split,
+    Borders, Claim, Diversity, Evaluation, Horizons, Part, Protocol, ScoreError, Scorer, Split,
 };
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
@@ -60,6 +60,16 @@ impl SweepRow {
     pub fn label(&self) -> String {
         format!("{} level {}", self.wavelet, self.level)
     }
+
+    /// The label with the mode where it is not reflect, and the template.
+    pub fn label_full(&self) -> String {
+        let mut s = self.label();
+        if self.mode != wavebench_core::wavelet::Mode::Reflect {
+            s.push(' ');
+            s.push_str(self.mode.name());
+        }
+        format!("{s}, {}", self.template)
+    }
 }
 
 /// A whole sweep: the split, its units and every configuration's row, in grid order.
@@ -74,7 +84,58 @@ pub struct Sweep {
     pub left_out: usize,
     pub naive_mase: wavebench_core::score::Terciles,
     pub vol_ratio: wavebench_core::score::Terciles,
+    /// The null's draws and the bootstrap's replicates.
+    pub protocol: Protocol,
+    /// Val's and test's units as sequences.
+    pub parts: [PartUnits; 2],
+    /// How the series-only forecaster's predictions become classes.
+    pub forecast_classes: wavebench_core::score::ForecastClasses,
+    /// Time-LLM's own prompt (its trend word; the same for every wavelet) scored on val
+    /// and test: the baseline every row's gain is measured from.
+    pub baseline: [Evaluation; 2],
     pub rows: Vec<SweepRow>,
+}
+
+/// How a scored part's units hang together: sequences (file × channel), the shortest,
+/// T + P in units, and the direction outcome's effective sample size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartUnits {
+    pub sequences: usize,
+    pub shortest: usize,
+    pub span: usize,
+    pub n_eff: f64,
+    /// Some sequence is shorter than 2(T + P): shifted pairs share rows.
+    pub conservative: bool,
+    /// Per outcome, what the series-only forecaster's predicted class tells about it.
+    pub forecaster: [wavebench_core::score::Info; 3],
+}
+
+/// Fewer effective val units than this and the ranking is said to rest on too few.
+pub const FEW_EFFECTIVE: f64 = 30.0;
+
+impl Sweep {
+    /// What a reader must know before trusting the ranking's numbers: too few effective
+    /// val units, a null that leans towards the observed values.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        let val = &self.parts[0];
+        if val.n_eff < FEW_EFFECTIVE {
+            w.push(format!(
+                "val holds about {:.0} effective units (the direction outcome's autocorrelation over {} units): fewer than {FEW_EFFECTIVE:.0}, too few to tell configurations apart; lengthen the val part or the data",
+                val.n_eff, self.units[1]
+            ));
+        }
+        for (p, name) in self.parts.iter().zip(["val", "test"]) {
+            if p.conservative {
+                w.push(format!(
+                    "{name}: its shortest channel sequence holds {} units, under 2(T + P) = {} units: shifted pairs share rows, so the null is conservative",
+                    p.shortest,
+                    2 * p.span
+                ));
+            }
+        }
+        w
+    }
 }
 
 /// What a sweep runs over: the data options of `base` (columns, rows, seq_len, stride,
@@ -87,6 +148,8 @@ pub struct Request {
     /// features (the claims), and differs in its prompts' diversity.
     pub templates: Vec<(String, Arc<Prompter>)>,
     pub split: Split,
+    /// The null's draws and the bootstrap's replicates.
+    pub protocol: Protocol,
 }
 
 /// Run the sweep over `tables` (name, table) on the native engine in f64, sliding over
@@ -163,6 +226,7 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String
     let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
         .map_err(|e| e.worded(Opt::flag))?;
     let mut horizons = Vec::with_capacity(tables.len());
+    let mut windows = Vec::with_capacity(tables.len());
     let mut seq_len = None;
     for (name, table) in tables {
         let prepared = base
@@ -191,8 +255,15 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String
             _ => {}
         }
         horizons.push(h);
+        windows.push(prepared.windows);
     }
-    Scorer::new(horizons).map_err(worded)
+    let data = horizons
+        .into_iter()
+        .zip(tables)
+        .zip(&windows)
+        .map(|((h, (_, t)), w)| (h, *t, w))
+        .collect();
+    Scorer::new(data, req.protocol).map_err(worded)
 }
 
 /// A scoring error in the command line's words (the app puts its own in, `in_app_words`).
@@ -205,6 +276,11 @@ fn worded(e: ScoreError) -> String {
         ScoreError::NoUnits(_) => {
             format!("{e}: lower --pred-len or --seq-len, or change --split")
         }
+        ScoreError::TooShortToShift { .. } => {
+            format!("{e}: lower --stride, --pred-len or --seq-len, or change --split")
+        }
+        ScoreError::NoDraws => format!("--null-draws 0: {e}"),
+        ScoreError::NoForecaster => format!("{e}: change --split or --pred-len"),
     }
 }
 
@@ -229,6 +305,22 @@ fn sweep_of(
             .sum(),
         naive_mase: scorer.mase,
         vol_ratio: scorer.vol,
+        protocol: scorer.protocol,
+        parts: [0, 1].map(|i| {
+            let q = &scorer.sequences[i];
+            PartUnits {
+                sequences: q.ranges.len(),
+                shortest: q.shortest(),
+                span: q.span,
+                n_eff: q.n_eff,
+                conservative: q.conservative(),
+                forecaster: scorer.forecaster_bits[i],
+            }
+        }),
+        forecast_classes: scorer.forecast_classes,
+        baseline: rows.first().map_or_else(Default::default, |r| {
+            [r.val.clone(), r.test.clone()].map(|e| e.rescored(&Claim::BASELINE))
+        }),
         rows,
     }
 }
@@ -358,7 +450,7 @@ impl<'a> Job<'a> {
                 if let Some(s) = next_stats.as_mut().and_then(Iterator::next) {
                     u.features.set_statistics(s);
                 }
-                parts.push(tally.push(self.scorer, h, u.window, k % channels, &u.features));
+                parts.push(tally.push(h, u.window, k % channels, &u.features));
             }
             files.push((units, parts));
         }
@@ -381,6 +473,12 @@ impl<'a> Job<'a> {
         for acc in &mut means {
             *acc /= n.max(1) as f64;
         }
+        // The claims do not depend on the template: one evaluation per part, each
+        // template's row with its own prompts' diversity.
+        let (val, test) = rayon::join(
+            || tally.evaluate(self.scorer, Part::Val, &[], Diversity::default()),
+            || tally.evaluate(self.scorer, Part::Test, &[], Diversity::default()),
+        );
         let mut rows = Vec::with_capacity(req.templates.len());
         for (template, prompter) in &req.templates {
             // Each file's counted prompts, one after another in one string (a string per
@@ -429,6 +527,7 @@ impl<'a> Job<'a> {
             // The two parts' diversities side by side (each a pass of masking and hashing).
             let (val_diversity, test_diversity) =
                 rayon::join(|| diversity(Part::Val), || diversity(Part::Test));
+            let scored = Claim::printed(prompter);
             rows.push(SweepRow {
                 wavelet: point.wavelet.name.clone(),
                 aliases: point.aliases.iter().map(|a| a.to_string()).collect(),
@@ -436,8 +535,16 @@ impl<'a> Job<'a> {
                 mode: point.mode,
                 template: template.clone(),
                 approx_len,
-                val: tally.evaluate(self.scorer, Part::Val, val_diversity),
-                test: tally.evaluate(self.scorer, Part::Test, test_diversity),
+                val: Evaluation {
+                    diversity: val_diversity,
+                    ..val.clone()
+                }
+                .rescored(&scored),
+                test: Evaluation {
+                    diversity: test_diversity,
+                    ..test.clone()
+                }
+                .rescored(&scored),
                 means,
             });
         }

@@ -55,18 +55,23 @@ impl Metric {
 /// What a sweep is ranked by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize, Default)]
 pub enum RankBy {
-    /// The validation score, highest first.
+    /// The validation score (the designated pairs' bits above their null), highest first.
     #[default]
     Score,
+    /// The val complementary score: the designated pairs' bits beyond the series-only
+    /// forecaster, above their null, highest first.
+    Complementary,
     /// A feature's mean, highest first (a description, not a judgement).
     Mean(Metric),
-    /// One claim's val bits about one outcome (`lags:direction`), highest first.
+    /// One claim's val bits about one outcome above their null (`lags:direction`),
+    /// highest first.
     Pair(Claim, Target),
 }
 
 impl RankBy {
-    pub const ALL: [RankBy; 7] = [
+    pub const ALL: [RankBy; 8] = [
         RankBy::Score,
+        RankBy::Complementary,
         RankBy::Mean(Metric::SnrDb),
         RankBy::Mean(Metric::EnergyEntropy),
         RankBy::Mean(Metric::DifficultyScore),
@@ -78,6 +83,7 @@ impl RankBy {
     pub fn name(self) -> String {
         match self {
             RankBy::Score => "score".into(),
+            RankBy::Complementary => "complementary".into(),
             RankBy::Mean(m) => m.name().into(),
             RankBy::Pair(c, t) => format!("{}:{}", c.name(), t.name()),
         }
@@ -86,8 +92,12 @@ impl RankBy {
     pub fn of(self, row: &SweepRow) -> f64 {
         match self {
             RankBy::Score => row.val.score_bits,
+            RankBy::Complementary => row.val.complementary_bits,
             RankBy::Mean(m) => row.mean(m),
-            RankBy::Pair(c, t) => row.val.info(c, t).map_or(f64::NEG_INFINITY, |i| i.mi_bits),
+            RankBy::Pair(c, t) => row
+                .val
+                .info(c, t)
+                .map_or(f64::NEG_INFINITY, |i| i.excess_bits),
         }
     }
 }
@@ -123,4 +133,181 @@ pub fn ranked(rows: &[SweepRow], by: RankBy, keep_degenerate: bool) -> Vec<&Swee
         .collect();
     order.sort_by(|a, b| by.of(b).total_cmp(&by.of(a)));
     order
+}
+
+/// One row's place in a ranking, and how far its score stands from the best's.
+#[derive(Debug, Clone, Copy)]
+pub struct Standing<'a> {
+    pub row: &'a SweepRow,
+    /// Its place by the ranking (None: degenerate, left unranked).
+    pub rank: Option<usize>,
+    /// Its place among the ranked rows by the test score.
+    pub test_rank: Option<usize>,
+    /// The 95% bootstrap interval of (the best val score − its val score), the best
+    /// being the ranked row with the highest val score.
+    pub behind: [f64; 2],
+    /// `behind` contains 0: the data cannot tell it from the best.
+    pub tied: bool,
+    /// Its val score minus the Time-LLM baseline's, and that difference's 95% interval.
+    pub gain: f64,
+    pub gain_interval: [f64; 2],
+}
+
+/// A sweep's rows in report order (ranked first, then the degenerate ones), with test
+/// ranks, ties and Spearman's ρ of the val and test scores.
+#[derive(Debug, Clone)]
+pub struct Standings<'a> {
+    pub rows: Vec<Standing<'a>>,
+    /// Spearman's rank correlation of val and test scores over the ranked rows (None
+    /// under 3 rows or when either score is constant).
+    pub spearman: Option<f64>,
+    /// Where in `rows` the ranked row with the best val score is.
+    top: Option<usize>,
+}
+
+impl<'a> Standings<'a> {
+    pub fn of(sweep: &'a super::Sweep, by: RankBy, keep_degenerate: bool) -> Standings<'a> {
+        let rows = &sweep.rows;
+        let base = &sweep.baseline[0];
+        let best = ranked(rows, by, keep_degenerate);
+        let mut by_test = best.clone();
+        by_test.sort_by(|a, b| b.test.score_bits.total_cmp(&a.test.score_bits));
+        let top = ranked(rows, RankBy::Score, keep_degenerate)
+            .first()
+            .copied();
+        let standing = |rank: Option<usize>, row: &'a SweepRow| {
+            let test_rank = by_test
+                .iter()
+                .position(|r| std::ptr::eq(*r, row))
+                .map(|i| i + 1);
+            let behind = match top {
+                Some(t) if t.val.boot.len() == row.val.boot.len() => {
+                    let d: Vec<f64> = t
+                        .val
+                        .boot
+                        .iter()
+                        .zip(&row.val.boot)
+                        .map(|(a, b)| a - b)
+                        .collect();
+                    wavebench_core::score::interval(&d)
+                }
+                _ => [f64::NAN; 2],
+            };
+            let gain: Vec<f64> = row
+                .val
+                .boot
+                .iter()
+                .zip(&base.boot)
+                .map(|(a, b)| a - b)
+                .collect();
+            Standing {
+                row,
+                rank,
+                test_rank,
+                behind,
+                tied: rank.is_some() && behind[0] <= 0.0 && 0.0 <= behind[1],
+                gain: row.val.score_bits - base.score_bits,
+                gain_interval: if gain.len() == row.val.boot.len() && !gain.is_empty() {
+                    wavebench_core::score::interval(&gain)
+                } else {
+                    [f64::NAN; 2]
+                },
+            }
+        };
+        let mut out: Vec<Standing> = best
+            .iter()
+            .enumerate()
+            .map(|(i, r)| standing(Some(i + 1), r))
+            .collect();
+        out.extend(
+            rows.iter()
+                .filter(|r| !keep_degenerate && r.degenerate())
+                .map(|r| standing(None, r)),
+        );
+        let val: Vec<f64> = best.iter().map(|r| r.val.score_bits).collect();
+        let test: Vec<f64> = best.iter().map(|r| r.test.score_bits).collect();
+        Standings {
+            spearman: spearman(&val, &test),
+            top: top.and_then(|t| out.iter().position(|s| std::ptr::eq(s.row, t))),
+            rows: out,
+        }
+    }
+
+    /// The ranked rows tied with the best val score (the best among them).
+    pub fn tied(&self) -> impl Iterator<Item = &Standing<'a>> {
+        self.rows.iter().filter(|s| s.tied)
+    }
+
+    /// Whether the best val score's configuration is outside the test top 10%, and so
+    /// does not generalise: its test rank and the ranked rows.
+    pub fn val_best_falls(&self) -> Option<(&Standing<'a>, usize, usize)> {
+        let ranked = self.rows.iter().filter(|s| s.rank.is_some()).count();
+        let top = &self.rows[self.top?];
+        let k = top.test_rank?;
+        (k > ranked.div_ceil(10)).then_some((top, k, ranked))
+    }
+
+    /// The sweep's warnings and this ranking's: too few effective units, a conservative
+    /// null, a val best that falls on test.
+    pub fn warnings(&self, sweep: &super::Sweep) -> Vec<String> {
+        let mut w = sweep.warnings();
+        if let Some((s, k, n)) = self.val_best_falls() {
+            w.push(format!(
+                "val's best ({}) ranks {k} of {n} on test, outside the test top 10%: the choice does not carry over",
+                s.row.label()
+            ));
+        }
+        w
+    }
+}
+
+/// Spearman's ρ: Pearson's correlation of the ranks (average ranks for ties).
+pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
+    if a.len() != b.len() || a.len() < 3 {
+        return None;
+    }
+    let (ra, rb) = (average_ranks(a), average_ranks(b));
+    let n = a.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
+    for (x, y) in ra.iter().zip(&rb) {
+        sab += (x - ma) * (y - mb);
+        saa += (x - ma) * (x - ma);
+        sbb += (y - mb) * (y - mb);
+    }
+    (saa > 0.0 && sbb > 0.0).then(|| sab / (saa * sbb).sqrt())
+}
+
+/// Ranks 1..=n of `v` ascending, ties given their average rank (scipy's `rankdata`).
+fn average_ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
+    let mut ranks = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i + 1;
+        while j < order.len() && v[order[j]] == v[order[i]] {
+            j += 1;
+        }
+        let r = (i + j + 1) as f64 / 2.0;
+        for &k in &order[i..j] {
+            ranks[k] = r;
+        }
+        i = j;
+    }
+    ranks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spearman_as_scipy() {
+        // scipy.stats.spearmanr([1, 2, 3, 4, 5], [5, 6, 7, 8, 7]).statistic = 0.8207826816681233
+        let r = spearman(&[1.0, 2.0, 3.0, 4.0, 5.0], &[5.0, 6.0, 7.0, 8.0, 7.0]).unwrap();
+        assert!((r - 0.8207826816681233).abs() < 1e-12, "{r}");
+        assert_eq!(spearman(&[1.0, 2.0], &[1.0, 2.0]), None);
+        assert_eq!(spearman(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
+    }
 }

@@ -1,28 +1,11 @@
 //! A sweep as JSON, CSV or Markdown (docs/cli.md#sweep): the split, its units, and every
 //! configuration ranked, best first.
 
-use super::{ranked, Metric, RankBy, Sweep, SweepRow};
+use super::rank::Standings;
+use super::{Metric, RankBy, Sweep};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 use wavebench_core::score::{Claim, Part, Target};
-
-/// The rows in report order: ranked ones first (rank 1, 2, …), then the degenerate ones
-/// (no rank) unless they were kept in the ranking.
-fn ordered(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Vec<(Option<usize>, &SweepRow)> {
-    let best = ranked(&s.rows, by, keep_degenerate);
-    let mut out: Vec<(Option<usize>, &SweepRow)> = best
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (Some(i + 1), *r))
-        .collect();
-    out.extend(
-        s.rows
-            .iter()
-            .filter(|r| !keep_degenerate && r.degenerate())
-            .map(|r| (None, r)),
-    );
-    out
-}
 
 fn range(r: &std::ops::Range<usize>) -> Value {
     json!([r.start, r.end])
@@ -53,15 +36,23 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             split.insert("files".into(), Value::Array(v));
         }
     }
-    let configs: Vec<Value> = ordered(s, by, keep_degenerate)
-        .into_iter()
-        .map(|(rank, r)| {
+    let standings = Standings::of(s, by, keep_degenerate);
+    let configs: Vec<Value> = standings
+        .rows
+        .iter()
+        .map(|st| {
+            let r = st.row;
             let means: Map<String, Value> = Metric::ALL
                 .iter()
                 .map(|m| (m.name().to_string(), json!(r.mean(*m))))
                 .collect();
             json!({
-                "rank": rank,
+                "rank": st.rank,
+                "test_rank": st.test_rank,
+                "tied": st.tied,
+                "behind_best": finite(st.behind),
+                "gain": st.gain,
+                "gain_interval": finite(st.gain_interval),
                 "wavelet": r.wavelet,
                 "aliases": r.aliases,
                 "level": r.level,
@@ -75,6 +66,19 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             })
         })
         .collect();
+    let part = |p: &super::PartUnits| {
+        json!({
+            "sequences": p.sequences,
+            "shortest": p.shortest,
+            "n_eff": p.n_eff,
+            "conservative": p.conservative,
+            "forecaster": {
+                "direction": p.forecaster[0],
+                "naive_mase": p.forecaster[1],
+                "vol_ratio": p.forecaster[2],
+            },
+        })
+    };
     json!({
         "split": split,
         "units": {
@@ -87,9 +91,46 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             "naive_mase": [s.naive_mase.q1, s.naive_mase.q2],
             "vol_ratio": [s.vol_ratio.q1, s.vol_ratio.q2],
         },
+        "forecast_terciles": {
+            "naive_mase": [s.forecast_classes.naive_mase.q1, s.forecast_classes.naive_mase.q2],
+            "vol_ratio": [s.forecast_classes.vol_ratio.q1, s.forecast_classes.vol_ratio.q2],
+        },
+        "protocol": {
+            "null_draws": s.protocol.null_draws,
+            "bootstrap": s.protocol.bootstrap,
+            "span_units": s.parts[0].span,
+        },
+        "parts": {"val": part(&s.parts[0]), "test": part(&s.parts[1])},
+        "baseline": {
+            "template": "timellm",
+            "scored": Claim::BASELINE.map(|c| c.name()),
+            "val": baseline(&s.baseline[0]),
+            "test": baseline(&s.baseline[1]),
+        },
         "ranked_by": by.name(),
+        "spearman_val_test": standings.spearman,
+        "warnings": standings.warnings(s),
         "configs": configs,
     })
+}
+
+/// The Time-LLM baseline's scores over one part.
+fn baseline(e: &wavebench_core::score::Evaluation) -> Value {
+    json!({
+        "score_bits": e.score_bits,
+        "interval": finite(e.interval),
+        "complementary_bits": e.complementary_bits,
+        "complementary_interval": finite(e.complementary_interval),
+    })
+}
+
+/// An interval as JSON: `[lo, hi]`, or null where there is none (no replicates).
+fn finite(i: [f64; 2]) -> Value {
+    if i.iter().all(|v| v.is_finite()) {
+        json!(i)
+    } else {
+        Value::Null
+    }
 }
 
 /// The designated pairs (those the score sums), in docs order.
@@ -105,6 +146,13 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = [
         "rank",
+        "test_rank",
+        "tied",
+        "behind_best_lo",
+        "behind_best_hi",
+        "gain_bits",
+        "gain_lo",
+        "gain_hi",
         "wavelet",
         "aliases",
         "level",
@@ -112,18 +160,31 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
         "template",
         "approx_len",
         "degenerate",
-        "val_units",
-        "val_score_bits",
-        "test_units",
-        "test_score_bits",
     ]
     .map(String::from)
     .to_vec();
     for part in ["val", "test"] {
+        for f in [
+            "units",
+            "score_bits",
+            "score_lo",
+            "score_hi",
+            "mi_bits_sum",
+            "complementary_bits",
+            "complementary_lo",
+            "complementary_hi",
+        ] {
+            header.push(format!("{part}_{f}"));
+        }
+    }
+    for part in ["val", "test"] {
         for (c, t) in scored_pairs() {
             header.push(format!("{part}_{}_{}_bits", c.name(), t.name()));
+            header.push(format!("{part}_{}_{}_excess_bits", c.name(), t.name()));
+            header.push(format!("{part}_{}_{}_p", c.name(), t.name()));
         }
         header.push(format!("{part}_lags_direction_bits"));
+        header.push(format!("{part}_lags_direction_excess_bits"));
         for d in [
             "distinct",
             "entropy_bits",
@@ -135,9 +196,18 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
     }
     header.extend(Metric::ALL.iter().map(|m| format!("mean_{}", m.name())));
     w.write_record(&header).map_err(|e| e.to_string())?;
-    for (rank, r) in ordered(s, by, keep_degenerate) {
+    let opt = |v: Option<usize>| v.map_or(String::new(), |k| k.to_string());
+    for st in Standings::of(s, by, keep_degenerate).rows {
+        let r = st.row;
         let mut rec: Vec<String> = vec![
-            rank.map_or(String::new(), |k| k.to_string()),
+            opt(st.rank),
+            opt(st.test_rank),
+            st.tied.to_string(),
+            st.behind[0].to_string(),
+            st.behind[1].to_string(),
+            st.gain.to_string(),
+            st.gain_interval[0].to_string(),
+            st.gain_interval[1].to_string(),
             r.wavelet.clone(),
             r.aliases.join(" "),
             r.level.to_string(),
@@ -145,22 +215,27 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
             r.template.clone(),
             r.approx_len.to_string(),
             r.degenerate().to_string(),
-            r.val.units.to_string(),
-            r.val.score_bits.to_string(),
-            r.test.units.to_string(),
-            r.test.score_bits.to_string(),
         ];
         for e in [&r.val, &r.test] {
-            for (c, t) in scored_pairs() {
-                rec.push(
-                    e.info(c, t)
-                        .map_or(String::new(), |i| i.mi_bits.to_string()),
-                );
+            rec.push(e.units.to_string());
+            rec.push(e.score_bits.to_string());
+            rec.push(e.interval[0].to_string());
+            rec.push(e.interval[1].to_string());
+            rec.push(e.mi_bits_sum.to_string());
+            rec.push(e.complementary_bits.to_string());
+            rec.push(e.complementary_interval[0].to_string());
+            rec.push(e.complementary_interval[1].to_string());
+        }
+        for e in [&r.val, &r.test] {
+            let pairs = scored_pairs().chain([(Claim::Lags, Target::Direction)]);
+            for (c, t) in pairs {
+                let info = e.info(c, t);
+                rec.push(info.map_or(String::new(), |i| i.mi_bits.to_string()));
+                rec.push(info.map_or(String::new(), |i| i.excess_bits.to_string()));
+                if c != Claim::Lags {
+                    rec.push(info.map_or(String::new(), |i| i.p.to_string()));
+                }
             }
-            rec.push(
-                e.info(Claim::Lags, Target::Direction)
-                    .map_or(String::new(), |i| i.mi_bits.to_string()),
-            );
             let d = &e.diversity;
             rec.push(d.distinct.to_string());
             rec.push(d.entropy_bits.to_string());
@@ -173,16 +248,22 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
     w.into_inner().map_err(|e| e.to_string())
 }
 
-/// A page a researcher reads: what was scored, the ranking (val beside test), and what the
-/// best configuration's claims tell about each outcome.
+/// `0.1234 [0.1000, 0.1500]`.
+fn ci_of(v: f64, i: [f64; 2]) -> String {
+    format!("{v:.4} [{:.4}, {:.4}]", i[0], i[1])
+}
+
+/// A page a researcher reads: what was scored and how, what to be wary of, the ranking
+/// (val beside test, intervals and ties), and what the best configuration's claims tell
+/// about each outcome against their null.
 pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> String {
     let mut o = String::new();
-    let rows = ordered(s, by, keep_degenerate);
+    let standings = Standings::of(s, by, keep_degenerate);
     let _ = writeln!(o, "# Sweep: {data}\n");
     let _ = writeln!(
         o,
-        "Split {} (chronological); units (window × channel) whose horizon lies wholly in a part: train {}, val {}, test {}; {} left out (constant or perfectly linear input).",
-        s.split, s.units[0], s.units[1], s.units[2], s.left_out
+        "Split {} (chronological); units (window × channel) whose horizon lies wholly in a part: train {}, val {}, test {}; {} left out (constant or perfectly linear input). Effective units (the direction outcome's autocorrelation): val {:.0}, test {:.0}.",
+        s.split, s.units[0], s.units[1], s.units[2], s.left_out, s.parts[0].n_eff, s.parts[1].n_eff
     );
     let _ = writeln!(
         o,
@@ -191,24 +272,80 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     );
     let _ = writeln!(
         o,
-        "Ranked by {}{}. Score = bits of mutual information the prompt's claims carry about the horizon (docs/score.md): a proxy for what a forecaster could read from the prompt, not a forecast.\n",
+        "Score = bits of mutual information the prompt's claims carry about the horizon **above what a claim that knows nothing scores** (the median of {} circular shifts of each channel's outcomes against its claims, at least T + P = {} units apart), summed over the designated pairs (docs/score.md): a proxy for what a forecaster could read from the prompt, not a forecast. Intervals: 95%, circular block bootstrap of {} replicates (blocks of {} units). **Tied** = the interval of (best val score − its val score) contains 0.\n",
+        s.protocol.null_draws, s.parts[0].span, s.protocol.bootstrap, s.parts[0].span
+    );
+    match standings.spearman {
+        Some(rho) => {
+            let _ = writeln!(
+                o,
+                "**Val against test:** Spearman's ρ of the val and test scores over the ranked configurations = {rho:.2}{}\n",
+                if rho < 0.5 {
+                    ": the val ranking says little about test; read the ties, not the order"
+                } else {
+                    ""
+                }
+            );
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                "**Val against test:** too few configurations for a rank correlation.\n"
+            );
+        }
+    }
+    for w in standings.warnings(s) {
+        let _ = writeln!(o, "> **Warning:** {w}\n");
+    }
+    let tied: Vec<String> = standings.tied().map(|t| t.row.label_full()).collect();
+    let _ = writeln!(
+        o,
+        "Ranked by {}{}. {} configuration{} tied with the best val score{}.\n",
         match by {
             RankBy::Score => "the val score".to_string(),
-            RankBy::Mean(m) => format!("the mean {} (a description: higher is not better)", m.name()),
-            RankBy::Pair(c, t) => format!("the val bits {} tells about {}", c.name(), t.name()),
+            RankBy::Complementary =>
+                "the val complementary score (bits beyond the series-only forecaster)".to_string(),
+            RankBy::Mean(m) => format!(
+                "the mean {} (a description: higher is not better)",
+                m.name()
+            ),
+            RankBy::Pair(c, t) => format!(
+                "the val bits {} tells about {} above their null",
+                c.name(),
+                t.name()
+            ),
         },
-        if keep_degenerate { "" } else { ", degenerate levels (approximation band < 2 coefficients) listed last without a rank" }
+        if keep_degenerate {
+            ""
+        } else {
+            ", degenerate levels (approximation band < 2 coefficients) listed last without a rank"
+        },
+        tied.len(),
+        if tied.len() == 1 { " is" } else { "s are" },
+        if tied.len() <= 8 && !tied.is_empty() {
+            format!(": {}", tied.join("; "))
+        } else {
+            String::new()
+        },
+    );
+    let base = &s.baseline;
+    let _ = writeln!(
+        o,
+        "**Time-LLM baseline** (`timellm`: its trend word alone): val {}, test {}; beyond the series-only forecaster: val {:.4} [{:.4}, {:.4}]. Every row's gain is its val score minus this, with the interval of the paired difference.\n",
+        ci_of(base[0].score_bits, base[0].interval),
+        ci_of(base[1].score_bits, base[1].interval),
+        base[0].complementary_bits,
+        base[0].complementary_interval[0],
+        base[0].complementary_interval[1],
     );
     let _ = writeln!(
         o,
-        "| # | configuration | template | val score (bits) | test score (bits) | val noise (bits) | val prompts distinct (words only) | mean SNR (dB) |"
+        "| # | configuration | template | val score (bits) [95% CI] | tied | gain over Time-LLM [95% CI] | val beyond the series [95% CI] | test score (bits) [95% CI] | test rank | val bits before the null | val prompts distinct (words only) | mean SNR (dB) |"
     );
-    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|");
-    for (rank, r) in &rows {
-        let noise: f64 = scored_pairs()
-            .filter_map(|(c, t)| r.val.info(c, t))
-            .map(|i| i.noise_bits)
-            .sum();
+    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let ci = |e: &wavebench_core::score::Evaluation| ci_of(e.score_bits, e.interval);
+    for st in &standings.rows {
+        let r = st.row;
         let mut name = r.label();
         if r.mode != wavebench_core::wavelet::Mode::Reflect {
             let _ = write!(name, " {}", r.mode.name());
@@ -221,47 +358,77 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         }
         let _ = writeln!(
             o,
-            "| {} | {name} | {} | {:.4} | {:.4} | {:.4} | {} ({}) | {:.2} |",
-            rank.map_or("–".to_string(), |k| k.to_string()),
+            "| {} | {name} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} ({}) | {:.2} |",
+            st.rank.map_or("–".to_string(), |k| k.to_string()),
             r.template,
-            r.val.score_bits,
-            r.test.score_bits,
-            noise,
+            ci(&r.val),
+            if st.tied { "=" } else { "" },
+            ci_of(st.gain, st.gain_interval),
+            ci_of(r.val.complementary_bits, r.val.complementary_interval),
+            ci(&r.test),
+            st.test_rank.map_or("–".to_string(), |k| k.to_string()),
+            r.val.mi_bits_sum,
             r.val.diversity.distinct,
             r.val.diversity.distinct_masked,
             r.mean(Metric::SnrDb),
         );
     }
-    if let Some((_, best)) = rows.first() {
+    if let Some(best) = standings.rows.first().map(|s| s.row) {
         let _ = writeln!(
             o,
-            "\n## What each claim of {} tells (val, bits; noise floor in brackets)\n",
+            "\n## What each claim of the first row, {}, tells (val, bits: observed − null median = excess; p)\n",
             best.label()
         );
+        if !tied.is_empty() && tied.len() > 1 {
+            let _ = writeln!(
+                o,
+                "It is one of {} configurations the data cannot tell apart; this is what its claims carry, not a reason to prefer it.\n",
+                tied.len()
+            );
+        }
         let _ = writeln!(
             o,
             "| claim | categories | direction | naive_mase | vol_ratio |"
         );
         let _ = writeln!(o, "|---|---|---|---|---|");
         for c in &best.val.claims {
-            let cells: Vec<String> = c
-                .info
+            let scored = best.val.scored.contains(&c.claim);
+            let cells: Vec<String> = wavebench_core::score::Target::ALL
                 .iter()
-                .map(|i| format!("{:.4} ({:.4})", i.mi_bits, i.noise_bits))
+                .map(|&t| {
+                    let i = c.info(t);
+                    format!(
+                        "{:.4} − {:.4} = {:+.4} (p {:.2}){}",
+                        i.mi_bits,
+                        i.null_median,
+                        i.excess_bits,
+                        i.p,
+                        if scored && c.claim.scored_against() == Some(t) {
+                            " ◆"
+                        } else {
+                            ""
+                        }
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 o,
                 "| {}{} | {} | {} |",
                 c.claim.name(),
-                if c.claim.scored_against().is_some() {
-                    ""
-                } else {
-                    " (not scored)"
+                match (scored, c.claim.scored_against()) {
+                    (true, _) => "",
+                    (false, Some(_)) => " (not printed)",
+                    (false, None) => " (never scored)",
                 },
                 c.categories.len(),
                 cells.join(" | ")
             );
         }
+        let _ = writeln!(
+            o,
+            "\n◆ the pairs the score sums: each claim {} prints, against its designated outcome.",
+            best.template
+        );
     }
     o
 }

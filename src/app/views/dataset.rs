@@ -102,11 +102,13 @@ impl DataSetView {
             };
             let e = if self.part == Part::Val { &row.val } else { &row.test };
             ui.label(format!(
-                "{} {} units ({} left out: constant or straight-line input) · score {:.4} bits · prompts: {} distinct, {} with digits masked ({:.2} bits)",
+                "{} {} units ({} left out: constant or straight-line input) · score {:.4} bits above the null [95% CI {:.4}, {:.4}] · prompts: {} distinct, {} with digits masked ({:.2} bits)",
                 e.units,
                 self.part.name(),
                 survey.sweep.left_out,
                 e.score_bits,
+                e.interval[0],
+                e.interval[1],
                 e.diversity.distinct,
                 e.diversity.distinct_masked,
                 e.diversity.entropy_masked_bits,
@@ -274,14 +276,17 @@ fn shares(ui: &mut egui::Ui, e: &Evaluation) {
     }
 }
 
-/// Claims down, outcomes across: bits of information, coloured from 0 to the table's
-/// largest; the scored pairs framed; the noise floor in each cell's hover.
+/// Claims down, outcomes across: bits of information above the null (the median of the
+/// circular shifts), coloured from 0 to the table's largest, a dot where p ≤ 0.05; the
+/// scored pairs framed; the observed bits, the null and p in each cell's hover.
 fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
-    ui.strong("Bits each claim tells about the horizon (scored pairs framed)");
+    ui.strong(
+        "Bits each claim tells about the horizon above its null (scored pairs framed; • p ≤ 0.05)",
+    );
     let hi = e
         .claims
         .iter()
-        .flat_map(|c| c.info.iter().map(|i| i.mi_bits))
+        .flat_map(|c| Target::ALL.map(|t| c.info(t).excess_bits))
         .fold(1e-6, f64::max);
     let name_w = 110.0;
     let cell = egui::vec2(
@@ -316,13 +321,13 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
             text,
         );
         for t in Target::ALL {
-            let info = c.info[t as usize];
+            let info = c.info(t);
             let r = egui::Rect::from_min_size(
                 rect.min + egui::vec2(name_w + cell.x * t as usize as f32, 0.0),
                 cell,
             )
             .shrink(1.0);
-            let shade = super::colour_scale((info.mi_bits.max(0.0) / hi) as f32);
+            let shade = super::colour_scale((info.excess_bits.max(0.0) / hi) as f32);
             ui.painter().rect_filled(r, 0.0, shade);
             if c.claim.scored_against() == Some(t) {
                 ui.painter().rect_stroke(
@@ -340,7 +345,11 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
             ui.painter().text(
                 r.center(),
                 egui::Align2::CENTER_CENTER,
-                format!("{:.3}", info.mi_bits),
+                format!(
+                    "{:+.3}{}",
+                    info.excess_bits,
+                    if info.p <= 0.05 { " •" } else { "" }
+                ),
                 font.clone(),
                 ink,
             );
@@ -351,18 +360,21 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
             );
             // Screen readers (and tests) read the cell as its text says.
             let said = format!(
-                "{} × {}: {:.3} bits",
+                "{} × {}: {:+.3} bits above the null",
                 c.claim.name(),
                 t.name(),
-                info.mi_bits
+                info.excess_bits
             );
             cell.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &said));
             cell.on_hover_text(format!(
-                "{} × {}: {:.4} bits (noise floor {:.4})",
+                "{} × {}: {:.4} bits observed; null (circular shifts): median {:.4}, 95th percentile {:.4}; {:+.4} above the median; p = {:.3}",
                 c.claim.name(),
                 t.name(),
                 info.mi_bits,
-                info.noise_bits
+                info.null_median,
+                info.null_p95,
+                info.excess_bits,
+                info.p
             ));
         }
     }

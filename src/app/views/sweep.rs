@@ -75,6 +75,9 @@ impl SweepView {
                 RankBy::Score =>
                     "score = bits the claims tell about the horizon (a proxy, not a forecast)"
                         .to_string(),
+                RankBy::Complementary =>
+                    "complementary = bits the claims tell beyond a forecaster that reads only the series"
+                        .to_string(),
                 RankBy::Mean(m) => format!(
                     "mean {} over the scored units: a description, higher is not better",
                     m.name()
@@ -83,7 +86,17 @@ impl SweepView {
             }
         ));
         let by = self.by;
-        let order = sweep::ranked(&sw.rows, by, self.show_degenerate);
+        let standings = sweep::rank::Standings::of(sw, by, self.show_degenerate);
+        ui.label(format!(
+            "val against test: Spearman's ρ {} · {} tied with the best val score (=) · scores are bits above a null of circular shifts, [95% bootstrap interval]",
+            standings
+                .spearman
+                .map_or("–".to_string(), |r| format!("{r:.2}")),
+            standings.tied().count(),
+        ));
+        for w in standings.warnings(sw) {
+            ui.colored_label(ui.visuals().warn_fg_color, format!("⚠ {w}"));
+        }
         let height = ui.available_height();
         // Table and heat map side by side in a wide pane; in a narrow one (the default
         // layout's tab) the table above the map, each with its share of the height.
@@ -96,23 +109,23 @@ impl SweepView {
                 .show(ui, |ui| {
                     egui::Grid::new("sweep grid")
                         .striped(true)
-                        .num_columns(4)
+                        .num_columns(6)
                         .show(ui, |ui| {
                             ui.strong("#");
                             ui.strong("configuration");
-                            match by {
-                                RankBy::Score => {
-                                    ui.strong("val bits");
-                                    ui.strong("test bits");
-                                }
-                                RankBy::Mean(_) | RankBy::Pair(..) => {
-                                    ui.strong(by.name());
-                                    ui.strong("val bits");
-                                }
+                            if by != RankBy::Score {
+                                ui.strong(by.name());
                             }
+                            ui.strong("val bits [95% CI]");
+                            ui.strong("=").on_hover_text(
+                                "tied with the best val score: the interval of their difference contains 0",
+                            );
+                            ui.strong("test bits");
+                            ui.strong("test #");
                             ui.end_row();
-                            for (rank, row) in order.iter().enumerate() {
-                                ui.label(format!("{}", rank + 1));
+                            for st in standings.rows.iter().filter(|st| st.rank.is_some()) {
+                                let row = st.row;
+                                ui.label(st.rank.map_or("–".into(), |k| k.to_string()));
                                 let current =
                                     s.run.wavelet == row.wavelet && s.run.level == row.level;
                                 let mut label = row.label();
@@ -132,16 +145,16 @@ impl SweepView {
                                     s.run.wavelet = row.wavelet.clone();
                                     s.run.level = row.level;
                                 }
-                                match by {
-                                    RankBy::Score => {
-                                        ui.label(format!("{:.4}", row.val.score_bits));
-                                        ui.label(format!("{:.4}", row.test.score_bits));
-                                    }
-                                    RankBy::Mean(_) | RankBy::Pair(..) => {
-                                        ui.label(format!("{:.4}", by.of(row)));
-                                        ui.label(format!("{:.4}", row.val.score_bits));
-                                    }
+                                if by != RankBy::Score {
+                                    ui.label(format!("{:.4}", by.of(row)));
                                 }
+                                ui.label(format!(
+                                    "{:.4} [{:.3}, {:.3}]",
+                                    row.val.score_bits, row.val.interval[0], row.val.interval[1]
+                                ));
+                                ui.label(if st.tied { "=" } else { "" });
+                                ui.label(format!("{:.4}", row.test.score_bits));
+                                ui.label(st.test_rank.map_or("–".into(), |k| k.to_string()));
                                 ui.end_row();
                             }
                         });
@@ -192,7 +205,8 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s
     // leaves beside its end values (a fixed 140 px bar pushed the upper value and the
     // name out of a narrow pane).
     ui.small(match m {
-        RankBy::Score => "colour: val score (bits)".to_string(),
+        RankBy::Score => "colour: val score (bits above the null)".to_string(),
+        RankBy::Complementary => "colour: val complementary bits (beyond the series)".to_string(),
         RankBy::Mean(x) => format!("colour: mean {}", x.name()),
         RankBy::Pair(..) => format!("colour: val bits {}", m.name()),
     });

@@ -186,6 +186,23 @@ impl Prompter {
         Ok(p)
     }
 
+    /// The built-in this template's text is, if it is one (whether or not it is rendered
+    /// by its direct writer).
+    pub fn builtin_name(&self) -> Option<&'static str> {
+        BUILTINS
+            .iter()
+            .find(|(_, src)| *src == self.source)
+            .map(|(n, _)| *n)
+    }
+
+    /// The variables the template reads (minijinja's undeclared variables).
+    pub fn variables(&self) -> Vec<String> {
+        self.env
+            .get_template(NAME)
+            .map(|t| t.undeclared_variables(false).into_iter().collect())
+            .unwrap_or_default()
+    }
+
     /// What this template's text reads of the wavelet features.
     pub fn reads(&self) -> crate::features::Reads {
         use crate::features::Reads;

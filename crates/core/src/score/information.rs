@@ -1,6 +1,6 @@
 //! Information in bits: plug-in entropies with the Miller–Madow correction, the mutual
-//! information of a claim and an outcome, a permutation noise floor, and the diversity of
-//! prompt texts (docs/score.md#information).
+//! information of a claim and an outcome, the null's and the bootstrap's random numbers,
+//! and the diversity of prompt texts (docs/score.md#information).
 
 use rustc_hash::FxHashMap;
 use std::f64::consts::LN_2;
@@ -80,11 +80,72 @@ pub fn mutual_information_of_table(
     entropy_mm(&c, n) + entropy_mm(&o, n) - entropy_mm(joint, n)
 }
 
-/// The seed of the noise floor's permutation (docs/score.md#noise-floor).
-pub const PERMUTATION_SEED: u64 = 0x005E_ED0F_B175;
+/// `c ln c` for every count up to a part's units, so that an entropy over many tables (the
+/// null's draws, the bootstrap's replicates) costs a lookup per cell, not a logarithm:
+/// `H = ln n - Σ c ln c / n`, the plug-in entropy `-Σ p ln p` rearranged (equal to within
+/// a few ulps).
+#[derive(Debug, Clone, Default)]
+pub struct XLnX(Vec<f64>);
 
-/// SplitMix64 (Steele, Lea and Flood), the permutation's random numbers: a few lines that
-/// any language reproduces, so the noise floor can be checked independently.
+impl XLnX {
+    /// The table for counts `0..=n`.
+    pub fn new(n: usize) -> XLnX {
+        XLnX(
+            (0..=n)
+                .map(|c| {
+                    if c == 0 {
+                        0.0
+                    } else {
+                        c as f64 * (c as f64).ln()
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// [`entropy_mm`] of `counts` over `n` units (every count ≤ the table's n).
+    pub fn entropy_mm(&self, counts: &[u32], n: usize) -> f64 {
+        if n == 0 {
+            return 0.0;
+        }
+        let mut sum = 0.0;
+        let mut cells = 0usize;
+        for &c in counts {
+            sum += self.0[c as usize];
+            cells += usize::from(c > 0);
+        }
+        let n = n as f64;
+        ((n.ln() - sum / n) + cells.saturating_sub(1) as f64 / (2.0 * n)) / LN_2
+    }
+
+    /// `I(C; O)` in bits from a joint table `joint[claim · k_outcome + outcome]` of `n`
+    /// units, as [`mutual_information_of_table`].
+    pub fn mutual_information(&self, joint: &[u32], k_outcome: usize, n: usize) -> f64 {
+        let k_claim = joint.len() / k_outcome;
+        let mut c = vec![0u32; k_claim];
+        let mut o = [0u32; 8];
+        for (cell, &count) in joint.iter().enumerate() {
+            c[cell / k_outcome] += count;
+            o[cell % k_outcome] += count;
+        }
+        self.entropy_mm(&c, n) + self.entropy_mm(&o[..k_outcome], n) - self.entropy_mm(joint, n)
+    }
+}
+
+/// numpy's quantile `q` (linear) of `values`, sorted in place: the null's and the
+/// bootstrap's summaries.
+pub fn quantile_of(values: &mut [f64], q: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    super::outcomes::quantile(values, q)
+}
+
+/// A uniform number in [0, 1) from SplitMix64: its top 53 bits (`(next >> 11) / 2^53`).
+pub fn uniform(rng: &mut SplitMix64) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// SplitMix64 (Steele, Lea and Flood), the null's and the bootstrap's random numbers: a few
+/// lines that any language reproduces, so both can be checked independently.
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
@@ -98,17 +159,6 @@ impl SplitMix64 {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-}
-
-/// A permutation of `0..n`: Fisher–Yates from the last index down, `j = next % (i + 1)`.
-pub fn permutation(n: usize, seed: u64) -> Vec<usize> {
-    let mut p: Vec<usize> = (0..n).collect();
-    let mut rng = SplitMix64::new(seed);
-    for i in (1..n).rev() {
-        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
-        p.swap(i, j);
-    }
-    p
 }
 
 /// How varied a set of prompt texts is: distinct texts and the plug-in entropy of their
@@ -231,13 +281,13 @@ mod tests {
     }
 
     #[test]
-    fn permutation_is_one_and_fixed() {
-        let p = permutation(1000, PERMUTATION_SEED);
-        let mut s = p.clone();
-        s.sort_unstable();
-        assert!(s.iter().enumerate().all(|(i, &v)| i == v));
-        assert_eq!(p, permutation(1000, PERMUTATION_SEED));
-        assert_ne!(p, s);
+    fn splitmix64_and_the_table_entropy() {
+        // The table's entropy equals the direct one.
+        let t = XLnX::new(40);
+        for counts in [&[2u32, 2, 0][..], &[5], &[1, 7, 0, 32], &[10, 10, 10, 10]] {
+            let n = counts.iter().sum::<u32>() as usize;
+            assert!((t.entropy_mm(counts, n) - entropy_mm(counts, n)).abs() < 1e-13);
+        }
         // SplitMix64's published first output for seed 0.
         assert_eq!(SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
     }

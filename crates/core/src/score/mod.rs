@@ -1,21 +1,27 @@
 //! Do a prompt's claims tell a forecaster anything about what comes next? Each unit's
 //! categorical claims (its trend word, pattern, difficulty, …) against what its horizon
 //! did (direction, the naive forecast's error, the volatility), as mutual information in
-//! bits over the units of a chronological split, beside a permutation noise floor
-//! (docs/score.md).
+//! bits over the units of a chronological split, against a null of circular shifts that
+//! keeps overlapping windows' dependence, with block-bootstrap intervals (docs/score.md).
 //!
 //! The score is a proxy for a forecaster's use of the prompt, not a forecast.
 
+mod column;
+pub mod forecaster;
 pub mod information;
 pub mod outcomes;
+pub mod sequences;
 pub mod split;
 mod tally;
 mod units;
 
+pub use column::{ColumnStats, Info};
+pub use forecaster::{ForecastClasses, Forecaster};
 pub use information::Diversity;
 pub use outcomes::{Outcome, Terciles};
+pub use sequences::{Protocol, Sequences};
 pub use split::{Borders, Part, Split, SplitError};
-pub use tally::{ClaimInfo, Evaluation, Info, Tally};
+pub use tally::{interval, ClaimInfo, Evaluation, Tally};
 pub use units::{Horizons, Scorer};
 
 use crate::features::{Features, Reads};
@@ -40,6 +46,12 @@ pub enum ScoreError {
     },
     #[error("no unit's horizon lies wholly in the {0} part")]
     NoUnits(&'static str),
+    #[error("the null needs at least 1 draw (99 by default)")]
+    NoDraws,
+    #[error("the series-only forecaster cannot be fit: no train unit has a finite outcome")]
+    NoForecaster,
+    #[error("the {part} part's longest channel sequence holds {longest} units: a circular shift needs at least 3")]
+    TooShortToShift { part: &'static str, longest: usize },
 }
 use serde::Serialize;
 
@@ -51,6 +63,8 @@ pub enum Claim {
     Trend,
     TrendDesc,
     Difficulty,
+    /// Whether the difficulty is high: all `dwt-minimal` says of it.
+    DifficultyHigh,
     SignalQuality,
     StabilityDesc,
     FreqPattern,
@@ -64,6 +78,7 @@ crate::names::named! {
     Trend = "trend",
     TrendDesc = "trend_desc",
     Difficulty = "difficulty",
+    DifficultyHigh = "difficulty_high",
     SignalQuality = "signal_quality",
     StabilityDesc = "stability_desc",
     FreqPattern = "freq_pattern",
@@ -84,7 +99,9 @@ impl Claim {
     pub fn scored_against(self) -> Option<Target> {
         match self {
             Claim::Trend | Claim::TrendDesc => Some(Target::Direction),
-            Claim::Difficulty | Claim::SignalQuality => Some(Target::NaiveMase),
+            Claim::Difficulty | Claim::DifficultyHigh | Claim::SignalQuality => {
+                Some(Target::NaiveMase)
+            }
             Claim::StabilityDesc | Claim::FreqPattern | Claim::DominantBand => {
                 Some(Target::VolRatio)
             }
@@ -110,6 +127,13 @@ impl Claim {
             }
             Claim::TrendDesc => &f.trend_desc,
             Claim::Difficulty => &f.difficulty,
+            Claim::DifficultyHigh => {
+                if f.difficulty == "high" {
+                    "high"
+                } else {
+                    "not high"
+                }
+            }
             Claim::SignalQuality => &f.signal_quality,
             Claim::StabilityDesc => &f.stability_desc,
             Claim::FreqPattern => &f.freq_pattern,
@@ -128,6 +152,45 @@ impl Claim {
             }
         }
     }
+}
+
+impl Claim {
+    /// The claims a template's prompts print, and so the ones its score sums: the
+    /// built-ins by their text (`dwt-minimal` names the difficulty only when it is high;
+    /// `dwt-balanced` omits a moderate one, which still tells it apart), other templates by
+    /// the variables they read. The lags are printed but never scored (docs/score.md).
+    pub fn printed(p: &crate::prompt::Prompter) -> Vec<Claim> {
+        let dwt = |difficulty| {
+            vec![
+                Claim::TrendDesc,
+                difficulty,
+                Claim::SignalQuality,
+                Claim::FreqPattern,
+            ]
+        };
+        match p.builtin_name() {
+            Some("timellm") => vec![Claim::Trend],
+            Some("dwt-minimal") => dwt(Claim::DifficultyHigh),
+            Some(_) => dwt(Claim::Difficulty),
+            None => {
+                let vars = p.variables();
+                Claim::ALL
+                    .into_iter()
+                    .filter(|c| c.scored_against().is_some() && *c != Claim::DifficultyHigh)
+                    .filter(|c| {
+                        let var = match c {
+                            Claim::Trend => "trend",
+                            other => other.name(),
+                        };
+                        vars.iter().any(|v| v == var)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Time-LLM's own prompt: what every other template's gain is measured from.
+    pub const BASELINE: [Claim; 1] = [Claim::Trend];
 }
 
 /// What a horizon did, as classes.

@@ -1,15 +1,18 @@
 //! One configuration's claims over the scored units ([`Tally`]) and what they tell about
-//! the outcomes ([`Evaluation`]: mutual information, noise floor, categories, diversity),
-//! written as docs/cli.md#sweep shows.
+//! the outcomes ([`Evaluation`]: mutual information against its null, the score with its
+//! bootstrap interval, categories, diversity), written as docs/cli.md#sweep shows.
 
-use super::information::{self, Diversity};
+use super::column::{ColumnStats, Info};
+use super::information::{quantile_of, Diversity};
 use super::{Claim, Horizons, Part, Scorer, Target};
 use crate::features::Features;
 use rustc_hash::FxHashMap;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+use std::sync::Arc;
 
-/// One configuration's claims and outcome classes over each scored part (val, test).
+/// One configuration's claims over each scored part (val, test), each unit at its place
+/// in the part's sequences.
 #[derive(Debug, Clone)]
 pub struct Tally {
     parts: [PartTally; 2],
@@ -19,8 +22,8 @@ pub struct Tally {
 
 #[derive(Debug, Clone, Default)]
 struct PartTally {
-    claims: [Column; 8],
-    outcomes: [Vec<u32>; 3],
+    claims: [Column; Claim::ALL.len()],
+    filled: usize,
 }
 
 /// One claim's category per unit, its categories interned.
@@ -36,8 +39,11 @@ struct Column {
 /// come in a handful.
 const FEW: usize = 16;
 
+/// A unit not yet counted.
+const EMPTY: u32 = u32::MAX;
+
 impl Column {
-    fn push(&mut self, category: &str) {
+    fn set(&mut self, slot: usize, category: &str) {
         let found = if self.names.len() <= FEW {
             self.names
                 .iter()
@@ -58,7 +64,7 @@ impl Column {
             }
             id
         });
-        self.ids.push(id);
+        self.ids[slot] = id;
     }
 }
 
@@ -72,10 +78,18 @@ fn scored_slot(p: Part) -> Option<usize> {
 }
 
 impl Tally {
-    /// An empty tally; `bands` names the bands (cA3, cD3, …) for the dominant-band claim.
-    pub(super) fn new(bands: &[String]) -> Tally {
+    /// An empty tally of `units` val and test units; `bands` names the bands (cA3, cD3, …)
+    /// for the dominant-band claim.
+    pub(super) fn new(bands: &[String], units: [usize; 2]) -> Tally {
+        let part = |n: usize| PartTally {
+            claims: std::array::from_fn(|_| Column {
+                ids: vec![EMPTY; n],
+                ..Column::default()
+            }),
+            filled: 0,
+        };
         Tally {
-            parts: [PartTally::default(), PartTally::default()],
+            parts: units.map(part),
             bands: bands.to_vec(),
             buf: String::new(),
         }
@@ -85,7 +99,6 @@ impl Tally {
     /// with its features; returns the part it was counted in (None: not scored).
     pub fn push(
         &mut self,
-        scorer: &Scorer,
         h: &Horizons,
         window: usize,
         channel: usize,
@@ -96,56 +109,47 @@ impl Tally {
         }
         let k = window - h.scored.start;
         let part = h.parts[k]?;
-        let o = h.outcomes[k * h.channels + channel]?;
-        let slot = scored_slot(part)?;
-        let t = &mut self.parts[slot];
-        for (i, claim) in Claim::ALL.into_iter().enumerate() {
-            t.claims[i].push(claim.category(f, &self.bands, &mut self.buf));
+        let slot = h.slots[k * h.channels + channel];
+        if slot == EMPTY {
+            return None;
         }
-        t.outcomes[0].push(o.up as u32);
-        t.outcomes[1].push(scorer.mase.class(o.naive_mase));
-        t.outcomes[2].push(scorer.vol.class(o.vol_ratio));
+        let t = &mut self.parts[scored_slot(part)?];
+        for (i, claim) in Claim::ALL.into_iter().enumerate() {
+            let category = claim.category(f, &self.bands, &mut self.buf);
+            t.claims[i].set(slot as usize, category);
+        }
+        t.filled += 1;
         Some(part)
     }
 
-    /// The claims' information over part `p` (val or test), with the prompts' diversity
-    /// measured by the caller.
-    pub fn evaluate(&self, scorer: &Scorer, p: Part, diversity: Diversity) -> Evaluation {
+    /// The claims' information over part `p` (val or test) against its null; the score
+    /// of the claims `scored` (a template's printed claims, [`Claim::printed`]) and its
+    /// bootstrap replicates; with the prompts' diversity measured by the caller.
+    pub fn evaluate(
+        &self,
+        scorer: &Scorer,
+        p: Part,
+        scored: &[Claim],
+        diversity: Diversity,
+    ) -> Evaluation {
         let Some(slot) = scored_slot(p) else {
             return Evaluation::default();
         };
         let t = &self.parts[slot];
-        let perm = &scorer.perms[p as usize];
-        let n = t.outcomes[0].len();
-        // The permutation was drawn for the part's unit count; a tally of fewer units (a
-        // configuration whose run skipped some) draws its own.
-        let own;
-        let perm = if perm.len() == n {
-            perm
-        } else {
-            own = information::permutation(n, information::PERMUTATION_SEED);
-            &own
-        };
-        // Each unit's three outcome classes as one code (`Outcomes`), as observed and as
-        // permuted for the noise floor: each claim is then counted against all three
-        // outcomes in one pass.
-        let codes = Outcomes::codes(&t.outcomes, |k| k);
-        let permuted = Outcomes::codes(&t.outcomes, |k| perm[k]);
+        let n = t.claims[0].ids.len();
+        assert_eq!(
+            t.filled,
+            n,
+            "internal: a configuration counted {} of the {} {} units",
+            t.filled,
+            n,
+            p.name()
+        );
         let mut claims = Vec::with_capacity(Claim::ALL.len());
-        let mut score = 0.0;
         for (i, claim) in Claim::ALL.into_iter().enumerate() {
             let col = &t.claims[i];
-            let k = col.names.len();
-            let observed = Outcomes::count(&col.ids, &codes, k);
-            let noise = Outcomes::count(&col.ids, &permuted, k);
-            let info = Target::ALL.map(|target| Info {
-                mi_bits: observed.information(target),
-                noise_bits: noise.information(target),
-            });
-            if let Some(target) = claim.scored_against() {
-                score += info[target as usize].mi_bits;
-            }
-            let mut counts = vec![0usize; k];
+            let stats = scorer.column_stats(p, &col.ids, col.names.len());
+            let mut counts = vec![0usize; col.names.len()];
             for &id in &col.ids {
                 counts[id as usize] += 1;
             }
@@ -154,65 +158,138 @@ impl Tally {
             categories.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
             claims.push(ClaimInfo {
                 claim,
-                info,
+                stats,
                 categories,
             });
         }
         Evaluation {
             units: n,
-            score_bits: score,
             claims,
             diversity,
+            ..Evaluation::default()
         }
+        .rescored(scored)
     }
 }
 
-/// A claim × outcome pair's information and its noise floor, in bits.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
-pub struct Info {
-    pub mi_bits: f64,
-    pub noise_bits: f64,
+/// The 95% percentile interval of bootstrap replicates (numpy's linear quantiles 2.5%
+/// and 97.5%); [NaN, NaN] without replicates.
+pub fn interval(replicates: &[f64]) -> [f64; 2] {
+    let mut v = replicates.to_vec();
+    [quantile_of(&mut v, 0.025), quantile_of(&mut v, 0.975)]
 }
 
-/// One claim over a part: its information about each outcome and its categories' counts
-/// (most common first).
+/// One claim over a part: its information about each outcome against its null, the
+/// bootstrap replicates, and its categories' counts (most common first).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimInfo {
     pub claim: Claim,
-    pub info: [Info; 3],
+    pub stats: Arc<ColumnStats>,
     pub categories: Vec<(String, usize)>,
 }
 
-/// A configuration over one part: the score, every claim × outcome, the categories, and
-/// the prompts' diversity.
+impl ClaimInfo {
+    pub fn info(&self, target: Target) -> Info {
+        self.stats.info[target as usize]
+    }
+
+    /// `I(C; O | B̂)` against its null.
+    pub fn complementary(&self, target: Target) -> Info {
+        self.stats.complementary[target as usize]
+    }
+}
+
+/// A configuration over one part: the score (the designated pairs' excess over their
+/// null) with its bootstrap interval, every claim × outcome, the categories, and the
+/// prompts' diversity.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Evaluation {
     pub units: usize,
+    /// The claims the score sums (each against its designated outcome).
+    pub scored: Vec<Claim>,
+    /// Σ over the designated pairs of `excess_bits`.
     pub score_bits: f64,
+    /// Σ over the designated pairs of `mi_bits` (the score before its null).
+    pub mi_bits_sum: f64,
+    /// The score's 95% bootstrap interval.
+    pub interval: [f64; 2],
+    /// The score in each bootstrap replicate (the same blocks for every configuration).
+    pub boot: Vec<f64>,
+    /// Σ over the designated pairs of the complementary bits' excess over their null:
+    /// what the claims tell beyond the forecaster that reads only the series.
+    pub complementary_bits: f64,
+    pub complementary_interval: [f64; 2],
+    pub boot_complementary: Vec<f64>,
     pub claims: Vec<ClaimInfo>,
     pub diversity: Diversity,
 }
 
 impl Evaluation {
+    /// The same claims scored on `scored` (another template's printed claims, or Time-LLM's
+    /// for the baseline): the sums of their designated pairs' excess over the null, as
+    /// observed and per bootstrap replicate.
+    pub fn rescored(self, scored: &[Claim]) -> Evaluation {
+        let replicates = self.claims.first().map_or(0, |c| c.stats.boot[0].len());
+        let mut boot = vec![0.0; replicates];
+        let mut boot_c = vec![0.0; replicates];
+        let (mut score, mut mi_sum, mut complementary) = (0.0, 0.0, 0.0);
+        for c in self.claims.iter().filter(|c| scored.contains(&c.claim)) {
+            let Some(target) = c.claim.scored_against() else {
+                continue;
+            };
+            let t = target as usize;
+            let info = c.stats.info[t];
+            score += info.excess_bits;
+            mi_sum += info.mi_bits;
+            for (acc, v) in boot.iter_mut().zip(&c.stats.boot[t]) {
+                *acc += v - info.null_median;
+            }
+            let ci = c.stats.complementary[t];
+            complementary += ci.excess_bits;
+            for (acc, v) in boot_c.iter_mut().zip(&c.stats.boot_complementary[t]) {
+                *acc += v - ci.null_median;
+            }
+        }
+        Evaluation {
+            scored: scored.to_vec(),
+            score_bits: score,
+            mi_bits_sum: mi_sum,
+            interval: interval(&boot),
+            boot,
+            complementary_bits: complementary,
+            complementary_interval: interval(&boot_c),
+            boot_complementary: boot_c,
+            ..self
+        }
+    }
+
     pub fn info(&self, claim: Claim, target: Target) -> Option<Info> {
         self.claims
             .iter()
             .find(|c| c.claim == claim)
-            .map(|c| c.info[target as usize])
+            .map(|c| c.info(target))
     }
 }
 
-/// docs/cli.md#sweep: `{"score_bits", "claims": {claim: {outcome: {mi_bits,
-/// noise_bits}}}, "categories": {claim: {category: count}}, "diversity": {…}}`, claims in
-/// docs order.
+/// docs/cli.md#sweep: `{"units", "scored", "score_bits", "mi_bits_sum", "interval",
+/// "complementary_bits", "complementary_interval", "claims": {claim: {outcome: {mi_bits,
+/// null_median, null_p95, p, excess_bits}}}, "complementary": {claim: {outcome: {…}}},
+/// "categories": {claim: {category: count}}, "diversity": {…}}`, claims in docs order.
 impl Serialize for Evaluation {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let claims = MapOf(|| {
             self.claims.iter().map(|c| {
+                let info =
+                    MapOf(move || Target::ALL.into_iter().map(move |t| (t.name(), c.info(t))));
+                (c.claim.name(), info)
+            })
+        });
+        let complementary = MapOf(|| {
+            self.claims.iter().map(|c| {
                 let info = MapOf(move || {
                     Target::ALL
                         .into_iter()
-                        .map(move |t| (t.name(), &c.info[t as usize]))
+                        .map(move |t| (t.name(), c.complementary(t)))
                 });
                 (c.claim.name(), info)
             })
@@ -225,10 +302,17 @@ impl Serialize for Evaluation {
                 )
             })
         });
-        let mut m = s.serialize_map(Some(5))?;
+        let mut m = s.serialize_map(Some(11))?;
         m.serialize_entry("units", &self.units)?;
+        let scored: Vec<&str> = self.scored.iter().map(|c| c.name()).collect();
+        m.serialize_entry("scored", &scored)?;
         m.serialize_entry("score_bits", &self.score_bits)?;
+        m.serialize_entry("mi_bits_sum", &self.mi_bits_sum)?;
+        m.serialize_entry("interval", &self.interval)?;
+        m.serialize_entry("complementary_bits", &self.complementary_bits)?;
+        m.serialize_entry("complementary_interval", &self.complementary_interval)?;
         m.serialize_entry("claims", &claims)?;
+        m.serialize_entry("complementary", &complementary)?;
         m.serialize_entry("categories", &categories)?;
         m.serialize_entry("diversity", &self.diversity)?;
         m.end()
@@ -248,58 +332,5 @@ where
 {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map((self.0)())
-    }
-}
-
-/// The joint counts of one claim's categories and the three outcomes' classes together
-/// (direction × naive_mase × vol_ratio, `CODES` cells per category), from which each
-/// claim × outcome table is summed: the same integer counts, in the same order, as a
-/// pass per outcome would make.
-struct Outcomes {
-    joint: Vec<u32>,
-    categories: usize,
-    units: usize,
-}
-
-/// Outcome codes: `direction · 9 + naive_mase · 3 + vol_ratio`.
-const CODES: usize = 2 * 3 * 3;
-
-impl Outcomes {
-    /// Each unit's code, unit `k` taking the outcomes of unit `source(k)`.
-    fn codes(outcomes: &[Vec<u32>; 3], source: impl Fn(usize) -> usize) -> Vec<u8> {
-        (0..outcomes[0].len())
-            .map(|k| {
-                let u = source(k);
-                (outcomes[0][u] * 9 + outcomes[1][u] * 3 + outcomes[2][u]) as u8
-            })
-            .collect()
-    }
-
-    fn count(ids: &[u32], codes: &[u8], categories: usize) -> Outcomes {
-        assert_eq!(ids.len(), codes.len(), "one claim and one outcome per unit");
-        let mut joint = vec![0u32; categories * CODES];
-        for (&id, &code) in ids.iter().zip(codes) {
-            joint[id as usize * CODES + code as usize] += 1;
-        }
-        Outcomes {
-            joint,
-            categories,
-            units: ids.len(),
-        }
-    }
-
-    /// The claim's information about `target`, in bits (`information::mutual_information`).
-    fn information(&self, target: Target) -> f64 {
-        let kt = target.classes().len();
-        let class = |code: usize| match target {
-            Target::Direction => code / 9,
-            Target::NaiveMase => code / 3 % 3,
-            Target::VolRatio => code % 3,
-        };
-        let mut joint = vec![0u32; self.categories * kt];
-        for (cell, &n) in self.joint.iter().enumerate() {
-            joint[cell / CODES * kt + class(cell % CODES)] += n;
-        }
-        information::mutual_information_of_table(&joint, self.categories, kt, self.units)
     }
 }

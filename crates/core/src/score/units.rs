@@ -1,20 +1,29 @@
 //! The units a data set's configurations are scored on: per file, which part each
 //! window's horizon lies in and each unit's outcome ([`Horizons`]); over the data set, the
-//! train terciles and each part's noise-floor permutation ([`Scorer`]). Made once: they
-//! depend on the windows, the horizon and the split, not on the wavelet.
+//! train terciles and each scored part's units as sequences with the null's shifts and the
+//! bootstrap's blocks ([`Scorer`]). Made once: they depend on the windows, the horizon and
+//! the split, not on the wavelet.
 
-use super::information;
+use super::column::{column_stats, ColumnStats, Info};
+use super::forecaster::{self, ForecastClasses, Forecaster, Gram};
+use super::information::XLnX;
+use super::sequences::{cells, OFFSET};
+use super::sequences::{Protocol, Sequences};
 use super::{Borders, Outcome, Part, ScoreError, Split, Tally, Terciles};
 use crate::data::{Table, Windows};
+use rustc_hash::FxHashMap;
 use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
 /// Where one file's scored units are: which part each window's horizon lies in, and each
 /// unit's outcome. Made once per data set; every configuration is scored on the same units.
 #[derive(Debug, Clone)]
 pub struct Horizons {
     pub borders: Borders,
-    /// The windows' length.
+    /// The windows' length, their stride and the horizon.
     pub seq_len: usize,
+    pub stride: usize,
+    pub pred_len: usize,
     /// The windows (numbered as in the run) whose horizon lies in val or test.
     pub scored: Range<usize>,
     pub(super) channels: usize,
@@ -22,8 +31,16 @@ pub struct Horizons {
     pub(super) parts: Vec<Option<Part>>,
     /// Per unit of `scored` (window-major, channel-minor), its outcome (None: left out).
     pub(super) outcomes: Vec<Option<Outcome>>,
+    /// Per unit of `scored`, its place among its part's units (sequence order; u32::MAX:
+    /// not scored). Set by [`Scorer::new`].
+    pub(super) slots: Vec<u32>,
     /// The train units' naive_mase and vol_ratio, for the terciles.
     pub(super) train: [Vec<f64>; 2],
+    /// The train units with an outcome (window, channel), in the order of `train`.
+    train_units: Vec<(usize, usize)>,
+    /// The forecaster's normal equations over this file's train units (taken when the
+    /// data set's forecaster is fit).
+    gram: Option<Gram>,
     /// Units left out per part (a denominator of 0).
     pub left_out: [usize; 3],
 }
@@ -56,6 +73,9 @@ impl Horizons {
         let all = windows.first..windows.first + windows.count;
         let channels = table.channels.len();
         let mut train = [Vec::new(), Vec::new()];
+        let mut train_units = Vec::new();
+        let mut gram = Gram::new(t);
+        let mut a = Vec::with_capacity(t + 1);
         let mut left_out = [0; 3];
         // The first and last window whose horizon lies in val or test.
         let mut first_last: Option<(usize, usize)> = None;
@@ -67,6 +87,15 @@ impl Horizons {
                         Some(o) => {
                             train[0].push(o.naive_mase);
                             train[1].push(o.vol_ratio);
+                            train_units.push((w, c));
+                            let s = windows.start(w - windows.first);
+                            let x = &values[c][s..s + t];
+                            let h = &values[c][s + t..s + t + pred_len];
+                            if let Some(scale) = forecaster::inputs(x, &mut a) {
+                                if let Some(y) = forecaster::targets(x, h, scale, &o) {
+                                    gram.add(&a, y);
+                                }
+                            }
                         }
                         None => left_out[0] += 1,
                     }
@@ -90,64 +119,244 @@ impl Horizons {
         Ok(Horizons {
             borders,
             seq_len: windows.seq_len,
+            stride: windows.stride,
+            pred_len,
             scored,
             channels,
             parts,
+            slots: vec![u32::MAX; outcomes.len()],
             outcomes,
             train,
+            train_units,
+            gram: Some(gram),
             left_out,
         })
+    }
+
+    /// The forecaster's predictions of this file's train units (in `train` order) and of
+    /// its units of `scored` (None: not scored).
+    fn predict(
+        &self,
+        f: &Forecaster,
+        table: &Table,
+        windows: &Windows,
+    ) -> (Vec<[f64; 3]>, Vec<Option<[f64; 3]>>) {
+        let t = self.seq_len;
+        let values: Vec<Vec<f64>> = table.channels.iter().map(|c| c.values.to_f64()).collect();
+        let mut a = Vec::with_capacity(t + 1);
+        let mut one = |w: usize, c: usize| {
+            let s = windows.start(w - windows.first);
+            // A unit with an outcome has a mean step > 0: its inputs exist.
+            forecaster::inputs(&values[c][s..s + t], &mut a).map(|_| f.predict(&a))
+        };
+        let train = self
+            .train_units
+            .iter()
+            .map(|&(w, c)| one(w, c).unwrap_or([0.0; 3]))
+            .collect();
+        let scored = self
+            .scored
+            .clone()
+            .enumerate()
+            .flat_map(|(k, w)| (0..self.channels).map(move |c| (k, w, c)))
+            .map(|(k, w, c)| {
+                let u = k * self.channels + c;
+                (self.parts[k].is_some() && self.outcomes[u].is_some())
+                    .then(|| one(w, c))
+                    .flatten()
+            })
+            .collect();
+        (train, scored)
     }
 }
 
 /// The units a data set's configurations are scored on: its files' horizons, the train
-/// terciles, and each part's noise-floor permutation.
-#[derive(Debug, Clone)]
+/// terciles, and each scored part's units as sequences (one per file × channel, in window
+/// order) with the null's shifts and the bootstrap's blocks.
+#[derive(Debug)]
 pub struct Scorer {
     pub files: Vec<Horizons>,
     pub mase: Terciles,
     pub vol: Terciles,
     /// Scored units per part (train counted for the terciles).
     pub units: [usize; 3],
-    pub(super) perms: [Vec<usize>; 3],
+    pub protocol: Protocol,
+    /// Val's and test's sequences.
+    pub sequences: [Sequences; 2],
+    /// How the series-only forecaster's predictions become classes.
+    pub forecast_classes: ForecastClasses,
+    /// Per scored part (val, test) and outcome, what the forecaster's predicted class
+    /// tells about the outcome, against its null.
+    pub forecaster_bits: [[Info; 3]; 2],
+    xlnx: XLnX,
+    /// Columns already counted, by part and content: a claim that does not depend on the
+    /// wavelet (Time-LLM's trend word, the lags) is counted once per sweep.
+    memo: Mutex<FxHashMap<(usize, u128), Arc<ColumnStats>>>,
 }
 
+/// Columns kept in the memo before it starts afresh (each holds a few kB).
+const MEMO: usize = 4096;
+
 impl Scorer {
-    /// Errors name the part left without units (a horizon too long for it, say).
-    pub fn new(files: Vec<Horizons>) -> Result<Scorer, ScoreError> {
+    /// The units of `files`, each with the table and windows it was made from (the
+    /// forecaster reads their values). Errors name the part left without units (a horizon
+    /// too long for it, say) or too short to shift.
+    pub fn new(
+        data: Vec<(Horizons, &Table, &Windows)>,
+        protocol: Protocol,
+    ) -> Result<Scorer, ScoreError> {
+        if protocol.null_draws == 0 {
+            return Err(ScoreError::NoDraws);
+        }
+        // The forecaster, fit on every file's train units pooled.
+        let mut pooled: Option<Gram> = None;
+        let mut files = Vec::with_capacity(data.len());
+        let mut sources = Vec::with_capacity(data.len());
+        for (mut h, table, windows) in data {
+            if let Some(g) = h.gram.take() {
+                match &mut pooled {
+                    Some(p) => p.merge(g),
+                    None => pooled = Some(g),
+                }
+            }
+            files.push(h);
+            sources.push((table, windows));
+        }
+        let forecaster = pooled
+            .and_then(Forecaster::fit)
+            .ok_or(ScoreError::NoForecaster)?;
+        let mut train_predictions = [Vec::new(), Vec::new()];
+        let mut predictions = Vec::with_capacity(files.len());
+        for (h, (table, windows)) in files.iter().zip(&sources) {
+            let (train, scored) = h.predict(&forecaster, table, windows);
+            for p in train {
+                train_predictions[0].push(p[1]);
+                train_predictions[1].push(p[2]);
+            }
+            predictions.push(scored);
+        }
+        let [mut pm, mut pv] = train_predictions;
+        let forecast_classes = ForecastClasses {
+            naive_mase: Terciles::of(&mut pm),
+            vol_ratio: Terciles::of(&mut pv),
+        };
         let mut train = [Vec::new(), Vec::new()];
-        let mut units = [0; 3];
         for h in &files {
             train[0].extend_from_slice(&h.train[0]);
             train[1].extend_from_slice(&h.train[1]);
-            units[0] += h.train[0].len();
-            for (k, p) in h.parts.iter().enumerate() {
-                if let Some(p) = p {
-                    units[*p as usize] += (0..h.channels)
-                        .filter(|c| h.outcomes[k * h.channels + c].is_some())
-                        .count();
+        }
+        let [mut mase, mut vol] = train;
+        let (mase, vol) = (Terciles::of(&mut mase), Terciles::of(&mut vol));
+        let mut units = [mase_len(&files), 0, 0];
+        // Each scored part's units in sequence order: file, channel, window.
+        let mut sequences: [Sequences; 2] = Default::default();
+        for (slot, part) in [Part::Val, Part::Test].into_iter().enumerate() {
+            let mut ranges = Vec::new();
+            let mut unit_cells = Vec::new();
+            let mut span = 1;
+            for (h, predicted) in files.iter_mut().zip(&predictions) {
+                span = (h.seq_len + h.pred_len).div_ceil(h.stride.max(1));
+                for c in 0..h.channels {
+                    let start = unit_cells.len();
+                    for (k, p) in h.parts.iter().enumerate() {
+                        let u = k * h.channels + c;
+                        if let (Some(p), Some(o)) = (p, h.outcomes[u]) {
+                            if *p == part {
+                                h.slots[u] = unit_cells.len() as u32;
+                                let observed = [
+                                    o.up as u8,
+                                    mase.class(o.naive_mase) as u8,
+                                    vol.class(o.vol_ratio) as u8,
+                                ];
+                                let guess = predicted[u].map_or([0; 3], |p| forecast_classes.of(p));
+                                unit_cells.push(cells(observed, guess));
+                            }
+                        }
+                    }
+                    if unit_cells.len() > start {
+                        ranges.push(start..unit_cells.len());
+                    }
                 }
             }
+            units[part as usize] = unit_cells.len();
+            sequences[slot] = Sequences::new(ranges, unit_cells, span, protocol);
         }
         for p in Part::ALL {
             if units[p as usize] == 0 {
                 return Err(ScoreError::NoUnits(p.name()));
             }
         }
-        let [mut mase, mut vol] = train;
+        for (slot, part) in [Part::Val, Part::Test].into_iter().enumerate() {
+            let s = &sequences[slot];
+            if !s.shiftable() {
+                return Err(ScoreError::TooShortToShift {
+                    part: part.name(),
+                    longest: s.ranges.iter().map(|r| r.len()).max().unwrap_or(0),
+                });
+            }
+        }
+        let xlnx = XLnX::new(units[1].max(units[2]));
+        // The forecaster's own bits: its predicted class as a claim about its outcome.
+        let forecaster_bits = sequences.each_ref().map(|seqs| {
+            std::array::from_fn(|t| {
+                let kt = if t == 0 { 2 } else { 3 };
+                let ids: Vec<u32> = seqs
+                    .cells
+                    .iter()
+                    .map(|c| (c[t] as usize - OFFSET[t]) as u32 % kt)
+                    .collect();
+                column_stats(&ids, kt as usize, seqs, &xlnx).info[t]
+            })
+        });
         Ok(Scorer {
             files,
-            mase: Terciles::of(&mut mase),
-            vol: Terciles::of(&mut vol),
+            mase,
+            vol,
+            xlnx,
             units,
-            perms: Part::ALL.map(|p| {
-                information::permutation(units[p as usize], information::PERMUTATION_SEED)
-            }),
+            protocol,
+            sequences,
+            forecast_classes,
+            forecaster_bits,
+            memo: Mutex::new(FxHashMap::default()),
         })
     }
 
     /// A tally for one configuration's units.
     pub fn tally(&self, bands: &[String]) -> Tally {
-        Tally::new(bands)
+        Tally::new(bands, [self.units[1], self.units[2]])
     }
+
+    /// The sequences of scored part `p` (val or test).
+    pub fn part(&self, p: Part) -> Option<&Sequences> {
+        match p {
+            Part::Train => None,
+            Part::Val => Some(&self.sequences[0]),
+            Part::Test => Some(&self.sequences[1]),
+        }
+    }
+
+    /// What claim column `ids` (categories `0..k`) tells over part `p`, counted once per
+    /// distinct column.
+    pub(super) fn column_stats(&self, p: Part, ids: &[u32], k: usize) -> Arc<ColumnStats> {
+        let seqs = self.part(p).expect("a scored part");
+        let bytes: Vec<u8> = ids.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let key = (p as usize, xxhash_rust::xxh3::xxh3_128(&bytes));
+        if let Some(s) = self.memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return s;
+        }
+        let stats = Arc::new(column_stats(ids, k, seqs, &self.xlnx));
+        if let Ok(mut m) = self.memo.lock() {
+            if m.len() >= MEMO {
+                m.clear();
+            }
+            m.insert(key, stats.clone());
+        }
+        stats
+    }
+}
+
+/// The train units the terciles are cut from.
+fn mase_len(files: &[Horizons]) -> usize {
+    files.iter().map(|h| h.train[0].len()).sum()
 }

@@ -1,0 +1,249 @@
+//! A forecaster that sees only the series: ridge regression of each outcome on the
+//! window's own values, fit on the train units of every channel pooled
+//! (docs/score.md#what-the-prompt-adds). Its predicted classes are what a forecaster
+//! reading the numbers already knows; the complementary bits `I(C; O | B̂)` are what a
+//! claim tells beyond them.
+
+use super::Terciles;
+use rayon::prelude::*;
+
+/// What the forecaster regresses on one unit: the window rescaled to its last value and
+/// its mean step, `z = (x - x[T-1]) / s` with `s = mean|diff(x)|`, and a constant.
+/// None where `s` is 0 (the unit has no outcome either).
+pub fn inputs(x: &[f64], out: &mut Vec<f64>) -> Option<f64> {
+    let t = x.len();
+    let last = *x.last()?;
+    let s = x.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f64>() / (t - 1) as f64;
+    if !(s > 0.0 && s.is_finite()) {
+        return None;
+    }
+    out.clear();
+    out.extend(x.iter().map(|v| (v - last) / s));
+    out.push(1.0);
+    Some(s)
+}
+
+/// The three regression targets of a unit: `(mean(H) - x[T-1]) / s`, `ln naive_mase`,
+/// `ln vol_ratio` (None where one is not finite: a horizon that never leaves the last
+/// value, say).
+pub fn targets(x: &[f64], h: &[f64], s: f64, o: &super::Outcome) -> Option<[f64; 3]> {
+    let last = *x.last()?;
+    let mean = h.iter().sum::<f64>() / h.len() as f64;
+    let y = [(mean - last) / s, o.naive_mase.ln(), o.vol_ratio.ln()];
+    y.iter().all(|v| v.is_finite()).then_some(y)
+}
+
+/// The normal equations' sums over the fitted units: `AᵀA` (upper triangle, row-major,
+/// `(T+1)²`) and `Aᵀy` per target, A's rows being [`inputs`].
+#[derive(Debug, Clone)]
+pub struct Gram {
+    dim: usize,
+    ata: Vec<f64>,
+    aty: [Vec<f64>; 3],
+    pub units: usize,
+    /// Rows waiting to be added, a block at a time (a rank-k update reuses each row of
+    /// `AᵀA` across the block).
+    rows: Vec<f64>,
+    ys: Vec<[f64; 3]>,
+}
+
+/// Rows added to the sums at a time.
+const BLOCK: usize = 128;
+
+impl Gram {
+    /// For windows of `t` values.
+    pub fn new(t: usize) -> Gram {
+        let dim = t + 1;
+        Gram {
+            dim,
+            ata: vec![0.0; dim * dim],
+            aty: std::array::from_fn(|_| vec![0.0; dim]),
+            units: 0,
+            rows: Vec::with_capacity(BLOCK * dim),
+            ys: Vec::with_capacity(BLOCK),
+        }
+    }
+
+    /// One fitted unit: its inputs (T + 1 values) and targets.
+    pub fn add(&mut self, a: &[f64], y: [f64; 3]) {
+        debug_assert_eq!(a.len(), self.dim);
+        self.rows.extend_from_slice(a);
+        self.ys.push(y);
+        self.units += 1;
+        if self.ys.len() == BLOCK {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        let dim = self.dim;
+        let rows = &self.rows;
+        // Row i of the upper triangle: Σ_k a_k[i] · a_k[i..], one row per task.
+        self.ata
+            .par_chunks_mut(dim)
+            .enumerate()
+            .for_each(|(i, out)| {
+                for a in rows.chunks_exact(dim) {
+                    let ai = a[i];
+                    for (o, v) in out[i..].iter_mut().zip(&a[i..]) {
+                        *o += ai * v;
+                    }
+                }
+            });
+        for (a, y) in rows.chunks_exact(dim).zip(&self.ys) {
+            for (t, aty) in self.aty.iter_mut().enumerate() {
+                for (o, v) in aty.iter_mut().zip(a) {
+                    *o += y[t] * v;
+                }
+            }
+        }
+        self.rows.clear();
+        self.ys.clear();
+    }
+
+    /// The sums of another file's units.
+    pub fn merge(&mut self, mut other: Gram) {
+        other.flush();
+        self.flush();
+        for (a, b) in self.ata.iter_mut().zip(&other.ata) {
+            *a += b;
+        }
+        for (a, b) in self.aty.iter_mut().zip(&other.aty) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+        self.units += other.units;
+    }
+}
+
+/// The fitted coefficients per target (T input weights and a constant).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Forecaster {
+    pub beta: [Vec<f64>; 3],
+}
+
+impl Forecaster {
+    /// Ridge regression: `(AᵀA + λ I_T) β = Aᵀy` with `λ = 1e-3 · trace(ZᵀZ) / T` (Z the T
+    /// input columns; the constant is not penalised). None without fitted units.
+    pub fn fit(mut g: Gram) -> Option<Forecaster> {
+        g.flush();
+        let (dim, t) = (g.dim, g.dim - 1);
+        if g.units == 0 {
+            return None;
+        }
+        let mut m = g.ata.clone();
+        // The lower triangle from the upper.
+        for i in 0..dim {
+            for j in 0..i {
+                m[i * dim + j] = m[j * dim + i];
+            }
+        }
+        let trace: f64 = (0..t).map(|i| m[i * dim + i]).sum();
+        let lambda = 1e-3 * trace / t as f64;
+        for i in 0..t {
+            m[i * dim + i] += lambda;
+        }
+        let l = cholesky(&m, dim)?;
+        Some(Forecaster {
+            beta: g.aty.map(|b| solve(&l, dim, &b)),
+        })
+    }
+
+    /// The three predictions for one unit's inputs.
+    pub fn predict(&self, a: &[f64]) -> [f64; 3] {
+        self.beta
+            .each_ref()
+            .map(|b| b.iter().zip(a).map(|(x, y)| x * y).sum())
+    }
+}
+
+/// The lower Cholesky factor of a symmetric positive definite `n × n` matrix.
+fn cholesky(m: &[f64], n: usize) -> Option<Vec<f64>> {
+    let mut l = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let s: f64 = (0..j).map(|k| l[i * n + k] * l[j * n + k]).sum();
+            if i == j {
+                let d = m[i * n + i] - s;
+                if !(d > 0.0) {
+                    return None;
+                }
+                l[i * n + i] = d.sqrt();
+            } else {
+                l[i * n + j] = (m[i * n + j] - s) / l[j * n + j];
+            }
+        }
+    }
+    Some(l)
+}
+
+/// `x` with `L Lᵀ x = b`.
+fn solve(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        let s: f64 = (0..i).map(|k| l[i * n + k] * y[k]).sum();
+        y[i] = (b[i] - s) / l[i * n + i];
+    }
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        let s: f64 = (i + 1..n).map(|k| l[k * n + i] * x[k]).sum();
+        x[i] = (y[i] - s) / l[i * n + i];
+    }
+    x
+}
+
+/// How predictions become classes: up when the direction's prediction is > 0; the others
+/// by the terciles of the train units' predictions.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ForecastClasses {
+    pub naive_mase: Terciles,
+    pub vol_ratio: Terciles,
+}
+
+impl ForecastClasses {
+    /// The classes of a unit's three predictions (direction 0/1, terciles 0/1/2).
+    pub fn of(&self, p: [f64; 3]) -> [u8; 3] {
+        [
+            u8::from(p[0] > 0.0),
+            self.naive_mase.class(p[1]) as u8,
+            self.vol_ratio.class(p[2]) as u8,
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ridge_recovers_a_linear_rule() {
+        // y = 2·a0 − a1 + 0.5, a tiny ridge: the fit is close to the rule.
+        let mut g = Gram::new(2);
+        let mut x = 1u64;
+        let mut r = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for _ in 0..1000 {
+            let a = [r() * 10.0, r() * 10.0, 1.0];
+            let y = 2.0 * a[0] - a[1] + 0.5;
+            g.add(&a, [y, -y, 0.0]);
+        }
+        let f = Forecaster::fit(g).unwrap();
+        assert!((f.beta[0][0] - 2.0).abs() < 1e-2, "{:?}", f.beta[0]);
+        assert!((f.beta[0][1] + 1.0).abs() < 1e-2);
+        assert!((f.beta[0][2] - 0.5).abs() < 1e-2);
+        let p = f.predict(&[1.0, 1.0, 1.0]);
+        assert!((p[0] - 1.5).abs() < 1e-2 && (p[1] + 1.5).abs() < 1e-2);
+    }
+
+    #[test]
+    fn cholesky_solves() {
+        let m = [4.0, 2.0, 2.0, 3.0];
+        let l = cholesky(&m, 2).unwrap();
+        let x = solve(&l, 2, &[2.0, 1.0]);
+        // 4x + 2y = 2, 2x + 3y = 1: x = 0.5, y = 0.
+        assert!((x[0] - 0.5).abs() < 1e-15 && x[1].abs() < 1e-15);
+    }
+}

@@ -1,0 +1,277 @@
+//! A scored part's units as sequences, one per file × channel in window order, and how
+//! they are resampled: the null's circular shifts and the bootstrap's circular blocks
+//! (docs/score.md#the-null, #uncertainty). Made once per data set: every configuration is
+//! counted against the same shifts and the same blocks, so its null draws and its
+//! replicates are paired with every other configuration's.
+//!
+//! Overlapping windows are not independent: at stride 1 neighbouring units share all but
+//! one input row and all but one horizon row. A shift of at least T + P rows keeps both
+//! sequences' autocorrelation and pairs each claim with an outcome it shares no row with;
+//! a block of T + P rows keeps the dependence a unit has on its neighbours.
+
+use super::information::{uniform, SplitMix64};
+use std::ops::Range;
+
+/// A unit's cells, one per outcome, stacked: the outcome's class and the forecaster's
+/// predicted class of it as one cell, `offset + class · k + predicted` (k classes):
+/// direction in 0..4, naive_mase in 4..13, vol_ratio in 13..22.
+pub const CELLS: usize = 4 + 9 + 9;
+
+/// Where each outcome's cells start.
+pub const OFFSET: [usize; 3] = [0, 4, 13];
+
+/// A unit's three cells, from its outcome classes and the forecaster's predicted classes.
+pub fn cells(outcome: [u8; 3], predicted: [u8; 3]) -> [u8; 3] {
+    [
+        outcome[0] * 2 + predicted[0],
+        OFFSET[1] as u8 + outcome[1] * 3 + predicted[1],
+        OFFSET[2] as u8 + outcome[2] * 3 + predicted[2],
+    ]
+}
+
+/// The seed of the null's draws (docs/score.md#the-null).
+pub const NULL_SEED: u64 = 0x005E_ED0F_B175;
+/// The seed of the bootstrap's block starts (docs/score.md#uncertainty).
+pub const BOOTSTRAP_SEED: u64 = 0x005E_ED0B_0075;
+
+/// How many null draws and bootstrap replicates a sweep makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Protocol {
+    /// Circular shifts per part (`--null-draws`).
+    pub null_draws: usize,
+    /// Block-bootstrap replicates per part (`--bootstrap`).
+    pub bootstrap: usize,
+}
+
+impl Default for Protocol {
+    fn default() -> Self {
+        Protocol {
+            null_draws: 99,
+            bootstrap: 199,
+        }
+    }
+}
+
+/// A linear piece of one bootstrap block: units `start..end` of sequence `seq` (a block
+/// that wraps past the sequence's end is two pieces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Piece {
+    pub seq: u32,
+    pub start: u32,
+    pub end: u32,
+}
+
+/// One scored part's units in sequence order, their cells, and the null's shifts
+/// and the bootstrap's blocks over them.
+#[derive(Debug, Clone, Default)]
+pub struct Sequences {
+    /// Each sequence's units, as a range of the part's units.
+    pub ranges: Vec<Range<usize>>,
+    /// T + P rows in units: `ceil((T + P) / stride)`.
+    pub span: usize,
+    /// Each unit's cells ([`cells`]).
+    pub(super) cells: Vec<[u8; 3]>,
+    /// Per sequence `q`, its cells' counts over its first `j` units at
+    /// `prefix[ranges[q].start + q + j]`.
+    prefix: Vec<[u32; CELLS]>,
+    /// The shift of sequence `q` in null draw `b`: `shifts[b · sequences + q]`.
+    pub(super) shifts: Vec<usize>,
+    /// Per replicate, the pieces of its blocks in order.
+    pub(super) blocks: Vec<Vec<Piece>>,
+    /// The effective sample size of the direction outcome, summed over the sequences.
+    pub n_eff: f64,
+}
+
+impl Sequences {
+    /// `cells` holds each unit's cells, sequence after sequence (`ranges`); `span` is
+    /// T + P rows in units.
+    pub fn new(ranges: Vec<Range<usize>>, cells: Vec<[u8; 3]>, span: usize, p: Protocol) -> Self {
+        let mut prefix = Vec::with_capacity(cells.len() + ranges.len());
+        for r in &ranges {
+            let mut acc = [0u32; CELLS];
+            prefix.push(acc);
+            for unit in &cells[r.clone()] {
+                for &c in unit {
+                    acc[c as usize] += 1;
+                }
+                prefix.push(acc);
+            }
+        }
+        let mut rng = SplitMix64::new(NULL_SEED);
+        let mut shifts = Vec::with_capacity(p.null_draws * ranges.len());
+        for _ in 0..p.null_draws {
+            let u = uniform(&mut rng);
+            shifts.extend(ranges.iter().map(|r| shift(r.len(), span, u)));
+        }
+        let mut rng = SplitMix64::new(BOOTSTRAP_SEED);
+        let blocks = (0..p.bootstrap)
+            .map(|_| {
+                let mut pieces = Vec::new();
+                for (q, r) in ranges.iter().enumerate() {
+                    let m = r.len();
+                    let l = span.clamp(1, m.max(1));
+                    let mut left = m;
+                    for _ in 0..m.div_ceil(l) {
+                        let start = ((uniform(&mut rng) * m as f64) as usize).min(m - 1);
+                        let len = l.min(left);
+                        left -= len;
+                        let first = (start + len).min(m);
+                        pieces.push(Piece {
+                            seq: q as u32,
+                            start: start as u32,
+                            end: first as u32,
+                        });
+                        if start + len > m {
+                            pieces.push(Piece {
+                                seq: q as u32,
+                                start: 0,
+                                end: (start + len - m) as u32,
+                            });
+                        }
+                    }
+                }
+                pieces
+            })
+            .collect();
+        let n_eff = ranges
+            .iter()
+            .map(|r| {
+                let d: Vec<f64> = cells[r.clone()].iter().map(|c| (c[0] / 2) as f64).collect();
+                effective_size(&d)
+            })
+            .sum();
+        Sequences {
+            ranges,
+            span,
+            cells,
+            prefix,
+            shifts,
+            blocks,
+            n_eff,
+        }
+    }
+
+    pub fn units(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The shortest sequence's units (0 without any).
+    pub fn shortest(&self) -> usize {
+        self.ranges.iter().map(|r| r.len()).min().unwrap_or(0)
+    }
+
+    /// Whether some sequence is shorter than 2(T + P) rows: its shifts cannot all keep a
+    /// claim apart from the outcomes it shares rows with, so the null leans towards the
+    /// observed value (conservative).
+    pub fn conservative(&self) -> bool {
+        self.ranges.iter().any(|r| r.len() < 2 * self.span)
+    }
+
+    /// Whether some sequence can be shifted at all (3 units or more).
+    pub fn shiftable(&self) -> bool {
+        self.ranges.iter().any(|r| r.len() >= 3)
+    }
+
+    /// The prefix counts of the cells at units `end` and `start` of sequence `q` (local,
+    /// `end ≤ m`): their difference counts the units between.
+    #[inline]
+    pub(super) fn counts(
+        &self,
+        q: usize,
+        start: usize,
+        end: usize,
+    ) -> ([u32; CELLS], [u32; CELLS]) {
+        let base = self.ranges[q].start + q;
+        (self.prefix[base + end], self.prefix[base + start])
+    }
+}
+
+/// Null draw `u`'s shift of a sequence of `m` units: `k = lo + floor(u · (hi - lo + 1))`
+/// with `lo = min(span, floor(m / 3))`, `hi = m - lo`; used modulo m.
+pub fn shift(m: usize, span: usize, u: f64) -> usize {
+    if m == 0 {
+        return 0;
+    }
+    let lo = span.min(m / 3);
+    let hi = m - lo;
+    let k = lo + ((u * (hi - lo + 1) as f64) as usize).min(hi - lo);
+    k % m
+}
+
+/// `m / (1 + 2 Σ ρ_k)` for a sequence `x`, summing its autocorrelations ρ_k from lag 1
+/// while they are positive; a sequence without spread counts as 1.
+pub fn effective_size(x: &[f64]) -> f64 {
+    let m = x.len();
+    if m == 0 {
+        return 0.0;
+    }
+    let mean = x.iter().sum::<f64>() / m as f64;
+    let d: Vec<f64> = x.iter().map(|v| v - mean).collect();
+    let c0: f64 = d.iter().map(|v| v * v).sum();
+    if c0 == 0.0 {
+        return 1.0;
+    }
+    let mut sum = 0.0;
+    for k in 1..m {
+        let ck: f64 = d[..m - k].iter().zip(&d[k..]).map(|(a, b)| a * b).sum();
+        let rho = ck / c0;
+        if rho <= 0.0 {
+            break;
+        }
+        sum += rho;
+    }
+    m as f64 / (1.0 + 2.0 * sum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shifts_stay_apart_from_the_unit() {
+        // m = 100 units, span 10: shifts 10..=90, never closer than 10 to the unit itself.
+        for i in 0..1000 {
+            let k = shift(100, 10, i as f64 / 1000.0);
+            assert!((10..=90).contains(&k), "{k}");
+        }
+        assert_eq!(shift(100, 10, 0.0), 10);
+        assert_eq!(shift(100, 10, 0.999_999), 90);
+        // A short sequence: lo = floor(m/3).
+        assert_eq!(shift(7, 50, 0.0), 2);
+        assert_eq!(shift(1, 50, 0.5), 0);
+    }
+
+    #[test]
+    fn blocks_cover_each_sequence_once_in_length() {
+        let ranges = vec![0..10, 10..35, 35..36];
+        let s = Sequences::new(
+            ranges.clone(),
+            vec![[0, 4, 13]; 36],
+            7,
+            Protocol {
+                null_draws: 3,
+                bootstrap: 20,
+            },
+        );
+        for pieces in &s.blocks {
+            let mut per_seq = [0usize; 3];
+            for p in pieces {
+                assert!(p.start < p.end && p.end as usize <= ranges[p.seq as usize].len());
+                per_seq[p.seq as usize] += (p.end - p.start) as usize;
+            }
+            assert_eq!(per_seq, [10, 25, 1]);
+        }
+        assert_eq!(s.shifts.len(), 9);
+    }
+
+    #[test]
+    fn effective_size_of_independent_and_of_blocky_sequences() {
+        // Alternating: ρ_1 < 0, nothing summed.
+        let x: Vec<f64> = (0..100).map(|i| (i % 2) as f64).collect();
+        assert_eq!(effective_size(&x), 100.0);
+        // Runs of 10 equal values: far fewer effective units.
+        let x: Vec<f64> = (0..100).map(|i| ((i / 10) % 2) as f64).collect();
+        assert!(effective_size(&x) < 20.0, "{}", effective_size(&x));
+        assert_eq!(effective_size(&[1.0; 5]), 1.0);
+    }
+}
