@@ -275,6 +275,24 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
         ),
         (lowest.wavelet.as_str(), lowest.level)
     );
+    // The ties are marked: one "=" per row tied with the best, beside the column's own.
+    let sweep = h.state().sweep_view.sweep.clone().unwrap();
+    let standings =
+        wavebench::sweep::rank::Standings::of(&sweep, wavebench::sweep::RankBy::Score, false);
+    let tied = standings.tied().count();
+    assert!(tied >= 1, "the best is tied with itself");
+    assert_eq!(h.get_all_by_label("=").count(), tied + 1);
+    assert!(h.query_by_label_contains("computed for").is_none());
+    // A knob the sweep depends on changes: the table says so and waits to be run again.
+    let pred_len = h.state().settings.run.pred_len;
+    h.state_mut().settings.run.pred_len = pred_len / 2;
+    settle(&mut h);
+    h.get_by_label(&format!(
+        "Warning: computed for prediction length {pred_len}: run again"
+    ));
+    h.state_mut().settings.run.pred_len = pred_len;
+    settle(&mut h);
+    assert!(h.query_by_label_contains("computed for").is_none());
 }
 
 #[test]

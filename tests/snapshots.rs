@@ -228,6 +228,7 @@ fn compare() {
             &t,
             ("db4 level 3 reflect", &a),
             ("sym5 level 2 reflect", &b),
+            None,
         )
     });
 }
@@ -262,7 +263,9 @@ fn sweep() {
         sweep: Some(sweep),
         ..Default::default()
     };
+    // The knobs the sweep ran with: not stale.
     let mut s = Settings::default();
+    s.run.seq_len = Some(256);
     snapshot("sweep", [900.0, 520.0], |ui| {
         view.ui(ui, &mut s, false);
     });

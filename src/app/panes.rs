@@ -82,8 +82,30 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                     Some(b) => {
                         let a = &app.settings.run;
                         let a_label = format!("{} level {} {}", a.wavelet, a.level, a.mode);
+                        let template = app.settings.template_label();
+                        let pinned_settings = c.settings_for(&app.settings);
+                        let pinned = &pinned_settings.run;
+                        // Scores from the last sweep, while it answers for these knobs.
+                        let scores = app
+                            .sweep_view
+                            .sweep
+                            .as_ref()
+                            .filter(|sw| {
+                                views::sweep::stale(sw, &app.settings, app.sweep_view.split)
+                                    .is_none()
+                            })
+                            .and_then(|sw| {
+                                let ra = sw.row(&a.wavelet, a.level, a.mode, &template)?;
+                                let rb = sw.row(
+                                    &pinned.wavelet,
+                                    pinned.level,
+                                    pinned.mode,
+                                    &pinned_settings.template_label(),
+                                )?;
+                                Some(crate::sweep::Difference::of(ra, rb))
+                            });
                         egui::ScrollArea::vertical().show(ui, |ui| {
-                            views::compare::ui(ui, &table, (&a_label, r), (&c.label(), b))
+                            views::compare::ui(ui, &table, (&a_label, r), (&c.label(), b), scores)
                         });
                     }
                     None => {

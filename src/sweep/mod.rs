@@ -75,6 +75,9 @@ impl SweepRow {
 /// A whole sweep: the split, its units and every configuration's row, in grid order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sweep {
+    /// The data options it ran with (columns, rows, window, stride, horizon, lags,
+    /// template, description): what a view compares with its knobs to tell a stale sweep.
+    pub base: Config,
     pub split: Split,
     /// Each file's name and parts.
     pub files: Vec<(String, Borders)>,
@@ -94,6 +97,62 @@ pub struct Sweep {
     /// and test: the baseline every row's gain is measured from.
     pub baseline: [Evaluation; 2],
     pub rows: Vec<SweepRow>,
+}
+
+impl Sweep {
+    /// The row of `wavelet` (or one of its aliases) at `level` and `mode` with `template`.
+    pub fn row(
+        &self,
+        wavelet: &str,
+        level: usize,
+        mode: wavebench_core::wavelet::Mode,
+        template: &str,
+    ) -> Option<&SweepRow> {
+        self.rows.iter().find(|r| {
+            (r.wavelet == wavelet || r.aliases.iter().any(|a| a == wavelet))
+                && r.level == level
+                && r.mode == mode
+                && r.template == template
+        })
+    }
+}
+
+/// Two rows' val scores and their difference, with the 95% interval of the difference over
+/// the paired bootstrap replicates (the same blocks for both).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Difference {
+    pub a: f64,
+    pub b: f64,
+    pub a_interval: [f64; 2],
+    pub b_interval: [f64; 2],
+    /// `a - b` and its interval.
+    pub diff: f64,
+    pub interval: [f64; 2],
+}
+
+impl Difference {
+    pub fn of(a: &SweepRow, b: &SweepRow) -> Difference {
+        let d: Vec<f64> = a
+            .val
+            .boot
+            .iter()
+            .zip(&b.val.boot)
+            .map(|(x, y)| x - y)
+            .collect();
+        Difference {
+            a: a.val.score_bits,
+            b: b.val.score_bits,
+            a_interval: a.val.interval,
+            b_interval: b.val.interval,
+            diff: a.val.score_bits - b.val.score_bits,
+            interval: wavebench_core::score::interval(&d),
+        }
+    }
+
+    /// The data cannot tell the two apart: the difference's interval contains 0.
+    pub fn tied(&self) -> bool {
+        self.interval[0] <= 0.0 && 0.0 <= self.interval[1]
+    }
 }
 
 /// How a scored part's units hang together: sequences (file × channel), the shortest,
@@ -126,6 +185,12 @@ impl Sweep {
             ));
         }
         for (p, name) in self.parts.iter().zip(["val", "test"]) {
+            if p.shortest <= p.span {
+                w.push(format!(
+                    "{name}: its shortest channel sequence holds {} units, no more than one bootstrap block (T + P = {} units): its replicates barely vary, so its intervals understate the uncertainty",
+                    p.shortest, p.span
+                ));
+            }
             if p.conservative {
                 w.push(format!(
                     "{name}: its shortest channel sequence holds {} units, under 2(T + P) = {} units: shifted pairs share rows, so the null is conservative",
@@ -291,6 +356,7 @@ fn sweep_of(
     rows: Vec<SweepRow>,
 ) -> Sweep {
     Sweep {
+        base: req.base.clone(),
         split: req.split,
         files: tables
             .iter()

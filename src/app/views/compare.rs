@@ -2,15 +2,43 @@
 //! prompt diff (above the fold), then both band stacks.
 
 use crate::app::diff::Side;
+use crate::sweep::Difference;
 use wavebench_core::data::Table;
 use wavebench_core::pipeline::Inspection;
 
+/// `scores`: both configurations' val scores from the last sweep and their difference, if
+/// the sweep holds both.
 pub fn ui(
     ui: &mut egui::Ui,
     table: &Table,
     (a_name, a): (&str, &Inspection),
     (b_name, b): (&str, &Inspection),
+    scores: Option<Difference>,
 ) {
+    match scores {
+        Some(d) => {
+            ui.label(format!(
+                "val score (bits above the null): A {:.4} [{:.4}, {:.4}] · B {:.4} [{:.4}, {:.4}] · A - B {:+.4} [{:+.4}, {:+.4}]{}",
+                d.a,
+                d.a_interval[0],
+                d.a_interval[1],
+                d.b,
+                d.b_interval[0],
+                d.b_interval[1],
+                d.diff,
+                d.interval[0],
+                d.interval[1],
+                if d.tied() {
+                    ": tied, the data cannot tell them apart"
+                } else {
+                    ""
+                }
+            ));
+        }
+        None => {
+            ui.weak("Run the sweep (Sweep pane) to score both configurations and the difference between them.");
+        }
+    }
     let (fa, fb) = (&a.features, &b.features);
     let rows: [(&str, String, String); 9] = [
         (

@@ -1,7 +1,8 @@
 //! The Data set pane: the current configuration over every window. A timeline of a chosen
 //! feature or claim (min/max per pixel column; a click moves the window there), each
 //! claim's category shares, the prompts' diversity, and a claims × outcomes heat map of
-//! the bits each claim carries about the horizon beside its noise floor (docs/score.md).
+//! the bits each claim carries about the horizon above its null, or beyond a forecaster
+//! that reads only the series, with p-values (docs/score.md).
 
 use super::data::decimate;
 use super::time_axis::TimeFormat;
@@ -19,6 +20,8 @@ pub struct DataSetView {
     pub timeline: Timeline,
     /// The part the shares and the heat map read.
     pub part: Part,
+    /// The heat map shows the bits beyond the series-only forecaster, `I(C; O | B̂)`.
+    pub complementary: bool,
 }
 
 impl Default for DataSetView {
@@ -28,6 +31,7 @@ impl Default for DataSetView {
             computing: false,
             timeline: Timeline::default(),
             part: Part::Val,
+            complementary: false,
         }
     }
 }
@@ -93,6 +97,10 @@ impl DataSetView {
             ui.label("scored on");
             ui.selectable_value(&mut self.part, Part::Val, "val");
             ui.selectable_value(&mut self.part, Part::Test, "test");
+            ui.separator();
+            ui.selectable_value(&mut self.complementary, false, "bits above the null");
+            ui.selectable_value(&mut self.complementary, true, "beyond the series")
+                .on_hover_text("What each claim tells beyond a linear forecaster that reads only the series: I(C; O | the forecast), against its null (docs/score.md)");
         });
         let height = ui.available_height();
         egui::ScrollArea::vertical().show(ui, |ui| {
@@ -102,13 +110,16 @@ impl DataSetView {
             };
             let e = if self.part == Part::Val { &row.val } else { &row.test };
             ui.label(format!(
-                "{} {} units ({} left out: constant or straight-line input) · score {:.4} bits above the null [95% CI {:.4}, {:.4}] · prompts: {} distinct, {} with digits masked ({:.2} bits)",
+                "{} {} units of all channels ({} left out: constant or straight-line input) · score {:.4} bits above the null [95% CI {:.4}, {:.4}], {:.4} beyond the series [{:.4}, {:.4}] · prompts: {} distinct, {} with digits masked ({:.2} bits)",
                 e.units,
                 self.part.name(),
                 survey.sweep.left_out,
                 e.score_bits,
                 e.interval[0],
                 e.interval[1],
+                e.complementary_bits,
+                e.complementary_interval[0],
+                e.complementary_interval[1],
                 e.diversity.distinct,
                 e.diversity.distinct_masked,
                 e.diversity.entropy_masked_bits,
@@ -117,12 +128,12 @@ impl DataSetView {
             if ui.available_width() >= 640.0 {
                 ui.columns(2, |cols| {
                     shares(&mut cols[0], e);
-                    heat_map(&mut cols[1], e);
+                    heat_map(&mut cols[1], e, self.complementary);
                 });
             } else {
                 shares(ui, e);
                 ui.add_space(6.0);
-                heat_map(ui, e);
+                heat_map(ui, e, self.complementary);
             }
         });
     }
@@ -277,16 +288,26 @@ fn shares(ui: &mut egui::Ui, e: &Evaluation) {
 }
 
 /// Claims down, outcomes across: bits of information above the null (the median of the
-/// circular shifts), coloured from 0 to the table's largest, a dot where p ≤ 0.05; the
-/// scored pairs framed; the observed bits, the null and p in each cell's hover.
-fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
-    ui.strong(
-        "Bits each claim tells about the horizon above its null (scored pairs framed; • p ≤ 0.05)",
-    );
+/// circular shifts), or beyond the series-only forecaster when `complementary`, coloured
+/// from 0 to the table's largest, a star where p <= 0.05; the scored pairs framed; the
+/// observed bits, the null and p in each cell's hover.
+fn heat_map(ui: &mut egui::Ui, e: &Evaluation, complementary: bool) {
+    ui.strong(if complementary {
+        "Bits each claim tells beyond the series-only forecaster, above their null (scored pairs framed; * where p <= 0.05)"
+    } else {
+        "Bits each claim tells about the horizon above its null (scored pairs framed; * where p <= 0.05)"
+    });
+    let of = |c: &wavebench_core::score::ClaimInfo, t: Target| {
+        if complementary {
+            c.complementary(t)
+        } else {
+            c.info(t)
+        }
+    };
     let hi = e
         .claims
         .iter()
-        .flat_map(|c| Target::ALL.map(|t| c.info(t).excess_bits))
+        .flat_map(|c| Target::ALL.map(|t| of(c, t).excess_bits))
         .fold(1e-6, f64::max);
     let name_w = 110.0;
     let cell = egui::vec2(
@@ -321,7 +342,7 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
             text,
         );
         for t in Target::ALL {
-            let info = c.info(t);
+            let info = of(c, t);
             let r = egui::Rect::from_min_size(
                 rect.min + egui::vec2(name_w + cell.x * t as usize as f32, 0.0),
                 cell,
@@ -329,7 +350,7 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
             .shrink(1.0);
             let shade = super::colour_scale((info.excess_bits.max(0.0) / hi) as f32);
             ui.painter().rect_filled(r, 0.0, shade);
-            if c.claim.scored_against() == Some(t) {
+            if e.scored.contains(&c.claim) && c.claim.scored_against() == Some(t) {
                 ui.painter().rect_stroke(
                     r,
                     0.0,
@@ -348,7 +369,7 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
                 format!(
                     "{:+.3}{}",
                     info.excess_bits,
-                    if info.p <= 0.05 { " •" } else { "" }
+                    if info.p <= 0.05 { "*" } else { "" }
                 ),
                 font.clone(),
                 ink,
@@ -360,10 +381,15 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation) {
             );
             // Screen readers (and tests) read the cell as its text says.
             let said = format!(
-                "{} × {}: {:+.3} bits above the null",
+                "{} × {}: {:+.3} bits {}",
                 c.claim.name(),
                 t.name(),
-                info.excess_bits
+                info.excess_bits,
+                if complementary {
+                    "beyond the series"
+                } else {
+                    "above the null"
+                }
             );
             cell.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &said));
             cell.on_hover_text(format!(

@@ -8,9 +8,42 @@ use crate::app::state::Settings;
 use crate::sweep::{self, RankBy, Sweep, SweepRow};
 use wavebench_core::score::Split;
 
+/// What the heat map colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeatOf {
+    /// What the table ranks by, on val.
+    #[default]
+    Val,
+    /// The test score.
+    Test,
+    /// The val complementary score (bits beyond the series-only forecaster).
+    Complementary,
+}
+
+impl HeatOf {
+    pub const ALL: [HeatOf; 3] = [HeatOf::Val, HeatOf::Test, HeatOf::Complementary];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HeatOf::Val => "val",
+            HeatOf::Test => "test",
+            HeatOf::Complementary => "beyond the series",
+        }
+    }
+
+    fn of(self, r: &SweepRow, by: RankBy) -> f64 {
+        match self {
+            HeatOf::Val => by.of(r),
+            HeatOf::Test => r.test.score_bits,
+            HeatOf::Complementary => r.val.complementary_bits,
+        }
+    }
+}
+
 pub struct SweepView {
     pub sweep: Option<Sweep>,
     pub by: RankBy,
+    pub heat: HeatOf,
     /// Show configurations whose approximation band has fewer than 2 coefficients.
     pub show_degenerate: bool,
     /// The split the next sweep scores on, and its text as typed.
@@ -23,6 +56,7 @@ impl Default for SweepView {
         SweepView {
             sweep: None,
             by: RankBy::Score,
+            heat: HeatOf::default(),
             show_degenerate: false,
             split: Split::default(),
             split_text: Split::default().to_string(),
@@ -55,6 +89,10 @@ impl SweepView {
                         ui.selectable_value(&mut self.by, by, by.name());
                     }
                 });
+            ui.label("map");
+            for h in HeatOf::ALL {
+                ui.selectable_value(&mut self.heat, h, h.name());
+            }
             ui.checkbox(&mut self.show_degenerate, "show degenerate")
                 .on_hover_text("Configurations whose approximation band has fewer than 2 coefficients (their std and SNR mean nothing)");
         });
@@ -65,6 +103,18 @@ impl SweepView {
             ui.label("Every wavelet and level over the data set, scored by the bits of information its prompts' claims carry about what the next pred_len rows do (val units rank; test units show whether the choice holds).");
             return start;
         };
+        let stale = stale(sw, s, self.split);
+        if let Some(why) = &stale {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("Warning: {why}: run again"),
+            );
+        }
+        // A sweep of other data options stays readable, greyed out, until it is run again
+        // (the pane's ui is made anew each frame).
+        if stale.is_some() {
+            ui.multiply_opacity(0.45);
+        }
         ui.label(format!(
             "split {}: {} val and {} test units, {} left out · {}",
             sw.split,
@@ -88,14 +138,14 @@ impl SweepView {
         let by = self.by;
         let standings = sweep::rank::Standings::of(sw, by, self.show_degenerate);
         ui.label(format!(
-            "val against test: Spearman's ρ {} · {} tied with the best val score (=) · scores are bits above a null of circular shifts, [95% bootstrap interval]",
+            "val against test: Spearman's rho {} · {} tied with the best val score (=) · scores are bits above a null of circular shifts, [95% bootstrap interval]",
             standings
                 .spearman
                 .map_or("–".to_string(), |r| format!("{r:.2}")),
             standings.tied().count(),
         ));
         for w in standings.warnings(sw) {
-            ui.colored_label(ui.visuals().warn_fg_color, format!("⚠ {w}"));
+            ui.colored_label(ui.visuals().warn_fg_color, format!("Warning: {w}"));
         }
         let height = ui.available_height();
         // Table and heat map side by side in a wide pane; in a narrow one (the default
@@ -163,19 +213,77 @@ impl SweepView {
         if wide {
             ui.columns(2, |cols| {
                 table(&mut cols[0], s);
-                heat_map(&mut cols[1], &sw.rows, by, self.show_degenerate, s);
+                heat_map(
+                    &mut cols[1],
+                    &sw.rows,
+                    (self.heat, by),
+                    self.show_degenerate,
+                    s,
+                );
             });
         } else {
             table(ui, s);
             ui.separator();
-            heat_map(ui, &sw.rows, by, self.show_degenerate, s);
+            heat_map(ui, &sw.rows, (self.heat, by), self.show_degenerate, s);
         }
         start
     }
 }
 
+/// Why `sw` no longer answers for the knobs `s` and the split typed: the first data option
+/// it was computed for that differs, worded as "computed for …".
+pub fn stale(sw: &Sweep, s: &Settings, split: Split) -> Option<String> {
+    let (then, now) = (&sw.base, &s.run);
+    let differs = [
+        (
+            then.pred_len != now.pred_len,
+            format!("prediction length {}", then.pred_len),
+        ),
+        (
+            then.seq_len != Some(s.seq_len()),
+            format!("window length {}", then.seq_len.unwrap_or(0)),
+        ),
+        (then.stride != now.stride, format!("stride {}", then.stride)),
+        (sw.split != split, format!("split {}", sw.split)),
+        (
+            then.lags != now.lags,
+            format!("top lags '{}'", then.lags.name()),
+        ),
+        (then.columns != now.columns, "other columns".to_string()),
+        (then.rows != now.rows, "other rows".to_string()),
+        (
+            then.missing != now.missing,
+            format!("missing values '{}'", then.missing.name()),
+        ),
+        (
+            then.description != now.description,
+            "another description".to_string(),
+        ),
+        (
+            sw.rows
+                .first()
+                .is_some_and(|r| r.template != s.template_label()),
+            format!(
+                "template {}",
+                sw.rows.first().map_or("", |r| r.template.as_str())
+            ),
+        ),
+    ];
+    differs
+        .into_iter()
+        .find(|(d, _)| *d)
+        .map(|(_, what)| format!("computed for {what}"))
+}
+
 /// Wavelets down, levels across, coloured by the metric; a colour bar beneath.
-fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s: &mut Settings) {
+fn heat_map(
+    ui: &mut egui::Ui,
+    rows: &[SweepRow],
+    (heat, m): (HeatOf, RankBy),
+    degenerate: bool,
+    s: &mut Settings,
+) {
+    let value = |r: &SweepRow| heat.of(r, m);
     let shown: Vec<&SweepRow> = rows
         .iter()
         .filter(|r| degenerate || !r.degenerate())
@@ -190,7 +298,7 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s
     let (lo, hi) = shown
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
-            (lo.min(m.of(r)), hi.max(m.of(r)))
+            (lo.min(value(r)), hi.max(value(r)))
         });
     let t_of = |v: f64| {
         if hi > lo {
@@ -204,11 +312,17 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s
     // Colour scale: the metric named on its own line, the bar as wide as the column
     // leaves beside its end values (a fixed 140 px bar pushed the upper value and the
     // name out of a narrow pane).
-    ui.small(match m {
-        RankBy::Score => "colour: val score (bits above the null)".to_string(),
-        RankBy::Complementary => "colour: val complementary bits (beyond the series)".to_string(),
-        RankBy::Mean(x) => format!("colour: mean {}", x.name()),
-        RankBy::Pair(..) => format!("colour: val bits {}", m.name()),
+    ui.small(match (heat, m) {
+        (HeatOf::Test, _) => "colour: test score (bits above the null)".to_string(),
+        (HeatOf::Complementary, _) => {
+            "colour: val bits beyond the series-only forecaster".to_string()
+        }
+        (HeatOf::Val, RankBy::Score) => "colour: val score (bits above the null)".to_string(),
+        (HeatOf::Val, RankBy::Complementary) => {
+            "colour: val bits beyond the series-only forecaster".to_string()
+        }
+        (HeatOf::Val, RankBy::Mean(x)) => format!("colour: mean {}", x.name()),
+        (HeatOf::Val, RankBy::Pair(..)) => format!("colour: val bits {}", m.name()),
     });
     ui.horizontal(|ui| {
         ui.small(format!("{lo:.2}"));
@@ -280,7 +394,7 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s
                 ui.painter().rect_filled(
                     cell_rect.shrink(0.5),
                     0.0,
-                    super::colour_scale(t_of(m.of(r))),
+                    super::colour_scale(t_of(value(r))),
                 );
                 let response = ui.interact(
                     cell_rect,
@@ -292,11 +406,19 @@ fn heat_map(ui: &mut egui::Ui, rows: &[SweepRow], m: RankBy, degenerate: bool, s
                     s.run.level = r.level;
                 }
                 response.on_hover_text(format!(
-                    "{} level {}: {} = {:.4}{}",
+                    "{} level {}: val score {:.4} [{:.4}, {:.4}], test {:.4}, beyond the series {:.4}{}{}",
                     r.wavelet,
                     r.level,
-                    m.name(),
-                    m.of(r),
+                    r.val.score_bits,
+                    r.val.interval[0],
+                    r.val.interval[1],
+                    r.test.score_bits,
+                    r.val.complementary_bits,
+                    if m == RankBy::Score || m == RankBy::Complementary {
+                        String::new()
+                    } else {
+                        format!(", {} = {:.4}", m.name(), m.of(r))
+                    },
                     if r.degenerate() { " (degenerate)" } else { "" }
                 ));
             }

@@ -11,6 +11,7 @@
 
 use super::information::{quantile_of, XLnX};
 use super::sequences::{Sequences, CELLS, OFFSET};
+use super::Target;
 use serde::Serialize;
 
 /// A claim × outcome pair's information, its null and how far it stands above it, in bits.
@@ -35,9 +36,10 @@ pub struct Info {
 pub struct ColumnStats {
     pub info: [Info; 3],
     pub complementary: [Info; 3],
-    /// Per outcome, each replicate's `I(C; O)`.
+    /// Per outcome, each replicate's `I(C; O)` (the designated outcome's only; the others
+    /// are empty).
     pub boot: [Vec<f64>; 3],
-    /// Per outcome, each replicate's `I(C; O | B̂)`.
+    /// Per outcome, each replicate's `I(C; O | B̂)` (likewise).
     pub boot_complementary: [Vec<f64>; 3],
 }
 
@@ -71,12 +73,17 @@ fn add_difference(row: &mut [u32], hi: &[u32; CELLS], lo: &[u32; CELLS]) {
     }
 }
 
+/// One category's row of a claim × cells table, padded to a power of two so that a cell
+/// index masked to it needs no bounds check in the unit-by-unit count.
+type Row = [u32; ROW];
+const ROW: usize = 32;
+
 /// Counts one unit's three cells into its category's row.
 #[inline]
-fn count(joint: &mut [u32], id: u32, cells: &[u8; 3]) {
-    let row = id as usize * CELLS;
+fn count(joint: &mut [Row], id: u32, cells: &[u8; 3]) {
+    let row = &mut joint[id as usize];
     for &c in cells {
-        joint[row + c as usize] += 1;
+        row[c as usize & (ROW - 1)] += 1;
     }
 }
 
@@ -89,49 +96,55 @@ struct Scratch {
     cob: Vec<u32>,
 }
 
-/// Per outcome, `I(C; O)` and `I(C; O | B̂)` from a claim × cells table of `n` units.
-fn informations(joint: &[u32], n: usize, xlnx: &XLnX, s: &mut Scratch) -> [(f64, f64); 3] {
+/// `I(C; O)` and `I(C; O | B̂)` of outcome `t` from a table whose rows (one per category,
+/// `stride` counts apart) hold the outcome's `kt²` cells from `offset`, over `n` units.
+fn information(
+    table: &[u32],
+    (stride, offset): (usize, usize),
+    t: usize,
+    n: usize,
+    xlnx: &XLnX,
+    s: &mut Scratch,
+) -> (f64, f64) {
+    let kt = if t == 0 { 2 } else { 3 };
+    // (C, O, B̂) as counted; its margins C, (C, O), (C, B̂), (O, B̂), O and B̂.
     s.c.clear();
-    s.c.extend(
-        joint
-            .chunks_exact(CELLS)
-            .map(|row| row[..4].iter().sum::<u32>()),
-    );
-    let h_c = xlnx.entropy_mm(&s.c, n);
-    std::array::from_fn(|t| {
-        let kt = if t == 0 { 2 } else { 3 };
-        let cells = OFFSET[t]..OFFSET[t] + kt * kt;
-        // (C, O, B̂) as observed; its margins (C, O), (C, B̂), (O, B̂), O and B̂.
-        s.cob.clear();
-        s.co.clear();
-        s.cb.clear();
-        let mut ob = [0u32; 9];
-        for row in joint.chunks_exact(CELLS) {
-            let cell = &row[cells.clone()];
-            s.cob.extend_from_slice(cell);
-            for o in 0..kt {
-                s.co.push(cell[o * kt..(o + 1) * kt].iter().sum());
-            }
-            for b in 0..kt {
-                s.cb.push((0..kt).map(|o| cell[o * kt + b]).sum());
-            }
-            for (acc, v) in ob.iter_mut().zip(cell) {
-                *acc += v;
-            }
+    s.cob.clear();
+    s.co.clear();
+    s.cb.clear();
+    let mut ob = [0u32; 9];
+    for row in table.chunks_exact(stride) {
+        let cell = &row[offset..offset + kt * kt];
+        s.cob.extend_from_slice(cell);
+        s.c.push(cell.iter().sum());
+        for o in 0..kt {
+            s.co.push(cell[o * kt..(o + 1) * kt].iter().sum());
         }
-        let mut o = [0u32; 3];
-        let mut b = [0u32; 3];
-        for oi in 0..kt {
-            for bi in 0..kt {
-                o[oi] += ob[oi * kt + bi];
-                b[bi] += ob[oi * kt + bi];
-            }
+        for b in 0..kt {
+            s.cb.push((0..kt).map(|o| cell[o * kt + b]).sum());
         }
-        let h = |v: &[u32]| xlnx.entropy_mm(v, n);
-        let mi = h_c + h(&o[..kt]) - h(&s.co);
-        let cmi = h(&s.cb) + h(&ob[..kt * kt]) - h(&s.cob) - h(&b[..kt]);
-        (mi, cmi)
-    })
+        for (acc, v) in ob.iter_mut().zip(cell) {
+            *acc += v;
+        }
+    }
+    let mut o = [0u32; 3];
+    let mut b = [0u32; 3];
+    for oi in 0..kt {
+        for bi in 0..kt {
+            o[oi] += ob[oi * kt + bi];
+            b[bi] += ob[oi * kt + bi];
+        }
+    }
+    let h = |v: &[u32]| xlnx.entropy_mm(v, n);
+    let mi = h(&s.c) + h(&o[..kt]) - h(&s.co);
+    let cmi = h(&s.cb) + h(&ob[..kt * kt]) - h(&s.cob) - h(&b[..kt]);
+    (mi, cmi)
+}
+
+/// Per outcome, `I(C; O)` and `I(C; O | B̂)` from a claim × cells table of `n` units.
+fn informations(joint: &[Row], n: usize, xlnx: &XLnX, s: &mut Scratch) -> [(f64, f64); 3] {
+    let table = joint.as_flattened();
+    std::array::from_fn(|t| information(table, (ROW, OFFSET[t]), t, n, xlnx, s))
 }
 
 /// The null's summary of an observed value and its draws.
@@ -148,14 +161,21 @@ fn against(observed: f64, null: &mut [f64]) -> Info {
 }
 
 /// The claim column `ids` (categories `0..k`, one per unit of `seqs`) against the
-/// outcomes: observed, under every null shift, in every bootstrap replicate.
-pub fn column_stats(ids: &[u32], k: usize, seqs: &Sequences, xlnx: &XLnX) -> ColumnStats {
+/// outcomes: observed and under every null shift; in every bootstrap replicate, against
+/// its designated outcome `target` (none: no replicates).
+pub fn column_stats(
+    ids: &[u32],
+    k: usize,
+    target: Option<Target>,
+    seqs: &Sequences,
+    xlnx: &XLnX,
+) -> ColumnStats {
     let n = seqs.units();
     assert_eq!(ids.len(), n, "one claim per unit");
     let runs = runs(ids, seqs);
     // A run costs a difference of two prefix rows (22 counts), a unit three increments.
     let by_runs = runs.len() * 4 <= n;
-    let mut joint = vec![0u32; k * CELLS];
+    let mut joint: Vec<Row> = vec![[0; ROW]; k];
     let mut scratch = Scratch::default();
     let cells = &seqs.cells;
 
@@ -179,7 +199,7 @@ pub fn column_stats(ids: &[u32], k: usize, seqs: &Sequences, xlnx: &XLnX) -> Col
         }
     }
     for b in 0..draws {
-        joint.fill(0);
+        joint.fill([0; ROW]);
         let shifts = &seqs.shifts[b * nseq..(b + 1) * nseq];
         if by_runs {
             for (&(s, e, id), &q) in runs.iter().zip(&run_seq) {
@@ -187,7 +207,7 @@ pub fn column_stats(ids: &[u32], k: usize, seqs: &Sequences, xlnx: &XLnX) -> Col
                 let m = r.len();
                 let x = (s as usize - r.start + shifts[q]) % m;
                 let len = (e - s) as usize;
-                let row = &mut joint[id as usize * CELLS..(id as usize + 1) * CELLS];
+                let row = &mut joint[id as usize][..CELLS];
                 if x + len <= m {
                     let (hi, lo) = seqs.counts(q, x, x + len);
                     add_difference(row, &hi, &lo);
@@ -220,40 +240,46 @@ pub fn column_stats(ids: &[u32], k: usize, seqs: &Sequences, xlnx: &XLnX) -> Col
         }
     }
 
-    let replicates = seqs.blocks.len();
-    let mut boot: [Vec<f64>; 3] = std::array::from_fn(|_| Vec::with_capacity(replicates));
-    let mut boot_c: [Vec<f64>; 3] = std::array::from_fn(|_| Vec::with_capacity(replicates));
-    let starts: Vec<u32> = runs.iter().map(|r| r.0).collect();
-    for pieces in &seqs.blocks {
-        joint.fill(0);
-        for p in pieces {
-            let q = p.seq as usize;
-            let r = &seqs.ranges[q];
-            let (gx, gy) = (r.start + p.start as usize, r.start + p.end as usize);
-            if by_runs {
-                let mut i = starts.partition_point(|&s| s as usize <= gx) - 1;
-                while i < runs.len() && (runs[i].0 as usize) < gy {
-                    let (s, e, id) = runs[i];
-                    let lo = (s as usize).max(gx) - r.start;
-                    let hi = (e as usize).min(gy) - r.start;
-                    let (h, l) = seqs.counts(q, lo, hi);
-                    add_difference(
-                        &mut joint[id as usize * CELLS..(id as usize + 1) * CELLS],
-                        &h,
-                        &l,
-                    );
-                    i += 1;
-                }
-            } else {
-                for (&id, c) in ids[gx..gy].iter().zip(&cells[gx..gy]) {
-                    count(&mut joint, id, c);
+    // The bootstrap serves the score, which reads a claim's designated outcome only: its
+    // cells alone are counted.
+    let replicates = if target.is_some() {
+        seqs.blocks.len()
+    } else {
+        0
+    };
+    let mut boot: [Vec<f64>; 3] = Default::default();
+    let mut boot_c: [Vec<f64>; 3] = Default::default();
+    if let Some(target) = target {
+        let t = target as usize;
+        let (lo, kk) = (OFFSET[t], if t == 0 { 4 } else { 9 });
+        let mut table = vec![0u32; k * kk];
+        let starts: Vec<u32> = runs.iter().map(|r| r.0).collect();
+        for pieces in &seqs.blocks[..replicates] {
+            table.fill(0);
+            for p in pieces {
+                let q = p.seq as usize;
+                let r = &seqs.ranges[q];
+                let (gx, gy) = (r.start + p.start as usize, r.start + p.end as usize);
+                if by_runs {
+                    let mut i = starts.partition_point(|&s| s as usize <= gx) - 1;
+                    while i < runs.len() && (runs[i].0 as usize) < gy {
+                        let (s, e, id) = runs[i];
+                        let from = (s as usize).max(gx) - r.start;
+                        let to = (e as usize).min(gy) - r.start;
+                        let (h, l) = seqs.counts(q, from, to);
+                        let row = &mut table[id as usize * kk..(id as usize + 1) * kk];
+                        for ((r, h), l) in row.iter_mut().zip(&h[lo..]).zip(&l[lo..]) {
+                            *r += h - l;
+                        }
+                        i += 1;
+                    }
+                } else {
+                    for (&id, c) in ids[gx..gy].iter().zip(&cells[gx..gy]) {
+                        table[id as usize * kk + (c[t] as usize - lo)] += 1;
+                    }
                 }
             }
-        }
-        for (t, (mi, cmi)) in informations(&joint, n, xlnx, &mut scratch)
-            .into_iter()
-            .enumerate()
-        {
+            let (mi, cmi) = information(&table, (kk, 0), t, n, xlnx, &mut scratch);
             boot[t].push(mi);
             boot_c[t].push(cmi);
         }
@@ -394,9 +420,14 @@ mod tests {
         // Long runs take the run path, runs of 1 the unit path.
         for run_len in [1, 3, 25] {
             let (ids, s) = made(run_len);
-            let got = column_stats(&ids, 4, &s, &XLnX::new(s.units()));
             let (observed, null, boot) = brute(&ids, &s);
-            for t in 0..3 {
+            for (t, target) in Target::ALL.into_iter().enumerate() {
+                let got = column_stats(&ids, 4, Some(target), &s, &XLnX::new(s.units()));
+                assert!(got
+                    .boot
+                    .iter()
+                    .enumerate()
+                    .all(|(u, b)| (u == t) != b.is_empty()));
                 let what = format!("runs of {run_len}, outcome {t}");
                 assert!(
                     (got.info[t].mi_bits - observed[t].0).abs() < 1e-12,
@@ -435,7 +466,7 @@ mod tests {
     fn a_claim_that_is_the_outcome_stands_above_its_null() {
         let (_, s) = made(5);
         let ids: Vec<u32> = s.cells.iter().map(|c| c[0] as u32 / 2).collect();
-        let got = column_stats(&ids, 2, &s, &XLnX::new(s.units()));
+        let got = column_stats(&ids, 2, Some(Target::Direction), &s, &XLnX::new(s.units()));
         let d = got.info[Target::Direction as usize];
         assert!(d.mi_bits > 0.9 && d.p == 1.0 / 20.0, "{d:?}");
         assert!(d.excess_bits > 0.9);
@@ -481,7 +512,7 @@ mod tests {
         let mut excess = Vec::new();
         for seed in 100..140 {
             let placebo = runs_of(3 * m, 60, 3, seed);
-            let got = column_stats(&placebo, 3, &s, &xlnx);
+            let got = column_stats(&placebo, 3, None, &s, &xlnx);
             for i in got.info {
                 flagged += usize::from(i.p <= 0.05);
                 excess.push(i.excess_bits);

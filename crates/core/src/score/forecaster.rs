@@ -76,21 +76,18 @@ impl Gram {
     }
 
     fn flush(&mut self) {
-        let dim = self.dim;
+        let (dim, k) = (self.dim, self.ys.len());
+        if k == 0 {
+            return;
+        }
+        // AᵀA += BᵀB for the block B of rows: four rows of AᵀA per task, each a strip of
+        // register tiles (4 × 8 entries summed over the block's rows in registers).
         let rows = &self.rows;
-        // Row i of the upper triangle: Σ_k a_k[i] · a_k[i..], one row per task.
         self.ata
-            .par_chunks_mut(dim)
+            .par_chunks_mut(4 * dim)
             .enumerate()
-            .for_each(|(i, out)| {
-                for a in rows.chunks_exact(dim) {
-                    let ai = a[i];
-                    for (o, v) in out[i..].iter_mut().zip(&a[i..]) {
-                        *o += ai * v;
-                    }
-                }
-            });
-        for (a, y) in rows.chunks_exact(dim).zip(&self.ys) {
+            .for_each(|(t, out)| gram_rows(rows, dim, 4 * t, out));
+        for (a, y) in self.rows.chunks_exact(dim).zip(&self.ys) {
             for (t, aty) in self.aty.iter_mut().enumerate() {
                 for (o, v) in aty.iter_mut().zip(a) {
                     *o += y[t] * v;
@@ -115,6 +112,69 @@ impl Gram {
         }
         self.units += other.units;
     }
+}
+
+/// Rows `i0..` of AᵀA (`out`, up to four rows of `dim`) += Σ over `rows` (each `dim`
+/// values) of `a[i] · a[j]`, for the upper triangle's columns (and a few below it, where a
+/// tile straddles the diagonal: [`Forecaster::fit`] reads the upper triangle only).
+fn gram_rows(rows: &[f64], dim: usize, i0: usize, out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::numeric::simd::Isa::active() >= crate::numeric::simd::Isa::Avx2 {
+        // SAFETY: `Isa::active` checked that this CPU has AVX2 and FMA.
+        return unsafe { gram_rows_avx2(rows, dim, i0, out) };
+    }
+    gram_rows_plain(rows, dim, i0, 0, out)
+}
+
+/// Columns `j_from..` of the rows, one multiply-add at a time.
+fn gram_rows_plain(rows: &[f64], dim: usize, i0: usize, j_from: usize, out: &mut [f64]) {
+    for (r, out) in out.chunks_exact_mut(dim).enumerate() {
+        let i = i0 + r;
+        let from = j_from.max(i);
+        for a in rows.chunks_exact(dim) {
+            let ai = a[i];
+            for (o, v) in out[from..].iter_mut().zip(&a[from..]) {
+                *o += ai * v;
+            }
+        }
+    }
+}
+
+/// Four rows × eight columns in eight registers, over every row of the block; the columns
+/// past the last whole tile, and a strip of fewer than four rows, as [`gram_rows_plain`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gram_rows_avx2(rows: &[f64], dim: usize, i0: usize, out: &mut [f64]) {
+    use std::arch::x86_64::*;
+    let strip = out.len() / dim;
+    if strip < 4 {
+        return gram_rows_plain(rows, dim, i0, 0, out);
+    }
+    let n = rows.len() / dim;
+    let first = i0 / 8 * 8;
+    let tiles_end = first + (dim - first) / 8 * 8;
+    let mut jb = first;
+    while jb < tiles_end {
+        let mut acc = [_mm256_setzero_pd(); 8];
+        for k in 0..n {
+            let a = rows.as_ptr().add(k * dim);
+            let lo = _mm256_loadu_pd(a.add(jb));
+            let hi = _mm256_loadu_pd(a.add(jb + 4));
+            for r in 0..4 {
+                let b = _mm256_broadcast_sd(&*a.add(i0 + r));
+                acc[2 * r] = _mm256_fmadd_pd(b, lo, acc[2 * r]);
+                acc[2 * r + 1] = _mm256_fmadd_pd(b, hi, acc[2 * r + 1]);
+            }
+        }
+        for r in 0..4 {
+            let o = out.as_mut_ptr().add(r * dim + jb);
+            _mm256_storeu_pd(o, _mm256_add_pd(_mm256_loadu_pd(o), acc[2 * r]));
+            let o = o.add(4);
+            _mm256_storeu_pd(o, _mm256_add_pd(_mm256_loadu_pd(o), acc[2 * r + 1]));
+        }
+        jb += 8;
+    }
+    gram_rows_plain(rows, dim, i0, tiles_end, out);
 }
 
 /// The fitted coefficients per target (T input weights and a constant).

@@ -148,7 +148,7 @@ impl Tally {
         let mut claims = Vec::with_capacity(Claim::ALL.len());
         for (i, claim) in Claim::ALL.into_iter().enumerate() {
             let col = &t.claims[i];
-            let stats = scorer.column_stats(p, &col.ids, col.names.len());
+            let stats = scorer.column_stats(p, &col.ids, col.names.len(), claim.scored_against());
             let mut counts = vec![0usize; col.names.len()];
             for &id in &col.ids {
                 counts[id as usize] += 1;

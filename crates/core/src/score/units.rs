@@ -191,7 +191,7 @@ pub struct Scorer {
     xlnx: XLnX,
     /// Columns already counted, by part and content: a claim that does not depend on the
     /// wavelet (Time-LLM's trend word, the lags) is counted once per sweep.
-    memo: Mutex<FxHashMap<(usize, u128), Arc<ColumnStats>>>,
+    memo: Mutex<FxHashMap<(usize, usize, u128), Arc<ColumnStats>>>,
 }
 
 /// Columns kept in the memo before it starts afresh (each holds a few kB).
@@ -305,7 +305,7 @@ impl Scorer {
                     .iter()
                     .map(|c| (c[t] as usize - OFFSET[t]) as u32 % kt)
                     .collect();
-                column_stats(&ids, kt as usize, seqs, &xlnx).info[t]
+                column_stats(&ids, kt as usize, None, seqs, &xlnx).info[t]
             })
         });
         Ok(Scorer {
@@ -336,16 +336,26 @@ impl Scorer {
         }
     }
 
-    /// What claim column `ids` (categories `0..k`) tells over part `p`, counted once per
-    /// distinct column.
-    pub(super) fn column_stats(&self, p: Part, ids: &[u32], k: usize) -> Arc<ColumnStats> {
+    /// What claim column `ids` (categories `0..k`, designated outcome `target`) tells over
+    /// part `p`, counted once per distinct column.
+    pub(super) fn column_stats(
+        &self,
+        p: Part,
+        ids: &[u32],
+        k: usize,
+        target: Option<super::Target>,
+    ) -> Arc<ColumnStats> {
         let seqs = self.part(p).expect("a scored part");
         let bytes: Vec<u8> = ids.iter().flat_map(|i| i.to_le_bytes()).collect();
-        let key = (p as usize, xxhash_rust::xxh3::xxh3_128(&bytes));
+        let key = (
+            p as usize,
+            target.map_or(3, |t| t as usize),
+            xxhash_rust::xxh3::xxh3_128(&bytes),
+        );
         if let Some(s) = self.memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return s;
         }
-        let stats = Arc::new(column_stats(ids, k, seqs, &self.xlnx));
+        let stats = Arc::new(column_stats(ids, k, target, seqs, &self.xlnx));
         if let Ok(mut m) = self.memo.lock() {
             if m.len() >= MEMO {
                 m.clear();
