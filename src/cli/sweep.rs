@@ -52,7 +52,7 @@ pub struct SweepOpts {
     #[arg(long, default_value_t = Protocol::default().null_draws)]
     pub null_draws: usize,
     /// Circular block-bootstrap replicates for the scores' 95% intervals and the ties
-    /// (docs/score.md#uncertainty)
+    /// (docs/score.md#uncertainty-and-ties)
     #[arg(long, default_value_t = Protocol::default().bootstrap)]
     pub bootstrap: usize,
 }

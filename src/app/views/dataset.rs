@@ -109,8 +109,10 @@ impl DataSetView {
                 return;
             };
             let e = if self.part == Part::Val { &row.val } else { &row.test };
+            // Short lines: the pane is narrow in the default layout, and a wrapped line
+            // ran under the neighbouring pane's edge.
             ui.label(format!(
-                "{} {} units of all channels ({} left out: constant or straight-line input) · score {:.4} bits above the null [95% CI {:.4}, {:.4}], {:.4} beyond the series [{:.4}, {:.4}] · prompts: {} distinct, {} with digits masked ({:.2} bits)",
+                "{} {} units of all channels, {} left out\nscore {:.4} bits above the null [{:.3}, {:.3}]\nbeyond the series {:.4} [{:.3}, {:.3}]\nprompts: {} distinct, {} with digits masked ({:.2} bits)",
                 e.units,
                 self.part.name(),
                 survey.sweep.left_out,
@@ -123,7 +125,8 @@ impl DataSetView {
                 e.diversity.distinct,
                 e.diversity.distinct_masked,
                 e.diversity.entropy_masked_bits,
-            ));
+            ))
+            .on_hover_text("Left out: units whose input is constant or a straight line (no outcome). Scores: bits above the null of circular shifts, [95% bootstrap interval] (docs/score.md)");
             // Side by side where the pane is wide enough for both, else one under the other.
             if ui.available_width() >= 640.0 {
                 ui.columns(2, |cols| {

@@ -1,6 +1,6 @@
 //! A forecaster that sees only the series: ridge regression of each outcome on the
 //! window's own values, fit on the train units of every channel pooled
-//! (docs/score.md#what-the-prompt-adds). Its predicted classes are what a forecaster
+//! (docs/score.md#what-the-prompt-adds-beyond-the-series). Its predicted classes are what a forecaster
 //! reading the numbers already knows; the complementary bits `I(C; O | B̂)` are what a
 //! claim tells beyond them.
 

@@ -1,6 +1,6 @@
 //! A scored part's units as sequences, one per file × channel in window order, and how
 //! they are resampled: the null's circular shifts and the bootstrap's circular blocks
-//! (docs/score.md#the-null, #uncertainty). Made once per data set: every configuration is
+//! (docs/score.md#the-null, #uncertainty-and-ties). Made once per data set: every configuration is
 //! counted against the same shifts and the same blocks, so its null draws and its
 //! replicates are paired with every other configuration's.
 //!
@@ -31,7 +31,7 @@ pub fn cells(outcome: [u8; 3], predicted: [u8; 3]) -> [u8; 3] {
 
 /// The seed of the null's draws (docs/score.md#the-null).
 pub const NULL_SEED: u64 = 0x005E_ED0F_B175;
-/// The seed of the bootstrap's block starts (docs/score.md#uncertainty).
+/// The seed of the bootstrap's block starts (docs/score.md#uncertainty-and-ties).
 pub const BOOTSTRAP_SEED: u64 = 0x005E_ED0B_0075;
 
 /// How many null draws and bootstrap replicates a sweep makes.
