@@ -11,7 +11,11 @@ category counts and the prompts' diversity.
 
     python scripts/ref_score.py DATA.csv --seq-len 64 --stride 3 --pred-len 16 \\
         --wavelet db2 --level 2 --mode reflect --template dwt-balanced [--split 0.7,0.1,0.2] \\
-        [--null-draws 99] [--bootstrap 199]
+        [--null-draws 99] [--bootstrap 199] [--level-claim]
+
+--level-claim adds the claim a researcher would define as
+`level:direction={{ "above" if last > mean else "below" }} its window mean`: designated,
+so it joins every template's score (not the Time-LLM baseline's).
 """
 import argparse
 import csv
@@ -138,7 +142,13 @@ def main():
     ap.add_argument("--description", default="")
     ap.add_argument("--null-draws", type=int, default=99)
     ap.add_argument("--bootstrap", type=int, default=199)
+    ap.add_argument("--level-claim", action="store_true")
     a = ap.parse_args()
+    claim_names = CLAIMS + (["level"] if a.level_claim else [])
+    if a.level_claim:
+        SCORED["level"] = "direction"
+        for printed in PRINTED.values():
+            printed.append("level")
     warnings.simplefilter("ignore")
 
     with open(a.data) as fh:
@@ -188,6 +198,9 @@ def main():
                 "dominant_band": bands[f["dominant_band"]],
                 "lags": str(f["lags"]),
             }
+            if a.level_claim:
+                x = col[s:s + t]
+                claims["level"] = ("above" if x[-1] > x.mean() else "below") + " its window mean"
             units[part].append((claims, o, rf.prompts(f, t)[a.template], ch, w, col[s:s + t]))
     q_mase = np.quantile(train_values[0], [1 / 3, 2 / 3])
     q_vol = np.quantile(train_values[1], [1 / 3, 2 / 3])
@@ -286,7 +299,7 @@ def main():
         boot_scores = np.zeros(a.bootstrap)
         boot_comp = np.zeros(a.bootstrap)
         base_score, base_boot = 0.0, np.zeros(a.bootstrap)
-        for c in CLAIMS:
+        for c in claim_names:
             col = [u[0][c] for u in us]
             names = {}
             ids = np.array([names.setdefault(v, len(names)) for v in col])

@@ -827,6 +827,52 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
         surveyed(app)
             && matches!(&app.dataset_view.survey, Some(Ok(v)) if v.label.contains("level 2"))
     });
+    // A claim typed into the Sweep pane's editor is scored in the Data set pane.
+    h.get_by_label("Sweep").click();
+    h.run();
+    h.get_by_label("Claims you define (0)").click();
+    settle(&mut h);
+    let claim = r#"level:direction={{ "above" if last > mean else "below" }} its window mean"#;
+    let editor = h.get_by_role(egui::accesskit::Role::MultilineTextInput);
+    editor.focus();
+    editor.type_text(claim);
+    settle(&mut h);
+    assert_eq!(
+        h.state()
+            .settings
+            .run
+            .claims
+            .get("level:direction")
+            .map(String::as_str),
+        claim.split_once('=').map(|(_, t)| t)
+    );
+    h.get_by_label("Claims you define (1)");
+    h.get_by_label("Data set").click();
+    step_until(&mut h, |app| {
+        surveyed(app)
+            && matches!(&app.dataset_view.survey, Some(Ok(v))
+                if v.sweep.rows[0].val.claim("level").is_some())
+    });
+    let level = match &h.state().dataset_view.survey {
+        Some(Ok(v)) => v.sweep.rows[0].val.claim("level").unwrap().clone(),
+        _ => unreachable!(),
+    };
+    assert_eq!(level.categories.len(), 2, "{:?}", level.categories);
+    h.get_by_label(&format!(
+        "level × direction: {:+.3} bits above the null",
+        level
+            .info(wavebench_core::score::Target::Direction)
+            .excess_bits
+    ));
+    // A line that does not parse says why, and leaves the claims as they were.
+    h.get_by_label("Sweep").click();
+    h.run();
+    let editor = h.get_by_role(egui::accesskit::Role::MultilineTextInput);
+    editor.focus();
+    editor.type_text("\nbroken");
+    settle(&mut h);
+    h.get_by_label_contains("line 2: claim 'broken': write NAME=TEMPLATE");
+    assert_eq!(h.state().settings.run.claims.len(), 1);
 }
 
 /// A constant window (a dry spell in a rain column) is marked in the features pane, and its

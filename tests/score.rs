@@ -62,7 +62,12 @@ fn same_part(ours: &Value, theirs: &Value, what: &str) {
         }
     }
     let claims = ours["claims"].as_object().unwrap();
-    assert_eq!(claims.len(), 9, "{what}: every claim");
+    assert_eq!(
+        claims.len(),
+        theirs["claims"].as_object().unwrap().len(),
+        "{what}: every claim"
+    );
+    assert!(claims.len() >= 9, "{what}: every built-in claim");
     for (claim, outcomes) in claims {
         let outcomes = outcomes.as_object().unwrap();
         assert_eq!(outcomes.len(), 3, "{what} {claim}: every outcome");
@@ -125,6 +130,11 @@ fn ranks(v: &[f64]) -> Vec<f64> {
 /// Every configuration of `swept` against the reference: each part's numbers, then the
 /// ties from the reference's replicate scores, the test ranks and Spearman's ρ.
 fn check_against_reference(data: &Path, swept: &Value, common: &[&str]) {
+    check_against_reference_with(data, swept, common, &[])
+}
+
+/// [`check_against_reference`], the reference given `extra` too (its `--level-claim`).
+fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], extra: &[&str]) {
     let configs = swept["configs"].as_array().unwrap();
     assert!(!configs.is_empty());
     let mut boots: Vec<Vec<f64>> = Vec::new();
@@ -141,6 +151,7 @@ fn check_against_reference(data: &Path, swept: &Value, common: &[&str]) {
             "--template",
             c["template"].as_str().unwrap(),
         ]);
+        args.extend_from_slice(extra);
         let r = reference(data, &args);
         let what = format!("{} level {level} {}", c["wavelet"], c["template"]);
         for part in ["train", "val", "test", "left_out"] {
@@ -356,6 +367,146 @@ fn sweep_equals_the_reference_on_a_made_file() {
     );
 }
 
+/// A claim a researcher defines (`--claim level:direction=…`, reading the new `last` and
+/// `mean`) against the reference's own computation of it: its bits, null, complementary
+/// bits and categories, and every row's score with it designated (the baseline without).
+#[test]
+fn a_defined_claim_equals_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let out = dir.path().join("sweep.json");
+    let common = ["--seq-len", "64", "--stride", "3", "--pred-len", "16"];
+    let mut args = common.to_vec();
+    args.extend([
+        "--wavelets",
+        "haar,sym3",
+        "--levels",
+        "2",
+        "--template",
+        "dwt-balanced,timellm",
+        "--claim",
+        r#"level:direction={{ "above" if last > mean else "below" }} its window mean"#,
+    ]);
+    let swept = sweep(&data, &out, &args);
+    assert_eq!(
+        swept["defined_claims"],
+        serde_json::json!([{"name": "level", "outcome": "direction",
+            "template": r#"{{ "above" if last > mean else "below" }} its window mean"#}])
+    );
+    for c in swept["configs"].as_array().unwrap() {
+        let cats = c["val"]["categories"]["level"].as_object().unwrap();
+        assert_eq!(cats.len(), 2, "{cats:?}");
+        assert!(c["val"]["scored"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("level")));
+    }
+    check_against_reference_with(&data, &swept, &common, &["--level-claim"]);
+}
+
+/// A defined claim that says what Time-LLM's trend word says carries exactly its bits, and
+/// designating it adds exactly its excess to every row's score; CSV and Markdown show it.
+#[test]
+fn a_defined_claim_that_repeats_the_trend_word_scores_as_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let common = [
+        "--seq-len",
+        "64",
+        "--stride",
+        "3",
+        "--pred-len",
+        "16",
+        "--wavelets",
+        "haar,db2",
+        "--levels",
+        "1..2",
+    ];
+    let plain = sweep(&data, &dir.path().join("plain.json"), &common);
+    // Once from a configuration file's [claims], once from --claim.
+    let config = dir.path().join("claims.toml");
+    std::fs::write(
+        &config,
+        "[claims]\n\"mytrend:direction\" = '{{ \"upward\" if trend > 0 else \"downward\" }}'\n",
+    )
+    .unwrap();
+    let mut from_file = common.to_vec();
+    from_file.extend(["--config", config.to_str().unwrap()]);
+    let with = sweep(&data, &dir.path().join("with.json"), &from_file);
+    let mut args = common.to_vec();
+    let claim = r#"mytrend:direction={{ "upward" if trend > 0 else "downward" }}"#;
+    args.extend(["--claim", claim]);
+    let mut both = from_file.clone();
+    both.extend(["--claim", claim]);
+    assert_input_error(
+        &wavebench(&[&["sweep", data.to_str().unwrap(), "-q"][..], &both[..]].concat()),
+        &["--claim", "'mytrend' is defined twice"],
+    );
+    let (a, b) = (
+        plain["configs"].as_array().unwrap(),
+        with["configs"].as_array().unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    assert_eq!(
+        plain["baseline"], with["baseline"],
+        "the baseline is Time-LLM's own"
+    );
+    for c in b {
+        let p = a
+            .iter()
+            .find(|p| p["wavelet"] == c["wavelet"] && p["level"] == c["level"])
+            .unwrap();
+        for part in ["val", "test"] {
+            let e = &c[part];
+            assert_eq!(e["claims"]["mytrend"], e["claims"]["trend"], "{part}");
+            assert_eq!(e["complementary"]["mytrend"], e["complementary"]["trend"]);
+            assert_eq!(e["categories"]["mytrend"], e["categories"]["trend"]);
+            let added = e["claims"]["trend"]["direction"]["excess_bits"]
+                .as_f64()
+                .unwrap();
+            let before = p[part]["score_bits"].as_f64().unwrap();
+            let after = e["score_bits"].as_f64().unwrap();
+            assert!(
+                (after - before - added).abs() < 1e-12,
+                "{part}: {before} + {added} != {after}"
+            );
+        }
+    }
+    let csv_out = dir.path().join("with.csv");
+    sweep_raw(&data, &csv_out, &args);
+    let text = std::fs::read_to_string(&csv_out).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "val_mytrend_direction_excess_bits")
+        .expect("a column per defined claim and outcome");
+    let first = b[0]["val"]["claims"]["mytrend"]["direction"]["excess_bits"]
+        .as_f64()
+        .unwrap();
+    let cell: f64 = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .nth(col)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((cell - first).abs() < 1e-12, "{cell} {first}");
+    let md_out = dir.path().join("with.md");
+    sweep_raw(&data, &md_out, &args);
+    let md = std::fs::read_to_string(&md_out).unwrap();
+    let section = md
+        .split("## Claims you defined")
+        .nth(1)
+        .expect("a section on the claims you defined");
+    let excess = format!("{first:+.4}");
+    assert!(
+        section.contains("| mytrend ◆ | val | direction |") && section.contains(&excess),
+        "{section}"
+    );
+}
+
 #[test]
 fn sweep_equals_the_reference_on_etth1_with_ett_months() {
     let dir = tempfile::tempdir().unwrap();
@@ -543,6 +694,36 @@ fn bad_requests_get_one_clear_line() {
     assert_input_error(
         &run(&["--seq-len", "512", "--bootstrap", "0"]),
         &["--bootstrap 0", "at least 1 replicate"],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--claim", "level"]),
+        &["--claim", "write NAME=TEMPLATE"],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--claim", "x={{ last >"]),
+        &["--claim", "claim 'x'", "line 1"],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--claim", "x:up={{ last }}"]),
+        &["--claim", "claim 'x'", "direction"],
+    );
+    assert_input_error(
+        &run(&["--seq-len", "512", "--claim", "x={{ lastt }}"]),
+        &["unknown variable 'lastt'", "did you mean"],
+    );
+    // Renders empty where the last value is not above the mean: named with its place.
+    assert_input_error(
+        &run(&[
+            "--seq-len",
+            "512",
+            "--wavelets",
+            "db4",
+            "--levels",
+            "3",
+            "--claim",
+            "x={% if last > mean %}above{% endif %}",
+        ]),
+        &["claim 'x' renders empty", "channel", "window"],
     );
     // At stride 1000 the val part (1,742 rows) holds at most 2 windows a channel: no
     // circular shift can move a claim away from its own outcome.

@@ -66,6 +66,7 @@ fn survey(
             mode: Default::default(),
             template: String::new(),
             description: String::new(),
+            claims: Default::default(),
             ..sweep_req.base.clone()
         },
         req.split,

@@ -55,6 +55,12 @@ pub struct SweepOpts {
     /// (docs/score.md#uncertainty-and-ties)
     #[arg(long, default_value_t = Protocol::default().bootstrap)]
     pub bootstrap: usize,
+    /// A claim you define, scored beside the built-in ones against every outcome with its
+    /// null and the bits beyond the series: NAME=TEMPLATE, or NAME:OUTCOME=TEMPLATE to add
+    /// it to every row's score (repeatable; docs/score.md#claims-you-define), e.g.
+    /// level={{ "above" if last > mean else "below" }} its window mean
+    #[arg(long = "claim", value_name = "NAME[:OUTCOME]=TEMPLATE")]
+    pub claims: Vec<String>,
 }
 
 pub fn run(
@@ -102,6 +108,22 @@ pub fn run(
         ..PromptOpts::default()
     }
     .apply(&mut base)?;
+    for spec in &opts.claims {
+        let c = wavebench_core::score::DefinedClaim::parse(spec)
+            .map_err(|e| Failure::Input(format!("--claim: {e}")))?;
+        if base
+            .claims
+            .keys()
+            .any(|k| k.split(':').next() == Some(c.name.as_str()))
+        {
+            return Err(Failure::Input(format!(
+                "--claim: claim '{}' is defined twice (on the command line or in the configuration's [claims])",
+                c.name
+            )));
+        }
+        base.claims.insert(c.key(), c.source.clone());
+    }
+    sweep::defined_claims(&base).map_err(|e| Failure::Input(format!("[claims]: {e}")))?;
     if base.seq_len.is_none() {
         return Err(Failure::Input(
             "--seq-len: a sweep scores windows of a given length (Time-LLM uses 512)".into(),

@@ -23,7 +23,8 @@ use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::{
-    Borders, Claim, Diversity, Evaluation, Horizons, Part, Protocol, ScoreError, Scorer, Split,
+    Borders, Claim, ClaimVars, DefinedClaim, Diversity, Evaluation, Horizons, Part, Protocol,
+    ScoreError, Scorer, Split,
 };
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
@@ -385,7 +386,7 @@ fn sweep_of(
         }),
         forecast_classes: scorer.forecast_classes,
         baseline: rows.first().map_or_else(Default::default, |r| {
-            [r.val.clone(), r.test.clone()].map(|e| e.rescored(&Claim::BASELINE))
+            [r.val.clone(), r.test.clone()].map(Evaluation::baseline)
         }),
         rows,
     }
@@ -411,14 +412,50 @@ impl Request {
 /// claim and every prompt comes out as the per-window path's. Over every wavelet of
 /// ETTh1 sliding took 58 s against 67.5 s per window (long filters gain, the shortest
 /// lose a little to the claims' margins).
-fn slide(req: &Request) -> Result<Reads, NoSlide> {
+fn slide(req: &Request, defined: &[Arc<DefinedClaim>]) -> Result<Reads, NoSlide> {
     match req.base.path {
         PathChoice::Window => Err(NoSlide::WindowPath),
         _ => Ok(req
             .templates
             .iter()
-            .fold(Claim::READS, |r, (_, p)| r.union(p.reads()))),
+            .map(|(_, p)| p.reads())
+            .chain(defined.iter().map(|d| d.reads()))
+            .fold(Claim::READS, Reads::union)),
     }
+}
+
+/// The claims `base` defines (its `[claims]`, `--claim`), compiled; the error names the
+/// claim at fault.
+pub fn defined_claims(base: &Config) -> Result<Vec<Arc<DefinedClaim>>, String> {
+    DefinedClaim::of_table(&base.claims).map_err(|e| e.to_string())
+}
+
+/// Per file, `[last, mean]` of every unit of its scored windows as the features see them
+/// (window-major, channel-minor, as [`Horizons`] numbers them): what defined claims read
+/// besides the features.
+fn facts_of(
+    tables: &[(&str, &Table)],
+    scorer: &Scorer,
+    base: &RunSpec,
+) -> Result<Vec<Vec<[f64; 2]>>, String> {
+    let normalize = base.normalize();
+    let mut out = Vec::with_capacity(tables.len());
+    for ((name, table), h) in tables.iter().zip(&scorer.files) {
+        let prepared = base
+            .prepare(table)
+            .map_err(|e| format!("{name}: {}", e.worded(Opt::flag)))?;
+        let w = &prepared.windows;
+        let values: Vec<Vec<f64>> = table.channels.iter().map(|c| c.values.to_f64()).collect();
+        let mut facts = Vec::with_capacity(h.scored.len() * values.len());
+        for window in h.scored.clone() {
+            let s = w.start(window - w.first);
+            for v in &values {
+                facts.push(ClaimVars::facts(&v[s..s + w.seq_len], normalize));
+            }
+        }
+        out.push(facts);
+    }
+    Ok(out)
 }
 
 /// A piece of a configuration's prompts: their text one after another, and where each
@@ -456,6 +493,10 @@ struct Job<'a> {
     scorer: &'a Scorer,
     seq_len: usize,
     slide: Result<Reads, NoSlide>,
+    /// The researcher's claims, and per file its scored units' `[last, mean]` (empty
+    /// without claims).
+    defined: Vec<Arc<DefinedClaim>>,
+    facts: Vec<Vec<[f64; 2]>>,
 }
 
 impl<'a> Job<'a> {
@@ -466,12 +507,22 @@ impl<'a> Job<'a> {
     ) -> Result<Self, String> {
         // Every file's windows have one length (`scorer` checked it).
         let seq_len = scorer.files.first().map_or(0, |h| h.seq_len);
+        let defined = defined_claims(&req.base)?;
+        let facts = if defined.is_empty() {
+            Vec::new()
+        } else {
+            let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
+                .map_err(|e| e.worded(Opt::flag))?;
+            facts_of(tables, scorer, &base)?
+        };
         Ok(Job {
             tables,
             req,
             scorer,
             seq_len,
-            slide: slide(req),
+            slide: slide(req, &defined),
+            defined,
+            facts,
         })
     }
 
@@ -490,14 +541,16 @@ impl<'a> Job<'a> {
         )
         .map_err(|e| e.worded(Opt::flag))?;
         let bands = engine::plan::band_names(point.level);
-        let mut tally = self.scorer.tally(&bands);
+        let mut tally = self
+            .scorer
+            .tally(&bands, &self.defined, &req.base.description);
         let mut engine = Selected::native();
         // Per file, every unit of its scored windows and the part it was counted in (None:
         // its horizon straddles two parts, or it was left out). Each template renders them.
         let mut files: Vec<(Vec<Unit>, Vec<Option<Part>>)> = Vec::new();
         let mut approx_len = 0;
         let mut next_stats = stats.map(|s| s.iter());
-        for ((name, table), h) in self.tables.iter().zip(&self.scorer.files) {
+        for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
             let prepared = spec
                 .prepare(table)
                 .map_err(|e| format!("{name}: {}", e.worded(Opt::flag)))?;
@@ -516,7 +569,19 @@ impl<'a> Job<'a> {
                 if let Some(s) = next_stats.as_mut().and_then(Iterator::next) {
                     u.features.set_statistics(s);
                 }
-                parts.push(tally.push(h, u.window, k % channels, &u.features));
+                let c = k % channels;
+                let facts = self.facts.get(f).map_or([f64::NAN; 2], |facts| {
+                    facts[(u.window - h.scored.start) * channels + c]
+                });
+                let part = tally
+                    .push(h, u.window, c, &u.features, facts)
+                    .map_err(|e| {
+                        format!(
+                            "{name}, channel {}, window {}: {e}",
+                            table.channels[c].name, u.window
+                        )
+                    })?;
+                parts.push(part);
             }
             files.push((units, parts));
         }

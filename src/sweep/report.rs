@@ -2,10 +2,10 @@
 //! configuration ranked, best first.
 
 use super::rank::Standings;
-use super::{Metric, RankBy, Sweep};
+use super::{Metric, RankBy, Sweep, SweepRow};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
-use wavebench_core::score::{Claim, Part, Target};
+use wavebench_core::score::{AnyClaim, Claim, ClaimInfo, Evaluation, Part, Target};
 
 fn range(r: &std::ops::Range<usize>) -> Value {
     json!([r.start, r.end])
@@ -107,6 +107,10 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             "val": baseline(&s.baseline[0]),
             "test": baseline(&s.baseline[1]),
         },
+        "defined_claims": s.base.claims.iter().map(|(key, template)| {
+            let (name, outcome) = key.split_once(':').map_or((key.as_str(), None), |(n, o)| (n, Some(o)));
+            json!({"name": name, "outcome": outcome, "template": template})
+        }).collect::<Vec<Value>>(),
         "ranked_by": by.name(),
         "spearman_val_test": standings.spearman,
         "warnings": standings.warnings(s),
@@ -144,6 +148,16 @@ fn scored_pairs() -> impl Iterator<Item = (Claim, Target)> {
 /// prompts' diversity and the feature means.
 pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, String> {
     let mut w = csv::Writer::from_writer(Vec::new());
+    // The claims the researcher defined, by name (every row has them).
+    let yours: Vec<String> = s
+        .rows
+        .first()
+        .map(|r| {
+            defined(&r.val)
+                .map(|c| c.claim.name().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
     let mut header: Vec<String> = [
         "rank",
         "test_rank",
@@ -185,6 +199,13 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
         }
         header.push(format!("{part}_lags_direction_bits"));
         header.push(format!("{part}_lags_direction_excess_bits"));
+        for name in &yours {
+            for t in Target::ALL {
+                for f in ["bits", "excess_bits", "p", "complementary_excess_bits"] {
+                    header.push(format!("{part}_{name}_{}_{f}", t.name()));
+                }
+            }
+        }
         for d in [
             "distinct",
             "entropy_bits",
@@ -234,6 +255,16 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
                 rec.push(info.map_or(String::new(), |i| i.excess_bits.to_string()));
                 if c != Claim::Lags {
                     rec.push(info.map_or(String::new(), |i| i.p.to_string()));
+                }
+            }
+            for name in &yours {
+                let c = e.claim(name);
+                for t in Target::ALL {
+                    let (i, b) = (c.map(|c| c.info(t)), c.map(|c| c.complementary(t)));
+                    rec.push(i.map_or(String::new(), |i| i.mi_bits.to_string()));
+                    rec.push(i.map_or(String::new(), |i| i.excess_bits.to_string()));
+                    rec.push(i.map_or(String::new(), |i| i.p.to_string()));
+                    rec.push(b.map_or(String::new(), |b| b.excess_bits.to_string()));
                 }
             }
             let d = &e.diversity;
@@ -415,10 +446,11 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
                 o,
                 "| {}{} | {} | {} |",
                 c.claim.name(),
-                match (scored, c.claim.scored_against()) {
-                    (true, _) => "",
-                    (false, Some(_)) => " (not printed)",
-                    (false, None) => " (never scored)",
+                match (scored, &c.claim, c.claim.scored_against()) {
+                    (true, _, _) => "",
+                    (false, AnyClaim::Defined(_), _) => " (yours, not designated)",
+                    (false, _, Some(_)) => " (not printed)",
+                    (false, _, None) => " (never scored)",
                 },
                 c.categories.len(),
                 cells.join(" | ")
@@ -426,9 +458,83 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         }
         let _ = writeln!(
             o,
-            "\n◆ the pairs the score sums: each claim {} prints, against its designated outcome.",
-            best.template
+            "\n◆ the pairs the score sums: each claim {} prints, against its designated outcome{}.",
+            best.template,
+            if defined(&best.val).next().is_some() {
+                ", and each claim you designated"
+            } else {
+                ""
+            }
         );
+        defined_section(&mut o, best);
     }
     o
+}
+
+/// The claims a researcher defined, as the evaluation holds them.
+fn defined(e: &Evaluation) -> impl Iterator<Item = &ClaimInfo> {
+    e.claims
+        .iter()
+        .filter(|c| matches!(c.claim, AnyClaim::Defined(_)))
+}
+
+/// What each defined claim tells on val and test, before and beyond the series, and its
+/// categories: the answer to "should my prompt say this?".
+fn defined_section(o: &mut String, best: &SweepRow) {
+    let claims: Vec<(&ClaimInfo, Option<&ClaimInfo>)> = defined(&best.val)
+        .map(|c| (c, best.test.claim(c.claim.name())))
+        .collect();
+    if claims.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\n## Claims you defined ({}; bits: observed − null median = excess, p; beyond the series: the excess of I(claim; outcome | forecaster's class))\n",
+        best.label()
+    );
+    let _ = writeln!(o, "| claim | part | outcome | bits | beyond the series |");
+    let _ = writeln!(o, "|---|---|---|---|---|");
+    for (val, test) in &claims {
+        let AnyClaim::Defined(d) = &val.claim else {
+            continue;
+        };
+        for (part, c) in [("val", Some(*val)), ("test", *test)] {
+            let Some(c) = c else { continue };
+            for t in Target::ALL {
+                let i = c.info(t);
+                let b = c.complementary(t);
+                let _ = writeln!(
+                    o,
+                    "| {}{} | {part} | {} | {:.4} − {:.4} = {:+.4} (p {:.2}) | {:+.4} (p {:.2}) |",
+                    d.name,
+                    if d.target == Some(t) { " ◆" } else { "" },
+                    t.name(),
+                    i.mi_bits,
+                    i.null_median,
+                    i.excess_bits,
+                    i.p,
+                    b.excess_bits,
+                    b.p
+                );
+            }
+        }
+    }
+    for (val, _) in &claims {
+        let AnyClaim::Defined(d) = &val.claim else {
+            continue;
+        };
+        let cats: Vec<String> = val
+            .categories
+            .iter()
+            .map(|(k, n)| format!("\"{k}\" {n}"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "\n`{}` = `{}`: {} categories on val: {}",
+            d.key(),
+            d.source,
+            val.categories.len(),
+            cats.join(", ")
+        );
+    }
 }

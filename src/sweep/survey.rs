@@ -89,7 +89,7 @@ impl Survey {
         };
         let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
             .map_err(|e| e.worded(Opt::flag))?;
-        let slide = super::slide(req);
+        let slide = super::slide(req, &super::defined_claims(&req.base)?);
         let prepared = spec
             .prepare(&alone)
             .map_err(|e| e.worded(Opt::flag))?

@@ -52,6 +52,10 @@ pub struct Config {
     /// Which top lags prompts print as `lags`: Time-LLM's (lag 0 and mirror lags
     /// included) or the clean ones (1..=T/2).
     pub lags: LagRule,
+    /// Claims a researcher defines for the sweep, `NAME` or `NAME:OUTCOME` = template
+    /// (docs/score.md#claims-you-define); in name order.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub claims: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for Config {
@@ -79,6 +83,7 @@ impl Default for Config {
             path: PathChoice::Auto,
             seed_compatible: false,
             lags: LagRule::Timellm,
+            claims: Default::default(),
         }
     }
 }

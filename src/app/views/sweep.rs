@@ -49,6 +49,91 @@ pub struct SweepView {
     /// The split the next sweep scores on, and its text as typed.
     pub split: Split,
     pub split_text: String,
+    /// The claims you define, one `NAME[:OUTCOME]=TEMPLATE` per line, as typed.
+    pub claims: ClaimEditor,
+}
+
+/// The claims a researcher defines (docs/score.md#claims-you-define), edited as text: one
+/// `NAME[:OUTCOME]=TEMPLATE` per line. Lines that parse go into the run's `[claims]`
+/// (what the next sweep and the Data set pane score); a line that does not says why.
+#[derive(Debug, Default)]
+pub struct ClaimEditor {
+    pub text: String,
+    /// The claims this text last put in (or took from) the settings: the settings
+    /// changing otherwise (another file's) rewrite the text.
+    applied: std::collections::BTreeMap<String, String>,
+    pub error: Option<String>,
+}
+
+impl ClaimEditor {
+    /// Keep the text and the run's claims in step; the parsed claims go into `s`.
+    fn sync(&mut self, s: &mut Settings) {
+        if s.run.claims != self.applied {
+            self.text = s
+                .run
+                .claims
+                .iter()
+                .map(|(k, v)| format!("{k}={v}\n"))
+                .collect();
+            self.applied = s.run.claims.clone();
+        }
+        match parse_claims(&self.text) {
+            Ok(claims) => {
+                self.error = None;
+                if claims != s.run.claims {
+                    s.run.claims = claims.clone();
+                    self.applied = claims;
+                }
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings) {
+        self.sync(s);
+        let n = s.run.claims.len();
+        egui::CollapsingHeader::new(format!("Claims you define ({n})"))
+            .id_salt("claims you define")
+            .show(ui, |ui| {
+                ui.label("One per line: NAME=TEMPLATE, or NAME:OUTCOME=TEMPLATE to add it to every score (outcomes: direction, naive_mase, vol_ratio). The template sees every feature, last and mean; its text is the claim's category.");
+                ui.add(
+                    egui::TextEdit::multiline(&mut self.text)
+                        .code_editor()
+                        .desired_rows(2)
+                        .desired_width(f32::INFINITY)
+                        .hint_text(r#"level:direction={{ "above" if last > mean else "below" }} its window mean"#),
+                );
+                if let Some(e) = &self.error {
+                    ui.colored_label(ui.visuals().error_fg_color, e);
+                }
+            });
+        self.sync(s);
+    }
+}
+
+/// The editor's lines as `[claims]` (blank lines and `#` comments skipped); the error
+/// names the line.
+pub fn parse_claims(text: &str) -> Result<std::collections::BTreeMap<String, String>, String> {
+    use wavebench_core::score::DefinedClaim;
+    let mut out = std::collections::BTreeMap::new();
+    let mut names = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let c = DefinedClaim::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        if names.contains(&c.name) {
+            return Err(format!(
+                "line {}: claim '{}' is defined twice",
+                i + 1,
+                c.name
+            ));
+        }
+        names.push(c.name.clone());
+        out.insert(c.key(), c.source.clone());
+    }
+    Ok(out)
 }
 
 impl Default for SweepView {
@@ -60,6 +145,7 @@ impl Default for SweepView {
             show_degenerate: false,
             split: Split::default(),
             split_text: Split::default().to_string(),
+            claims: ClaimEditor::default(),
         }
     }
 }
@@ -99,6 +185,7 @@ impl SweepView {
         if let Some(e) = split_error {
             ui.colored_label(ui.visuals().error_fg_color, format!("split {e}"));
         }
+        self.claims.ui(ui, s);
         let Some(sw) = &self.sweep else {
             ui.label("Every wavelet and level over the data set, scored by the bits of information its prompts' claims carry about what the next pred_len rows do (val units rank; test units show whether the choice holds).");
             return start;
@@ -146,6 +233,11 @@ impl SweepView {
         ));
         for w in standings.warnings(sw) {
             ui.colored_label(ui.visuals().warn_fg_color, format!("Warning: {w}"));
+        }
+        if let Some(best) = standings.rows.first() {
+            for line in defined_lines(best.row) {
+                ui.label(line);
+            }
         }
         let height = ui.available_height();
         // Table and heat map side by side in a wide pane; in a narrow one (the default
@@ -230,6 +322,47 @@ impl SweepView {
     }
 }
 
+/// What each claim you defined tells on the first row's val and test units: its bits
+/// above the null about its designated outcome (or the most it tells about any), with p,
+/// and beyond the series.
+fn defined_lines(row: &SweepRow) -> Vec<String> {
+    use wavebench_core::score::{AnyClaim, Target};
+    let mut out = Vec::new();
+    for c in &row.val.claims {
+        let AnyClaim::Defined(d) = &c.claim else {
+            continue;
+        };
+        let target = d.target.unwrap_or_else(|| {
+            Target::ALL
+                .into_iter()
+                .max_by(|a, b| c.info(*a).excess_bits.total_cmp(&c.info(*b).excess_bits))
+                .unwrap_or(Target::Direction)
+        });
+        let test = row.test.claim(&d.name);
+        let part = |c: &wavebench_core::score::ClaimInfo| {
+            let (i, b) = (c.info(target), c.complementary(target));
+            format!(
+                "{:+.4} bits (p {:.2}), beyond the series {:+.4} (p {:.2})",
+                i.excess_bits, i.p, b.excess_bits, b.p
+            )
+        };
+        out.push(format!(
+            "Your claim {} about {}{}: val {}; test {} ({} categories)",
+            d.name,
+            target.name(),
+            if d.target.is_some() {
+                ", in the score"
+            } else {
+                ""
+            },
+            part(c),
+            test.map_or("-".to_string(), part),
+            c.categories.len()
+        ));
+    }
+    out
+}
+
 /// Why `sw` no longer answers for the knobs `s` and the split typed: the first data option
 /// it was computed for that differs, worded as "computed for …".
 pub fn stale(sw: &Sweep, s: &Settings, split: Split) -> Option<String> {
@@ -258,6 +391,10 @@ pub fn stale(sw: &Sweep, s: &Settings, split: Split) -> Option<String> {
         (
             then.description != now.description,
             "another description".to_string(),
+        ),
+        (
+            then.claims != now.claims,
+            "other claims you define".to_string(),
         ),
         (
             sw.rows

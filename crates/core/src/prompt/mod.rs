@@ -234,6 +234,12 @@ impl Prompter {
         tmpl.render(vars).map_err(|e| self.locate(&e))
     }
 
+    /// The template rendered by minijinja over any context (a defined claim's variables).
+    pub fn render_value<S: Serialize>(&self, ctx: &S) -> Result<String, TemplateError> {
+        let tmpl = self.env.get_template(NAME).map_err(|e| self.locate(&e))?;
+        tmpl.render(ctx).map_err(|e| self.locate(&e))
+    }
+
     /// [`Prompter::render`] appended to `out`, for many prompts in one string.
     pub fn render_into(
         &self,

@@ -405,9 +405,13 @@ mod tests {
                 let mut pairs = Vec::new();
                 for p in pieces {
                     let r = &s.ranges[p.seq as usize];
-                    for g in r.start + p.start as usize..r.start + p.end as usize {
-                        pairs.push((ids[g], s.cells[g]));
-                    }
+                    let g = r.start + p.start as usize..r.start + p.end as usize;
+                    pairs.extend(
+                        ids[g.clone()]
+                            .iter()
+                            .copied()
+                            .zip(s.cells[g].iter().copied()),
+                    );
                 }
                 by_definition(&pairs)
             })

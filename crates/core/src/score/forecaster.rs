@@ -226,7 +226,8 @@ fn cholesky(m: &[f64], n: usize) -> Option<Vec<f64>> {
             let s: f64 = (0..j).map(|k| l[i * n + k] * l[j * n + k]).sum();
             if i == j {
                 let d = m[i * n + i] - s;
-                if !(d > 0.0) {
+                // Not positive, or NaN: not positive definite.
+                if d.is_nan() || d <= 0.0 {
                     return None;
                 }
                 l[i * n + i] = d.sqrt();

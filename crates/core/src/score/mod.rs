@@ -7,6 +7,7 @@
 //! The score is a proxy for a forecaster's use of the prompt, not a forecast.
 
 mod column;
+pub mod defined;
 pub mod forecaster;
 pub mod information;
 pub mod outcomes;
@@ -16,6 +17,7 @@ mod tally;
 mod units;
 
 pub use column::{ColumnStats, Info};
+pub use defined::{ClaimVars, DefinedClaim, DefinedError};
 pub use forecaster::{ForecastClasses, Forecaster};
 pub use information::Diversity;
 pub use outcomes::{Outcome, Terciles};
@@ -191,6 +193,30 @@ impl Claim {
 
     /// Time-LLM's own prompt: what every other template's gain is measured from.
     pub const BASELINE: [Claim; 1] = [Claim::Trend];
+}
+
+/// A built-in claim or one a researcher defined.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnyClaim {
+    Builtin(Claim),
+    Defined(std::sync::Arc<DefinedClaim>),
+}
+
+impl AnyClaim {
+    pub fn name(&self) -> &str {
+        match self {
+            AnyClaim::Builtin(c) => c.name(),
+            AnyClaim::Defined(d) => &d.name,
+        }
+    }
+
+    /// The outcome it is scored against, if it is part of the score.
+    pub fn scored_against(&self) -> Option<Target> {
+        match self {
+            AnyClaim::Builtin(c) => c.scored_against(),
+            AnyClaim::Defined(d) => d.target,
+        }
+    }
 }
 
 /// What a horizon did, as classes.

@@ -3,8 +3,9 @@
 //! bootstrap interval, categories, diversity), written as docs/cli.md#sweep shows.
 
 use super::column::{ColumnStats, Info};
+use super::defined::{ClaimVars, DefinedClaim, DefinedError};
 use super::information::{quantile_of, Diversity};
-use super::{Claim, Horizons, Part, Scorer, Target};
+use super::{AnyClaim, Claim, Horizons, Part, Scorer, Target};
 use crate::features::Features;
 use rustc_hash::FxHashMap;
 use serde::ser::{SerializeMap, Serializer};
@@ -17,12 +18,19 @@ use std::sync::Arc;
 pub struct Tally {
     parts: [PartTally; 2],
     bands: Vec<String>,
+    /// The claims a researcher defined, after the built-ins' columns.
+    defined: Vec<Arc<DefinedClaim>>,
+    /// What a defined claim sees besides the unit: the description and the lengths.
+    description: String,
+    seq_len: usize,
+    pred_len: usize,
     buf: String,
 }
 
 #[derive(Debug, Clone, Default)]
 struct PartTally {
-    claims: [Column; Claim::ALL.len()],
+    /// The built-in claims' columns (in `Claim::ALL`'s order), then the defined ones'.
+    claims: Vec<Column>,
     filled: usize,
 }
 
@@ -79,47 +87,85 @@ fn scored_slot(p: Part) -> Option<usize> {
 
 impl Tally {
     /// An empty tally of `units` val and test units; `bands` names the bands (cA3, cD3, …)
-    /// for the dominant-band claim.
-    pub(super) fn new(bands: &[String], units: [usize; 2]) -> Tally {
+    /// for the dominant-band claim; `defined` are the researcher's claims, which also see
+    /// `description` and the lengths.
+    pub(super) fn new(
+        bands: &[String],
+        units: [usize; 2],
+        defined: &[Arc<DefinedClaim>],
+        description: &str,
+        lengths: [usize; 2],
+    ) -> Tally {
         let part = |n: usize| PartTally {
-            claims: std::array::from_fn(|_| Column {
-                ids: vec![EMPTY; n],
-                ..Column::default()
-            }),
+            claims: (0..Claim::ALL.len() + defined.len())
+                .map(|_| Column {
+                    ids: vec![EMPTY; n],
+                    ..Column::default()
+                })
+                .collect(),
             filled: 0,
         };
         Tally {
             parts: units.map(part),
             bands: bands.to_vec(),
+            defined: defined.to_vec(),
+            description: description.to_string(),
+            seq_len: lengths[0],
+            pred_len: lengths[1],
             buf: String::new(),
         }
     }
 
+    /// Whether the tally has claims a researcher defined (they read the window's `last`
+    /// and `mean`, which the caller then gives [`Tally::push`]).
+    pub fn has_defined(&self) -> bool {
+        !self.defined.is_empty()
+    }
+
     /// One unit of file `h` (window `window` as the run numbers it, channel `channel`)
-    /// with its features; returns the part it was counted in (None: not scored).
+    /// with its features and `[last, mean]` ([`ClaimVars::facts`]; read only by defined
+    /// claims); returns the part it was counted in (None: not scored). Errors: a defined
+    /// claim that fails to render or renders empty for this unit.
     pub fn push(
         &mut self,
         h: &Horizons,
         window: usize,
         channel: usize,
         f: &Features,
-    ) -> Option<Part> {
+        facts: [f64; 2],
+    ) -> Result<Option<Part>, DefinedError> {
         if !h.scored.contains(&window) {
-            return None;
+            return Ok(None);
         }
         let k = window - h.scored.start;
-        let part = h.parts[k]?;
+        let Some(part) = h.parts[k] else {
+            return Ok(None);
+        };
         let slot = h.slots[k * h.channels + channel];
-        if slot == EMPTY {
-            return None;
-        }
-        let t = &mut self.parts[scored_slot(part)?];
+        let Some(t) = scored_slot(part).filter(|_| slot != EMPTY) else {
+            return Ok(None);
+        };
+        let t = &mut self.parts[t];
         for (i, claim) in Claim::ALL.into_iter().enumerate() {
             let category = claim.category(f, &self.bands, &mut self.buf);
             t.claims[i].set(slot as usize, category);
         }
+        if !self.defined.is_empty() {
+            let vars = ClaimVars {
+                features: f,
+                last: facts[0],
+                mean: facts[1],
+                description: &self.description,
+                seq_len: self.seq_len,
+                pred_len: self.pred_len,
+            };
+            for (i, d) in self.defined.iter().enumerate() {
+                d.category(&vars, &mut self.buf)?;
+                t.claims[Claim::ALL.len() + i].set(slot as usize, &self.buf);
+            }
+        }
         t.filled += 1;
-        Some(part)
+        Ok(Some(part))
     }
 
     /// The claims' information over part `p` (val or test) against its null; the score
@@ -145,9 +191,12 @@ impl Tally {
             n,
             p.name()
         );
-        let mut claims = Vec::with_capacity(Claim::ALL.len());
-        for (i, claim) in Claim::ALL.into_iter().enumerate() {
-            let col = &t.claims[i];
+        let every = Claim::ALL
+            .into_iter()
+            .map(AnyClaim::Builtin)
+            .chain(self.defined.iter().cloned().map(AnyClaim::Defined));
+        let mut claims = Vec::with_capacity(t.claims.len());
+        for (claim, col) in every.zip(&t.claims) {
             let stats = scorer.column_stats(p, &col.ids, col.names.len(), claim.scored_against());
             let mut counts = vec![0usize; col.names.len()];
             for &id in &col.ids {
@@ -183,7 +232,7 @@ pub fn interval(replicates: &[f64]) -> [f64; 2] {
 /// bootstrap replicates, and its categories' counts (most common first).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimInfo {
-    pub claim: Claim,
+    pub claim: AnyClaim,
     pub stats: Arc<ColumnStats>,
     pub categories: Vec<(String, usize)>,
 }
@@ -205,8 +254,9 @@ impl ClaimInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Evaluation {
     pub units: usize,
-    /// The claims the score sums (each against its designated outcome).
-    pub scored: Vec<Claim>,
+    /// The claims the score sums (each against its designated outcome): a template's
+    /// printed claims and the researcher's designated ones.
+    pub scored: Vec<AnyClaim>,
     /// Σ over the designated pairs of `excess_bits`.
     pub score_bits: f64,
     /// Σ over the designated pairs of `mi_bits` (the score before its null).
@@ -225,10 +275,30 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
-    /// The same claims scored on `scored` (another template's printed claims, or Time-LLM's
-    /// for the baseline): the sums of their designated pairs' excess over the null, as
-    /// observed and per bootstrap replicate.
+    /// The same claims scored on `scored` (another template's printed claims) and the
+    /// researcher's designated claims (sentences the prompts would add): the sums of their
+    /// designated pairs' excess over the null, as observed and per bootstrap replicate.
     pub fn rescored(self, scored: &[Claim]) -> Evaluation {
+        let scored: Vec<AnyClaim> = self
+            .claims
+            .iter()
+            .map(|c| &c.claim)
+            .filter(|c| match c {
+                AnyClaim::Builtin(b) => scored.contains(b),
+                AnyClaim::Defined(d) => d.target.is_some(),
+            })
+            .cloned()
+            .collect();
+        self.summed(scored)
+    }
+
+    /// Time-LLM's own prompt (its trend word, nothing the researcher defined): what every
+    /// row's gain is measured from.
+    pub fn baseline(self) -> Evaluation {
+        self.summed(Claim::BASELINE.map(AnyClaim::Builtin).to_vec())
+    }
+
+    fn summed(self, scored: Vec<AnyClaim>) -> Evaluation {
         let replicates = self.claims.first().map_or(0, |c| c.stats.boot[0].len());
         let mut boot = vec![0.0; replicates];
         let mut boot_c = vec![0.0; replicates];
@@ -251,7 +321,7 @@ impl Evaluation {
             }
         }
         Evaluation {
-            scored: scored.to_vec(),
+            scored,
             score_bits: score,
             mi_bits_sum: mi_sum,
             interval: interval(&boot),
@@ -266,15 +336,21 @@ impl Evaluation {
     pub fn info(&self, claim: Claim, target: Target) -> Option<Info> {
         self.claims
             .iter()
-            .find(|c| c.claim == claim)
+            .find(|c| c.claim == AnyClaim::Builtin(claim))
             .map(|c| c.info(target))
+    }
+
+    /// A claim (built-in or defined) by name.
+    pub fn claim(&self, name: &str) -> Option<&ClaimInfo> {
+        self.claims.iter().find(|c| c.claim.name() == name)
     }
 }
 
 /// docs/cli.md#sweep: `{"units", "scored", "score_bits", "mi_bits_sum", "interval",
 /// "complementary_bits", "complementary_interval", "claims": {claim: {outcome: {mi_bits,
 /// null_median, null_p95, p, excess_bits}}}, "complementary": {claim: {outcome: {…}}},
-/// "categories": {claim: {category: count}}, "diversity": {…}}`, claims in docs order.
+/// "categories": {claim: {category: count}}, "diversity": {…}}`, the built-in claims in
+/// docs order, then the defined ones in the order given.
 impl Serialize for Evaluation {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let claims = MapOf(|| {

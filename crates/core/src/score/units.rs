@@ -82,15 +82,15 @@ impl Horizons {
         for w in all.clone() {
             let Some(p) = part_of(w) else { continue };
             if p == Part::Train {
-                for c in 0..channels {
+                let s = windows.start(w - windows.first);
+                for (c, v) in values.iter().enumerate() {
                     match outcome(w, c) {
                         Some(o) => {
                             train[0].push(o.naive_mase);
                             train[1].push(o.vol_ratio);
                             train_units.push((w, c));
-                            let s = windows.start(w - windows.first);
-                            let x = &values[c][s..s + t];
-                            let h = &values[c][s + t..s + t + pred_len];
+                            let x = &v[s..s + t];
+                            let h = &v[s + t..s + t + pred_len];
                             if let Some(scale) = forecaster::inputs(x, &mut a) {
                                 if let Some(y) = forecaster::targets(x, h, scale, &o) {
                                     gram.add(&a, y);
@@ -322,9 +322,25 @@ impl Scorer {
         })
     }
 
-    /// A tally for one configuration's units.
-    pub fn tally(&self, bands: &[String]) -> Tally {
-        Tally::new(bands, [self.units[1], self.units[2]])
+    /// A tally for one configuration's units, with the claims a researcher defined (they
+    /// also see the prompts' `description`).
+    pub fn tally(
+        &self,
+        bands: &[String],
+        defined: &[Arc<super::DefinedClaim>],
+        description: &str,
+    ) -> Tally {
+        let lengths = self
+            .files
+            .first()
+            .map_or([0, 0], |h| [h.seq_len, h.pred_len]);
+        Tally::new(
+            bands,
+            [self.units[1], self.units[2]],
+            defined,
+            description,
+            lengths,
+        )
     }
 
     /// The sequences of scored part `p` (val or test).

@@ -1,0 +1,360 @@
+//! Claims a researcher defines (docs/score.md#claims-you-define): a template over a unit's
+//! variables (every feature, the run's lengths, and the window's `last` value and `mean`)
+//! whose rendered text is the claim's category, scored like the built-in claims against
+//! every outcome, with its null and the bits it adds beyond the series. So a sentence can
+//! be tested before it goes into a prompt.
+
+use super::{Claim, Target};
+use crate::data::Normalize;
+use crate::features::{Features, Reads};
+use crate::prompt::{Prompter, TemplateError};
+use serde::Serialize;
+use std::sync::{Arc, OnceLock};
+
+/// `NAME[:OUTCOME]=TEMPLATE`, compiled.
+pub struct DefinedClaim {
+    pub name: String,
+    /// The outcome it is designated for: its excess bits join every template's score
+    /// (a sentence the prompts would add), and it gets a bootstrap interval.
+    pub target: Option<Target>,
+    /// The template's text.
+    pub source: String,
+    prompter: Prompter,
+    variables: Vec<String>,
+}
+
+impl std::fmt::Debug for DefinedClaim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.spec())
+    }
+}
+
+impl PartialEq for DefinedClaim {
+    fn eq(&self, o: &Self) -> bool {
+        self.name == o.name && self.target == o.target && self.source == o.source
+    }
+}
+
+/// Why a claim cannot be defined or rendered; the front ends say where it came from.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DefinedError {
+    #[error("claim '{0}': write NAME=TEMPLATE or NAME:OUTCOME=TEMPLATE (e.g. level={{{{ \"above\" if last > mean else \"below\" }}}})")]
+    Form(String),
+    #[error("claim name '{0}': use letters, digits and _, starting with a letter")]
+    Name(String),
+    #[error("claim name '{0}' is a built-in claim's: choose another")]
+    Builtin(String),
+    #[error("claim '{name}': {error}")]
+    Outcome {
+        name: String,
+        error: crate::names::UnknownName,
+    },
+    #[error("claim '{name}': {error}")]
+    Template { name: String, error: TemplateError },
+    #[error("claim '{name}': unknown variable '{variable}'{hint}")]
+    Variable {
+        name: String,
+        variable: String,
+        hint: String,
+    },
+    #[error("claim '{0}': its template is empty")]
+    Empty(String),
+    #[error("claim '{0}' renders empty: every unit needs a category (give each branch some text)")]
+    RendersEmpty(String),
+    #[error("claim '{0}' is defined twice")]
+    Twice(String),
+}
+
+/// What a defined claim's template sees of one unit: every feature (docs/features.md), the
+/// window's last value and mean (on the values the features see: normalised, so `mean` is
+/// 0 under revin and zscore), and the run's description and lengths.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimVars<'a> {
+    #[serde(flatten)]
+    pub features: &'a Features,
+    /// `x[T-1]`.
+    pub last: f64,
+    /// The window's mean.
+    pub mean: f64,
+    pub description: &'a str,
+    pub seq_len: usize,
+    pub pred_len: usize,
+}
+
+impl ClaimVars<'_> {
+    /// Every variable a defined claim may read, in the order the features serialise.
+    pub fn names() -> &'static [String] {
+        static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+        NAMES.get_or_init(|| {
+            let f = Features::of_statistics(Default::default());
+            let vars = ClaimVars {
+                features: &f,
+                last: 0.0,
+                mean: 0.0,
+                description: "",
+                seq_len: 0,
+                pred_len: 0,
+            };
+            match serde_json::to_value(vars) {
+                Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
+                _ => Vec::new(),
+            }
+        })
+    }
+
+    /// `[last, mean]` of window `x` as the features see it under `normalize`.
+    pub fn facts(x: &[f64], normalize: Normalize) -> [f64; 2] {
+        let Some(&last) = x.last() else {
+            return [f64::NAN; 2];
+        };
+        let mean = crate::numeric::sums::sum_by(x, |v| v) / x.len() as f64;
+        let map = normalize.affine(x);
+        [map.map(last), map.map(mean)]
+    }
+}
+
+impl DefinedClaim {
+    /// `NAME=TEMPLATE` or `NAME:OUTCOME=TEMPLATE`, as `--claim` takes it.
+    pub fn parse(spec: &str) -> Result<DefinedClaim, DefinedError> {
+        let Some((key, source)) = spec.split_once('=') else {
+            return Err(DefinedError::Form(spec.to_string()));
+        };
+        DefinedClaim::new(key, source)
+    }
+
+    /// A claim keyed `NAME` or `NAME:OUTCOME` (TOML's `[claims]`), its template `source`.
+    pub fn new(key: &str, source: &str) -> Result<DefinedClaim, DefinedError> {
+        let (name, outcome) = match key.split_once(':') {
+            Some((n, o)) => (n.trim(), Some(o.trim())),
+            None => (key.trim(), None),
+        };
+        let mut chars = name.chars();
+        let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !well_formed {
+            return Err(DefinedError::Name(name.to_string()));
+        }
+        if Claim::NAMES.contains(&name) {
+            return Err(DefinedError::Builtin(name.to_string()));
+        }
+        let target = outcome
+            .map(|o| {
+                o.parse::<Target>().map_err(|error| DefinedError::Outcome {
+                    name: name.to_string(),
+                    error,
+                })
+            })
+            .transpose()?;
+        if source.trim().is_empty() {
+            return Err(DefinedError::Empty(name.to_string()));
+        }
+        let prompter = Prompter::new(source).map_err(|error| DefinedError::Template {
+            name: name.to_string(),
+            error,
+        })?;
+        let mut variables = prompter.variables();
+        variables.sort();
+        let known = ClaimVars::names();
+        if let Some(v) = variables.iter().find(|v| !known.contains(v)) {
+            let near = crate::suggest::nearest(v, known.iter().map(String::as_str), 3);
+            let hint = if near.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean {}?)", near.join(", "))
+            };
+            return Err(DefinedError::Variable {
+                name: name.to_string(),
+                variable: v.clone(),
+                hint,
+            });
+        }
+        Ok(DefinedClaim {
+            name: name.to_string(),
+            target,
+            source: source.to_string(),
+            prompter,
+            variables,
+        })
+    }
+
+    /// The claims of `specs` (`--claim`'s values), refusing a name given twice.
+    pub fn parse_all<S: AsRef<str>>(
+        specs: impl IntoIterator<Item = S>,
+    ) -> Result<Vec<Arc<DefinedClaim>>, DefinedError> {
+        let mut out: Vec<Arc<DefinedClaim>> = Vec::new();
+        for s in specs {
+            let c = DefinedClaim::parse(s.as_ref())?;
+            if out.iter().any(|o| o.name == c.name) {
+                return Err(DefinedError::Twice(c.name));
+            }
+            out.push(Arc::new(c));
+        }
+        Ok(out)
+    }
+
+    /// The claims of a configuration's `[claims]` table (key `NAME[:OUTCOME]`, value the
+    /// template), in key order, refusing a name given twice.
+    pub fn of_table(
+        table: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Vec<Arc<DefinedClaim>>, DefinedError> {
+        let mut out: Vec<Arc<DefinedClaim>> = Vec::new();
+        for (key, source) in table {
+            let c = DefinedClaim::new(key, source)?;
+            if out.iter().any(|o| o.name == c.name) {
+                return Err(DefinedError::Twice(c.name));
+            }
+            out.push(Arc::new(c));
+        }
+        Ok(out)
+    }
+
+    /// `NAME[:OUTCOME]`, as TOML's `[claims]` keys it.
+    pub fn key(&self) -> String {
+        match self.target {
+            Some(t) => format!("{}:{}", self.name, t.name()),
+            None => self.name.clone(),
+        }
+    }
+
+    /// `NAME[:OUTCOME]=TEMPLATE`, as `--claim` takes it.
+    pub fn spec(&self) -> String {
+        format!("{}={}", self.key(), self.source)
+    }
+
+    /// The variables the template reads.
+    pub fn variables(&self) -> &[String] {
+        &self.variables
+    }
+
+    /// What the template reads of the wavelet features (a sweep slides only where these
+    /// come out as the per-window path's).
+    pub fn reads(&self) -> Reads {
+        Reads::of_variables(
+            self.variables
+                .iter()
+                .map(String::as_str)
+                .filter(|v| *v != "last" && *v != "mean"),
+        )
+    }
+
+    /// This unit's category, written into `out` (trimmed; never empty).
+    pub fn category(&self, vars: &ClaimVars<'_>, out: &mut String) -> Result<(), DefinedError> {
+        out.clear();
+        let text = self
+            .prompter
+            .render_value(vars)
+            .map_err(|error| DefinedError::Template {
+                name: self.name.clone(),
+                error,
+            })?;
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(DefinedError::RendersEmpty(self.name.clone()));
+        }
+        out.push_str(text);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(f: &Features, last: f64, mean: f64) -> ClaimVars<'_> {
+        ClaimVars {
+            features: f,
+            last,
+            mean,
+            description: "",
+            seq_len: 512,
+            pred_len: 96,
+        }
+    }
+
+    #[test]
+    fn renders_the_category_of_each_unit() {
+        let c = DefinedClaim::parse(
+            r#"level:direction={{ "above" if last > mean else "below" }} its window mean"#,
+        )
+        .unwrap();
+        assert_eq!(c.name, "level");
+        assert_eq!(c.target, Some(Target::Direction));
+        assert_eq!(c.variables(), ["last", "mean"]);
+        let f = Features::of_statistics(Default::default());
+        let mut s = String::new();
+        c.category(&vars(&f, 2.0, 1.0), &mut s).unwrap();
+        assert_eq!(s, "above its window mean");
+        c.category(&vars(&f, 0.5, 1.0), &mut s).unwrap();
+        assert_eq!(s, "below its window mean");
+        assert_eq!(
+            DefinedClaim::parse(&c.spec()).unwrap(),
+            c,
+            "spec round-trips"
+        );
+    }
+
+    #[test]
+    fn bad_definitions_say_what_is_wrong() {
+        let err = |s: &str| DefinedClaim::parse(s).unwrap_err().to_string();
+        assert!(
+            err("level").contains("write NAME=TEMPLATE"),
+            "{}",
+            err("level")
+        );
+        assert!(err("1x=a").contains("claim name '1x'"));
+        assert!(err("trend=a").contains("built-in"));
+        assert!(err("x:direct={{ last }}").contains("direct"));
+        assert!(
+            err("x={{ last >").contains("claim 'x': line 1"),
+            "{}",
+            err("x={{ last >")
+        );
+        let unknown = err("x={{ lastt }}");
+        assert!(
+            unknown.contains("unknown variable 'lastt'") && unknown.contains("last"),
+            "{unknown}"
+        );
+        assert!(err("x=  ").contains("empty"));
+        let twice = DefinedClaim::parse_all(["a={{ last }}", "a={{ mean }}"]).unwrap_err();
+        assert_eq!(twice, DefinedError::Twice("a".into()));
+    }
+
+    #[test]
+    fn an_empty_rendering_is_refused() {
+        let c = DefinedClaim::parse(r#"x={% if last > 0 %}up{% endif %}"#).unwrap();
+        let f = Features::of_statistics(Default::default());
+        let mut s = String::new();
+        assert!(c.category(&vars(&f, 1.0, 0.0), &mut s).is_ok());
+        assert_eq!(
+            c.category(&vars(&f, -1.0, 0.0), &mut s),
+            Err(DefinedError::RendersEmpty("x".into()))
+        );
+    }
+
+    #[test]
+    fn facts_follow_the_normalisation() {
+        let x = [1.0, 2.0, 3.0, 6.0];
+        assert_eq!(ClaimVars::facts(&x, Normalize::None), [6.0, 3.0]);
+        let [last, mean] = ClaimVars::facts(&x, Normalize::Zscore);
+        assert!(mean.abs() < 1e-12);
+        let sd = (((1.0f64 - 3.0).powi(2) + 1.0 + 0.0 + 9.0) / 4.0).sqrt();
+        assert!((last - 3.0 / sd).abs() < 1e-12);
+    }
+
+    #[test]
+    fn every_feature_is_a_variable() {
+        let names = ClaimVars::names();
+        for v in [
+            "last",
+            "mean",
+            "min",
+            "median",
+            "trend_desc",
+            "energy_ratio",
+            "lags",
+            "seq_len",
+        ] {
+            assert!(names.iter().any(|n| n == v), "{v} in {names:?}");
+        }
+    }
+}
