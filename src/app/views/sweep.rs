@@ -62,11 +62,14 @@ pub struct ClaimEditor {
     /// The claims this text last put in (or took from) the settings: the settings
     /// changing otherwise (another file's) rewrite the text.
     applied: std::collections::BTreeMap<String, String>,
+    /// The text as last parsed.
+    parsed: Option<String>,
     pub error: Option<String>,
 }
 
 impl ClaimEditor {
-    /// Keep the text and the run's claims in step; the parsed claims go into `s`.
+    /// Keep the text and the run's claims in step; the parsed claims go into `s`. The
+    /// text is parsed (each claim compiled) only when it changes.
     fn sync(&mut self, s: &mut Settings) {
         if s.run.claims != self.applied {
             self.text = s
@@ -77,6 +80,10 @@ impl ClaimEditor {
                 .collect();
             self.applied = s.run.claims.clone();
         }
+        if self.parsed.as_deref() == Some(self.text.as_str()) {
+            return;
+        }
+        self.parsed = Some(self.text.clone());
         match parse_claims(&self.text) {
             Ok(claims) => {
                 self.error = None;
