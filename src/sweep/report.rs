@@ -489,7 +489,7 @@ fn defined_section(o: &mut String, best: &SweepRow) {
     }
     let _ = writeln!(
         o,
-        "\n## Claims you defined ({}; bits: observed − null median = excess, p; beyond the series: the excess of I(claim; outcome | forecaster's class))\n",
+        "\n## Claims you defined ({}; bits: observed − null median = excess [95% bootstrap interval, designated outcome ◆ only], p; beyond the series: the excess of I(claim; outcome | forecaster's class))\n",
         best.label()
     );
     let _ = writeln!(o, "| claim | part | outcome | bits | beyond the series |");
@@ -503,9 +503,17 @@ fn defined_section(o: &mut String, best: &SweepRow) {
             for t in Target::ALL {
                 let i = c.info(t);
                 let b = c.complementary(t);
+                // The designated outcome has replicates: its intervals.
+                let [ci, cb] = c.intervals(t).map(|[lo, hi]| {
+                    if d.target == Some(t) && lo.is_finite() {
+                        format!(" [{lo:+.4}, {hi:+.4}]")
+                    } else {
+                        String::new()
+                    }
+                });
                 let _ = writeln!(
                     o,
-                    "| {}{} | {part} | {} | {:.4} − {:.4} = {:+.4} (p {:.2}) | {:+.4} (p {:.2}) |",
+                    "| {}{} | {part} | {} | {:.4} − {:.4} = {:+.4}{ci} (p {:.2}) | {:+.4}{cb} (p {:.2}) |",
                     d.name,
                     if d.target == Some(t) { " ◆" } else { "" },
                     t.name(),

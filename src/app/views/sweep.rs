@@ -246,14 +246,29 @@ impl SweepView {
                 ui.label(line);
             }
         }
-        let height = ui.available_height();
+        // The table and the map scroll within what the pane shows: the pane's room can be
+        // larger than its visible part (a wide row widens it), and then neither scrolled
+        // and both were cut at the pane's edges.
+        let visible = ui.clip_rect();
+        let height = ui
+            .available_height()
+            .min(visible.bottom() - ui.cursor().top())
+            .max(120.0);
         // Table and heat map side by side in a wide pane; in a narrow one (the default
         // layout's tab) the table above the map, each with its share of the height.
         let wide = ui.available_width() >= 720.0;
         let table_height = if wide { height } else { height * 0.45 };
         let table = |ui: &mut egui::Ui, s: &mut Settings| {
-            egui::ScrollArea::vertical()
+            // Both ways, the bars always shown: in a narrow pane the test rank is past the
+            // right edge and most rows below, and a bar that shows only on hover hid both.
+            egui::ScrollArea::both()
                 .id_salt("sweep table")
+                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+                .max_width(
+                    ui.available_width()
+                        .min(ui.clip_rect().right() - ui.cursor().left())
+                        .max(120.0),
+                )
                 .max_height(table_height)
                 .show(ui, |ui| {
                     egui::Grid::new("sweep grid")
@@ -348,9 +363,22 @@ fn defined_lines(row: &SweepRow) -> Vec<String> {
         let test = row.test.claim(&d.name);
         let part = |c: &wavebench_core::score::ClaimInfo| {
             let (i, b) = (c.info(target), c.complementary(target));
+            let ci = |[lo, hi]: [f64; 2]| {
+                if lo.is_finite() {
+                    format!(" [{lo:+.3}, {hi:+.3}]")
+                } else {
+                    String::new()
+                }
+            };
+            let [ii, bi] = c.intervals(target);
             format!(
-                "{:+.4} bits (p {:.2}), beyond the series {:+.4} (p {:.2})",
-                i.excess_bits, i.p, b.excess_bits, b.p
+                "{:+.4}{} bits (p {:.2}), beyond the series {:+.4}{} (p {:.2})",
+                i.excess_bits,
+                ci(ii),
+                i.p,
+                b.excess_bits,
+                ci(bi),
+                b.p
             )
         };
         out.push(format!(
@@ -511,8 +539,16 @@ fn heat_map(
             text,
         );
     }
+    // The bar always shown: over a hundred wavelets run past the pane, and a bar shown
+    // only on hover made the map look cut at the pane's edge.
+    let room = ui
+        .available_height()
+        .min(ui.clip_rect().bottom() - ui.cursor().top())
+        .max(40.0);
     egui::ScrollArea::vertical()
         .id_salt("sweep heat map")
+        .max_height(room)
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
         .show(ui, |ui| {
             let (rect, _) = ui.allocate_exact_size(
                 egui::vec2(

@@ -246,6 +246,23 @@ impl ClaimInfo {
     pub fn complementary(&self, target: Target) -> Info {
         self.stats.complementary[target as usize]
     }
+
+    /// The 95% bootstrap intervals of the excess bits about `target` and of the excess
+    /// beyond the series: only for the outcome the claim is scored against (the others
+    /// have no replicates: [NaN, NaN]).
+    pub fn intervals(&self, target: Target) -> [[f64; 2]; 2] {
+        let t = target as usize;
+        let excess = |boot: &[f64], null: f64| {
+            interval(&boot.iter().map(|v| v - null).collect::<Vec<f64>>())
+        };
+        [
+            excess(&self.stats.boot[t], self.stats.info[t].null_median),
+            excess(
+                &self.stats.boot_complementary[t],
+                self.stats.complementary[t].null_median,
+            ),
+        ]
+    }
 }
 
 /// A configuration over one part: the score (the designated pairs' excess over their
