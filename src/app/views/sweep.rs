@@ -246,9 +246,11 @@ impl SweepView {
                 ui.label(line);
             }
         }
-        // The table and the map scroll within what the pane shows: the pane's room can be
-        // larger than its visible part (a wide row widens it), and then neither scrolled
-        // and both were cut at the pane's edges.
+        // Solid scroll bars for the table and the map: egui's floating bars are invisible
+        // until hovered, so over a hundred wavelets looked cut at the pane's edge (db21)
+        // and the test rank's column cut at its right.
+        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
+        // The table and the map scroll within what the pane shows.
         let visible = ui.clip_rect();
         let height = ui
             .available_height()
@@ -260,7 +262,7 @@ impl SweepView {
         let table_height = if wide { height } else { height * 0.45 };
         let table = |ui: &mut egui::Ui, s: &mut Settings| {
             // Both ways, the bars always shown: in a narrow pane the test rank is past the
-            // right edge and most rows below, and a bar that shows only on hover hid both.
+            // right edge and most rows below.
             egui::ScrollArea::both()
                 .id_salt("sweep table")
                 .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
@@ -539,8 +541,7 @@ fn heat_map(
             text,
         );
     }
-    // The bar always shown: over a hundred wavelets run past the pane, and a bar shown
-    // only on hover made the map look cut at the pane's edge.
+    // The bar always shown: over a hundred wavelets run past the pane.
     let room = ui
         .available_height()
         .min(ui.clip_rect().bottom() - ui.cursor().top())
