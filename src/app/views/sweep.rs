@@ -275,7 +275,7 @@ impl SweepView {
                 .show(ui, |ui| {
                     egui::Grid::new("sweep grid")
                         .striped(true)
-                        .num_columns(6)
+                        .num_columns(7)
                         .show(ui, |ui| {
                             ui.strong("#");
                             ui.strong("configuration");
@@ -286,8 +286,30 @@ impl SweepView {
                             ui.strong("=").on_hover_text(
                                 "tied with the best val score: the interval of their difference contains 0",
                             );
+                            ui.strong("beyond").on_hover_text(
+                                "val bits beyond the series-only forecaster, above their null: what the claims tell that the series does not",
+                            );
                             ui.strong("test bits");
                             ui.strong("test #");
+                            ui.end_row();
+                            // Time-LLM's own prompt (its trend word), the same for every
+                            // wavelet: what each row's gain is measured from.
+                            let base = &sw.baseline;
+                            ui.label("");
+                            ui.label("Time-LLM baseline").on_hover_text(
+                                "timellm: its trend word alone, the same for every wavelet; hover a row for its gain over it",
+                            );
+                            if by != RankBy::Score {
+                                ui.label("");
+                            }
+                            ui.label(format!(
+                                "{:.4} [{:.3}, {:.3}]",
+                                base[0].score_bits, base[0].interval[0], base[0].interval[1]
+                            ));
+                            ui.label("");
+                            ui.label(format!("{:.4}", base[0].complementary_bits));
+                            ui.label(format!("{:.4}", base[1].score_bits));
+                            ui.label("");
                             ui.end_row();
                             for st in standings.rows.iter().filter(|st| st.rank.is_some()) {
                                 let row = st.row;
@@ -298,12 +320,16 @@ impl SweepView {
                                 if row.degenerate() {
                                     label.push_str(" (degenerate)");
                                 }
+                                let gain = format!(
+                                    "gain over the Time-LLM baseline: {:+.4} bits [{:+.3}, {:+.3}]",
+                                    st.gain, st.gain_interval[0], st.gain_interval[1]
+                                );
                                 let r = ui.selectable_label(current, label);
                                 let r = if row.aliases.is_empty() {
-                                    r
+                                    r.on_hover_text(gain)
                                 } else {
                                     r.on_hover_text(format!(
-                                        "same filters as {}",
+                                        "same filters as {}; {gain}",
                                         row.aliases.join(", ")
                                     ))
                                 };
@@ -319,6 +345,7 @@ impl SweepView {
                                     row.val.score_bits, row.val.interval[0], row.val.interval[1]
                                 ));
                                 ui.label(if st.tied { "=" } else { "" });
+                                ui.label(format!("{:.4}", row.val.complementary_bits));
                                 ui.label(format!("{:.4}", row.test.score_bits));
                                 ui.label(st.test_rank.map_or("–".into(), |k| k.to_string()));
                                 ui.end_row();
