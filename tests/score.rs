@@ -258,6 +258,17 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
         configs[ranked[0]]["tied"], true,
         "the best is tied with itself"
     );
+    // A warning exactly when no ranked row with wavelet words beats the baseline.
+    let beaten = ranked
+        .iter()
+        .any(|&i| configs[i]["gain_interval"][0].as_f64().unwrap() > 0.0);
+    let worded = ranked.iter().any(|&i| configs[i]["template"] != "timellm");
+    let warned = swept["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str()
+            .unwrap()
+            .contains("gain over the Time-LLM baseline")
+    });
+    assert_eq!(warned, worded && !beaten, "the baseline warning");
     // Test ranks: the ranked rows by test score, and Spearman's ρ of the two scores.
     let score = |i: usize, part: &str| configs[i][part]["score_bits"].as_f64().unwrap();
     for &i in &ranked {

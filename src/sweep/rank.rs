@@ -257,7 +257,20 @@ impl<'a> Standings<'a> {
                 s.row.label()
             ));
         }
+        if self.none_beats_the_baseline() {
+            w.push(format!(
+                "no configuration's gain over the Time-LLM baseline (its trend word alone: {:.4} bits on val) has an interval above 0: on this data the wavelet's words add nothing the data can tell from it",
+                sweep.baseline[0].score_bits
+            ));
+        }
         w
+    }
+
+    /// Rows with wavelet words are ranked, and none's gain over Time-LLM's own prompt has
+    /// an interval wholly above 0.
+    pub fn none_beats_the_baseline(&self) -> bool {
+        let ranked = || self.rows.iter().filter(|s| s.rank.is_some());
+        ranked().any(|s| s.row.template != "timellm") && !ranked().any(|s| s.gain_interval[0] > 0.0)
     }
 }
 

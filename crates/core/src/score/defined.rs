@@ -115,7 +115,7 @@ impl ClaimVars<'_> {
             "description" => Value::from(self.description),
             "seq_len" => Value::from(self.seq_len),
             "pred_len" => Value::from(self.pred_len),
-            "degenerate" => Value::from_serialize(&f.degenerate),
+            "degenerate" => Value::from_serialize(f.degenerate),
             "energy_ratio" => Value::from_serialize(&f.energy_ratio),
             "energy_entropy" => Value::from(f.energy_entropy),
             "dominant_band" => Value::from(f.dominant_band),
