@@ -4,11 +4,13 @@
 //! (`wavebench_core::score`, docs/score.md), ranked by the validation score with the
 //! test score beside it; the mean of a few features comes along as a description.
 
+mod claims;
 pub mod grid;
 pub mod rank;
 pub mod report;
 pub mod survey;
 
+pub use claims::defined_claims;
 pub use grid::{Grid, Levels, Point};
 pub use rank::{ranked, Metric, RankBy};
 
@@ -23,8 +25,8 @@ use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::{
-    Borders, Claim, ClaimVars, DefinedClaim, Diversity, Evaluation, Horizons, Part, Protocol,
-    ScoreError, Scorer, Split,
+    Borders, Claim, DefinedClaim, Diversity, Evaluation, Horizons, Part, Protocol, ScoreError,
+    Scorer, Split,
 };
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
@@ -133,20 +135,13 @@ pub struct Difference {
 
 impl Difference {
     pub fn of(a: &SweepRow, b: &SweepRow) -> Difference {
-        let d: Vec<f64> = a
-            .val
-            .boot
-            .iter()
-            .zip(&b.val.boot)
-            .map(|(x, y)| x - y)
-            .collect();
         Difference {
             a: a.val.score_bits,
             b: b.val.score_bits,
             a_interval: a.val.interval,
             b_interval: b.val.interval,
             diff: a.val.score_bits - b.val.score_bits,
-            interval: wavebench_core::score::interval(&d),
+            interval: wavebench_core::score::paired_interval(&a.val.boot, &b.val.boot),
         }
     }
 
@@ -424,40 +419,6 @@ fn slide(req: &Request, defined: &[Arc<DefinedClaim>]) -> Result<Reads, NoSlide>
     }
 }
 
-/// The claims `base` defines (its `[claims]`, `--claim`), compiled; the error names the
-/// claim at fault.
-pub fn defined_claims(base: &Config) -> Result<Vec<Arc<DefinedClaim>>, String> {
-    DefinedClaim::of_table(&base.claims).map_err(|e| e.to_string())
-}
-
-/// Per file, `[last, mean]` of every unit of its scored windows as the features see them
-/// (window-major, channel-minor, as [`Horizons`] numbers them): what defined claims read
-/// besides the features.
-fn facts_of(
-    tables: &[(&str, &Table)],
-    scorer: &Scorer,
-    base: &RunSpec,
-) -> Result<Vec<Vec<[f64; 2]>>, String> {
-    let normalize = base.normalize();
-    let mut out = Vec::with_capacity(tables.len());
-    for ((name, table), h) in tables.iter().zip(&scorer.files) {
-        let prepared = base
-            .prepare(table)
-            .map_err(|e| format!("{name}: {}", e.worded(Opt::flag)))?;
-        let w = &prepared.windows;
-        let values: Vec<Vec<f64>> = table.channels.iter().map(|c| c.values.to_f64()).collect();
-        let mut facts = Vec::with_capacity(h.scored.len() * values.len());
-        for window in h.scored.clone() {
-            let s = w.start(window - w.first);
-            for v in &values {
-                facts.push(ClaimVars::facts(&v[s..s + w.seq_len], normalize));
-            }
-        }
-        out.push(facts);
-    }
-    Ok(out)
-}
-
 /// A piece of a configuration's prompts: their text one after another, and where each
 /// ends with its part.
 type Rendered = (String, Vec<(Part, usize)>);
@@ -513,7 +474,7 @@ impl<'a> Job<'a> {
         } else {
             let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
                 .map_err(|e| e.worded(Opt::flag))?;
-            facts_of(tables, scorer, &base)?
+            claims::facts_of(tables, scorer, &base)?
         };
         Ok(Job {
             tables,

@@ -180,26 +180,9 @@ impl<'a> Standings<'a> {
                 .iter()
                 .position(|r| std::ptr::eq(*r, row))
                 .map(|i| i + 1);
-            let behind = match top {
-                Some(t) if t.val.boot.len() == row.val.boot.len() => {
-                    let d: Vec<f64> = t
-                        .val
-                        .boot
-                        .iter()
-                        .zip(&row.val.boot)
-                        .map(|(a, b)| a - b)
-                        .collect();
-                    wavebench_core::score::interval(&d)
-                }
-                _ => [f64::NAN; 2],
-            };
-            let gain: Vec<f64> = row
-                .val
-                .boot
-                .iter()
-                .zip(&base.boot)
-                .map(|(a, b)| a - b)
-                .collect();
+            let behind = top.map_or([f64::NAN; 2], |t| {
+                wavebench_core::score::paired_interval(&t.val.boot, &row.val.boot)
+            });
             Standing {
                 row,
                 rank,
@@ -207,11 +190,7 @@ impl<'a> Standings<'a> {
                 behind,
                 tied: rank.is_some() && behind[0] <= 0.0 && 0.0 <= behind[1],
                 gain: row.val.score_bits - base.score_bits,
-                gain_interval: if gain.len() == row.val.boot.len() && !gain.is_empty() {
-                    wavebench_core::score::interval(&gain)
-                } else {
-                    [f64::NAN; 2]
-                },
+                gain_interval: wavebench_core::score::paired_interval(&row.val.boot, &base.boot),
             }
         };
         let mut out: Vec<Standing> = best

@@ -1,6 +1,7 @@
 //! One file per view; each draws what it is given and changes only `Settings`.
 
 pub mod bands;
+pub mod claims;
 pub mod compare;
 pub mod config;
 pub mod data;

@@ -23,7 +23,7 @@ pub use information::Diversity;
 pub use outcomes::{Outcome, Terciles};
 pub use sequences::{Protocol, Sequences};
 pub use split::{Borders, Part, Split, SplitError};
-pub use tally::{interval, ClaimInfo, Evaluation, Tally};
+pub use tally::{interval, paired_interval, ClaimInfo, Evaluation, Tally};
 pub use units::{Horizons, Scorer};
 
 use crate::features::{Features, Reads};

@@ -228,6 +228,16 @@ pub fn interval(replicates: &[f64]) -> [f64; 2] {
     [quantile_of(&mut v, 0.025), quantile_of(&mut v, 0.975)]
 }
 
+/// The 95% interval of `a - b` over paired replicates (the same blocks for both);
+/// [NaN, NaN] when they are not paired (other lengths) or there are none.
+pub fn paired_interval(a: &[f64], b: &[f64]) -> [f64; 2] {
+    if a.len() != b.len() || a.is_empty() {
+        return [f64::NAN; 2];
+    }
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    interval(&d)
+}
+
 /// One claim over a part: its information about each outcome against its null, the
 /// bootstrap replicates, and its categories' counts (most common first).
 #[derive(Debug, Clone, PartialEq)]

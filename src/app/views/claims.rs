@@ -1,0 +1,94 @@
+//! The claims a researcher defines (docs/score.md#claims-you-define), typed in the Sweep
+//! pane as text and kept in the run's `[claims]`.
+
+use crate::app::state::Settings;
+
+/// The claims a researcher defines (docs/score.md#claims-you-define), edited as text: one
+/// `NAME[:OUTCOME]=TEMPLATE` per line. Lines that parse go into the run's `[claims]`
+/// (what the next sweep and the Data set pane score); a line that does not says why.
+#[derive(Debug, Default)]
+pub struct ClaimEditor {
+    pub text: String,
+    /// The claims this text last put in (or took from) the settings: the settings
+    /// changing otherwise (another file's) rewrite the text.
+    applied: std::collections::BTreeMap<String, String>,
+    /// The text as last parsed.
+    parsed: Option<String>,
+    pub error: Option<String>,
+}
+
+impl ClaimEditor {
+    /// Keep the text and the run's claims in step; the parsed claims go into `s`. The
+    /// text is parsed (each claim compiled) only when it changes.
+    fn sync(&mut self, s: &mut Settings) {
+        if s.run.claims != self.applied {
+            self.text = s
+                .run
+                .claims
+                .iter()
+                .map(|(k, v)| format!("{k}={v}\n"))
+                .collect();
+            self.applied = s.run.claims.clone();
+        }
+        if self.parsed.as_deref() == Some(self.text.as_str()) {
+            return;
+        }
+        self.parsed = Some(self.text.clone());
+        match parse_claims(&self.text) {
+            Ok(claims) => {
+                self.error = None;
+                if claims != s.run.claims {
+                    s.run.claims = claims.clone();
+                    self.applied = claims;
+                }
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings) {
+        self.sync(s);
+        let n = s.run.claims.len();
+        egui::CollapsingHeader::new(format!("Claims you define ({n})"))
+            .id_salt("claims you define")
+            .show(ui, |ui| {
+                ui.label("One per line: NAME=TEMPLATE, or NAME:OUTCOME=TEMPLATE to add it to every score (outcomes: direction, naive_mase, vol_ratio). The template sees every feature, last and mean; its text is the claim's category.");
+                ui.add(
+                    egui::TextEdit::multiline(&mut self.text)
+                        .code_editor()
+                        .desired_rows(2)
+                        .desired_width(f32::INFINITY)
+                        .hint_text(r#"level:direction={{ "above" if last > mean else "below" }} its window mean"#),
+                );
+                if let Some(e) = &self.error {
+                    ui.colored_label(ui.visuals().error_fg_color, e);
+                }
+            });
+        self.sync(s);
+    }
+}
+
+/// The editor's lines as `[claims]` (blank lines and `#` comments skipped); the error
+/// names the line.
+pub fn parse_claims(text: &str) -> Result<std::collections::BTreeMap<String, String>, String> {
+    use wavebench_core::score::DefinedClaim;
+    let mut out = std::collections::BTreeMap::new();
+    let mut names = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let c = DefinedClaim::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        if names.contains(&c.name) {
+            return Err(format!(
+                "line {}: claim '{}' is defined twice",
+                i + 1,
+                c.name
+            ));
+        }
+        names.push(c.name.clone());
+        out.insert(c.key(), c.source.clone());
+    }
+    Ok(out)
+}
