@@ -217,21 +217,6 @@ impl DefinedClaim {
         })
     }
 
-    /// The claims of `specs` (`--claim`'s values), refusing a name given twice.
-    pub fn parse_all<S: AsRef<str>>(
-        specs: impl IntoIterator<Item = S>,
-    ) -> Result<Vec<Arc<DefinedClaim>>, DefinedError> {
-        let mut out: Vec<Arc<DefinedClaim>> = Vec::new();
-        for s in specs {
-            let c = DefinedClaim::parse(s.as_ref())?;
-            if out.iter().any(|o| o.name == c.name) {
-                return Err(DefinedError::Twice(c.name));
-            }
-            out.push(Arc::new(c));
-        }
-        Ok(out)
-    }
-
     /// The claims of a configuration's `[claims]` table (key `NAME[:OUTCOME]`, value the
     /// template), in key order, refusing a name given twice.
     pub fn of_table(
@@ -360,7 +345,10 @@ mod tests {
             "{unknown}"
         );
         assert!(err("x=  ").contains("empty"));
-        let twice = DefinedClaim::parse_all(["a={{ last }}", "a={{ mean }}"]).unwrap_err();
+        let table = [("a", "{{ last }}"), ("a:direction", "{{ mean }}")]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into();
+        let twice = DefinedClaim::of_table(&table).unwrap_err();
         assert_eq!(twice, DefinedError::Twice("a".into()));
     }
 

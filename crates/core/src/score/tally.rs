@@ -116,12 +116,6 @@ impl Tally {
         }
     }
 
-    /// Whether the tally has claims a researcher defined (they read the window's `last`
-    /// and `mean`, which the caller then gives [`Tally::push`]).
-    pub fn has_defined(&self) -> bool {
-        !self.defined.is_empty()
-    }
-
     /// One unit of file `h` (window `window` as the run numbers it, channel `channel`)
     /// with its features and `[last, mean]` ([`ClaimVars::facts`]; read only by defined
     /// claims); returns the part it was counted in (None: not scored). Errors: a defined
