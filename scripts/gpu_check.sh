@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every check that needs a GPU, as one short run on a machine that has one (BENCHMARKS.md,
 # "On a GPU"): the torch-cuda engine against the native one through the CLI, the pipeline's
-# speed per engine on ETTh1 and on a larger generated file (BIG_ROWS rows), the Python suite (its CUDA test
+# speed per engine on ETTh1 and on a larger generated file (BIG_ROWS rows), the sweep's
+# wall time on the machine's cores, the Python suite (its CUDA test
 # included) and the wheel against plain PyTorch on the GPU.
 #
 # usage: scripts/gpu_check.sh KIT OUT [ENGINE]
@@ -75,6 +76,11 @@ step "per-series prompts over $rows generated rows (7 channels, every window), p
 python3 scripts/gen_big_csv.py /tmp/big.csv "$rows" >/dev/null
 timeout 150 "$BIN" bench /tmp/big.csv --seq-len 512 --engines "native,$ENGINE" --repeat 3 \
   -o "$OUT/bench_big.md" && cat "$OUT/bench_big.md" || fail "bench big"
+
+step "the sweep with issue 43's protocol (every wavelet x level, B=99, R=199), the machine's cores"
+TIMEFORMAT='%R s wall, %U s user'
+time timeout 180 "$BIN" sweep sample_data/ETTh1.csv \
+  --seq-len 512 -o "$OUT/sweep.md" -q || fail "sweep"
 
 step "Python suite (the wheel; its CUDA test runs here)"
 WAVEBENCH_BIN=$BIN timeout 150 python3 -m pytest -q -rs crates/python/tests -p no:cacheprovider \
