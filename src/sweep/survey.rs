@@ -3,11 +3,13 @@
 //! window's features and claims in time order (a run of that channel alone).
 
 use super::{Kept, Metric, Request, Sweep};
-use wavebench_core::data::Table;
+use wavebench_core::data::{Channel, Table};
 use wavebench_core::engine::Selected;
+use wavebench_core::features::Unit;
 use wavebench_core::names::Opt;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::Claim;
+use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
 
 /// What the timeline plots over every window.
@@ -75,57 +77,16 @@ impl Survey {
         kept: &mut Kept,
         channel: usize,
     ) -> Result<Survey, String> {
-        let sweep = super::one(&[(name, table)], req, kept)?;
-        let chan = table
-            .channels
-            .get(channel)
-            .ok_or_else(|| format!("channel {channel}: the data has {}", table.channels.len()))?;
-        // The timeline's channel alone, every window, as the sweep computes a unit.
-        let alone = Table {
-            path: table.path.clone(),
-            time: table.time.clone(),
-            channels: vec![chan.clone()],
-            ..Table::default()
-        };
-        let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
-            .map_err(|e| e.worded(Opt::flag))?;
-        let slide = super::slide(req, &super::defined_claims(&req.base)?);
-        let prepared = spec
-            .prepare(&alone)
-            .map_err(|e| e.worded(Opt::flag))?
-            .sliding(slide);
-        // The channel's statistics from the last survey of it, else computed and kept.
-        let known = kept.timeline.as_ref().filter(|(c, _)| *c == channel);
-        let prepared = match known {
-            Some(_) => prepared.without_statistics(),
-            None => prepared,
-        };
-        let mut mine = prepared
-            .features(
-                &alone,
-                &mut Selected::native(),
-                &mut Timer::default(),
-                |_| true,
-            )
-            .map_err(|e| e.to_string())?;
-        match known {
-            Some((_, stats)) if stats.len() == mine.len() => {
-                for (u, s) in mine.iter_mut().zip(stats) {
-                    u.features.set_statistics(s);
-                }
-            }
-            Some((_, stats)) => {
-                return Err(format!(
-                    "internal: {} kept statistics for {} windows",
-                    stats.len(),
-                    mine.len()
-                ))
-            }
-            None => {
-                let stats = mine.iter().map(|u| u.features.statistics()).collect();
-                kept.timeline = Some((channel, stats));
-            }
-        }
+        // The score and the timeline side by side: each has serial stretches (the tally,
+        // the claims per window) that leave the other core idle when run one after the
+        // other. The timeline's kept statistics travel with it and come back.
+        let mut timeline = kept.timeline.take();
+        let (sweep, mine) = rayon::join(
+            || super::one(&[(name, table)], req, kept),
+            || timeline_units(table, req, channel, &mut timeline),
+        );
+        kept.timeline = timeline;
+        let (sweep, (chan, mine)) = (sweep?, mine?);
         let bands = wavebench_core::engine::plan::band_names(req.base.level);
         let mut buf = String::new();
         let claims = Claim::ALL
@@ -165,4 +126,66 @@ impl Survey {
             sweep,
         })
     }
+}
+
+/// Every window of the timeline's channel `channel`, alone, as the sweep computes a unit;
+/// `timeline` holds its statistics from the last survey of it (else they are computed and
+/// kept there).
+fn timeline_units<'t>(
+    table: &'t Table,
+    req: &Request,
+    channel: usize,
+    timeline: &mut Option<(usize, Vec<SeriesStats>)>,
+) -> Result<(&'t Channel, Vec<Unit>), String> {
+    let chan = table
+        .channels
+        .get(channel)
+        .ok_or_else(|| format!("channel {channel}: the data has {}", table.channels.len()))?;
+    // The timeline's channel alone, every window, as the sweep computes a unit.
+    let alone = Table {
+        path: table.path.clone(),
+        time: table.time.clone(),
+        channels: vec![chan.clone()],
+        ..Table::default()
+    };
+    let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
+        .map_err(|e| e.worded(Opt::flag))?;
+    let slide = super::slide(req, &super::defined_claims(&req.base)?);
+    let prepared = spec
+        .prepare(&alone)
+        .map_err(|e| e.worded(Opt::flag))?
+        .sliding(slide);
+    // The channel's statistics from the last survey of it, else computed and kept.
+    let known = timeline.as_ref().filter(|(c, _)| *c == channel);
+    let prepared = match known {
+        Some(_) => prepared.without_statistics(),
+        None => prepared,
+    };
+    let mut mine = prepared
+        .features(
+            &alone,
+            &mut Selected::native(),
+            &mut Timer::default(),
+            |_| true,
+        )
+        .map_err(|e| e.to_string())?;
+    match known {
+        Some((_, stats)) if stats.len() == mine.len() => {
+            for (u, s) in mine.iter_mut().zip(stats) {
+                u.features.set_statistics(s);
+            }
+        }
+        Some((_, stats)) => {
+            return Err(format!(
+                "internal: {} kept statistics for {} windows",
+                stats.len(),
+                mine.len()
+            ))
+        }
+        None => {
+            let stats = mine.iter().map(|u| u.features.statistics()).collect();
+            *timeline = Some((channel, stats));
+        }
+    }
+    Ok((chan, mine))
 }

@@ -4,7 +4,7 @@
 //! the pipeline's largest stage; user templates, and any edit of a built-in, still go
 //! through minijinja.
 
-use super::pyfmt::{fixed, Repr};
+use super::pyfmt::{Fixed, Repr};
 use super::PromptVars;
 use crate::features::Degenerate;
 use std::fmt::Write;
@@ -90,9 +90,9 @@ impl Direct {
                     v.description,
                     v.pred_len,
                     v.seq_len,
-                    fixed(f.min, 1),
-                    fixed(f.max, 1),
-                    fixed(f.median, 1),
+                    Fixed(f.min, 1),
+                    Fixed(f.max, 1),
+                    Fixed(f.median, 1),
                 );
                 if constant {
                     s.push_str("constant input\nCycles: none<|<end_prompt>|>");
@@ -117,9 +117,9 @@ impl Direct {
                 let _ = writeln!(
                     s,
                     "Input statistics: range [{}, {}], median {}",
-                    fixed(f.min, 2),
-                    fixed(f.max, 2),
-                    fixed(f.median, 2),
+                    Fixed(f.min, 2),
+                    Fixed(f.max, 2),
+                    Fixed(f.median, 2),
                 );
                 if constant {
                     s.push_str("Pattern analysis: constant input\nDominant periodicities: none<|<end_prompt>|>");
@@ -141,9 +141,9 @@ impl Direct {
                 let _ = writeln!(
                     s,
                     "Input statistics:\n  - Value range: [{}, {}]\n  - Median: {}",
-                    fixed(f.min, 2),
-                    fixed(f.max, 2),
-                    fixed(f.median, 2),
+                    Fixed(f.min, 2),
+                    Fixed(f.max, 2),
+                    Fixed(f.median, 2),
                 );
                 if constant {
                     s.push_str("Multi-scale wavelet analysis: none (constant input)\nTemporal patterns: none<|<end_prompt>|>");
@@ -155,8 +155,8 @@ impl Direct {
                     f.freq_pattern,
                     f.trend_desc,
                     f.signal_quality,
-                    fixed(f.snr_db, 1),
-                    fixed(f.energy_entropy, 2),
+                    Fixed(f.snr_db, 1),
+                    Fixed(f.energy_entropy, 2),
                     f.difficulty,
                 );
                 5

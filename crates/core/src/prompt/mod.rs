@@ -128,7 +128,7 @@ impl Prompter {
                         ),
                     ));
                 }
-                Ok(pyfmt::fixed(x, precision))
+                Ok(pyfmt::Fixed(x, precision).to_string())
             },
         );
         env.add_filter("pylist", |v: Value| -> Result<String, minijinja::Error> {

@@ -169,6 +169,66 @@ pub fn fixed(x: f64, precision: usize) -> String {
     s
 }
 
+/// `format(x, f".{precision}f")` written straight into a writer, as [`fixed`] gives it.
+/// Prompts print a few numbers at 1 or 2 decimals each: those are rounded from `x · 10^p`
+/// in integers, and only a product within 1e-6 of a tie (where the product's own rounding
+/// could decide it) takes the exact path.
+#[derive(Debug, Clone, Copy)]
+pub struct Fixed(pub f64, pub usize);
+
+impl fmt::Display for Fixed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl Fixed {
+    pub fn write_to(self, f: &mut impl fmt::Write) -> fmt::Result {
+        let Fixed(x, p) = self;
+        if let Some(n) = Self::rounded(x, p) {
+            // The digits of n, at least p + 1 of them, with the point before the last p.
+            let mut buf = [b'0'; 24];
+            let mut at = buf.len();
+            let mut n = n;
+            let mut written = 0;
+            while n > 0 || written <= p {
+                at -= 1;
+                buf[at] = b'0' + (n % 10) as u8;
+                n /= 10;
+                written += 1;
+                if written == p {
+                    at -= 1;
+                    buf[at] = b'.';
+                }
+            }
+            if x.is_sign_negative() {
+                f.write_char('-')?;
+            }
+            // Only ASCII digits and a point were written.
+            return f.write_str(std::str::from_utf8(&buf[at..]).map_err(|_| fmt::Error)?);
+        }
+        f.write_str(&fixed(x, p))
+    }
+
+    /// `|x| · 10^p` rounded to an integer, where that is certain: the product is below
+    /// 1e9, so its rounding error (≤ 1.2e-7) cannot move it across the tie when it stands
+    /// more than 1e-6 from it.
+    fn rounded(x: f64, p: usize) -> Option<u64> {
+        const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+        let y = x.abs() * *POW10.get(p)?;
+        // Also false for NaN and infinities.
+        if !(y < 1e9) {
+            return None;
+        }
+        let whole = y.trunc();
+        let frac = y - whole;
+        if (frac - 0.5).abs() <= 1e-6 {
+            return None;
+        }
+        Some(whole as u64 + u64::from(frac > 0.5))
+    }
+}
+
 /// The largest precision `f(".Nf")` accepts: more digits than any prompt can use, and a
 /// bound on what one number may cost.
 pub const MAX_PRECISION: usize = 100_000;
@@ -323,7 +383,45 @@ mod tests {
         for (x, p, want) in cases {
             assert_eq!(fixed(x, p), want, "format({x}, '.{p}f')");
         }
+        for (x, p, want) in cases {
+            assert_eq!(Fixed(x, p).to_string(), want, "Fixed({x}, {p})");
+        }
         assert_eq!(int_list(&[0, 1, 95, 24, 2]), "[0, 1, 95, 24, 2]");
         assert_eq!(int_list(&[]), "[]");
+    }
+
+    #[test]
+    fn the_fast_fixed_equals_the_exact_one() {
+        // Values of every magnitude the fast path takes and beyond it, values next to
+        // ties at each precision (k + 1/2) / 10^p and their neighbours, signed zeros.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut values = vec![0.0, -0.0, 0.5, -0.5, 1.5, 2.5, 1e9, -1e9, 999_999_999.5];
+        for _ in 0..20_000 {
+            let mantissa = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            let exp = (next() % 24) as i32 - 12;
+            let sign = if next() % 2 == 0 { 1.0 } else { -1.0 };
+            values.push(sign * mantissa * 10f64.powi(exp));
+        }
+        for p in 0..=9 {
+            for k in 0..2_000u64 {
+                let tie = (k as f64 + 0.5) / 10f64.powi(p);
+                values.extend([tie, -tie, tie.next_up(), tie.next_down()]);
+            }
+        }
+        for &v in &values {
+            for p in 0..=11 {
+                assert_eq!(
+                    Fixed(v, p).to_string(),
+                    fixed(v, p),
+                    "format({v:e}, '.{p}f')"
+                );
+            }
+        }
     }
 }
