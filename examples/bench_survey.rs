@@ -44,16 +44,17 @@ fn main() -> Result<(), String> {
     // scored units) while only the wavelet, level, mode or template change. A knob change
     // is timed as one: the wavelet alternates between db4 and sym4.
     let mut kept = wavebench::sweep::Kept::new(scorer);
-    let with_wavelet = |w: &str| Request {
-        base: Config {
-            wavelet: w.into(),
-            ..req.base.clone()
-        },
-        ..req.clone()
+    let with_wavelet = |w: &str| -> Result<Request, String> {
+        let mut base = req.base.clone();
+        base.transform.wavelet = wavebench_core::wavelet::lookup(w).map_err(|e| e.to_string())?;
+        Ok(Request {
+            base,
+            ..req.clone()
+        })
     };
     let mut times = Vec::with_capacity(runs);
     for run in 0..=runs {
-        let r = with_wavelet(if run % 2 == 0 { "db4" } else { "sym4" });
+        let r = with_wavelet(if run % 2 == 0 { "db4" } else { "sym4" })?;
         let t = Instant::now();
         let s = Survey::of(&path, &table, &r, &mut kept, 0)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -72,7 +73,7 @@ fn main() -> Result<(), String> {
     // of every channel), and the rest (the timeline's channel over every window).
     let mut one = Vec::with_capacity(runs);
     for run in 0..runs {
-        let r = with_wavelet(if run % 2 == 0 { "db4" } else { "sym4" });
+        let r = with_wavelet(if run % 2 == 0 { "db4" } else { "sym4" })?;
         let t = Instant::now();
         wavebench::sweep::one(&[(path.as_str(), &table)], &r, &mut kept)?;
         one.push(t.elapsed().as_secs_f64() * 1e3);

@@ -10,7 +10,6 @@ use wavebench_core::data::Table;
 use wavebench_core::engine::{Plan, Selected};
 use wavebench_core::features::Aggregate;
 use wavebench_core::features::Unit;
-use wavebench_core::pipeline;
 use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::Prepared;
 use wavebench_core::timing::{Stage, Timer};
@@ -78,7 +77,7 @@ pub fn adaptive_plan(
     seq: usize,
 ) -> Result<Plan, String> {
     let plan = Plan::new(wavelet, mode, adaptive_level(seq), seq).map_err(|e| e.to_string())?;
-    pipeline::check_level(&plan).map_err(|e| e.to_string())?;
+    plan.check_level().map_err(|e| e.to_string())?;
     Ok(plan)
 }
 

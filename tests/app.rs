@@ -50,6 +50,11 @@ fn step_until(h: &mut Harness<'_, Workbench>, done: impl Fn(&Workbench) -> bool)
 }
 
 /// Step frames until the worker has answered the current settings.
+/// A filter bank of the catalogue by name.
+fn bank(name: &str) -> &'static wavebench_core::wavelet::Wavelet {
+    wavebench_core::wavelet::lookup(name).expect("a catalogue name")
+}
+
 fn settle(h: &mut Harness<'_, Workbench>) {
     step_until(h, Workbench::is_idle);
 }
@@ -135,8 +140,8 @@ fn shows_the_pipeline_prompt_and_follows_the_knobs() {
     h.get_by_label("Copy prompt");
 
     // Another wavelet and level: recomputed, and still the pipeline's prompt.
-    h.state_mut().settings.run.wavelet = "sym6".into();
-    h.state_mut().settings.run.level = 2;
+    h.state_mut().settings.run.transform.wavelet = bank("sym6");
+    h.state_mut().settings.run.transform.level = 2;
     h.state_mut().settings.window = 1500;
     settle(&mut h);
     let r = h.state().result().unwrap();
@@ -233,9 +238,12 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
     assert!(rows
         .iter()
         .zip(&points)
-        .all(|(r, p)| r.wavelet == p.wavelet.name && r.level == p.level));
+        .all(|(r, p)| r.transform == p.transform));
     // haar = db1 = bior1.1 = rbio1.1: one row.
-    assert_eq!(rows.iter().filter(|r| r.wavelet == "db1").count(), 0);
+    assert_eq!(
+        rows.iter().filter(|r| r.transform.name() == "db1").count(),
+        0
+    );
     assert!(rows.iter().all(|r| r.val.score_bits.is_finite()
         && r.test.score_bits.is_finite()
         && r.val.units > 0
@@ -265,15 +273,15 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
         best.right()
     );
     let lowest = ranked[0].clone();
-    let label = format!("{} level {}", lowest.wavelet, lowest.level);
+    let label = lowest.label();
     h.get_by_label(&label).click();
     settle(&mut h);
     assert_eq!(
         (
-            h.state().settings.run.wavelet.as_str(),
-            h.state().settings.run.level
+            h.state().settings.run.transform.name(),
+            h.state().settings.run.transform.level
         ),
-        (lowest.wavelet.as_str(), lowest.level)
+        (lowest.transform.name(), lowest.transform.level)
     );
     // The ties are marked: one "=" per row tied with the best, beside the column's own.
     let sweep = h.state().sweep_view.sweep.clone().unwrap();
@@ -368,8 +376,8 @@ fn compare_shows_both_configurations_on_the_same_window() {
     h.run_steps(3);
     assert!(h.state().compare().is_some());
     // A deep level: six energy ratios make the longest row of the table.
-    h.state_mut().settings.run.wavelet = "sym4".into();
-    h.state_mut().settings.run.level = 5;
+    h.state_mut().settings.run.transform.wavelet = bank("sym4");
+    h.state_mut().settings.run.transform.level = 5;
     let wait_b = |h: &mut Harness<'_, Workbench>| {
         for _ in 0..1000 {
             h.step();
@@ -390,7 +398,10 @@ fn compare_shows_both_configurations_on_the_same_window() {
     let b = h.state().compare().unwrap();
     let b_settings = b.settings_for(&h.state().settings);
     assert_eq!(
-        (b_settings.run.wavelet.as_str(), b_settings.run.level),
+        (
+            b_settings.run.transform.name(),
+            b_settings.run.transform.level
+        ),
         ("db4", 3)
     );
     assert_eq!(
@@ -608,7 +619,7 @@ fn layout_theme_and_diff() {
     assert_eq!(h2.ctx.theme(), egui::Theme::Light);
     // Compare shows a real diff: B differs from A only in the changed lines.
     h2.state_mut().pin_for_compare();
-    h2.state_mut().settings.run.level = 2;
+    h2.state_mut().settings.run.transform.level = 2;
     settle(&mut h2);
     step_until(&mut h2, |app| {
         app.compare().is_some_and(|c| c.result.is_some())
@@ -649,7 +660,7 @@ fn bench_frame_times() {
         let mut frames = Vec::new();
         for level in [2, 3, 4, 3, 2, 3, 4, 3] {
             let t = Instant::now();
-            h.state_mut().settings.run.level = level;
+            h.state_mut().settings.run.transform.level = level;
             settle(&mut h); // computed off the UI thread, then drawn
             changes.push(ms(t.elapsed()));
             let t = Instant::now();
@@ -800,14 +811,11 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
         .load(&sample())
         .unwrap();
     let req = wavebench::sweep::Request {
-        base: Config {
-            wavelet: s.run.wavelet.clone(),
-            ..s.run.clone()
-        },
+        base: s.run.clone(),
         grid: wavebench::sweep::Grid {
-            wavelets: vec![s.run.wavelet.clone()],
-            levels: wavebench::sweep::Levels::Listed(vec![s.run.level]),
-            modes: vec![s.run.mode],
+            wavelets: vec![s.run.transform.name().to_string()],
+            levels: wavebench::sweep::Levels::Listed(vec![s.run.transform.level]),
+            modes: vec![s.run.transform.mode],
         },
         templates: vec![(
             s.template_label(),
@@ -829,7 +837,7 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
     ));
     h.get_by_label("Category shares");
     // A knob change: the survey follows.
-    h.state_mut().settings.run.level = 2;
+    h.state_mut().settings.run.transform.level = 2;
     step_until(&mut h, |app| {
         surveyed(app)
             && matches!(&app.dataset_view.survey, Some(Ok(v)) if v.label.contains("level 2"))
@@ -1042,7 +1050,7 @@ fn settings_are_remembered_per_data_file() {
     {
         let s = &mut h.state_mut().settings;
         s.run.description = "A data".into();
-        s.run.wavelet = "sym4".into();
+        s.run.transform.wavelet = bank("sym4");
         s.run.engine = EngineKind::Native;
         s.channel = 1;
         s.window = 20;
@@ -1054,7 +1062,7 @@ fn settings_are_remembered_per_data_file() {
     let shown = |s: &Settings| {
         (
             s.run.description.clone(),
-            s.run.wavelet.clone(),
+            s.run.transform.name().to_string(),
             s.channel,
             s.window,
         )
@@ -1111,8 +1119,8 @@ fn a_setting_the_data_cannot_hold_is_explained_and_cleared_when_fixed() {
     std::fs::write(&file, text).unwrap();
     let s = with(
         |c| {
-            c.wavelet = "sym8".into();
-            c.level = 1;
+            c.transform.wavelet = bank("sym8");
+            c.transform.level = 1;
             c.engine = EngineKind::Native;
         },
         Settings::default(),
@@ -1140,7 +1148,7 @@ fn a_setting_the_data_cannot_hold_is_explained_and_cleared_when_fixed() {
         "the status line and the panes"
     );
 
-    h.state_mut().settings.run.wavelet = "db2".into();
+    h.state_mut().settings.run.transform.wavelet = bank("db2");
     settle(&mut h);
     assert!(h.state().result().is_some());
     let status = h.state().status().to_string();
@@ -1225,7 +1233,7 @@ fn nothing_overlaps_at_1400_by_900() {
     let mut found = overlaps(&h, "the dashboard");
     // The tabs behind Bands, each brought to the front as a user would.
     h.state_mut().pin_for_compare();
-    h.state_mut().settings.run.level = 2;
+    h.state_mut().settings.run.transform.level = 2;
     settle(&mut h);
     for tab in ["Data set", "Sweep", "Compare"] {
         h.get_by_label(tab).click();

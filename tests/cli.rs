@@ -630,9 +630,9 @@ fn help_shows_the_defaults_a_run_uses() {
     assert!(o.status.success());
     let help = String::from_utf8(o.stdout).unwrap();
     for want in [
-        format!("[default: {}]", d.wavelet),
-        format!("[default: {}]", d.level),
-        format!("[default: {}]", d.mode),
+        format!("[default: {}]", d.transform.name()),
+        format!("[default: {}]", d.transform.level),
+        format!("[default: {}]", d.transform.mode),
         format!("[default: {}]", d.dtype),
         format!("[default: {}]", d.template),
         format!("[default: {}]", d.pred_len),
@@ -646,7 +646,7 @@ fn help_shows_the_defaults_a_run_uses() {
     let o = wavebench(&["decompose", "--help"]);
     let help = String::from_utf8(o.stdout).unwrap();
     assert!(
-        help.contains(&format!("[default: {}]", d.wavelet)),
+        help.contains(&format!("[default: {}]", d.transform.name())),
         "{help}"
     );
     assert!(

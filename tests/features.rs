@@ -44,9 +44,12 @@ fn check(case: &str, kind: EngineKind) {
         .load(&csv)
         .unwrap();
     let cfg = Config {
-        wavelet: doc["wavelet"].as_str().unwrap().into(),
-        mode: doc["mode"].as_str().unwrap().parse().unwrap(),
-        level: doc["level"].as_u64().unwrap() as usize,
+        transform: wavebench_core::transform::Transform::new(
+            doc["wavelet"].as_str().unwrap(),
+            doc["level"].as_u64().unwrap() as usize,
+            doc["mode"].as_str().unwrap().parse().unwrap(),
+        )
+        .unwrap(),
         batch_size: doc["batch_size"].as_u64().unwrap() as usize,
         normalize: Some(Normalize::Revin),
         engine: kind,

@@ -314,7 +314,8 @@ mod fuzz {
                 channels: vec![Channel { name: "x".into(), values: (0..len).map(|i| scale * ((i * 7 % 13) as f64 - 6.0)).collect::<Vec<f64>>().into() }],
                 ..Default::default()
             };
-            let cfg = Config { wavelet, level, mode, dtype, seq_len: Some(len.min(64)), stride: 7, engine: engine::EngineKind::Native, ..Config::default() };
+            let transform = wavebench_core::transform::Transform::new(&wavelet, level, mode).unwrap();
+            let cfg = Config { transform, dtype, seq_len: Some(len.min(64)), stride: 7, engine: engine::EngineKind::Native, ..Config::default() };
             let purpose = if features_purpose { Purpose::Features } else { Purpose::Decompose };
             let spec = RunSpec::new(cfg, purpose, &wavebench::backend::LOCAL).unwrap();
             let prepared = match spec.prepare(&table) {

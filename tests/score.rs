@@ -10,6 +10,7 @@ mod common;
 use common::{assert_input_error, etth1, wavebench};
 use serde_json::Value;
 use std::path::Path;
+use wavebench_core::transform::Transform;
 
 fn python() -> String {
     std::env::var("WAVEBENCH_PYTHON").unwrap_or_else(|_| "python3".into())
@@ -767,8 +768,7 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
         .unwrap();
     let request = |wavelet: &str, level: usize| Request {
         base: Config {
-            wavelet: wavelet.into(),
-            level,
+            transform: Transform::new(wavelet, level, base.transform.mode).unwrap(),
             ..base.clone()
         },
         grid: Default::default(),

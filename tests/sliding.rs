@@ -9,6 +9,7 @@ use wavebench_core::features::Aggregate;
 use wavebench_core::prompt::{Prompter, BUILTINS};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::timing::Timer;
+use wavebench_core::transform::Transform;
 use wavebench_core::wavelet::Mode;
 
 /// Prompts of every built-in over the run `cfg` describes, on both paths; returns how many
@@ -43,7 +44,7 @@ fn compare(file: &std::path::Path, cfg: Config) -> (usize, usize) {
             "{} {name} {:?} {} {:?}",
             file.display(),
             cfg.aggregate,
-            cfg.mode,
+            cfg.transform.mode,
             cfg.dtype
         );
         assert!(path.sliding, "{at}: {path}");
@@ -78,11 +79,14 @@ fn sliding_prompts_equal_the_per_window_prompts_on_the_sample_data() {
                 for aggregate in [Aggregate::Series, Aggregate::Batch] {
                     let cfg = Config {
                         seq_len: Some(seq),
-                        mode,
+                        transform: Transform {
+                            mode,
+                            level: 2,
+                            ..Transform::default()
+                        },
                         dtype,
                         aggregate,
                         batch_size: 8,
-                        level: 2,
                         missing: Missing::Interpolate,
                         ..Config::default()
                     };

@@ -48,8 +48,12 @@ fn inspection_of(wavelet: &str, level: usize) -> Inspection {
     // The table as the default run loads it (f32), computed in f64 over windows of 256.
     let spec = RunSpec::new(
         Config {
-            wavelet: wavelet.into(),
-            level,
+            transform: wavebench_core::transform::Transform::new(
+                wavelet,
+                level,
+                Default::default(),
+            )
+            .unwrap(),
             seq_len: Some(256),
             dtype: DType::F64,
             engine: EngineKind::Native,

@@ -19,9 +19,7 @@ impl Compare {
         let p = &self.pinned.run;
         Settings {
             run: wavebench_core::config::Config {
-                wavelet: p.wavelet.clone(),
-                level: p.level,
-                mode: p.mode,
+                transform: p.transform,
                 dtype: p.dtype,
                 normalize: p.normalize,
                 engine: p.engine,
@@ -34,8 +32,7 @@ impl Compare {
     }
 
     pub fn label(&self) -> String {
-        let p = &self.pinned.run;
-        format!("{} level {} {}", p.wavelet, p.level, p.mode)
+        self.pinned.run.transform.to_string()
     }
 }
 

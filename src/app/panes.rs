@@ -81,7 +81,7 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                 Some(c) => match &c.result {
                     Some(b) => {
                         let a = &app.settings.run;
-                        let a_label = format!("{} level {} {}", a.wavelet, a.level, a.mode);
+                        let a_label = a.transform.to_string();
                         let template = app.settings.template_label();
                         let pinned_settings = c.settings_for(&app.settings);
                         let pinned = &pinned_settings.run;
@@ -95,13 +95,9 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                                     .is_none()
                             })
                             .and_then(|sw| {
-                                let ra = sw.row(&a.wavelet, a.level, a.mode, &template)?;
-                                let rb = sw.row(
-                                    &pinned.wavelet,
-                                    pinned.level,
-                                    pinned.mode,
-                                    &pinned_settings.template_label(),
-                                )?;
+                                let ra = sw.row(a.transform, &template)?;
+                                let rb =
+                                    sw.row(pinned.transform, &pinned_settings.template_label())?;
                                 Some(crate::sweep::Difference::of(ra, rb))
                             });
                         egui::ScrollArea::vertical().show(ui, |ui| {

@@ -181,10 +181,8 @@ impl Settings {
     pub fn whole_run_label(&self) -> String {
         let r = &self.run;
         format!(
-            "{} level {} {}, windows of {} samples, {} aggregation, {} engine",
-            r.wavelet,
-            r.level,
-            r.mode,
+            "{}, windows of {} samples, {} aggregation, {} engine",
+            r.transform,
             self.seq_len(),
             r.aggregate,
             r.engine
@@ -198,5 +196,33 @@ impl Settings {
             seq_len: Some(self.seq_len()),
             ..self.run.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavebench_core::transform::Transform;
+    use wavebench_core::wavelet::Mode;
+
+    #[test]
+    fn settings_survive_a_restart() {
+        // eframe keeps them as RON: the transform's keys flattened into each run.
+        let mut s = Settings::default();
+        s.run.transform = Transform::new("coif3", 4, Mode::Symmetric).unwrap();
+        s.run.claims.insert("level".into(), "{{ 1 }}".into());
+        s.remembered.push((
+            "other.csv".into(),
+            DataSettings {
+                run: Config {
+                    transform: Transform::new("haar", 1, Mode::Zero).unwrap(),
+                    ..Config::default()
+                },
+                ..DataSettings::default()
+            },
+        ));
+        let text = ron::to_string(&s).expect("settings serialise");
+        let back: Settings = ron::from_str(&text).expect("settings deserialise");
+        assert_eq!(back, s, "{text}");
     }
 }

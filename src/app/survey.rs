@@ -61,9 +61,7 @@ fn survey(
     let key: ScorerKey = (
         Arc::as_ptr(&req.table) as usize,
         Config {
-            wavelet: String::new(),
-            level: 0,
-            mode: Default::default(),
+            transform: Default::default(),
             template: String::new(),
             description: String::new(),
             claims: Default::default(),

@@ -333,7 +333,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
                     ..settings.run.clone()
                 },
                 grid: crate::sweep::Grid {
-                    modes: vec![settings.run.mode],
+                    modes: vec![settings.run.transform.mode],
                     ..Default::default()
                 },
                 templates: vec![(settings.template_label(), Arc::new(prompter))],
@@ -405,8 +405,8 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
             let rows = crate::variants::measure(
                 &mut engine,
                 &work,
-                spec.wavelet,
-                spec.cfg.mode,
+                spec.cfg.transform.wavelet,
+                spec.cfg.transform.mode,
                 &chosen,
                 tick,
             )

@@ -45,8 +45,12 @@ pub fn run(
         .sliding(r.spec.slide(&prompter, false));
     // The seed's adaptive level, checked like any level (docs/transform.md#levels).
     let adaptive = if variants.contains(&Variant::AdaptiveLevel) {
-        let plan = variants::adaptive_plan(r.spec.wavelet, cfg.mode, prepared.windows.seq_len)
-            .map_err(|e| Failure::Input(format!("--variants adaptive-level: {e}")))?;
+        let plan = variants::adaptive_plan(
+            cfg.transform.wavelet,
+            cfg.transform.mode,
+            prepared.windows.seq_len,
+        )
+        .map_err(|e| Failure::Input(format!("--variants adaptive-level: {e}")))?;
         Some(plan)
     } else {
         None

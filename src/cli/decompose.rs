@@ -37,7 +37,12 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
     if let Some(w) = &prepared.warning {
         eprintln!("wavebench: {w}");
     }
-    let (cfg, w, windows, plan) = (&spec.cfg, spec.wavelet, prepared.windows, &prepared.plan);
+    let (cfg, w, windows, plan) = (
+        &spec.cfg,
+        spec.cfg.transform.wavelet,
+        prepared.windows,
+        &prepared.plan,
+    );
     let normalize = spec.normalize();
 
     // Series in order: window-major, channel-minor.
@@ -121,8 +126,8 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
     }
     let meta = Meta {
         wavelet: w.name.clone(),
-        mode: cfg.mode,
-        level: cfg.level,
+        mode: cfg.transform.mode,
+        level: cfg.transform.level,
         dtype: cfg.dtype,
         engine: eng.kind().name().to_string(),
     };

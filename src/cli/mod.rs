@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use wavebench_core::config::Config;
 use wavebench_core::data::{Missing, Normalize};
 use wavebench_core::engine::{DType, EngineKind};
-use wavebench_core::wavelet::Mode;
+use wavebench_core::wavelet::{self, Mode};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -297,13 +297,14 @@ impl Common {
             None => Config::default(),
         };
         if let Some(w) = &self.wavelet {
-            c.wavelet = w.clone();
+            c.transform.wavelet =
+                wavelet::lookup(w).map_err(|e| Failure::Input(format!("--wavelet: {e}")))?;
         }
         if let Some(l) = self.level {
-            c.level = l;
+            c.transform.level = l;
         }
         if let Some(m) = self.mode {
-            c.mode = m;
+            c.transform.mode = m;
         }
         if let Some(e) = self.engine {
             c.engine = e;

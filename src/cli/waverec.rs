@@ -34,7 +34,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
             }
             (m.wavelet.clone(), m.mode)
         }
-        None => (cfg.wavelet.clone(), cfg.mode),
+        None => (cfg.transform.name().to_string(), cfg.transform.mode),
     };
     let w =
         wavelet::lookup(&wavelet_name).map_err(|e| Failure::Input(format!("--wavelet: {e}")))?;

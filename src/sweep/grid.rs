@@ -5,6 +5,7 @@
 
 use std::ops::RangeInclusive;
 use std::str::FromStr;
+use wavebench_core::transform::Transform;
 use wavebench_core::wavelet::{self, Mode, Wavelet};
 
 /// The axes of a sweep.
@@ -67,11 +68,9 @@ impl FromStr for Levels {
 /// One configuration of the grid.
 #[derive(Debug, Clone)]
 pub struct Point {
-    pub wavelet: &'static Wavelet,
+    pub transform: Transform,
     /// Other selected wavelets with the same filter bank.
     pub aliases: Vec<&'static str>,
-    pub level: usize,
-    pub mode: Mode,
 }
 
 impl Grid {
@@ -127,10 +126,12 @@ impl Grid {
             for level in levels {
                 for &mode in &self.modes {
                     out.push(Point {
-                        wavelet: w,
+                        transform: Transform {
+                            wavelet: w,
+                            level,
+                            mode,
+                        },
                         aliases: aliases.clone(),
-                        level,
-                        mode,
                     });
                 }
             }
@@ -223,7 +224,9 @@ mod tests {
             ..Grid::default()
         };
         let p = g.points(64).unwrap();
-        assert!(p.iter().all(|p| p.wavelet.family == "sym" && p.level == 2));
+        assert!(p
+            .iter()
+            .all(|p| p.transform.wavelet.family == "sym" && p.transform.level == 2));
         let e = Grid {
             wavelets: vec!["symm*x".into()],
             ..Grid::default()

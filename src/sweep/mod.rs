@@ -30,15 +30,14 @@ use wavebench_core::score::{
 };
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
+use wavebench_core::transform::Transform;
 
 /// One configuration and template over the data set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepRow {
-    pub wavelet: String,
+    pub transform: Transform,
     /// Other chosen wavelets with the same filter bank (same features, same row).
     pub aliases: Vec<String>,
-    pub level: usize,
-    pub mode: wavebench_core::wavelet::Mode,
     pub template: String,
     /// Coefficients in the approximation band: below 2 its std, and so the SNR, is degenerate.
     pub approx_len: usize,
@@ -61,15 +60,16 @@ impl SweepRow {
 
     /// "db4 level 3", with the mode and template where the sweep varies them.
     pub fn label(&self) -> String {
-        format!("{} level {}", self.wavelet, self.level)
+        let t = &self.transform;
+        format!("{} level {}", t.name(), t.level)
     }
 
     /// The label with the mode where it is not reflect, and the template.
     pub fn label_full(&self) -> String {
         let mut s = self.label();
-        if self.mode != wavebench_core::wavelet::Mode::Reflect {
+        if self.transform.mode != wavebench_core::wavelet::Mode::Reflect {
             s.push(' ');
-            s.push_str(self.mode.name());
+            s.push_str(self.transform.mode.name());
         }
         format!("{s}, {}", self.template)
     }
@@ -103,18 +103,14 @@ pub struct Sweep {
 }
 
 impl Sweep {
-    /// The row of `wavelet` (or one of its aliases) at `level` and `mode` with `template`.
-    pub fn row(
-        &self,
-        wavelet: &str,
-        level: usize,
-        mode: wavebench_core::wavelet::Mode,
-        template: &str,
-    ) -> Option<&SweepRow> {
+    /// The row of transform `t` (its wavelet or one of the row's aliases) with `template`.
+    pub fn row(&self, t: Transform, template: &str) -> Option<&SweepRow> {
         self.rows.iter().find(|r| {
-            (r.wavelet == wavelet || r.aliases.iter().any(|a| a == wavelet))
-                && r.level == level
-                && r.mode == mode
+            let same_bank = r.transform.wavelet.name == t.wavelet.name
+                || r.aliases.iter().any(|a| *a == t.wavelet.name);
+            same_bank
+                && r.transform.level == t.level
+                && r.transform.mode == t.mode
                 && r.template == template
         })
     }
@@ -267,10 +263,8 @@ pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<
     let scorer = &kept.scorer;
     let job = Job::new(tables, req, scorer)?;
     let point = Point {
-        wavelet: wavebench_core::wavelet::lookup(&req.base.wavelet).map_err(|e| e.to_string())?,
+        transform: req.base.transform,
         aliases: Vec::new(),
-        level: req.base.level,
-        mode: req.base.mode,
     };
     // The statistics of the last configuration serve this one.
     let (rows, stats) = job.point(&point, kept.stats.as_deref())?;
@@ -392,9 +386,7 @@ impl Request {
     /// engine, one prompt per series.
     fn config(&self, p: Option<&Point>) -> Config {
         Config {
-            wavelet: p.map_or(self.base.wavelet.clone(), |p| p.wavelet.name.clone()),
-            level: p.map_or(self.base.level, |p| p.level),
-            mode: p.map_or(self.base.mode, |p| p.mode),
+            transform: p.map_or(self.base.transform, |p| p.transform),
             dtype: DType::F64,
             aggregate: Aggregate::Series,
             engine: engine::EngineKind::Native,
@@ -501,7 +493,7 @@ impl<'a> Job<'a> {
             &crate::backend::LOCAL,
         )
         .map_err(|e| e.worded(Opt::flag))?;
-        let bands = engine::plan::band_names(point.level);
+        let bands = engine::plan::band_names(point.transform.level);
         let mut tally = self
             .scorer
             .tally(&bands, &self.defined, &req.base.description);
@@ -621,10 +613,8 @@ impl<'a> Job<'a> {
                 rayon::join(|| diversity(Part::Val), || diversity(Part::Test));
             let scored = Claim::printed(prompter);
             rows.push(SweepRow {
-                wavelet: point.wavelet.name.clone(),
+                transform: point.transform,
                 aliases: point.aliases.iter().map(|a| a.to_string()).collect(),
-                level: point.level,
-                mode: point.mode,
                 template: template.clone(),
                 approx_len,
                 val: Evaluation {
@@ -654,7 +644,7 @@ impl<'a> Job<'a> {
 }
 
 fn point_label(p: &Point) -> String {
-    format!("{} level {} {}", p.wavelet.name, p.level, p.mode.name())
+    p.transform.to_string()
 }
 
 /// Keep freed memory in the process for the next allocation. Each configuration allocates

@@ -53,10 +53,10 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
                 "behind_best": finite(st.behind),
                 "gain": st.gain,
                 "gain_interval": finite(st.gain_interval),
-                "wavelet": r.wavelet,
+                "wavelet": r.transform.name(),
                 "aliases": r.aliases,
-                "level": r.level,
-                "mode": r.mode.name(),
+                "level": r.transform.level,
+                "mode": r.transform.mode.name(),
                 "template": r.template,
                 "approx_len": r.approx_len,
                 "degenerate": r.degenerate(),
@@ -229,10 +229,10 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
             st.gain.to_string(),
             st.gain_interval[0].to_string(),
             st.gain_interval[1].to_string(),
-            r.wavelet.clone(),
+            r.transform.name().into(),
             r.aliases.join(" "),
-            r.level.to_string(),
-            r.mode.name().into(),
+            r.transform.level.to_string(),
+            r.transform.mode.name().into(),
             r.template.clone(),
             r.approx_len.to_string(),
             r.degenerate().to_string(),
@@ -378,8 +378,8 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     for st in &standings.rows {
         let r = st.row;
         let mut name = r.label();
-        if r.mode != wavebench_core::wavelet::Mode::Reflect {
-            let _ = write!(name, " {}", r.mode.name());
+        if r.transform.mode != wavebench_core::wavelet::Mode::Reflect {
+            let _ = write!(name, " {}", r.transform.mode.name());
         }
         if !r.aliases.is_empty() {
             let _ = write!(name, " (= {})", r.aliases.join(", "));

@@ -87,7 +87,7 @@ impl Survey {
         );
         kept.timeline = timeline;
         let (sweep, (chan, mine)) = (sweep?, mine?);
-        let bands = wavebench_core::engine::plan::band_names(req.base.level);
+        let bands = wavebench_core::engine::plan::band_names(req.base.transform.level);
         let mut buf = String::new();
         let claims = Claim::ALL
             .iter()
@@ -109,13 +109,7 @@ impl Survey {
             .collect();
         let row = sweep.rows.first().ok_or("survey: no configuration")?;
         Ok(Survey {
-            label: format!(
-                "{} level {} {}, {}",
-                row.wavelet,
-                row.level,
-                row.mode.name(),
-                row.template
-            ),
+            label: format!("{}, {}", row.transform, row.template),
             channel: chan.name.clone(),
             starts: mine.iter().map(|u| u.start).collect(),
             features: Metric::ALL

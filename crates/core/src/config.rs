@@ -1,6 +1,6 @@
 //! The run configuration: what the CLI's options, `--config FILE.toml`, the app's settings
 //! and its "export configuration" all describe — one type, one set of defaults (the
-//! seed's: db4, level 3, reflect; engine auto; missing values refused). `run_spec`
+//! seed's: db4, level 3, reflect ([`Transform`]); engine auto; missing values refused). `run_spec`
 //! validates it and builds runs from it; the TOML file format is the application's.
 
 use crate::data::{Missing, Normalize, RowRange, TimeColumn};
@@ -8,15 +8,15 @@ use crate::engine::{DType, EngineKind};
 use crate::features::Aggregate;
 use crate::pipeline::PathChoice;
 use crate::stats::LagRule;
-use crate::wavelet::Mode;
+use crate::transform::Transform;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
-    pub wavelet: String,
-    pub level: usize,
-    pub mode: Mode,
+    /// The wavelet, level and mode: `wavelet`, `level` and `mode` in the file.
+    #[serde(flatten)]
+    pub transform: Transform,
     pub engine: EngineKind,
     pub dtype: DType,
     /// Channels to use; every numeric column when absent.
@@ -61,9 +61,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            wavelet: "db4".into(),
-            level: 3,
-            mode: Mode::Reflect,
+            transform: Transform::default(),
             engine: EngineKind::Auto,
             dtype: DType::F32,
             columns: None,

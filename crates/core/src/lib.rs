@@ -21,6 +21,7 @@ pub mod score;
 pub mod stats;
 pub mod suggest;
 pub mod timing;
+pub mod transform;
 pub mod wavelet;
 
 pub use numeric::sums;

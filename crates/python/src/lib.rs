@@ -21,7 +21,6 @@ use wavebench_core::engine::Plan;
 use wavebench_core::features::degenerate::Describe;
 use wavebench_core::features::{Aggregate, Features};
 use wavebench_core::names::UnknownName;
-use wavebench_core::pipeline;
 use wavebench_core::prompt::{self};
 use wavebench_core::stats::TOP_LAGS;
 use wavebench_core::wavelet::{self, Mode};
@@ -60,7 +59,7 @@ fn plan_for(s: &Settings, t: usize) -> PyResult<Plan> {
         )));
     }
     let plan = Plan::new(s.wavelet, s.mode, s.level, t).map_err(|e| value_error(e.to_string()))?;
-    pipeline::check_level(&plan).map_err(|e| value_error(e.to_string()))?;
+    plan.check_level().map_err(|e| value_error(e.to_string()))?;
     Ok(plan)
 }
 

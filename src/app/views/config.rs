@@ -47,22 +47,24 @@ impl ConfigView {
             );
         });
         egui::ComboBox::from_label("wavelet")
-            .selected_text(&s.wavelet)
+            .selected_text(s.transform.name())
             .show_ui(ui, |ui| {
                 for w in wavelet::all().iter().filter(|w| {
                     (self.family.is_empty() || w.family == self.family)
                         && w.name.contains(self.search.trim())
                 }) {
-                    ui.selectable_value(
-                        &mut s.wavelet,
-                        w.name.clone(),
-                        format!("{} ({} taps)", w.name, w.filter_length),
-                    );
+                    let chosen = std::ptr::eq(s.transform.wavelet, w);
+                    let label = format!("{} ({} taps)", w.name, w.filter_length);
+                    if ui.selectable_label(chosen, label).clicked() {
+                        s.transform.wavelet = w;
+                    }
                 }
             });
         // The maximum the engine checks, for the window the view computes.
-        match wavelet::lookup(&s.wavelet).map(|w| (w, w.max_level(seq_len))) {
-            Ok((w, 0)) => {
+        let t = &mut s.transform;
+        match t.max_level(seq_len) {
+            0 => {
+                let w = t.wavelet;
                 ui.colored_label(
                     ui.visuals().warn_fg_color,
                     format!(
@@ -73,22 +75,16 @@ impl ConfigView {
                     ),
                 );
             }
-            Ok((_, max)) => {
-                s.level = s.level.clamp(1, max);
-                ui.add(egui::Slider::new(&mut s.level, 1..=max).text(format!("level (max {max})")));
-            }
-            Err(_) => {
-                ui.colored_label(
-                    ui.visuals().error_fg_color,
-                    format!("unknown wavelet '{}'", s.wavelet),
-                );
+            max => {
+                t.level = t.level.clamp(1, max);
+                ui.add(egui::Slider::new(&mut t.level, 1..=max).text(format!("level (max {max})")));
             }
         }
         egui::ComboBox::from_label("mode")
-            .selected_text(s.mode.name())
+            .selected_text(s.transform.mode.name())
             .show_ui(ui, |ui| {
                 for m in Mode::ALL {
-                    ui.selectable_value(&mut s.mode, m, m.name());
+                    ui.selectable_value(&mut s.transform.mode, m, m.name());
                 }
             });
         ui.separator();

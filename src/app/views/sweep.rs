@@ -224,8 +224,7 @@ impl SweepView {
                             for st in standings.rows.iter().filter(|st| st.rank.is_some()) {
                                 let row = st.row;
                                 ui.label(st.rank.map_or("–".into(), |k| k.to_string()));
-                                let current =
-                                    s.run.wavelet == row.wavelet && s.run.level == row.level;
+                                let current = s.run.transform == row.transform;
                                 let mut label = row.label();
                                 if row.degenerate() {
                                     label.push_str(" (degenerate)");
@@ -244,8 +243,7 @@ impl SweepView {
                                     ))
                                 };
                                 if r.clicked() {
-                                    s.run.wavelet = row.wavelet.clone();
-                                    s.run.level = row.level;
+                                    s.run.transform = row.transform;
                                 }
                                 if by != RankBy::Score {
                                     ui.label(format!("{:.4}", by.of(row)));
@@ -399,11 +397,11 @@ fn heat_map(
         .iter()
         .filter(|r| degenerate || !r.degenerate())
         .collect();
-    let levels = shown.iter().map(|r| r.level).max().unwrap_or(1);
+    let levels = shown.iter().map(|r| r.transform.level).max().unwrap_or(1);
     let mut names: Vec<&str> = Vec::new();
     for r in &shown {
-        if !names.contains(&r.wavelet.as_str()) {
-            names.push(&r.wavelet);
+        if !names.contains(&r.transform.name()) {
+            names.push(r.transform.name());
         }
     }
     let (lo, hi) = shown
@@ -505,28 +503,23 @@ fn heat_map(
                 );
             }
             for r in &shown {
-                let i = names.iter().position(|n| *n == r.wavelet).unwrap_or(0);
+                let t = r.transform;
+                let i = names.iter().position(|n| *n == t.name()).unwrap_or(0);
                 let min = rect.min
-                    + egui::vec2(label_w + cell.x * (r.level - 1) as f32, cell.y * i as f32);
+                    + egui::vec2(label_w + cell.x * (t.level - 1) as f32, cell.y * i as f32);
                 let cell_rect = egui::Rect::from_min_size(min, cell);
                 ui.painter().rect_filled(
                     cell_rect.shrink(0.5),
                     0.0,
                     super::colour_scale(t_of(value(r))),
                 );
-                let response = ui.interact(
-                    cell_rect,
-                    ui.scope_id().with((&r.wavelet, r.level)),
-                    egui::Sense::click(),
-                );
+                let response = ui.interact(cell_rect, ui.scope_id().with(t), egui::Sense::click());
                 if response.clicked() {
-                    s.run.wavelet = r.wavelet.clone();
-                    s.run.level = r.level;
+                    s.run.transform = t;
                 }
                 response.on_hover_text(format!(
-                    "{} level {}: val score {:.4} [{:.4}, {:.4}], test {:.4}, beyond the series {:.4}{}{}",
-                    r.wavelet,
-                    r.level,
+                    "{}: val score {:.4} [{:.4}, {:.4}], test {:.4}, beyond the series {:.4}{}{}",
+                    r.label(),
                     r.val.score_bits,
                     r.val.interval[0],
                     r.val.interval[1],

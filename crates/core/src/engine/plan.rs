@@ -101,6 +101,32 @@ pub enum PlanError {
     },
 }
 
+/// Features need a level the windows can hold: `1 <= level <= max_level(len)`
+/// (docs/transform.md#levels). The one level rule; [`crate::transform::Transform`] and
+/// the views read it.
+pub fn check_level(wavelet: &'static Wavelet, level: usize, len: usize) -> Result<(), PlanError> {
+    let max = wavelet.max_level(len);
+    let name = wavelet.name.as_str();
+    if max < 1 {
+        let taps = wavelet.filter_length;
+        return Err(PlanError::NoLevelFits {
+            wavelet: name,
+            taps,
+            need: 2 * (taps - 1),
+            len,
+        });
+    }
+    if level > max {
+        return Err(PlanError::AboveMaxLevel {
+            level,
+            max,
+            len,
+            wavelet: name,
+        });
+    }
+    Ok(())
+}
+
 /// What a plan is made from: plans with equal keys are the same plan (so scratch sized
 /// and filled for one serves the other).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -129,6 +155,20 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The transform this plan computes.
+    pub fn transform(&self) -> crate::transform::Transform {
+        crate::transform::Transform {
+            wavelet: self.wavelet,
+            level: self.level,
+            mode: self.mode,
+        }
+    }
+
+    /// Features need a level these windows can hold ([`check_level`]).
+    pub fn check_level(&self) -> Result<(), PlanError> {
+        check_level(self.wavelet, self.level, self.len)
+    }
+
     pub fn new(
         wavelet: &'static Wavelet,
         mode: Mode,

@@ -11,7 +11,6 @@ pub(crate) use slide::sliding_path;
 pub use slide::{NoSlide, PathChoice};
 
 use crate::data::{Normalize, Table, Windows};
-use crate::engine::plan::PlanError;
 use crate::engine::sliding;
 use crate::engine::{
     self, DType, Engine, EngineError, EngineKind, Plan, Queued, SeriesSummary, StatsRequest,
@@ -51,30 +50,6 @@ pub(crate) struct Shape<'a> {
     pub slide_on_trial: bool,
     /// How degenerate units are flagged and described.
     pub describe: Describe,
-}
-
-/// Features need a level the windows can hold (docs/transform.md#levels).
-pub fn check_level(plan: &Plan) -> Result<(), PlanError> {
-    let max = plan.wavelet.max_level(plan.len);
-    let wavelet = plan.wavelet.name.as_str();
-    if max < 1 {
-        let taps = plan.wavelet.filter_length;
-        return Err(PlanError::NoLevelFits {
-            wavelet,
-            taps,
-            need: 2 * (taps - 1),
-            len: plan.len,
-        });
-    }
-    if plan.level > max {
-        return Err(PlanError::AboveMaxLevel {
-            level: plan.level,
-            max,
-            len: plan.len,
-            wavelet,
-        });
-    }
-    Ok(())
 }
 
 impl<'a> Shape<'a> {

@@ -48,9 +48,7 @@ fn by_pipeline(
         ..Table::default()
     };
     let cfg = crate::config::Config {
-        wavelet: plan.wavelet.name.clone(),
-        level: plan.level,
-        mode: plan.mode,
+        transform: plan.transform(),
         dtype,
         seq_len: Some(t),
         stride: t,

@@ -19,7 +19,6 @@ use crate::features::{Aggregate, Reads, Unit};
 use crate::pipeline::{self, Inspection, NoSlide, PathChoice, Shape};
 use crate::prompt::Prompter;
 use crate::timing::Timer;
-use crate::wavelet::{self, Wavelet};
 use std::path::Path;
 
 /// Past this, extra levels only repeat the edge extension (every band stays about one
@@ -43,7 +42,6 @@ pub enum Purpose {
 pub struct RunSpec {
     pub cfg: Config,
     pub purpose: Purpose,
-    pub wavelet: &'static Wavelet,
     pub rows: Option<RowRange>,
     backend: &'static dyn Backend,
 }
@@ -91,12 +89,11 @@ impl RunSpec {
         purpose: Purpose,
         backend: &'static dyn Backend,
     ) -> Result<Self, DataError> {
-        let wavelet = wavelet::lookup(&cfg.wavelet)
-            .map_err(|e| DataError::about(&[Opt::Wavelet], format!("{OPTION}: {e}")))?;
-        if cfg.level == 0 || cfg.level > MAX_LEVEL {
+        let level = cfg.transform.level;
+        if level == 0 || level > MAX_LEVEL {
             return data::refuse(
                 &[Opt::Level],
-                format!("{OPTION} {}: expected 1 to {MAX_LEVEL}", cfg.level),
+                format!("{OPTION} {level}: expected 1 to {MAX_LEVEL}"),
             );
         }
         let rows = cfg
@@ -114,7 +111,6 @@ impl RunSpec {
         Ok(RunSpec {
             cfg,
             purpose,
-            wavelet,
             rows,
             backend,
         })
@@ -144,17 +140,18 @@ impl RunSpec {
     /// The windows over `table` and the plan for their length, checked for the purpose.
     pub fn prepare(&self, table: &Table) -> Result<Prepared, DataError> {
         let p = table.path.display();
+        let t = self.cfg.transform;
         let windows = Windows::new(table.rows(), self.rows, self.cfg.seq_len, self.cfg.stride)
             .map_err(|e| e.within(&p.to_string()))?;
-        let plan = Plan::new(self.wavelet, self.cfg.mode, self.cfg.level, windows.seq_len)
+        let plan = Plan::new(t.wavelet, t.mode, t.level, windows.seq_len)
             .map_err(|e| DataError::new(format!("{p}: {e}")))?;
         if self.purpose == Purpose::Features {
             self.check_range(table, &windows)?;
         }
-        let max = self.wavelet.max_level(windows.seq_len);
+        let max = t.max_level(windows.seq_len);
         let level_warning = match self.purpose {
             Purpose::Features => {
-                pipeline::check_level(&plan)
+                plan.check_level()
                     .map_err(|e| DataError::about(&[Opt::Level], format!("{OPTION}: {e}")))?;
                 degenerate_level(&plan)
             }
@@ -163,10 +160,10 @@ impl RunSpec {
         let describe = Describe::new(&plan, self.cfg.seed_compatible).with_lags(self.cfg.lags);
         let warning = match self.purpose {
             Purpose::Features => level_warning,
-            Purpose::Decompose => (self.cfg.level > max).then(|| {
+            Purpose::Decompose => (t.level > max).then(|| {
                 format!(
                     "warning: level {} is above the maximum {max} for length {} and '{}'; computing anyway, as pywt does",
-                    self.cfg.level, windows.seq_len, self.wavelet.name
+                    t.level, windows.seq_len, t.wavelet.name
                 )
             }),
         };
