@@ -23,23 +23,17 @@ use wavebench_core::features::{Aggregate, Features};
 use wavebench_core::names::UnknownName;
 use wavebench_core::prompt::{self};
 use wavebench_core::stats::TOP_LAGS;
+use wavebench_core::transform;
 use wavebench_core::wavelet::{self, Mode};
 
-/// The transform's settings, checked as the CLI checks them.
-#[derive(Clone, Copy)]
-struct Settings {
-    wavelet: &'static wavelet::Wavelet,
-    mode: Mode,
-    level: usize,
-}
-
-fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<Settings> {
+/// The transform the keyword arguments name, checked as the CLI checks them.
+fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<transform::Transform> {
     let w = wavelet::lookup(wavelet).map_err(|e| value_error(format!("wavelet: {e}")))?;
     let mode: Mode = parse("mode", mode)?;
     if level == 0 {
         return Err(value_error("level must be at least 1"));
     }
-    Ok(Settings {
+    Ok(transform::Transform {
         wavelet: w,
         mode,
         level,
@@ -47,7 +41,7 @@ fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<Settings> {
 }
 
 /// The plan for series of `t` samples, checked as the seed and the CLI check them.
-fn plan_for(s: &Settings, t: usize) -> PyResult<Plan> {
+fn plan_for(s: &transform::Transform, t: usize) -> PyResult<Plan> {
     // The seed's own check first, with its wording, then the level rule of docs/transform.md#levels.
     if s.level >= usize::BITS as usize || t < (1usize << s.level) {
         return Err(PyRuntimeError::new_err(format!(
@@ -189,7 +183,7 @@ fn features<'py>(
 /// plan was ~2 % of a step's call when it was made per call).
 #[pyclass(frozen, module = "wavebench._wavebench")]
 struct Transform {
-    settings: Settings,
+    settings: transform::Transform,
     plan: Mutex<Option<Arc<Plan>>>,
 }
 
