@@ -83,7 +83,11 @@ mod tests {
         assert_eq!(written(&text), Ok(cfg));
         // Keys left out take the defaults.
         let only = written("level = 5\n").unwrap();
-        assert_eq!(only.transform, Transform::default().at_level(5));
+        let level_5 = Transform {
+            level: 5,
+            ..Transform::default()
+        };
+        assert_eq!(only.transform, level_5);
     }
 
     #[test]

@@ -4,7 +4,6 @@
 //! reflect" is its `Display`. In TOML it is three keys, `wavelet` (a pywt name), `level`
 //! and `mode`, flattened into the configuration.
 
-use crate::engine::plan::{self, PlanError};
 use crate::wavelet::{self, Mode, UnknownWavelet, Wavelet};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -12,7 +11,7 @@ use std::hash::{Hash, Hasher};
 
 /// A filter bank from the catalogue, a level and a signal-extension mode. The level is
 /// checked against a window's length where the windows are known
-/// ([`Transform::check_level`]).
+/// ([`crate::engine::plan::check_level`], through `Plan::check_level`).
 #[derive(Debug, Clone, Copy)]
 pub struct Transform {
     pub wavelet: &'static Wavelet,
@@ -35,19 +34,9 @@ impl Transform {
         &self.wavelet.name
     }
 
-    /// The same filter bank and mode at another level.
-    pub fn at_level(self, level: usize) -> Self {
-        Transform { level, ..self }
-    }
-
     /// The deepest level windows of `len` samples allow features at (0: none).
     pub fn max_level(&self, len: usize) -> usize {
         self.wavelet.max_level(len)
-    }
-
-    /// Features need a level the windows can hold (docs/transform.md#levels).
-    pub fn check_level(&self, len: usize) -> Result<(), PlanError> {
-        plan::check_level(self.wavelet, self.level, len)
     }
 }
 
@@ -135,6 +124,7 @@ impl<'de> Deserialize<'de> for Transform {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::plan::{self, PlanError};
 
     #[test]
     fn the_label_and_the_names_round_trip() {
@@ -149,7 +139,13 @@ mod tests {
         assert_eq!(serde_json::from_str::<Transform>(&json).unwrap(), t);
         // Missing keys take the seed's defaults; an unknown name says what is near.
         let d: Transform = serde_json::from_str(r#"{"level":5}"#).unwrap();
-        assert_eq!(d, Transform::default().at_level(5));
+        assert_eq!(
+            d,
+            Transform {
+                level: 5,
+                ..Transform::default()
+            }
+        );
         let e = serde_json::from_str::<Transform>(r#"{"wavelet":"db44"}"#).unwrap_err();
         assert!(
             e.to_string()
@@ -162,10 +158,10 @@ mod tests {
     fn the_level_rule_reads_the_window() {
         let t = Transform::default();
         assert_eq!(t.max_level(512), 6);
-        assert!(t.at_level(6).check_level(512).is_ok());
-        let e = t.at_level(7).check_level(512).unwrap_err();
+        assert!(plan::check_level(t.wavelet, 6, 512).is_ok());
+        let e = plan::check_level(t.wavelet, 7, 512).unwrap_err();
         assert!(matches!(e, PlanError::AboveMaxLevel { max: 6, .. }), "{e}");
-        let e = t.check_level(10).unwrap_err();
+        let e = plan::check_level(t.wavelet, 3, 10).unwrap_err();
         assert!(matches!(e, PlanError::NoLevelFits { need: 14, .. }), "{e}");
     }
 }

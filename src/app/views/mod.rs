@@ -8,6 +8,7 @@ pub mod data;
 pub mod dataset;
 pub mod energy;
 pub mod features;
+mod heat_map;
 pub mod prompt;
 pub mod sweep;
 pub mod time_axis;

@@ -1,0 +1,190 @@
+//! The sweep's heat map: wavelets down, levels across, each cell coloured by the val
+//! score, the test score or the bits beyond the series ([`HeatOf`]), with labels, a colour
+//! bar and hover values; clicking a cell loads that configuration.
+
+use crate::app::state::Settings;
+use crate::sweep::{RankBy, SweepRow};
+
+/// What the heat map colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeatOf {
+    /// What the table ranks by, on val.
+    #[default]
+    Val,
+    /// The test score.
+    Test,
+    /// The val complementary score (bits beyond the series-only forecaster).
+    Complementary,
+}
+
+impl HeatOf {
+    pub const ALL: [HeatOf; 3] = [HeatOf::Val, HeatOf::Test, HeatOf::Complementary];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HeatOf::Val => "val",
+            HeatOf::Test => "test",
+            HeatOf::Complementary => "beyond the series",
+        }
+    }
+
+    fn of(self, r: &SweepRow, by: RankBy) -> f64 {
+        match self {
+            HeatOf::Val => by.of(r),
+            HeatOf::Test => r.test.score_bits,
+            HeatOf::Complementary => r.val.complementary_bits,
+        }
+    }
+}
+
+/// Wavelets down, levels across, coloured by the metric; a colour bar beneath.
+pub(super) fn heat_map(
+    ui: &mut egui::Ui,
+    rows: &[SweepRow],
+    (heat, m): (HeatOf, RankBy),
+    degenerate: bool,
+    s: &mut Settings,
+) {
+    let value = |r: &SweepRow| heat.of(r, m);
+    let shown: Vec<&SweepRow> = rows
+        .iter()
+        .filter(|r| degenerate || !r.degenerate())
+        .collect();
+    let levels = shown.iter().map(|r| r.transform.level).max().unwrap_or(1);
+    let mut names: Vec<&str> = Vec::new();
+    for r in &shown {
+        if !names.contains(&r.transform.name()) {
+            names.push(r.transform.name());
+        }
+    }
+    let (lo, hi) = shown
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+            (lo.min(value(r)), hi.max(value(r)))
+        });
+    let t_of = |v: f64| {
+        if hi > lo {
+            ((v - lo) / (hi - lo)) as f32
+        } else {
+            0.5
+        }
+    };
+    let text = ui.visuals().text_color();
+    let small = egui::FontId::proportional(10.0);
+    // Colour scale: the metric named on its own line, the bar as wide as the column
+    // leaves beside its end values (a fixed 140 px bar pushed the upper value and the
+    // name out of a narrow pane).
+    ui.small(match (heat, m) {
+        (HeatOf::Test, _) => "colour: test score (bits above the null)".to_string(),
+        (HeatOf::Complementary, _) => {
+            "colour: val bits beyond the series-only forecaster".to_string()
+        }
+        (HeatOf::Val, RankBy::Score) => "colour: val score (bits above the null)".to_string(),
+        (HeatOf::Val, RankBy::Complementary) => {
+            "colour: val bits beyond the series-only forecaster".to_string()
+        }
+        (HeatOf::Val, RankBy::Mean(x)) => format!("colour: mean {}", x.name()),
+        (HeatOf::Val, RankBy::Pair(..)) => format!("colour: val bits {}", m.name()),
+    });
+    ui.horizontal(|ui| {
+        ui.small(format!("{lo:.2}"));
+        let ends = super::text_width(ui, &format!("{hi:.2}"), &small);
+        let width = (ui.available_width() - ends - ui.spacing().item_spacing.x).clamp(28.0, 140.0);
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 10.0), egui::Sense::hover());
+        const STEPS: usize = 28;
+        let step = width / STEPS as f32;
+        for i in 0..STEPS {
+            let x = rect.left() + i as f32 * step;
+            ui.painter().rect_filled(
+                egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(step, 10.0)),
+                0.0,
+                super::colour_scale(i as f32 / (STEPS - 1) as f32),
+            );
+        }
+        ui.small(format!("{hi:.2}"));
+    });
+    // The names' column as wide as the longest name, and the cells share the rest (less
+    // the scroll bar): at 70 px and 14 px cells, level 7 fell off a narrow pane.
+    let label_w = 6.0
+        + names
+            .iter()
+            .map(|n| super::text_width(ui, n, &small))
+            .fold(0.0, f32::max);
+    let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
+    let cell = egui::vec2(
+        ((ui.available_width() - label_w - scroll_bar) / levels as f32).clamp(8.0, 40.0),
+        12.0,
+    );
+    // Level labels across the top.
+    let (top, _) = ui.allocate_exact_size(
+        egui::vec2(label_w + cell.x * levels as f32, 14.0),
+        egui::Sense::hover(),
+    );
+    for l in 1..=levels {
+        ui.painter().text(
+            top.min + egui::vec2(label_w + cell.x * (l as f32 - 0.5), 0.0),
+            egui::Align2::CENTER_TOP,
+            format!("L{l}"),
+            small.clone(),
+            text,
+        );
+    }
+    // The bar always shown: over a hundred wavelets run past the pane.
+    let room = ui
+        .available_height()
+        .min(ui.clip_rect().bottom() - ui.cursor().top())
+        .max(40.0);
+    egui::ScrollArea::vertical()
+        .id_salt("sweep heat map")
+        .max_height(room)
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+        .show(ui, |ui| {
+            let (rect, _) = ui.allocate_exact_size(
+                egui::vec2(
+                    label_w + cell.x * levels as f32,
+                    cell.y * names.len() as f32,
+                ),
+                egui::Sense::hover(),
+            );
+            for (i, n) in names.iter().enumerate() {
+                ui.painter().text(
+                    rect.min + egui::vec2(label_w - 4.0, cell.y * (i as f32 + 0.5)),
+                    egui::Align2::RIGHT_CENTER,
+                    *n,
+                    small.clone(),
+                    text,
+                );
+            }
+            for r in &shown {
+                let t = r.transform;
+                let i = names.iter().position(|n| *n == t.name()).unwrap_or(0);
+                let min = rect.min
+                    + egui::vec2(label_w + cell.x * (t.level - 1) as f32, cell.y * i as f32);
+                let cell_rect = egui::Rect::from_min_size(min, cell);
+                ui.painter().rect_filled(
+                    cell_rect.shrink(0.5),
+                    0.0,
+                    super::colour_scale(t_of(value(r))),
+                );
+                let response = ui.interact(cell_rect, ui.scope_id().with(t), egui::Sense::click());
+                if response.clicked() {
+                    s.run.transform = t;
+                }
+                response.on_hover_text(format!(
+                    "{}: val score {:.4} [{:.4}, {:.4}], test {:.4}, beyond the series {:.4}{}{}",
+                    r.label(),
+                    r.val.score_bits,
+                    r.val.interval[0],
+                    r.val.interval[1],
+                    r.test.score_bits,
+                    r.val.complementary_bits,
+                    if m == RankBy::Score || m == RankBy::Complementary {
+                        String::new()
+                    } else {
+                        format!(", {} = {:.4}", m.name(), m.of(r))
+                    },
+                    if r.degenerate() { " (degenerate)" } else { "" }
+                ));
+            }
+        });
+}

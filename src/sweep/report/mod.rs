@@ -1,0 +1,290 @@
+//! A sweep as JSON, CSV or Markdown (docs/cli.md#sweep): the split, its units, and every
+//! configuration ranked, best first.
+
+mod markdown;
+
+pub use markdown::markdown;
+
+use super::rank::Standings;
+use super::{Metric, RankBy, Sweep};
+use serde_json::{json, Map, Value};
+use wavebench_core::score::{AnyClaim, Claim, ClaimInfo, Evaluation, Part, Target};
+
+fn range(r: &std::ops::Range<usize>) -> Value {
+    json!([r.start, r.end])
+}
+
+/// docs/cli.md#sweep.
+pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
+    let parts = |b: &wavebench_core::score::Borders| {
+        let mut m = Map::new();
+        for p in Part::ALL {
+            m.insert(p.name().into(), range(b.part(p)));
+        }
+        m
+    };
+    let mut split = Map::new();
+    split.insert("rule".into(), json!(s.split.to_string()));
+    match s.files.as_slice() {
+        [(_, b)] => split.extend(parts(b)),
+        files => {
+            let v: Vec<Value> = files
+                .iter()
+                .map(|(name, b)| {
+                    let mut m = parts(b);
+                    m.insert("file".into(), json!(name));
+                    Value::Object(m)
+                })
+                .collect();
+            split.insert("files".into(), Value::Array(v));
+        }
+    }
+    let standings = Standings::of(s, by, keep_degenerate);
+    let configs: Vec<Value> = standings
+        .rows
+        .iter()
+        .map(|st| {
+            let r = st.row;
+            let means: Map<String, Value> = Metric::ALL
+                .iter()
+                .map(|m| (m.name().to_string(), json!(r.mean(*m))))
+                .collect();
+            json!({
+                "rank": st.rank,
+                "test_rank": st.test_rank,
+                "tied": st.tied,
+                "behind_best": finite(st.behind),
+                "gain": st.gain,
+                "gain_interval": finite(st.gain_interval),
+                "wavelet": r.transform.name(),
+                "aliases": r.aliases,
+                "level": r.transform.level,
+                "mode": r.transform.mode.name(),
+                "template": r.template,
+                "approx_len": r.approx_len,
+                "degenerate": r.degenerate(),
+                "val": r.val,
+                "test": r.test,
+                "means": means,
+            })
+        })
+        .collect();
+    let part = |p: &super::PartUnits| {
+        json!({
+            "sequences": p.sequences,
+            "shortest": p.shortest,
+            "n_eff": p.n_eff,
+            "conservative": p.conservative,
+            "forecaster": {
+                "direction": p.forecaster[0],
+                "naive_mase": p.forecaster[1],
+                "vol_ratio": p.forecaster[2],
+            },
+        })
+    };
+    json!({
+        "split": split,
+        "units": {
+            "train": s.units[0],
+            "val": s.units[1],
+            "test": s.units[2],
+            "left_out": s.left_out,
+        },
+        "terciles": {
+            "naive_mase": [s.naive_mase.q1, s.naive_mase.q2],
+            "vol_ratio": [s.vol_ratio.q1, s.vol_ratio.q2],
+        },
+        "forecast_terciles": {
+            "naive_mase": [s.forecast_classes.naive_mase.q1, s.forecast_classes.naive_mase.q2],
+            "vol_ratio": [s.forecast_classes.vol_ratio.q1, s.forecast_classes.vol_ratio.q2],
+        },
+        "protocol": {
+            "null_draws": s.protocol.null_draws,
+            "bootstrap": s.protocol.bootstrap,
+            "span_units": s.parts[0].span,
+        },
+        "parts": {"val": part(&s.parts[0]), "test": part(&s.parts[1])},
+        "baseline": {
+            "template": "timellm",
+            "scored": Claim::BASELINE.map(|c| c.name()),
+            "val": baseline(&s.baseline[0]),
+            "test": baseline(&s.baseline[1]),
+        },
+        "defined_claims": s.base.claims.iter().map(|(key, template)| {
+            let (name, outcome) = key.split_once(':').map_or((key.as_str(), None), |(n, o)| (n, Some(o)));
+            json!({"name": name, "outcome": outcome, "template": template})
+        }).collect::<Vec<Value>>(),
+        "ranked_by": by.name(),
+        "spearman_val_test": standings.spearman,
+        "warnings": standings.warnings(s),
+        "configs": configs,
+    })
+}
+
+/// The Time-LLM baseline's scores over one part.
+fn baseline(e: &wavebench_core::score::Evaluation) -> Value {
+    json!({
+        "score_bits": e.score_bits,
+        "interval": finite(e.interval),
+        "complementary_bits": e.complementary_bits,
+        "complementary_interval": finite(e.complementary_interval),
+    })
+}
+
+/// An interval as JSON: `[lo, hi]`, or null where there is none (no replicates).
+fn finite(i: [f64; 2]) -> Value {
+    if i.iter().all(|v| v.is_finite()) {
+        json!(i)
+    } else {
+        Value::Null
+    }
+}
+
+/// The designated pairs (those the score sums), in docs order.
+fn scored_pairs() -> impl Iterator<Item = (Claim, Target)> {
+    Claim::ALL
+        .into_iter()
+        .filter_map(|c| c.scored_against().map(|t| (c, t)))
+}
+
+/// One row per configuration: its place, both scores, each scored pair's bits, the
+/// prompts' diversity and the feature means.
+pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // The claims the researcher defined, by name (every row has them).
+    let yours: Vec<String> = s
+        .rows
+        .first()
+        .map(|r| {
+            defined(&r.val)
+                .map(|c| c.claim.name().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut header: Vec<String> = [
+        "rank",
+        "test_rank",
+        "tied",
+        "behind_best_lo",
+        "behind_best_hi",
+        "gain_bits",
+        "gain_lo",
+        "gain_hi",
+        "wavelet",
+        "aliases",
+        "level",
+        "mode",
+        "template",
+        "approx_len",
+        "degenerate",
+    ]
+    .map(String::from)
+    .to_vec();
+    for part in ["val", "test"] {
+        for f in [
+            "units",
+            "score_bits",
+            "score_lo",
+            "score_hi",
+            "mi_bits_sum",
+            "complementary_bits",
+            "complementary_lo",
+            "complementary_hi",
+        ] {
+            header.push(format!("{part}_{f}"));
+        }
+    }
+    for part in ["val", "test"] {
+        for (c, t) in scored_pairs() {
+            header.push(format!("{part}_{}_{}_bits", c.name(), t.name()));
+            header.push(format!("{part}_{}_{}_excess_bits", c.name(), t.name()));
+            header.push(format!("{part}_{}_{}_p", c.name(), t.name()));
+        }
+        header.push(format!("{part}_lags_direction_bits"));
+        header.push(format!("{part}_lags_direction_excess_bits"));
+        for name in &yours {
+            for t in Target::ALL {
+                for f in ["bits", "excess_bits", "p", "complementary_excess_bits"] {
+                    header.push(format!("{part}_{name}_{}_{f}", t.name()));
+                }
+            }
+        }
+        for d in [
+            "distinct",
+            "entropy_bits",
+            "distinct_masked",
+            "entropy_masked_bits",
+        ] {
+            header.push(format!("{part}_{d}"));
+        }
+    }
+    header.extend(Metric::ALL.iter().map(|m| format!("mean_{}", m.name())));
+    w.write_record(&header).map_err(|e| e.to_string())?;
+    let opt = |v: Option<usize>| v.map_or(String::new(), |k| k.to_string());
+    for st in Standings::of(s, by, keep_degenerate).rows {
+        let r = st.row;
+        let mut rec: Vec<String> = vec![
+            opt(st.rank),
+            opt(st.test_rank),
+            st.tied.to_string(),
+            st.behind[0].to_string(),
+            st.behind[1].to_string(),
+            st.gain.to_string(),
+            st.gain_interval[0].to_string(),
+            st.gain_interval[1].to_string(),
+            r.transform.name().into(),
+            r.aliases.join(" "),
+            r.transform.level.to_string(),
+            r.transform.mode.name().into(),
+            r.template.clone(),
+            r.approx_len.to_string(),
+            r.degenerate().to_string(),
+        ];
+        for e in [&r.val, &r.test] {
+            rec.push(e.units.to_string());
+            rec.push(e.score_bits.to_string());
+            rec.push(e.interval[0].to_string());
+            rec.push(e.interval[1].to_string());
+            rec.push(e.mi_bits_sum.to_string());
+            rec.push(e.complementary_bits.to_string());
+            rec.push(e.complementary_interval[0].to_string());
+            rec.push(e.complementary_interval[1].to_string());
+        }
+        for e in [&r.val, &r.test] {
+            let pairs = scored_pairs().chain([(Claim::Lags, Target::Direction)]);
+            for (c, t) in pairs {
+                let info = e.info(c, t);
+                rec.push(info.map_or(String::new(), |i| i.mi_bits.to_string()));
+                rec.push(info.map_or(String::new(), |i| i.excess_bits.to_string()));
+                if c != Claim::Lags {
+                    rec.push(info.map_or(String::new(), |i| i.p.to_string()));
+                }
+            }
+            for name in &yours {
+                let c = e.claim(name);
+                for t in Target::ALL {
+                    let (i, b) = (c.map(|c| c.info(t)), c.map(|c| c.complementary(t)));
+                    rec.push(i.map_or(String::new(), |i| i.mi_bits.to_string()));
+                    rec.push(i.map_or(String::new(), |i| i.excess_bits.to_string()));
+                    rec.push(i.map_or(String::new(), |i| i.p.to_string()));
+                    rec.push(b.map_or(String::new(), |b| b.excess_bits.to_string()));
+                }
+            }
+            let d = &e.diversity;
+            rec.push(d.distinct.to_string());
+            rec.push(d.entropy_bits.to_string());
+            rec.push(d.distinct_masked.to_string());
+            rec.push(d.entropy_masked_bits.to_string());
+        }
+        rec.extend(Metric::ALL.iter().map(|m| r.mean(*m).to_string()));
+        w.write_record(&rec).map_err(|e| e.to_string())?;
+    }
+    w.into_inner().map_err(|e| e.to_string())
+}
+
+/// The claims a researcher defined, as the evaluation holds them.
+fn defined(e: &Evaluation) -> impl Iterator<Item = &ClaimInfo> {
+    e.claims
+        .iter()
+        .filter(|c| matches!(c.claim, AnyClaim::Defined(_)))
+}
