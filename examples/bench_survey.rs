@@ -6,11 +6,12 @@
 
 use std::sync::Arc;
 use std::time::Instant;
+use wavebench::error::Error;
 use wavebench::sweep::{survey::Survey, Request};
 use wavebench_core::config::Config;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 
-fn main() -> Result<(), String> {
+fn main() -> wavebench::error::Result<()> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
@@ -20,10 +21,8 @@ fn main() -> Result<(), String> {
         seq_len: Some(512),
         ..Config::default()
     };
-    let table = RunSpec::new(cfg.clone(), Purpose::Features, &wavebench::backend::LOCAL)
-        .map_err(|e| e.to_string())?
-        .load(path.as_ref())
-        .map_err(|e| e.to_string())?;
+    let table = RunSpec::new(cfg.clone(), Purpose::Features, &wavebench::backend::LOCAL)?
+        .load(path.as_ref())?;
     let prompter = wavebench::cli::template(&cfg.template)?;
     let req = Request {
         base: cfg.clone(),
@@ -44,9 +43,10 @@ fn main() -> Result<(), String> {
     // scored units) while only the wavelet, level, mode or template change. A knob change
     // is timed as one: the wavelet alternates between db4 and sym4.
     let mut kept = wavebench::sweep::Kept::new(scorer);
-    let with_wavelet = |w: &str| -> Result<Request, String> {
+    let with_wavelet = |w: &str| -> wavebench::error::Result<Request> {
         let mut base = req.base.clone();
-        base.transform.wavelet = wavebench_core::wavelet::lookup(w).map_err(|e| e.to_string())?;
+        base.transform.wavelet =
+            wavebench_core::wavelet::lookup(w).map_err(|e| Error::input(e.to_string()))?;
         Ok(Request {
             base,
             ..req.clone()

@@ -2,16 +2,20 @@
 //! "export configuration" writes. The configuration itself (fields, defaults) is the
 //! core's `wavebench_core::config::Config`.
 
+use crate::error::{Error, Result};
 use std::path::Path;
 use wavebench_core::config::Config;
 
 /// Read a TOML file; unknown keys are errors naming the file and the nearest known key.
-pub fn read(path: &Path) -> Result<Config, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+pub fn read(path: &Path) -> Result<Config> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read", e))?;
     toml::from_str(&text).map_err(|e| {
         let message = e.message();
-        format!("{}: {message}{}", path.display(), near_key(message))
+        Error::input(format!(
+            "{}: {message}{}",
+            path.display(),
+            near_key(message)
+        ))
     })
 }
 
@@ -58,11 +62,11 @@ mod tests {
     use wavebench_core::transform::Transform;
     use wavebench_core::wavelet::Mode;
 
-    fn written(text: &str) -> Result<Config, String> {
+    fn written(text: &str) -> std::result::Result<Config, String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let path = dir.path().join("run.toml");
         std::fs::write(&path, text).map_err(|e| e.to_string())?;
-        read(&path).map_err(|e| e.replace(&path.display().to_string(), "FILE"))
+        read(&path).map_err(|e| e.to_string().replace(&path.display().to_string(), "FILE"))
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod config;
 pub mod data;
 pub mod engine;
+pub mod error;
 pub mod export;
 pub mod npy;
 pub mod sweep;

@@ -2,6 +2,7 @@
 
 use clap::FromArgMatches;
 use wavebench::cli::{self, Cli, Command};
+use wavebench::error::Error;
 
 fn main() {
     let args = match cli::command()
@@ -16,7 +17,7 @@ fn main() {
         }
     };
     // The app's failure is ours (exit 1): it takes no input that could be wrong.
-    let app = |file| wavebench::app::run(file).map_err(|e| cli::Failure::Internal(e.to_string()));
+    let app = |file| wavebench::app::run(file).map_err(|e| Error::internal(e.to_string()));
     let (result, command) = match args.command {
         None => (app(None), false),
         Some(Command::Gui { file }) => (app(file), false),
@@ -33,9 +34,9 @@ fn main() {
     };
     let code = match result {
         Ok(()) => 0,
-        Err(f) => {
-            eprintln!("wavebench: {}", f.message());
-            f.exit_code()
+        Err(e) => {
+            eprintln!("wavebench: {}", cli::message(&e));
+            e.exit_code()
         }
     };
     if command {

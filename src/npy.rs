@@ -7,6 +7,7 @@
 //! of `.npy` members (stored by `np.savez`, deflated by `np.savez_compressed`): the `zip`
 //! crate, streamed so that it needs no seeking and can go through `export::write_atomic`.
 
+use crate::error::{Error, Result};
 use std::io::{self, Read, Write};
 
 /// An array's elements, borrowed for writing.
@@ -178,43 +179,53 @@ fn dict_value<'a>(dict: &'a str, key: &str) -> Option<&'a str> {
 /// file or archive member holds). Errors say what the file holds. The header's shape is
 /// checked against `limit` and the machine's memory before anything is allocated: a
 /// header may claim any size.
-pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array, String> {
+pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array> {
     let mut pre = [0u8; 8];
     r.read_exact(&mut pre)
-        .map_err(|e| format!("not a .npy array: {e}"))?;
+        .map_err(|e| Error::input(format!("not a .npy array: {e}")))?;
     if &pre[..6] != MAGIC {
-        return Err("not a .npy array (no \\x93NUMPY magic)".into());
+        return Err(Error::input("not a .npy array (no \\x93NUMPY magic)"));
     }
     let hlen = match pre[6] {
         1 => {
             let mut b = [0u8; 2];
-            r.read_exact(&mut b).map_err(|e| e.to_string())?;
+            r.read_exact(&mut b)
+                .map_err(|e| Error::input(e.to_string()))?;
             u16::from_le_bytes(b) as usize
         }
         2 | 3 => {
             let mut b = [0u8; 4];
-            r.read_exact(&mut b).map_err(|e| e.to_string())?;
+            r.read_exact(&mut b)
+                .map_err(|e| Error::input(e.to_string()))?;
             u32::from_le_bytes(b) as usize
         }
-        v => return Err(format!(".npy format version {v} is not supported")),
+        v => {
+            return Err(Error::input(format!(
+                ".npy format version {v} is not supported"
+            )))
+        }
     };
     if hlen as u64 > limit {
-        return Err(format!(
+        return Err(Error::input(format!(
             "the .npy header claims {hlen} bytes; the file holds {limit}"
-        ));
+        )));
     }
     let mut h = vec![0u8; hlen];
-    r.read_exact(&mut h).map_err(|e| e.to_string())?;
+    r.read_exact(&mut h)
+        .map_err(|e| Error::input(e.to_string()))?;
     let header_len = if pre[6] == 1 { 10 } else { 12 } + hlen as u64;
     let limit = limit.saturating_sub(header_len);
     let dict = String::from_utf8_lossy(&h);
     let descr = dict_value(&dict, "descr")
-        .ok_or("the .npy header has no 'descr'")?
+        .ok_or_else(|| Error::input("the .npy header has no 'descr'"))?
         .trim_matches(['\'', '"']);
     if dict_value(&dict, "fortran_order") == Some("True") {
-        return Err("the array is in Fortran order; save it with np.ascontiguousarray".into());
+        return Err(Error::input(
+            "the array is in Fortran order; save it with np.ascontiguousarray",
+        ));
     }
-    let shape_text = dict_value(&dict, "shape").ok_or("the .npy header has no 'shape'")?;
+    let shape_text =
+        dict_value(&dict, "shape").ok_or_else(|| Error::input("the .npy header has no 'shape'"))?;
     let shape: Vec<usize> = shape_text
         .trim_matches(['(', ')'])
         .split(',')
@@ -222,29 +233,38 @@ pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array, String> {
         .filter(|d| !d.is_empty())
         .map(|d| d.trim_end_matches('L').parse::<usize>())
         .collect::<Result<_, _>>()
-        .map_err(|_| format!("the .npy shape {shape_text} is not a tuple of sizes"))?;
+        .map_err(|_| {
+            Error::input(format!(
+                "the .npy shape {shape_text} is not a tuple of sizes"
+            ))
+        })?;
     let n = shape
         .iter()
         .try_fold(1usize, |n, &d| n.checked_mul(d))
         .ok_or_else(|| {
-            format!("the .npy shape {shape_text} holds more values than memory can address")
+            Error::input(format!(
+                "the .npy shape {shape_text} holds more values than memory can address"
+            ))
         })?;
-    let mut bytes = |width: usize| -> Result<Vec<u8>, String> {
+    let mut bytes = |width: usize| -> Result<Vec<u8>> {
         let need = (n as u128) * (width as u128);
         if need > u128::from(limit) {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "the .npy header claims shape {shape_text} of {descr} ({need} bytes) but the file holds {limit} bytes after its header"
-            ));
+            )));
         }
         if wavebench_core::run_spec::available_memory().is_some_and(|have| need > u128::from(have))
         {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "the .npy array of shape {shape_text} needs {need} bytes, more memory than is available"
-            ));
+            )));
         }
         let mut b = vec![0u8; need as usize];
-        r.read_exact(&mut b)
-            .map_err(|e| format!("the array ends early ({n} values of dtype {descr}): {e}"))?;
+        r.read_exact(&mut b).map_err(|e| {
+            Error::input(format!(
+                "the array ends early ({n} values of dtype {descr}): {e}"
+            ))
+        })?;
         Ok(b)
     };
     macro_rules! numbers {
@@ -263,7 +283,7 @@ pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array, String> {
         d if d.starts_with("<U") => {
             let width: usize = d[2..]
                 .parse()
-                .map_err(|_| format!("the .npy dtype {d} is not understood"))?;
+                .map_err(|_| Error::input(format!("the .npy dtype {d} is not understood")))?;
             let b = bytes(4 * width)?;
             Owned::Text(
                 b.chunks_exact(4 * width.max(1))
@@ -278,9 +298,9 @@ pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array, String> {
             )
         }
         d => {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "the .npy dtype {d} is not supported (float32, float64, int32, int64 or text)"
-            ))
+            )))
         }
     };
     Ok(Array { shape, data })
@@ -303,15 +323,18 @@ pub fn write_npz(w: &mut dyn Write, arrays: &[(&str, Vec<usize>, Data)]) -> io::
 }
 
 /// Every array of an `.npz` archive, in the archive's order.
-pub fn read_npz(file: std::fs::File) -> Result<Vec<(String, Array)>, String> {
+pub fn read_npz(file: std::fs::File) -> Result<Vec<(String, Array)>> {
     let mut zip = zip::ZipArchive::new(io::BufReader::new(file))
-        .map_err(|e| format!("not an .npz archive: {e}"))?;
+        .map_err(|e| Error::input(format!("not an .npz archive: {e}")))?;
     let mut out = Vec::with_capacity(zip.len());
     for i in 0..zip.len() {
-        let mut member = zip.by_index(i).map_err(|e| e.to_string())?;
-        let name = member.name().map_err(|e| e.to_string())?.to_string();
+        let mut member = zip.by_index(i).map_err(|e| Error::input(e.to_string()))?;
+        let name = member
+            .name()
+            .map_err(|e| Error::input(e.to_string()))?
+            .to_string();
         let size = member.size();
-        let array = read(&mut member, size).map_err(|e| format!("{name}: {e}"))?;
+        let array = read(&mut member, size).map_err(|e| Error::input(format!("{name}: {e}")))?;
         out.push((name.trim_end_matches(".npy").to_string(), array));
     }
     Ok(out)
@@ -353,16 +376,20 @@ mod tests {
     fn bad_headers_are_named() {
         assert!(read(&mut &b"PK\x03\x04 not npy"[..], 16)
             .unwrap_err()
+            .to_string()
             .contains("magic"));
         let mut buf = Vec::new();
         write(&mut buf, &[2], &Data::F32(&[1.0, 2.0])).unwrap();
         buf.truncate(buf.len() - 2);
         // A member whose declared size is honest: the shape is checked against it.
-        let honest = read(&mut buf.as_slice(), buf.len() as u64).unwrap_err();
+        let honest = read(&mut buf.as_slice(), buf.len() as u64)
+            .unwrap_err()
+            .to_string();
         assert!(honest.contains("claims shape (2,)"), "{honest}");
         // A declared size that lies: the read itself finds the end.
         assert!(read(&mut buf.as_slice(), 1 << 20)
             .unwrap_err()
+            .to_string()
             .contains("ends early"));
     }
 
@@ -372,13 +399,17 @@ mod tests {
     fn a_shape_larger_than_the_file_is_refused_before_allocating() {
         let mut buf = header(&[1 << 40], "<f8");
         buf.extend_from_slice(&[0u8; 64]);
-        let e = read(&mut buf.as_slice(), buf.len() as u64).unwrap_err();
+        let e = read(&mut buf.as_slice(), buf.len() as u64)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("claims shape (1099511627776,)") && e.contains("8796093022208 bytes"),
             "{e}"
         );
         let huge = header(&[1 << 40, 1 << 40], "<f8");
-        let e = read(&mut huge.as_slice(), u64::MAX).unwrap_err();
+        let e = read(&mut huge.as_slice(), u64::MAX)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("more values than memory can address"), "{e}");
     }
 }

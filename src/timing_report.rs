@@ -1,6 +1,7 @@
 //! The timing report of docs/timing.md#the-report: the runs' stage timings (the core's
 //! [`RunReport`]) with the configuration and the machine, written as JSON, CSV or Markdown.
 
+use crate::error::{Error, Result};
 use serde::Serialize;
 use wavebench_core::timing::{RunReport, Stage};
 
@@ -44,14 +45,14 @@ pub struct Report<C: Serialize> {
 
 impl<C: Serialize> Report<C> {
     /// The report as `json`, `csv` or `md` (Markdown).
-    pub fn render(&self, format: &str) -> Result<String, String> {
+    pub fn render(&self, format: &str) -> Result<String> {
         match format {
-            "json" => serde_json::to_string_pretty(self).map_err(|e| e.to_string()),
+            "json" => serde_json::to_string_pretty(self).map_err(|e| Error::input(e.to_string())),
             "csv" => Ok(self.to_csv()),
             "md" => Ok(self.to_markdown()),
-            other => Err(format!(
+            other => Err(Error::input(format!(
                 "unknown report format '{other}' (expected json, csv or md)"
-            )),
+            ))),
         }
     }
 

@@ -4,9 +4,11 @@
 //! here is one workload, timed stage by stage like the baseline, and its prompts compared
 //! with the baseline's.
 
+use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use wavebench_core::data::Table;
+use wavebench_core::engine::EngineError;
 use wavebench_core::engine::{Plan, Selected};
 use wavebench_core::features::Aggregate;
 use wavebench_core::features::Unit;
@@ -75,9 +77,9 @@ pub fn adaptive_plan(
     wavelet: &'static wavebench_core::wavelet::Wavelet,
     mode: wavebench_core::wavelet::Mode,
     seq: usize,
-) -> Result<Plan, String> {
-    let plan = Plan::new(wavelet, mode, adaptive_level(seq), seq).map_err(|e| e.to_string())?;
-    plan.check_level().map_err(|e| e.to_string())?;
+) -> Result<Plan> {
+    let plan = Plan::new(wavelet, mode, adaptive_level(seq), seq).map_err(EngineError::from)?;
+    plan.check_level().map_err(EngineError::from)?;
     Ok(plan)
 }
 
@@ -109,13 +111,16 @@ pub struct Workload<'a> {
     pub pred_len: usize,
 }
 
-fn render(w: &Workload<'_>, units: &[Unit], timer: &mut Timer) -> Result<Vec<String>, String> {
+fn render(w: &Workload<'_>, units: &[Unit], timer: &mut Timer) -> Result<Vec<String>> {
     timer
         .time(Stage::Render, || {
             w.prompter
                 .render_all(units, w.description, w.prepared.windows.seq_len, w.pred_len)
         })
-        .map_err(|e| e.to_string())
+        .map_err(|source| Error::Template {
+            place: "template".into(),
+            source,
+        })
 }
 
 fn features(
@@ -123,10 +128,8 @@ fn features(
     prepared: &Prepared,
     table: &Table,
     timer: &mut Timer,
-) -> Result<Vec<Unit>, String> {
-    prepared
-        .features(table, engine, timer, |_| true)
-        .map_err(|e| e.to_string())
+) -> Result<Vec<Unit>> {
+    Ok(prepared.features(table, engine, timer, |_| true)?)
 }
 
 /// Run `variant` once. `plan` is the adaptive level's plan for that variant.
@@ -136,7 +139,7 @@ pub fn run(
     w: &Workload<'_>,
     adaptive: Option<&Plan>,
     timer: &mut Timer,
-) -> Result<Outcome, String> {
+) -> Result<Outcome> {
     let (prepared, table) = (&w.prepared, w.table);
     let done = |prompts| Outcome {
         prompts,
@@ -148,7 +151,8 @@ pub fn run(
             render(w, &units, timer).map(done)
         }
         Variant::AdaptiveLevel => {
-            let plan = adaptive.ok_or("internal: no plan for the adaptive level")?;
+            let plan = adaptive
+                .ok_or_else(|| Error::internal("internal: no plan for the adaptive level"))?;
             let adapted = prepared.with_plan(plan.clone());
             let units = features(engine, &adapted, table, timer)?;
             render(w, &units, timer).map(done)
@@ -172,9 +176,9 @@ pub fn run(
         }
         Variant::Batching => {
             if prepared.aggregate() == Aggregate::Batch {
-                return Err(
-                    "batching compares one call per sample with one per batch of windows: it needs aggregate series or sample, not batch".into(),
-                );
+                return Err(Error::input(
+                    "batching compares one call per sample with one per batch of windows: it needs aggregate series or sample, not batch",
+                ));
             }
             let mut units = Vec::new();
             for i in 0..prepared.windows.count {
@@ -207,13 +211,13 @@ pub fn measure(
     mode: wavebench_core::wavelet::Mode,
     chosen: &[Variant],
     mut progress: impl FnMut(usize, usize) -> bool,
-) -> Result<Vec<Measured>, String> {
+) -> Result<Vec<Measured>> {
     let mut order = vec![Variant::Baseline];
     order.extend(chosen.iter().filter(|&&v| v != Variant::Baseline));
     let total = order.len() + 1;
     let reference = run(Variant::Baseline, engine, w, None, &mut Timer::new(false))?.prompts;
     if !progress(1, total) {
-        return Err("cancelled".into());
+        return Err(Error::Cancelled);
     }
     let mut out = Vec::with_capacity(order.len());
     for (k, &variant) in order.iter().enumerate() {
@@ -233,14 +237,14 @@ pub fn measure(
             },
             Err(e) => Measured {
                 variant,
-                result: Err(e),
+                result: Err(e.to_string()),
                 prompts_changed: 0,
                 prompts: reference.len(),
                 cache_hit_rate: None,
             },
         });
         if !progress(k + 2, total) {
-            return Err("cancelled".into());
+            return Err(Error::Cancelled);
         }
     }
     Ok(out)
@@ -284,13 +288,12 @@ fn shuffled(n: usize, seed: u64) -> Vec<usize> {
 /// Two epochs over the windows in shuffled order, as a training loop visits them; each
 /// visit looks the window up by its bytes (hash, then a byte comparison, so a hit is
 /// always the same window's data) and computes it on a miss.
-fn cache(engine: &mut Selected, w: &Workload<'_>, timer: &mut Timer) -> Result<Outcome, String> {
+fn cache(engine: &mut Selected, w: &Workload<'_>, timer: &mut Timer) -> Result<Outcome> {
     let (prepared, table) = (&w.prepared, w.table);
     if prepared.aggregate() == Aggregate::Batch {
-        return Err(
-            "the cache keeps each window's prompts: it needs aggregate series or sample, not batch"
-                .into(),
-        );
+        return Err(Error::input(
+            "the cache keeps each window's prompts: it needs aggregate series or sample, not batch",
+        ));
     }
     let n = prepared.windows.count;
     let mut store: HashMap<u64, Vec<(usize, Vec<String>)>> = HashMap::new();

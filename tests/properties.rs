@@ -285,7 +285,7 @@ mod fuzz {
                     if let Err(e) = spec.prepare(&table) { prop_assert!(one_line(&e.to_string()), "{}", e) }
                 }
                 Ok(Err(e)) => prop_assert!(one_line(&e.to_string()), "{}", e),
-                Err(f) => prop_assert!(one_line(f.message()), "{}", f.message()),
+                Err(f) => prop_assert!(one_line(&wavebench::cli::message(&f)), "{}", f),
             }
         }
 

@@ -1,4 +1,7 @@
-//! What can stop the app from running.
+//! What can stop the app from running, and errors in the app's words.
+
+use crate::error::Error;
+use wavebench_core::names::Opt;
 
 /// Why the app could not run.
 #[derive(Debug)]
@@ -15,42 +18,73 @@ impl std::fmt::Display for AppError {
     }
 }
 
-/// The core's and the CLI's messages name options as flags (`--level`); the app names
-/// its controls. Every message the app shows from a run goes through here.
-/// An option's name in the app: its control's.
-pub fn in_app_word(option: wavebench_core::names::Opt) -> String {
-    in_app_words(&option.flag())
+/// An option as the app names it: the label of its control, or where the app takes it
+/// from when it has none (the sweep's grid and the protocol's counts are fixed in the app).
+pub fn control(option: Opt) -> &'static str {
+    match option {
+        Opt::Wavelet => "wavelet",
+        Opt::Level => "level",
+        Opt::Mode => "mode",
+        Opt::Rows => "rows",
+        Opt::SeqLen => "window length",
+        Opt::Stride => "stride",
+        Opt::BatchSize => "batch size",
+        Opt::Missing => "missing values",
+        Opt::Dtype => "precision",
+        Opt::Columns => "columns",
+        Opt::TimeColumn => "time column",
+        Opt::Shard => "shards (on the command line)",
+        Opt::Template => "template",
+        Opt::PredLen => "prediction length",
+        Opt::Split => "split",
+        Opt::Wavelets => "the sweep's wavelets",
+        Opt::Levels => "the sweep's levels",
+        Opt::Modes => "the sweep's modes",
+        Opt::NullDraws => "the null's draws",
+        Opt::Bootstrap => "the bootstrap's replicates",
+        Opt::Claim => "claims you define",
+        Opt::Output => "the file chosen",
+    }
 }
 
-pub fn in_app_words(message: &str) -> String {
-    const WORDS: [(&str, &str); 12] = [
-        ("--seq-len", "window length"),
-        ("--level", "level"),
-        ("--wavelet", "wavelet"),
-        ("--mode", "mode"),
-        ("--rows", "rows"),
-        ("--stride", "stride"),
-        ("--columns", "columns"),
-        ("--batch-size", "batch size"),
-        ("--time-column", "time column"),
-        ("--missing", "missing values"),
-        ("--dtype", "precision"),
-        ("--template", "template"),
-    ];
-    let mut out = message.to_string();
-    for (flag, word) in WORDS {
-        out = out.replace(flag, word);
-    }
-    out
+/// An error in the app's words: its options named as its controls.
+pub fn said(e: &Error) -> String {
+    e.worded(|o| control(o).to_string())
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use wavebench_core::names::OPTION;
+
     #[test]
-    fn flags_become_the_controls_names() {
+    fn every_option_has_a_control_word_of_its_own() {
+        let words: Vec<&str> = Opt::ALL.iter().map(|&o| control(o)).collect();
+        assert!(words.iter().all(|w| !w.is_empty() && !w.starts_with('-')));
+        let mut unique = words.clone();
+        unique.sort_unstable();
+        unique.dedup();
         assert_eq!(
-            super::in_app_words("--level: level 3 is above the maximum level 1 (--seq-len 20)"),
+            unique.len(),
+            words.len(),
+            "two options share a word: {words:?}"
+        );
+    }
+
+    #[test]
+    fn options_become_the_controls_names() {
+        let e = Error::about(
+            &[Opt::Level, Opt::SeqLen],
+            format!("{OPTION}: level 3 is above the maximum level 1 ({OPTION} 20)"),
+        );
+        assert_eq!(
+            said(&e),
             "level: level 3 is above the maximum level 1 (window length 20)"
+        );
+        let s = Error::from(wavebench_core::score::ScoreError::NoUnits("val"));
+        assert_eq!(
+            said(&s),
+            "no unit's horizon lies wholly in the val part: lower prediction length or window length, or change split"
         );
     }
 }

@@ -1,7 +1,7 @@
 //! The conversation with the worker: requests when a knob moved, and each reply routed to
 //! what it answers (stale generations dropped).
 
-use super::error::in_app_words;
+use super::error::said;
 use super::worker::{JobOutput, Reply, Request};
 use super::Workbench;
 use std::path::PathBuf;
@@ -69,12 +69,12 @@ impl Workbench {
                                 self.status = self.loaded_status.clone();
                             }
                             if let Some(n) = notice {
-                                self.status = in_app_words(&n);
+                                self.status = n;
                             }
                         }
                         Err(e) => {
                             // The panes say why instead of showing another setting's result.
-                            let e = in_app_words(&e);
+                            let e = said(&e);
                             self.status = e.clone();
                             self.failed = Some(e);
                             self.result = None;
@@ -106,17 +106,18 @@ impl Workbench {
                         Ok(JobOutput::Written { path }) => {
                             format!("{what}: written to {}", path.display())
                         }
-                        Err(e) => in_app_words(&e),
+                        Err(e) if e.is_cancelled() => format!("{what} cancelled"),
+                        Err(e) => said(&e),
                     };
                 }
-                Reply::Failed { gen, message } if gen == self.load_gen => {
+                Reply::Failed { gen, error } if gen == self.load_gen => {
                     self.loading = false;
                     self.busy = false;
-                    self.status = in_app_words(&message);
+                    self.status = said(&error);
                 }
                 Reply::Surveyed { gen, result } if gen == self.survey_gen => {
                     self.dataset_view.computing = false;
-                    self.dataset_view.survey = Some(result.map(|s| *s));
+                    self.dataset_view.survey = Some(result.map(|s| *s).map_err(|e| said(&e)));
                 }
                 _ => {} // an answer to a request that a newer one replaced
             }

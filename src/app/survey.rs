@@ -42,9 +42,9 @@ pub(super) fn serve(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, w
 fn survey(
     req: &SurveyRequest,
     kept: &mut Option<(ScorerKey, crate::sweep::Kept)>,
-) -> Result<crate::sweep::survey::Survey, String> {
+) -> crate::error::Result<crate::sweep::survey::Survey> {
     let s = &req.settings;
-    let prompter = Prompter::new(&s.template_text).map_err(|e| format!("template: {e}"))?;
+    let prompter = Prompter::new(&s.template_text).map_err(super::worker::in_template)?;
     let sweep_req = crate::sweep::Request {
         base: Config {
             seq_len: Some(s.seq_len()),

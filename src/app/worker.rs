@@ -1,9 +1,9 @@
 //! The background worker: owns the data and the engines; the UI sends requests tagged with
 //! a generation number and drops replies older than its latest request.
 
-use super::error::in_app_word;
 use super::state::Settings;
 use crate::backend::LOCAL;
+use crate::error::{Error, Result};
 use crate::variants::Variant;
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -99,7 +99,7 @@ impl Job {
 pub enum Reply {
     JobDone {
         what: String,
-        result: Result<JobOutput, String>,
+        result: Result<JobOutput>,
     },
     Loaded {
         gen: u64,
@@ -109,17 +109,17 @@ pub enum Reply {
     Inspected {
         gen: u64,
         slot: usize,
-        result: Result<Box<Inspection>, String>,
+        result: Result<Box<Inspection>>,
         notice: Option<String>,
     },
     Failed {
         gen: u64,
-        message: String,
+        error: Error,
     },
     /// The Data set pane's survey of the current configuration.
     Surveyed {
         gen: u64,
-        result: Result<Box<crate::sweep::survey::Survey>, String>,
+        result: Result<Box<crate::sweep::survey::Survey>>,
     },
 }
 
@@ -183,7 +183,7 @@ impl Worker {
         if let Err(e) = spawned {
             let _ = self.replies.send(Reply::JobDone {
                 what: what.to_string(),
-                result: Err(format!("cannot start a thread: {e}")),
+                result: Err(Error::internal(format!("cannot start a thread: {e}"))),
             });
         }
         job
@@ -230,7 +230,7 @@ fn handle(req: Request, engines: &mut Vec<(EngineKind, Selected)>, replies: &Sen
             },
             Err(e) => Reply::Failed {
                 gen,
-                message: e.worded(in_app_word),
+                error: e.into(),
             },
         },
         Request::Inspect {
@@ -281,16 +281,18 @@ fn inspect(
     s: &Settings,
     table: &Table,
     engine: &mut Selected,
-) -> Result<(Box<Inspection>, Option<String>), String> {
+) -> Result<(Box<Inspection>, Option<String>)> {
     let channel = s.channel.min(table.channels.len().saturating_sub(1));
-    let spec = RunSpec::new(view_config(s, table), Purpose::Features, &LOCAL)
-        .map_err(|e| e.worded(in_app_word))?;
-    let prepared = spec.prepare(table).map_err(|e| e.worded(in_app_word))?;
+    let spec = RunSpec::new(view_config(s, table), Purpose::Features, &LOCAL)?;
+    let prepared = spec.prepare(table)?;
     // A template that does not compile still gets its features computed and shown; the
     // error goes where the prompt would be.
     let (prompter, template_error) = match Prompter::new(&s.template_text) {
         Ok(p) => (p, None),
-        Err(e) => (Prompter::new("").map_err(|e| e.to_string())?, Some(e)),
+        Err(e) => (
+            Prompter::new("").map_err(|e| Error::internal(e.to_string()))?,
+            Some(e),
+        ),
     };
     let unit = Inspect {
         channel,
@@ -299,16 +301,14 @@ fn inspect(
         description: &s.run.description,
         pred_len: s.run.pred_len,
     };
-    let mut result = prepared
-        .inspect(table, engine, unit)
-        .map_err(|e| e.to_string())?;
+    let mut result = prepared.inspect(table, engine, unit)?;
     if let Some(e) = template_error {
         result.prompt = Err(e);
     }
     Ok((Box::new(result), prepared.warning.clone()))
 }
 
-fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, String> {
+fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput> {
     let tick = |done: usize, total: usize| {
         job.total.store(total, Ordering::Relaxed);
         job.done.store(done, Ordering::Relaxed);
@@ -325,8 +325,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
             settings,
             split,
         } => {
-            let prompter =
-                Prompter::new(&settings.template_text).map_err(|e| format!("template: {e}"))?;
+            let prompter = Prompter::new(&settings.template_text).map_err(in_template)?;
             let req = crate::sweep::Request {
                 base: Config {
                     seq_len: Some(settings.seq_len()),
@@ -349,8 +348,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
             settings,
             path,
         } => {
-            let prompter =
-                Prompter::new(&settings.template_text).map_err(|e| format!("template: {e}"))?;
+            let prompter = Prompter::new(&settings.template_text).map_err(in_template)?;
             let units = all_units(&table, &settings, job, tick)?;
             let prompts = prompter
                 .render_all(
@@ -359,7 +357,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
                     settings.seq_len(),
                     settings.run.pred_len,
                 )
-                .map_err(|e| format!("template: {e}"))?;
+                .map_err(in_template)?;
             crate::export::write_prompts(&path, &units, &prompts)?;
             Ok(JobOutput::Exported {
                 path,
@@ -386,16 +384,11 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
             report,
         } => {
             let table = export_table(&table, &settings);
-            let spec = RunSpec::new(export_config(&settings), Purpose::Features, &LOCAL)
-                .map_err(|e| e.worded(in_app_word))?;
-            let prompter =
-                Prompter::new(&settings.template_text).map_err(|e| format!("template: {e}"))?;
+            let spec = RunSpec::new(export_config(&settings), Purpose::Features, &LOCAL)?;
+            let prompter = Prompter::new(&settings.template_text).map_err(in_template)?;
             let work = crate::variants::Workload {
                 // Prompts are compared and dropped, as `bench` does: the run may slide.
-                prepared: spec
-                    .prepare(&table)
-                    .map_err(|e| e.worded(in_app_word))?
-                    .sliding(spec.slide(&prompter, false)),
+                prepared: spec.prepare(&table)?.sliding(spec.slide(&prompter, false)),
                 table: &table,
                 prompter: &prompter,
                 description: &settings.run.description,
@@ -410,7 +403,7 @@ fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput, Strin
                 &chosen,
                 tick,
             )
-            .map_err(|e| format!("{}: {e}", job.what))?;
+            .map_err(|e| e.within(&job.what))?;
             if let Some(path) = &report {
                 let series = work.prepared.windows.count * table.channels.len();
                 let doc = crate::variants::report(
@@ -465,18 +458,18 @@ fn all_units(
     settings: &Settings,
     job: &Job,
     mut tick: impl FnMut(usize, usize) -> bool,
-) -> Result<Vec<wavebench_core::features::Unit>, String> {
+) -> Result<Vec<wavebench_core::features::Unit>> {
     let cfg = export_config(settings);
-    let spec = RunSpec::new(cfg, Purpose::Features, &LOCAL).map_err(|e| e.worded(in_app_word))?;
+    let spec = RunSpec::new(cfg, Purpose::Features, &LOCAL)?;
     // The app's table holds f64 (the precision is a live knob), while the CLI parses an
     // f32 run's text straight to f32: a value narrowed from f64 can differ from it in its
     // last bit (a printed range then reads 1.65 against 1.64). An f32 export reads the
     // file as the CLI does, so the same settings give the CLI's bytes.
     let table = match spec.cfg.dtype {
-        DType::F32 => Cow::Owned(spec.load(&table.path).map_err(|e| e.worded(in_app_word))?),
+        DType::F32 => Cow::Owned(spec.load(&table.path)?),
         DType::F64 => export_table(table, settings),
     };
-    let prepared = spec.prepare(&table).map_err(|e| e.worded(in_app_word))?;
+    let prepared = spec.prepare(&table)?;
     let count = prepared.windows.count;
     prepared
         .features(
@@ -488,9 +481,17 @@ fn all_units(
         .map_err(|e| job_error(job, e))
 }
 
-fn job_error(job: &Job, e: wavebench_core::engine::EngineError) -> String {
+fn job_error(job: &Job, e: wavebench_core::engine::EngineError) -> Error {
     match e {
-        wavebench_core::engine::EngineError::Cancelled => format!("{} cancelled", job.what),
-        other => other.to_string(),
+        wavebench_core::engine::EngineError::Cancelled => Error::Cancelled,
+        other => Error::from(other).within(&job.what),
+    }
+}
+
+/// The template pane's text did not compile or render.
+pub(super) fn in_template(source: wavebench_core::prompt::TemplateError) -> Error {
+    Error::Template {
+        place: "template".into(),
+        source,
     }
 }

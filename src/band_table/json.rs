@@ -1,6 +1,7 @@
 //! JSON: the document of docs/cli.md#decompose-mra-waverec, written and read back.
 
 use super::{check_kind, check_level, BandTable, Coeffs, Kind, Label, Meta};
+use crate::error::{Error, Result};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -80,7 +81,7 @@ impl Serialize for JsonOne<'_> {
     }
 }
 
-pub(super) fn read(path: &Path) -> Result<Coeffs, String> {
+pub(super) fn read(path: &Path) -> Result<Coeffs> {
     #[derive(Deserialize)]
     struct File {
         wavelet: String,
@@ -103,9 +104,9 @@ pub(super) fn read(path: &Path) -> Result<Coeffs, String> {
         components: Option<serde::de::IgnoredAny>,
         signal: Option<serde::de::IgnoredAny>,
     }
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "read", e))?;
     let doc: File = serde_json::from_reader(io::BufReader::new(f))
-        .map_err(|e| format!("not a decompose document: {e}"))?;
+        .map_err(|e| Error::input(format!("not a decompose document: {e}")))?;
     let mut series = Vec::with_capacity(doc.series.len());
     for (i, s) in doc.series.into_iter().enumerate() {
         match (&s.coeffs, &s.components, &s.signal) {
@@ -113,9 +114,9 @@ pub(super) fn read(path: &Path) -> Result<Coeffs, String> {
             (None, Some(_), _) => check_kind("components")?,
             (None, None, Some(_)) => check_kind("signal")?,
             (None, None, None) => {
-                return Err(format!(
+                return Err(Error::input(format!(
                     "series {i} has no \"coeffs\" (bands of coefficients)"
-                ))
+                )))
             }
         }
         series.push(s);
@@ -135,10 +136,10 @@ pub(super) fn read(path: &Path) -> Result<Coeffs, String> {
         let coeffs = s.coeffs.unwrap_or_default();
         let got: Vec<usize> = coeffs.iter().map(Vec::len).collect();
         if got != lens {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "series {i} ('{}') has bands of lengths {got:?}, series 0 {lens:?}; every series must share one decomposition",
                 s.column
-            ));
+            )));
         }
         values.extend(coeffs.into_iter().flatten());
         labels.push(Label {

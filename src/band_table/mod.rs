@@ -16,6 +16,7 @@ mod json;
 mod npz;
 mod parquet;
 
+use crate::error::{Error, Result};
 use crate::export;
 use crate::npy;
 use serde::{Deserialize, Serialize};
@@ -114,7 +115,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub fn for_path(path: &Path) -> Result<Self, String> {
+    pub fn for_path(path: &Path) -> Result<Self> {
         if path.as_os_str() == "-" || export::is_stream(path) {
             return Ok(Format::Json);
         }
@@ -123,10 +124,10 @@ impl Format {
             Some("parquet") => Ok(Format::Parquet),
             Some("npy") => Ok(Format::Npy),
             Some("npz") => Ok(Format::Npz),
-            _ => Err(format!(
+            _ => Err(Error::input(format!(
                 "-o {}: expected a .json, .parquet, .npz or .npy file (or - for JSON on stdout)",
                 path.display()
-            )),
+            ))),
         }
     }
 }
@@ -139,7 +140,7 @@ fn extension(path: &Path) -> Option<String> {
 
 /// Write `table` to `path` in `format`. Returns a line for the user when the format loses
 /// something they need to know (the band slices of a `.npy`).
-pub fn write(path: &Path, format: Format, table: &BandTable) -> Result<Option<String>, String> {
+pub fn write(path: &Path, format: Format, table: &BandTable) -> Result<Option<String>> {
     match format {
         Format::Json => export::write_atomic(path, |w| {
             serde_json::to_writer(&mut *w, &json::Doc(table)).map_err(io::Error::from)?;
@@ -209,49 +210,50 @@ pub struct Coeffs {
 
 /// A file of another kind (mra's components, waverec's signals) is not coefficients:
 /// inverting it would give a signal of the wrong length and meaning, without a word.
-pub(super) fn check_kind(kind: &str) -> Result<(), String> {
+pub(super) fn check_kind(kind: &str) -> Result<()> {
     match kind {
         "coeffs" => Ok(()),
-        "components" => Err(
-            "holds per-band components (what `wavebench mra` writes), not coefficients; waverec inverts what `wavebench decompose` writes (the components already sum to the signal)".into(),
-        ),
-        "signal" => Err(
-            "holds signals (what `wavebench waverec` writes), not coefficients; waverec inverts what `wavebench decompose` writes".into(),
-        ),
-        other => Err(format!(
-            "holds bands of kind '{other}', not coefficients (what `wavebench decompose` writes)"
+        "components" => Err(Error::input(
+            "holds per-band components (what `wavebench mra` writes), not coefficients; waverec inverts what `wavebench decompose` writes (the components already sum to the signal)",
         )),
+        "signal" => Err(Error::input(
+            "holds signals (what `wavebench waverec` writes), not coefficients; waverec inverts what `wavebench decompose` writes",
+        )),
+        other => Err(Error::input(format!(
+            "holds bands of kind '{other}', not coefficients (what `wavebench decompose` writes)"
+        ))),
     }
 }
 
 /// The bands must be the recorded level's n+1: a band deleted from the file would
 /// otherwise be inverted silently into a signal of the wrong length.
-pub(super) fn check_level(recorded: usize, bands: usize) -> Result<(), String> {
+pub(super) fn check_level(recorded: usize, bands: usize) -> Result<()> {
     if bands == recorded + 1 {
         return Ok(());
     }
-    Err(format!(
+    Err(Error::input(format!(
         "records level {recorded}, which has {} bands ({}), but holds {bands}; was a band removed or added?",
         recorded + 1,
         band_names(recorded).join(", ")
-    ))
+    )))
 }
 
 /// Read `[cA_n, cD_n, …, cD_1]` coefficients of one or more series from a file `decompose`
 /// wrote (`.json`, `.npz`, `.parquet`) or from an `.npz` of arrays `arr_0, arr_1, …` (1-D:
 /// one series; 2-D: series × coefficients). Errors name the file and what is wrong.
-pub fn read_coeffs(path: &Path) -> Result<Coeffs, String> {
+pub fn read_coeffs(path: &Path) -> Result<Coeffs> {
     let p = path.display();
-    let fail = |e: String| format!("{p}: {e}");
+    let place = p.to_string();
+    let fail = |e: Error| e.within(&place);
     match extension(path).as_deref() {
         Some("json") => json::read(path).map_err(fail),
         Some("npz") => {
-            let f = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+            let f = std::fs::File::open(path).map_err(|e| Error::io(path, "read", e))?;
             npz::read(npy::read_npz(f).map_err(fail)?).map_err(fail)
         }
         Some("parquet") => parquet::read(path).map_err(fail),
-        _ => Err(format!(
+        _ => Err(Error::input(format!(
             "{p}: expected coefficients as .json, .npz or .parquet (what decompose writes)"
-        )),
+        ))),
     }
 }

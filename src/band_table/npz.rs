@@ -2,6 +2,7 @@
 //! written and read back (also `np.savez(f, *pywt.wavedec(x, …))`'s `arr_0 …`).
 
 use super::{check_kind, check_level, series_major, BandTable, Coeffs, Label, Meta};
+use crate::error::{Error, Result};
 use crate::npy;
 use std::io;
 use wavebench_core::engine::plan::band_names;
@@ -75,7 +76,7 @@ pub(super) fn write(w: &mut dyn io::Write, t: &BandTable) -> io::Result<()> {
 
 /// The band arrays of an `.npz`: `cA{n}`, `cD{n}` … `cD1` as decompose names them, else
 /// `arr_0 … arr_k` in order (`np.savez(f, *coeffs)`).
-pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> {
+pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs> {
     let get = |name: &str| arrays.iter().find(|(n, _)| n == name).map(|(_, a)| a);
     let text0 = |name: &str| match get(name).map(|a| &a.data) {
         Some(npy::Owned::Text(v)) => v.first().cloned(),
@@ -99,7 +100,9 @@ pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> 
                 .count();
             check_level(l, found)?;
             if let Some(missing) = names.iter().find(|n| get(n).is_none()) {
-                return Err(format!("records level {l} but has no band {missing}"));
+                return Err(Error::input(format!(
+                    "records level {l} but has no band {missing}"
+                )));
             }
             names
         }
@@ -115,17 +118,17 @@ pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> 
                 .filter(|&i| i > k)
                 .min();
             if let Some(i) = beyond {
-                return Err(format!(
+                return Err(Error::input(format!(
                     "has arr_0 … arr_{} and arr_{i} but no arr_{k}: a band is missing (np.savez(f, *pywt.wavedec(...)) numbers them without gaps)",
                     k.saturating_sub(1)
-                ));
+                )));
             }
             if k == 0 {
                 let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
-                return Err(format!(
+                return Err(Error::input(format!(
                     "no coefficient arrays: expected cA<n>, cD<n> … cD1 (as decompose writes) or arr_0, arr_1, … (np.savez(f, *pywt.wavedec(...))); the archive has {}",
                     names.join(", ")
-                ));
+                )));
             }
             (0..k).map(|i| format!("arr_{i}")).collect()
         }
@@ -137,18 +140,18 @@ pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> 
         _ => None,
     };
     let series = rows(bands[0]).ok_or_else(|| {
-        format!(
+        Error::input(format!(
             "{} has shape {:?}; expected 1-D (one series) or 2-D (series x coefficients)",
             named[0], bands[0].shape
-        )
+        ))
     })?;
     let mut lens = Vec::with_capacity(bands.len());
     for (name, a) in named.iter().zip(&bands) {
         if rows(a) != Some(series) {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "{name} has shape {:?}; every band needs {series} rows, as {} has",
                 a.shape, named[0]
-            ));
+            )));
         }
         lens.push(*a.shape.last().unwrap_or(&0));
     }
@@ -161,9 +164,9 @@ pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> 
             npy::Owned::F32(v) => Ok(v.iter().map(|&x| x as f64).collect()),
             npy::Owned::F64(v) => Ok(v.clone()),
             npy::Owned::I64(v) => Ok(v.iter().map(|&x| x as f64).collect()),
-            npy::Owned::Text(_) => Err(format!("{name} holds text, not numbers")),
+            npy::Owned::Text(_) => Err(Error::input(format!("{name} holds text, not numbers"))),
         })
-        .collect::<Result<Vec<Vec<f64>>, String>>()?;
+        .collect::<Result<Vec<Vec<f64>>>>()?;
     let texts = |name: &str| match get(name).map(|a| &a.data) {
         Some(npy::Owned::Text(v)) if v.len() == series => Some(v.clone()),
         _ => None,
@@ -193,7 +196,7 @@ pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs, String> 
             wavelet,
             mode: mode
                 .parse()
-                .map_err(|e: UnknownName| format!("mode: {e}"))?,
+                .map_err(|e: UnknownName| Error::input(format!("mode: {e}")))?,
             level,
             dtype,
             engine: text0("engine").unwrap_or_default(),

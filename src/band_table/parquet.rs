@@ -2,6 +2,7 @@
 //! `wavebench` key-value metadata; written and read back.
 
 use super::{check_kind, check_level, series_major, BandTable, Coeffs, Meta};
+use crate::error::{Error, Result};
 use crate::export;
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -20,8 +21,9 @@ struct FileMeta {
 }
 
 /// `table` as a Parquet file at `path`.
-pub(super) fn write(path: &Path, table: &BandTable) -> Result<(), String> {
-    let (mut df, meta) = frame(table).map_err(|e| format!("{}: {e}", path.display()))?;
+pub(super) fn write(path: &Path, table: &BandTable) -> Result<()> {
+    let (mut df, meta) =
+        frame(table).map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
     export::write_atomic(path, |w| {
         use polars::prelude::*;
         ParquetWriter::new(w)
@@ -91,13 +93,13 @@ fn frame(t: &BandTable) -> polars::prelude::PolarsResult<(polars::prelude::DataF
     Ok((DataFrame::new(n, cols)?, meta))
 }
 
-pub(super) fn read(path: &Path) -> Result<Coeffs, String> {
+pub(super) fn read(path: &Path) -> Result<Coeffs> {
     use polars::prelude::*;
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "read", e))?;
     let mut reader = ParquetReader::new(f);
     let kv = reader
         .get_metadata()
-        .map_err(|e| e.to_string())?
+        .map_err(|e| Error::input(e.to_string()))?
         .key_value_metadata()
         .clone()
         .unwrap_or_default();
@@ -107,12 +109,12 @@ pub(super) fn read(path: &Path) -> Result<Coeffs, String> {
         .and_then(|k| k.value.as_deref())
         .map(serde_json::from_str::<FileMeta>)
         .transpose()
-        .map_err(|e| format!("the '{META_KEY}' metadata is not readable: {e}"))?;
+        .map_err(|e| Error::input(format!("the '{META_KEY}' metadata is not readable: {e}")))?;
     if let Some(m) = &file_meta {
         check_kind(&m.kind)?;
     }
     let meta = file_meta.map(|m| m.meta);
-    let df = reader.finish().map_err(|e| e.to_string())?;
+    let df = reader.finish().map_err(|e| Error::input(e.to_string()))?;
     let names: Vec<String> = df
         .get_column_names()
         .into_iter()
@@ -128,7 +130,7 @@ pub(super) fn read(path: &Path) -> Result<Coeffs, String> {
     let level = names.len().saturating_sub(1);
     let want = band_names(level);
     if names.is_empty() || names.len() != want.len() || want.iter().any(|w| !names.contains(w)) {
-        return Err(format!(
+        return Err(Error::input(format!(
             "expected list columns {} (as decompose writes), found {}",
             band_names(meta.as_ref().map_or(3, |m| m.level)).join(", "),
             if names.is_empty() {
@@ -136,30 +138,35 @@ pub(super) fn read(path: &Path) -> Result<Coeffs, String> {
             } else {
                 names.join(", ")
             }
-        ));
+        )));
     }
     let series = df.height();
     let mut lens = Vec::new();
     let mut per_band: Vec<Vec<f64>> = Vec::new();
     for name in &want {
-        let col = df.column(name).map_err(|e| e.to_string())?;
-        let list = col
-            .list()
-            .map_err(|_| format!("column {name} is {}, not a list of numbers", col.dtype()))?;
+        let col = df.column(name).map_err(|e| Error::input(e.to_string()))?;
+        let list = col.list().map_err(|_| {
+            Error::input(format!(
+                "column {name} is {}, not a list of numbers",
+                col.dtype()
+            ))
+        })?;
         let mut flat = Vec::new();
         let mut len = None;
         for row in 0..list.len() {
             let s = list
                 .get_as_series(row)
-                .ok_or_else(|| format!("column {name}, row {row}: empty"))?;
-            let s = s.cast(&DataType::Float64).map_err(|e| e.to_string())?;
-            let v = s.f64().map_err(|e| e.to_string())?;
+                .ok_or_else(|| Error::input(format!("column {name}, row {row}: empty")))?;
+            let s = s
+                .cast(&DataType::Float64)
+                .map_err(|e| Error::input(e.to_string()))?;
+            let v = s.f64().map_err(|e| Error::input(e.to_string()))?;
             if *len.get_or_insert(v.len()) != v.len() {
-                return Err(format!(
+                return Err(Error::input(format!(
                     "column {name}, row {row}: {} coefficients, row 0 has {}",
                     v.len(),
                     len.unwrap_or(0)
-                ));
+                )));
             }
             flat.extend(v.iter().map(|x| x.unwrap_or(f64::NAN)));
         }

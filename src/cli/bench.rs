@@ -2,8 +2,9 @@
 //! pipeline, every stage timed, prompts rendered and discarded, after a warm-up.
 
 use super::run::{self, PromptOpts, Run};
-use super::{Common, Failure};
+use super::Common;
 use crate::backend::LOCAL;
+use crate::error::{Error, Result};
 use crate::export;
 use crate::timing_report::{Machine, Report};
 use crate::variants::{self, Variant, Workload};
@@ -21,11 +22,11 @@ pub fn run(
     output: Option<&Path>,
     common: &Common,
     opts: &PromptOpts,
-) -> Result<(), Failure> {
+) -> Result<()> {
     let format = super::run::report_format(output, "report")?;
     if let Some(shard) = opts.shard {
         // A shard's timing would be read as the whole run's.
-        return Err(Failure::Input(format!(
+        return Err(Error::input(format!(
             "--shard {}/{}: bench times the whole run on one machine; shard `prompts` or `features` instead, or bench a smaller run with --rows",
             shard.index, shard.count
         )));
@@ -50,13 +51,14 @@ pub fn run(
             cfg.transform.mode,
             prepared.windows.seq_len,
         )
-        .map_err(|e| Failure::Input(format!("--variants adaptive-level: {e}")))?;
+        .map_err(|e| Error::input(format!("--variants adaptive-level: {e}")))?;
         Some(plan)
     } else {
         None
     };
-    let variant_fail =
-        |v: Variant, e: String| Failure::Input(format!("--variants {}: {e}", v.name()));
+    let variant_fail = |v: Variant, e: Error| {
+        Error::input(format!("--variants {}: {}", v.name(), super::message(&e)))
+    };
     let mut runs = Vec::new();
     let mut gpu = None;
     let names: Vec<&str> = engines
@@ -65,14 +67,14 @@ pub fn run(
         .filter(|s| !s.is_empty())
         .collect();
     if names.is_empty() {
-        return Err(Failure::Input(format!(
+        return Err(Error::input(format!(
             "--engines '{engines}': no engine named (expected a list of auto, native, torch-cpu, torch-cuda)"
         )));
     }
     for name in names {
         let kind: EngineKind = name
             .parse()
-            .map_err(|e: UnknownName| Failure::Input(format!("--engines: {e}")))?;
+            .map_err(|e: UnknownName| Error::input(format!("--engines: {e}")))?;
         let mut engine = LOCAL.engine(kind);
         run::notice(&engine.notice, common.quiet);
         let said = engine.notice.clone();
@@ -154,7 +156,7 @@ pub fn run(
         machine: Machine::describe(gpu),
         runs,
     };
-    let text = report.render(format).map_err(Failure::Internal)?;
+    let text = report.render(format)?;
     let out = output.unwrap_or(Path::new("-"));
-    export::write_atomic(out, |w| w.write_all(text.as_bytes())).map_err(Failure::Input)
+    export::write_atomic(out, |w| w.write_all(text.as_bytes()))
 }

@@ -1,15 +1,16 @@
 //! `wavebench bench-decompose` (hidden; `make bench` drives it): the decomposition alone,
 //! every window of every channel as one batch, median wall time per engine.
 
-use super::{Common, Failure};
+use super::Common;
 use crate::engine;
+use crate::error::{Error, Result};
 use std::path::Path;
 use std::time::Instant;
 use wavebench_core::engine::{DType, Engine, EngineKind, Plan, Real, SeriesRef, Values};
 use wavebench_core::names::UnknownName;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 
-pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result<(), Failure> {
+pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result<()> {
     let mut cfg = common.config()?;
     cfg.seq_len = cfg.seq_len.or(Some(512));
     let spec = RunSpec::new(cfg, Purpose::Decompose, &crate::backend::LOCAL)?;
@@ -48,7 +49,7 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
     for name in engines.split(',') {
         let kind: EngineKind = name
             .parse()
-            .map_err(|e: UnknownName| Failure::Input(format!("--engines: {e}")))?;
+            .map_err(|e: UnknownName| Error::input(format!("--engines: {e}")))?;
         let sel = engine::select(kind);
         let mut eng = sel.engine;
         if let Some(n) = sel.notice {

@@ -2,9 +2,10 @@
 //! `wavebench mra INPUT [-o OUT]`: their per-band reconstructions. Written as JSON,
 //! Parquet, .npz or .npy (`band_table`).
 
-use super::{Common, Failure};
+use super::Common;
 use crate::band_table::{self, BandTable, Format, Kind, Label, Meta};
 use crate::data::DataSet;
+use crate::error::{Error, Result};
 use wavebench_core::engine::{self, inverse, DType, Values};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 
@@ -17,13 +18,13 @@ pub enum Output {
     Components,
 }
 
-pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<(), Failure> {
+pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<()> {
     // A bad extension fails before any work.
-    let format = Format::for_path(output).map_err(Failure::Input)?;
+    let format = Format::for_path(output)?;
     let spec = RunSpec::new(common.config()?, Purpose::Decompose, &crate::backend::LOCAL)?;
     let set = DataSet::resolve(path)?;
     if set.is_set {
-        return Err(Failure::Input(format!(
+        return Err(Error::input(format!(
             "{}: decompose takes one file, not a data set",
             path.display()
         )));
@@ -87,8 +88,8 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             (Values::F32(all), Values::F32(p)) => all.extend_from_slice(&p),
             (Values::F64(all), Values::F64(p)) => all.extend_from_slice(&p),
             _ => {
-                return Err(Failure::Internal(
-                    "the engine returned another precision than asked".into(),
+                return Err(Error::internal(
+                    "the engine returned another precision than asked",
                 ))
             }
         }
@@ -112,7 +113,7 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             (Some(w), Some(s)) => format!(", window {w} (row {s})"),
             _ => String::new(),
         };
-        return Err(Failure::Input(format!(
+        return Err(Error::input(format!(
             "{}: column '{}'{place}: coefficients overflow {}; rescale the column{}",
             path.display(),
             l.column,
@@ -151,7 +152,7 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
     };
     // Writing a large table (JSON above all) takes a while: say so.
     let writing = super::run::spinner(common.quiet, &format!("writing {}", output.display()));
-    let notice = band_table::write(output, format, &table).map_err(Failure::Input)?;
+    let notice = band_table::write(output, format, &table)?;
     writing.finish_and_clear();
     if let (Some(n), false) = (notice, common.quiet) {
         eprintln!("wavebench: {n}");

@@ -12,11 +12,13 @@ mod sweep;
 mod wavelets;
 mod waverec;
 
+use crate::error::{Error, Result};
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use wavebench_core::config::Config;
 use wavebench_core::data::{Missing, Normalize};
 use wavebench_core::engine::{DType, EngineKind};
+use wavebench_core::names::Opt;
 use wavebench_core::wavelet::{self, Mode};
 
 #[derive(Parser, Debug)]
@@ -249,56 +251,29 @@ pub struct Common {
     pub quiet: bool,
 }
 
-/// What went wrong, and so the exit code: 2 for the user's input, 1 for ours.
-#[derive(Debug)]
-pub enum Failure {
-    Input(String),
-    Internal(String),
-}
-
-impl Failure {
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Failure::Input(_) => 2,
-            Failure::Internal(_) => 1,
-        }
-    }
-    pub fn message(&self) -> &str {
-        match self {
-            Failure::Input(m) | Failure::Internal(m) => m,
-        }
+/// An option as the command line names it: its flag (`--seq-len`; `-o` for the output).
+pub fn flag(option: Opt) -> String {
+    match option {
+        Opt::Output => "-o".to_string(),
+        o => format!("--{}", o.name().replace('_', "-")),
     }
 }
 
-impl From<wavebench_core::data::DataError> for Failure {
-    fn from(e: wavebench_core::data::DataError) -> Self {
-        Failure::Input(e.worded(wavebench_core::names::Opt::flag))
-    }
-}
-
-impl From<wavebench_core::engine::EngineError> for Failure {
-    fn from(e: wavebench_core::engine::EngineError) -> Self {
-        match e {
-            wavebench_core::engine::EngineError::Plan(p) => Failure::Input(p.to_string()),
-            other => Failure::Internal(other.to_string()),
-        }
-    }
-}
-
-fn input<T: std::fmt::Display>(e: T) -> Failure {
-    Failure::Input(e.to_string())
+/// The error in the command line's words.
+pub fn message(e: &Error) -> String {
+    e.worded(flag)
 }
 
 impl Common {
     /// Defaults ← `--config` file ← command-line options (validated by `RunSpec`).
-    pub fn config(&self) -> Result<Config, Failure> {
+    pub fn config(&self) -> Result<Config> {
         let mut c = match &self.config {
-            Some(p) => crate::config::read(p).map_err(Failure::Input)?,
+            Some(p) => crate::config::read(p)?,
             None => Config::default(),
         };
         if let Some(w) = &self.wavelet {
             c.transform.wavelet =
-                wavelet::lookup(w).map_err(|e| Failure::Input(format!("--wavelet: {e}")))?;
+                wavelet::lookup(w).map_err(|e| Error::input(format!("--wavelet: {e}")))?;
         }
         if let Some(l) = self.level {
             c.transform.level = l;
@@ -332,7 +307,7 @@ impl Common {
         }
         if let Some(t) = &self.time_column {
             c.time_column = t.parse().map_err(|e: wavebench_core::names::BadValue| {
-                Failure::Input(format!("--time-column: {e}"))
+                Error::input(format!("--time-column: {e}"))
             })?;
         }
         c.skip_bad_files |= self.skip_bad_files;
@@ -415,9 +390,9 @@ impl Command {
 }
 
 /// Run a subcommand (the app is opened by main).
-pub fn run(command: Command) -> Result<(), Failure> {
+pub fn run(command: Command) -> Result<()> {
     if let Some((output, inputs)) = command.output_and_inputs() {
-        crate::export::refuse_input_as_output(output, &inputs).map_err(Failure::Input)?;
+        crate::export::refuse_input_as_output(output, &inputs)?;
     }
     match command {
         Command::Wavelets { json } => wavelets::run(json),
@@ -479,6 +454,34 @@ pub fn run(command: Command) -> Result<(), Failure> {
             common,
             sweep: opts,
         } => sweep::run(&path, output.as_deref(), &common, &opts),
-        Command::Gui { .. } => Err(input("the app is opened by the binary's main")),
+        Command::Gui { .. } => Err(Error::internal("the app is opened by the binary's main")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every option a message can name is a flag some subcommand takes: the words the
+    /// command line prints are ones it accepts.
+    #[test]
+    fn every_option_is_a_flag_of_some_subcommand() {
+        let cmd = command();
+        let taken: Vec<String> = cmd
+            .get_subcommands()
+            .flat_map(|s| s.get_arguments())
+            .flat_map(|a| {
+                let long = a.get_long().map(|l| format!("--{l}"));
+                let short = a.get_short().map(|c| format!("-{c}"));
+                long.into_iter().chain(short)
+            })
+            .collect();
+        for o in Opt::ALL {
+            assert!(
+                taken.contains(&flag(o)),
+                "{o}: no subcommand takes {}",
+                flag(o)
+            );
+        }
     }
 }

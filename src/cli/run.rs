@@ -1,8 +1,9 @@
 //! What `features`, `prompts` and `bench` share: options → config → table, windows and a
 //! plan checked for features (docs/transform.md#levels), and the progress bar.
 
-use super::{Common, Failure};
+use super::Common;
 use crate::data::DataSet;
+use crate::error::{Error, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::Range;
@@ -12,7 +13,7 @@ use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::features::Aggregate;
 use wavebench_core::features::Unit;
-use wavebench_core::names::Opt;
+use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::pipeline::PathChoice;
 use wavebench_core::prompt::{self, Prompter};
@@ -62,16 +63,14 @@ pub struct PromptOpts {
 }
 
 impl PromptOpts {
-    pub fn apply(&self, c: &mut Config) -> Result<(), Failure> {
+    pub fn apply(&self, c: &mut Config) -> Result<()> {
         if let Some(t) = &self.template {
             c.template = t.clone();
         }
         if let Some(d) = &self.description {
             c.description = match d.strip_prefix('@') {
                 Some(file) => std::fs::read_to_string(file)
-                    .map_err(|e| {
-                        Failure::Input(format!("--description @{file}: cannot read: {e}"))
-                    })?
+                    .map_err(|e| Error::input(format!("--description @{file}: cannot read: {e}")))?
                     .trim_end()
                     .to_string(),
                 None => d.clone(),
@@ -117,7 +116,7 @@ pub struct FileUnits {
 }
 
 impl Run {
-    pub fn prepare(path: &Path, common: &Common, opts: &PromptOpts) -> Result<Self, Failure> {
+    pub fn prepare(path: &Path, common: &Common, opts: &PromptOpts) -> Result<Self> {
         let mut cfg = common.config()?;
         opts.apply(&mut cfg)?;
         let spec = RunSpec::new(cfg, Purpose::Features, &crate::backend::LOCAL)?;
@@ -137,10 +136,10 @@ impl Run {
     }
 
     /// The one file of a single-file run; commands that take one file say so for a set.
-    pub fn single_file(&self, command: &str) -> Result<&Path, Failure> {
+    pub fn single_file(&self, command: &str) -> Result<&Path> {
         match self.set.files.as_slice() {
             [one] if !self.set.is_set => Ok(one),
-            _ => Err(Failure::Input(format!(
+            _ => Err(Error::input(format!(
                 "{}: {command} takes one file, not a data set",
                 self.input.display()
             ))),
@@ -149,7 +148,7 @@ impl Run {
 
     /// Load and prepare one file; a bad file stops the run, or with `--skip-bad-files`
     /// is reported and skipped (None).
-    fn open(&self, file: &Path) -> Result<Option<(Table, Prepared)>, Failure> {
+    fn open(&self, file: &Path) -> Result<Option<(Table, Prepared)>> {
         let opened = self
             .spec
             .load(file)
@@ -166,7 +165,10 @@ impl Run {
                 Ok(Some((t, p)))
             }
             Err(e) if self.spec.cfg.skip_bad_files && self.set.is_set => {
-                eprintln!("wavebench: skipping a bad file: {}", e.worded(Opt::flag));
+                eprintln!(
+                    "wavebench: skipping a bad file: {}",
+                    super::message(&e.into())
+                );
                 Ok(None)
             }
             Err(e) => Err(e.into()),
@@ -180,7 +182,7 @@ impl Run {
         &self,
         what: &str,
         slide: Result<wavebench_core::features::Reads, NoSlide>,
-    ) -> Result<(Vec<FileUnits>, Timer), Failure> {
+    ) -> Result<(Vec<FileUnits>, Timer)> {
         let files = &self.set.files;
         // A shard needs every file's window count first, to cut the whole run evenly. A
         // single file is kept from that pass rather than loaded twice.
@@ -256,26 +258,30 @@ impl Run {
         Ok((out, timer))
     }
 
-    pub fn prompter(&self) -> Result<Prompter, Failure> {
-        template(&self.spec.cfg.template).map_err(Failure::Input)
+    pub fn prompter(&self) -> Result<Prompter> {
+        template(&self.spec.cfg.template)
     }
 }
 
 /// `--template`: a built-in by name, or a template file.
-pub fn template(spec: &str) -> Result<Prompter, String> {
+pub fn template(spec: &str) -> Result<Prompter> {
+    let failed = |place: String| move |source| Error::Template { place, source };
     if let Some(src) = prompt::builtin(spec) {
-        return Prompter::new(src).map_err(|e| format!("built-in template '{spec}': {e}"));
+        return Prompter::new(src).map_err(failed(format!("built-in template '{spec}'")));
     }
     let path = std::path::Path::new(spec);
     if !path.exists() {
         let names: Vec<&str> = prompt::BUILTINS.iter().map(|(n, _)| *n).collect();
-        return Err(format!(
-            "--template: '{spec}' is neither a built-in ({}) nor a file",
-            names.join(", ")
+        return Err(Error::about(
+            &[Opt::Template],
+            format!(
+                "{OPTION}: '{spec}' is neither a built-in ({}) nor a file",
+                names.join(", ")
+            ),
         ));
     }
-    let src = std::fs::read_to_string(path).map_err(|e| format!("{spec}: cannot read: {e}"))?;
-    Prompter::new(&src).map_err(|e| format!("{spec}: {e}"))
+    let src = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read", e))?;
+    Prompter::new(&src).map_err(failed(spec.to_string()))
 }
 
 /// The run's one line about its constant units: how many, in which columns (the most
@@ -314,14 +320,14 @@ fn constant_warning(files: &[FileUnits]) -> Option<String> {
 
 /// A report's format from `-o`: Markdown on stdout (no `-o`, `-`, or a stream), else the
 /// file's extension, `json`, `csv` or `md`; `what` names the report in the error.
-pub fn report_format(output: Option<&Path>, what: &str) -> Result<&'static str, Failure> {
+pub fn report_format(output: Option<&Path>, what: &str) -> Result<&'static str> {
     let stdout = output.is_none_or(|p| p == Path::new("-") || crate::export::is_stream(p));
     match output.and_then(|p| p.extension()).and_then(|e| e.to_str()) {
         _ if stdout => Ok("md"),
         Some("json") => Ok("json"),
         Some("csv") => Ok("csv"),
         Some("md") => Ok("md"),
-        _ => Err(Failure::Input(format!(
+        _ => Err(Error::input(format!(
             "-o {}: expected a .json, .csv or .md {what}",
             output.map_or(String::new(), |p| p.display().to_string())
         ))),

@@ -2,8 +2,9 @@
 //! prompts' claims tell about the horizon (docs/score.md), ranked by the val score.
 
 use super::run::{progress_of, PromptOpts};
-use super::{Common, Failure};
+use super::Common;
 use crate::data::DataSet;
+use crate::error::{Error, Result};
 use crate::export;
 use crate::sweep::{self, report, Grid, Levels, RankBy, Request};
 use std::path::{Path, PathBuf};
@@ -63,22 +64,16 @@ pub struct SweepOpts {
     pub claims: Vec<String>,
 }
 
-pub fn run(
-    path: &Path,
-    output: Option<&Path>,
-    common: &Common,
-    opts: &SweepOpts,
-) -> Result<(), Failure> {
+pub fn run(path: &Path, output: Option<&Path>, common: &Common, opts: &SweepOpts) -> Result<()> {
     let format = super::run::report_format(output, "file")?;
     if opts.null_draws == 0 {
-        return Err(Failure::Input(
-            "--null-draws 0: the null needs at least 1 draw (99 by default)".into(),
+        return Err(Error::input(
+            "--null-draws 0: the null needs at least 1 draw (99 by default)",
         ));
     }
     if opts.bootstrap == 0 {
-        return Err(Failure::Input(
-            "--bootstrap 0: the intervals and ties need at least 1 replicate (199 by default)"
-                .into(),
+        return Err(Error::input(
+            "--bootstrap 0: the intervals and ties need at least 1 replicate (199 by default)",
         ));
     }
     for (given, instead) in [
@@ -97,7 +92,7 @@ pub fn run(
         ),
     ] {
         if given {
-            return Err(Failure::Input(instead.into()));
+            return Err(Error::input(instead));
         }
     }
     let mut base = common.config()?;
@@ -110,23 +105,23 @@ pub fn run(
     .apply(&mut base)?;
     for spec in &opts.claims {
         let c = wavebench_core::score::DefinedClaim::parse(spec)
-            .map_err(|e| Failure::Input(format!("--claim: {e}")))?;
+            .map_err(|e| Error::input(format!("--claim: {e}")))?;
         if base
             .claims
             .keys()
             .any(|k| k.split(':').next() == Some(c.name.as_str()))
         {
-            return Err(Failure::Input(format!(
+            return Err(Error::input(format!(
                 "--claim: claim '{}' is defined twice (on the command line or in the configuration's [claims])",
                 c.name
             )));
         }
         base.claims.insert(c.key(), c.source.clone());
     }
-    sweep::defined_claims(&base).map_err(|e| Failure::Input(format!("[claims]: {e}")))?;
+    sweep::defined_claims(&base).map_err(|e| Error::input(format!("[claims]: {e}")))?;
     if base.seq_len.is_none() {
-        return Err(Failure::Input(
-            "--seq-len: a sweep scores windows of a given length (Time-LLM uses 512)".into(),
+        return Err(Error::input(
+            "--seq-len: a sweep scores windows of a given length (Time-LLM uses 512)",
         ));
     }
     let names = if opts.template.is_empty() {
@@ -136,7 +131,7 @@ pub fn run(
     };
     let mut templates = Vec::with_capacity(names.len());
     for n in names {
-        let p = super::run::template(&n).map_err(Failure::Input)?;
+        let p = super::run::template(&n)?;
         templates.push((n, Arc::new(p)));
     }
     let req = Request {
@@ -180,18 +175,18 @@ pub fn run(
         true
     });
     bar.finish_and_clear();
-    let s = result.map_err(Failure::Input)?;
+    let s = result?;
     for w in sweep::rank::Standings::of(&s, opts.by, opts.keep_degenerate).warnings(&s) {
         eprintln!("wavebench: warning: {w}");
     }
     let bytes = match format {
         "json" => {
             let mut v = serde_json::to_vec_pretty(&report::json(&s, opts.by, opts.keep_degenerate))
-                .map_err(|e| Failure::Internal(e.to_string()))?;
+                .map_err(|e| Error::internal(e.to_string()))?;
             v.push(b'\n');
             v
         }
-        "csv" => report::csv(&s, opts.by, opts.keep_degenerate).map_err(Failure::Internal)?,
+        "csv" => report::csv(&s, opts.by, opts.keep_degenerate)?,
         _ => report::markdown(
             &s,
             opts.by,
@@ -201,5 +196,5 @@ pub fn run(
         .into_bytes(),
     };
     let out: PathBuf = output.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
-    export::write_atomic(&out, |w| w.write_all(&bytes)).map_err(Failure::Input)
+    export::write_atomic(&out, |w| w.write_all(&bytes))
 }

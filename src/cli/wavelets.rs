@@ -1,10 +1,10 @@
 //! `wavebench wavelets`: the catalogue.
 
-use super::Failure;
+use crate::error::{Error, Result};
 use std::io::Write;
 use wavebench_core::wavelet;
 
-pub fn run(json: bool) -> Result<(), Failure> {
+pub fn run(json: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let result = if json {
         let list: Vec<_> = wavelet::all()
@@ -48,7 +48,7 @@ pub fn run(json: bool) -> Result<(), Failure> {
         // `wavebench wavelets | head`: the reader has what it wanted.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => {
-            other.map_err(|e| Failure::Internal(format!("cannot write to standard output: {e}")))
+            other.map_err(|e| Error::internal(format!("cannot write to standard output: {e}")))
         }
     }
 }

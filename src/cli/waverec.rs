@@ -2,17 +2,18 @@
 //! coefficients, as pywt's `waverec` reconstructs them (its length rule included: an odd
 //! signal comes back one sample longer).
 
-use super::{Common, Failure};
+use super::Common;
 use crate::band_table::{self, BandTable, Format, Kind, Meta};
+use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::path::Path;
 use wavebench_core::engine::{inverse, Real, Values};
 use wavebench_core::wavelet::{self, Mode, Wavelet};
 
-pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
-    let format = Format::for_path(output).map_err(Failure::Input)?;
+pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
+    let format = Format::for_path(output)?;
     let cfg = common.config()?;
-    let coeffs = band_table::read_coeffs(path).map_err(Failure::Input)?;
+    let coeffs = band_table::read_coeffs(path)?;
     let p = path.display();
 
     // The file's settings win; an option that contradicts them is a mistake worth a word,
@@ -20,13 +21,13 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
     let (wavelet_name, mode) = match &coeffs.meta {
         Some(m) => {
             if let Some(w) = common.wavelet.as_deref().filter(|w| *w != m.wavelet) {
-                return Err(Failure::Input(format!(
+                return Err(Error::input(format!(
                     "{p}: the coefficients were made with --wavelet {}; --wavelet {w} contradicts it (drop the option)",
                     m.wavelet
                 )));
             }
             if let Some(md) = common.mode.filter(|md| *md != m.mode) {
-                return Err(Failure::Input(format!(
+                return Err(Error::input(format!(
                     "{p}: the coefficients were made with --mode {}; --mode {} contradicts it (drop the option)",
                     m.mode.name(),
                     md.name()
@@ -36,14 +37,13 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
         }
         None => (cfg.transform.name().to_string(), cfg.transform.mode),
     };
-    let w =
-        wavelet::lookup(&wavelet_name).map_err(|e| Failure::Input(format!("--wavelet: {e}")))?;
+    let w = wavelet::lookup(&wavelet_name).map_err(|e| Error::input(format!("--wavelet: {e}")))?;
     inverse::check_band_lens(&coeffs.lens, w, mode).map_err(|e| {
         let hint = match coeffs.meta {
             None => "; were they made with another --wavelet or --mode?",
             Some(_) => "",
         };
-        Failure::Input(format!("{p}: {e}{hint}"))
+        Error::input(format!("{p}: {e}{hint}"))
     })?;
     let assumed = coeffs.meta.is_none() && (common.wavelet.is_none() || common.mode.is_none());
     if assumed && !common.quiet {
@@ -55,7 +55,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
     }
     let level = coeffs.lens.len() - 1;
     if let Some(l) = common.level.filter(|&l| l != level) {
-        return Err(Failure::Input(format!(
+        return Err(Error::input(format!(
             "{p}: the file holds {} bands, a level-{level} decomposition; --level {l} contradicts it",
             coeffs.lens.len()
         )));
@@ -75,7 +75,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
                 inside
             })
             .unwrap_or(0);
-        return Err(Failure::Input(format!(
+        return Err(Error::input(format!(
             "{p}: series {series} ('{}'), band {}, coefficient {offset} is {v}; waverec needs finite coefficients",
             coeffs.labels.get(series).map_or("", |l| l.column.as_str()),
             coeffs.names.get(band).map_or("?", String::as_str),
@@ -108,7 +108,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<(), Failure> {
         lens: vec![len],
         values,
     };
-    let notice = band_table::write(output, format, &table).map_err(Failure::Input)?;
+    let notice = band_table::write(output, format, &table)?;
     if let (Some(n), false) = (notice, common.quiet) {
         eprintln!("wavebench: {n}");
     }

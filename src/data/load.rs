@@ -9,7 +9,8 @@ use polars::prelude::*;
 use std::fs::File;
 use std::path::Path;
 use wavebench_core::data::time::TimeColumn;
-use wavebench_core::data::{err, Channel, DataError, Missing, Table};
+use wavebench_core::data::{err, refuse, Channel, DataError, Missing, Table};
+use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::numeric::{DType, Real, Values};
 use wavebench_core::run_spec::LoadOptions;
 
@@ -138,15 +139,17 @@ fn text_column_as<T: Real + std::str::FromStr>(
         };
         values.push(v);
     }
-    let cure = "choose --missing interpolate|drop|zero to treat such cells as missing";
     if numbers == 0 {
         let what = first_text.map_or("every cell is empty".to_string(), |(_, t)| {
             format!("text such as '{t}'")
         });
         if missing == Missing::Error {
-            return err(format!(
-                "{p}: column '{name}' has no numbers ({what}); pick the channels with --columns, or choose --missing interpolate|drop|zero to skip it with a warning"
-            ));
+            return refuse(
+                &[Opt::Columns, Opt::Missing],
+                format!(
+                    "{p}: column '{name}' has no numbers ({what}); pick the channels with {OPTION}, or choose {OPTION} interpolate|drop|zero to skip it with a warning"
+                ),
+            );
         }
         warnings.push(format!(
             "{p}: column '{name}' has no numbers ({what}); skipped"
@@ -155,10 +158,13 @@ fn text_column_as<T: Real + std::str::FromStr>(
     }
     if let Some((row, text)) = first_text {
         if missing == Missing::Error {
-            return err(format!(
-                "{p}: column '{name}', {}: not a number: '{text}' ({cure})",
-                row_place(format, row)
-            ));
+            return refuse(
+                &[Opt::Missing],
+                format!(
+                    "{p}: column '{name}', {}: not a number: '{text}' (choose {OPTION} interpolate|drop|zero to treat such cells as missing)",
+                    row_place(format, row)
+                ),
+            );
         }
         warnings.push(format!(
             "{p}: column '{name}': {texts} non-numeric cell{} treated as missing (first at {}: '{text}')",
@@ -221,10 +227,10 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
         .collect();
     if let TimeColumn::Named(t) = &opts.time_column {
         if !names.contains(t) {
-            return err(format!(
-                "{p}: --time-column: no column '{t}' (columns: {})",
-                names.join(", ")
-            ));
+            return refuse(
+                &[Opt::TimeColumn],
+                format!("{p}: {OPTION}: no column '{t}' (columns: {})", names.join(", ")),
+            );
         }
     }
     if let Some(wanted) = &opts.columns {
@@ -285,7 +291,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
             if opts.columns.is_none() {
                 let axis = axis_at.map_or("none", |a| names[a].as_str());
                 table.warnings.push(format!(
-                    "{p}: column '{name}' looks like a second time axis (the time axis is '{axis}'); not used as a channel (name it in --columns to use it)"
+                    "{p}: column '{name}' looks like a second time axis (the time axis is '{axis}'); not used as a channel (name it among the columns to use it)"
                 ));
                 table.skipped.push(name);
             }
@@ -327,9 +333,10 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
             }
         } else {
             if opts.missing == Missing::Error && opts.columns.is_none() {
-                return err(format!(
-                    "{p}: column '{name}' holds {dtype}, not numbers; pick the channels with --columns"
-                ));
+                return refuse(
+                    &[Opt::Columns],
+                    format!("{p}: column '{name}' holds {dtype}, not numbers; pick the channels with {OPTION}"),
+                );
             }
             table.warnings.push(format!(
                 "{p}: column '{name}' holds {dtype}, not numbers; skipped"
@@ -338,15 +345,15 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
             continue;
         };
         if let Some(row) = values.iter_f64().position(|v| v.is_infinite()) {
-            let what = match opts.dtype {
+            let place = format!("{p}: column '{name}', {}", row_place(format, row));
+            return match opts.dtype {
                 // Parsed straight to f32: a finite number past f32's range is inf too.
-                DType::F32 => "infinite, or beyond the f32 range (|x| > 3.4e38; use --dtype f64)",
-                DType::F64 => "infinite value",
+                DType::F32 => refuse(
+                    &[Opt::Dtype],
+                    format!("{place}: infinite, or beyond the f32 range (|x| > 3.4e38; use {OPTION} f64)"),
+                ),
+                DType::F64 => err(format!("{place}: infinite value")),
             };
-            return err(format!(
-                "{p}: column '{name}', {}: {what}",
-                row_place(format, row)
-            ));
         }
         table.channels.push(Channel { name, values });
     }
@@ -357,9 +364,10 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
             match table.channels.iter().position(|c| &c.name == w) {
                 Some(i) => picked.push(table.channels[i].clone()),
                 None if table.time.as_ref().is_some_and(|t| &t.name == w) => {
-                    return err(format!(
-                        "{p}: column '{w}' is the time axis, not a channel (--time-column none makes it one)"
-                    ))
+                    return refuse(
+                        &[Opt::TimeColumn],
+                        format!("{p}: column '{w}' is the time axis, not a channel ({OPTION} none makes it one)"),
+                    )
                 }
                 None => return err(format!("{p}: column '{w}' is not numeric")),
             }

@@ -20,25 +20,26 @@ pub fn select(kind: EngineKind) -> Selected {
             notice: None,
         },
         EngineKind::Auto => match torch::Torch::cuda() {
-            Ok(t) => Selected {
+            Some(t) => Selected {
                 engine: Box::new(t),
                 notice: None,
             },
-            Err(_) => Selected {
+            None => Selected {
                 engine: Box::new(Native),
                 notice: None,
             },
         },
         EngineKind::TorchCuda => match torch::Torch::cuda() {
-            Ok(t) => Selected {
+            Some(t) => Selected {
                 engine: Box::new(t),
                 notice: None,
             },
-            Err(why) => Selected {
+            None => Selected {
                 engine: Box::new(Native),
-                notice: Some(format!(
-                    "torch-cuda unavailable ({why}); using the native CPU engine"
-                )),
+                notice: Some(
+                    "torch-cuda unavailable (no CUDA device visible to libtorch); using the native CPU engine"
+                        .into(),
+                ),
             },
         },
     }

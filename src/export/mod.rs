@@ -7,9 +7,11 @@ mod records;
 
 pub use records::{write_features, write_prompts, FeatureFormat};
 
+use crate::error::{Error, Result};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use wavebench_core::names::{Opt, OPTION};
 
 /// Temporary files being written, removed by `remove_temporaries` when the process is
 /// interrupted (Ctrl-C, SIGTERM) so no hidden half file stays behind.
@@ -37,13 +39,13 @@ fn track(tmp: &Path, on: bool) {
 /// Where to write for `path`: the file itself, or what its symbolic links end at; for a
 /// dangling chain, the path its last link names (to be created). A loop of links is
 /// refused: writing "beside" it would turn one of the links into a plain file.
-fn resolve(path: &Path) -> Result<PathBuf, String> {
+fn resolve(path: &Path) -> Result<PathBuf> {
     let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
     let looped = || {
-        format!(
+        Error::input(format!(
             "{}: a loop of symbolic links; name a file or a link that ends at one",
             path.display()
-        )
+        ))
     };
     let mut at = path.to_path_buf();
     // Linux follows at most 40 links (ELOOP); so do we.
@@ -58,8 +60,7 @@ fn resolve(path: &Path) -> Result<PathBuf, String> {
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(looped()),
             Err(_) => {}
         }
-        let target = std::fs::read_link(&at)
-            .map_err(|e| format!("{}: cannot read the link: {e}", path.display()))?;
+        let target = std::fs::read_link(&at).map_err(|e| Error::io(path, "read the link", e))?;
         at = match at.parent() {
             Some(dir) if target.is_relative() => dir.join(target),
             _ => target,
@@ -70,7 +71,7 @@ fn resolve(path: &Path) -> Result<PathBuf, String> {
 
 /// `path` as the absolute place its bytes live: links followed, `.`/`..` and the
 /// folders' own links resolved; for a file yet to be made, its folder resolved.
-fn real_place(path: &Path) -> Result<PathBuf, String> {
+fn real_place(path: &Path) -> Result<PathBuf> {
     let target = resolve(path)?;
     if let Ok(p) = std::fs::canonicalize(&target) {
         return Ok(p);
@@ -86,16 +87,21 @@ fn real_place(path: &Path) -> Result<PathBuf, String> {
     })
 }
 
+fn closed_stdout() -> Error {
+    Error::about(
+        &[Opt::Output],
+        format!("standard output is closed (the runtime put /dev/null in its place): nothing written to - would reach anyone; name a file with {OPTION}"),
+    )
+}
+
 /// Refuse, before any work, an output that cannot be written (a closed standard output)
 /// or that would overwrite one of the run's inputs: `output` is, or lies inside, one of
 /// `inputs` (files, folders, or glob patterns, whose matches count), after following
 /// links. Devices and FIFOs are streams, never refused.
-pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> Result<(), String> {
+pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> Result<()> {
     if output.as_os_str() == "-" && stdout_is_closed() {
         // Said before any work, not after it.
-        return Err(
-            "standard output is closed (the runtime put /dev/null in its place): nothing written to - would reach anyone; name a file with -o".into(),
-        );
+        return Err(closed_stdout());
     }
     if output.as_os_str() == "-" || is_stream(output) {
         return Ok(());
@@ -114,10 +120,13 @@ pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> Result<(), Str
             let inside = place.is_dir() && out.starts_with(&place);
             if out == place || inside {
                 let how = if inside { "lies inside" } else { "is" };
-                return Err(format!(
-                    "{}: the output {how} the input {}; writing it would destroy the input: choose another -o",
-                    output.display(),
-                    input.display()
+                return Err(Error::about(
+                    &[Opt::Output],
+                    format!(
+                        "{}: the output {how} the input {}; writing it would destroy the input: choose another {OPTION}",
+                        output.display(),
+                        input.display()
+                    ),
                 ));
             }
         }
@@ -155,13 +164,10 @@ pub fn stdout_is_closed() -> bool {
 pub fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> Result<(), String> {
+) -> Result<()> {
     if path.as_os_str() == "-" {
         if stdout_is_closed() {
-            return Err(
-                "standard output is closed (the runtime put /dev/null in its place): nothing written to - would reach anyone; name a file with -o"
-                    .into(),
-            );
+            return Err(closed_stdout());
         }
         let stdout = io::stdout();
         let mut w = BufWriter::new(stdout.lock());
@@ -169,7 +175,9 @@ pub fn write_atomic(
             // The reader has gone (`| head`): what it wanted it has; stop quietly, as
             // Unix tools do.
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-            other => other.map_err(|e| format!("cannot write to standard output: {e}")),
+            other => {
+                other.map_err(|e| Error::input(format!("cannot write to standard output: {e}")))
+            }
         };
     }
     let target = resolve(path)?;
@@ -184,7 +192,7 @@ pub fn write_atomic(
                 fill(&mut w)?;
                 w.flush()
             });
-        return result.map_err(|e| format!("{}: cannot write: {e}", path.display()));
+        return result.map_err(|e| Error::io(path, "write", e));
     }
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -193,7 +201,7 @@ pub fn write_atomic(
     let name = target
         .file_name()
         .and_then(|n| n.to_str())
-        .ok_or_else(|| format!("{}: not a file path", path.display()))?;
+        .ok_or_else(|| Error::input(format!("{}: not a file path", path.display())))?;
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     // A file being replaced keeps its permissions and owner (a private 0600 output stays
     // private).
@@ -215,7 +223,7 @@ pub fn write_atomic(
     })();
     let result = result.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        format!("{}: cannot write: {e}", path.display())
+        Error::io(path, "write", e)
     });
     track(&tmp, false);
     result

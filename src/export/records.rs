@@ -3,6 +3,7 @@
 //! [`write_atomic`].
 
 use super::{is_stream, write_atomic};
+use crate::error::{Error, Result};
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::Path;
@@ -18,7 +19,7 @@ pub enum FeatureFormat {
 }
 
 impl FeatureFormat {
-    pub fn for_path(path: &Path) -> Result<Self, String> {
+    pub fn for_path(path: &Path) -> Result<Self> {
         if path.as_os_str() == "-" || is_stream(path) {
             return Ok(FeatureFormat::JsonLines);
         }
@@ -31,10 +32,10 @@ impl FeatureFormat {
             Some("parquet") => Ok(FeatureFormat::Parquet),
             Some("csv") => Ok(FeatureFormat::Csv),
             Some("jsonl") | Some("ndjson") => Ok(FeatureFormat::JsonLines),
-            _ => Err(format!(
+            _ => Err(Error::input(format!(
                 "-o {}: expected a .parquet, .csv or .jsonl file (or - for JSON lines on stdout)",
                 path.display()
-            )),
+            ))),
         }
     }
 }
@@ -85,7 +86,7 @@ pub fn write_features(
     format: FeatureFormat,
     units: &[Unit],
     header: bool,
-) -> Result<(), String> {
+) -> Result<()> {
     match format {
         FeatureFormat::JsonLines => write_atomic(path, |w| {
             for u in units {
@@ -96,7 +97,8 @@ pub fn write_features(
         }),
         FeatureFormat::Csv => write_atomic(path, |w| write_csv(w, units, header)),
         FeatureFormat::Parquet => {
-            let mut df = feature_frame(units).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut df = feature_frame(units)
+                .map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
             write_atomic(path, |w| {
                 polars::prelude::ParquetWriter::new(w)
                     .finish(&mut df)
@@ -320,7 +322,7 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
 }
 
 /// `{["file",]"window","start","start_time","column","prompt","features":{…}}` a line.
-pub fn write_prompts(path: &Path, units: &[Unit], prompts: &[String]) -> Result<(), String> {
+pub fn write_prompts(path: &Path, units: &[Unit], prompts: &[String]) -> Result<()> {
     #[derive(Serialize)]
     struct Line<'a> {
         #[serde(flatten)]
@@ -330,11 +332,11 @@ pub fn write_prompts(path: &Path, units: &[Unit], prompts: &[String]) -> Result<
     }
     use rayon::prelude::*;
     if units.len() != prompts.len() {
-        return Err(format!(
+        return Err(Error::input(format!(
             "internal: {} prompts for {} units",
             prompts.len(),
             units.len()
-        ));
+        )));
     }
     // Serialised in parallel, a block of lines at a time into a few large buffers, on a
     // second thread, while this one writes the block before: the write (a copy into the

@@ -1,17 +1,17 @@
 //! The claims a researcher defines, as a sweep reads them: compiled from the run's
 //! `[claims]`, and the `last` and `mean` of every scored unit they see besides the features.
 
+use crate::error::{Error, Result};
 use std::sync::Arc;
 use wavebench_core::config::Config;
 use wavebench_core::data::Table;
-use wavebench_core::names::Opt;
 use wavebench_core::run_spec::RunSpec;
 use wavebench_core::score::{ClaimVars, DefinedClaim, Scorer};
 
 /// The claims `base` defines (its `[claims]`, `--claim`), compiled; the error names the
 /// claim at fault.
-pub fn defined_claims(base: &Config) -> Result<Vec<Arc<DefinedClaim>>, String> {
-    DefinedClaim::of_table(&base.claims).map_err(|e| e.to_string())
+pub fn defined_claims(base: &Config) -> Result<Vec<Arc<DefinedClaim>>> {
+    DefinedClaim::of_table(&base.claims).map_err(|e| Error::input(e.to_string()))
 }
 
 /// Per file, `[last, mean]` of every unit of its scored windows as the features see them
@@ -21,13 +21,13 @@ pub(super) fn facts_of(
     tables: &[(&str, &Table)],
     scorer: &Scorer,
     base: &RunSpec,
-) -> Result<Vec<Vec<[f64; 2]>>, String> {
+) -> Result<Vec<Vec<[f64; 2]>>> {
     let normalize = base.normalize();
     let mut out = Vec::with_capacity(tables.len());
     for ((name, table), h) in tables.iter().zip(&scorer.files) {
         let prepared = base
             .prepare(table)
-            .map_err(|e| format!("{name}: {}", e.worded(Opt::flag)))?;
+            .map_err(|e| Error::from(e).within(name))?;
         let w = &prepared.windows;
         let values: Vec<Vec<f64>> = table.channels.iter().map(|c| c.values.to_f64()).collect();
         let mut facts = Vec::with_capacity(h.scored.len() * values.len());

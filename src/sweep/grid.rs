@@ -3,8 +3,10 @@
 //! same filter bank (haar = db1 = bior1.1 = rbio1.1; db2 = sym2, whose taps differ by
 //! 1e-12) run once, under the first name, with the others listed as its aliases.
 
+use crate::error::{Error, Result};
 use std::ops::RangeInclusive;
 use std::str::FromStr;
+use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::transform::Transform;
 use wavebench_core::wavelet::{self, Mode, Wavelet};
 
@@ -37,24 +39,25 @@ pub enum Levels {
 }
 
 impl FromStr for Levels {
-    type Err = String;
-    /// `1..6` (inclusive), `2,3`, or `valid`.
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = Error;
+    /// `1..6` (inclusive), `2,3`, or `valid`. The error names the part at fault; whoever
+    /// reads the text (clap, for `--levels`) names the option.
+    fn from_str(s: &str) -> Result<Self> {
         let s = s.trim();
         if s == "valid" || s == "all" {
             return Ok(Levels::Valid);
         }
-        let level = |t: &str| -> Result<usize, String> {
+        let level = |t: &str| -> Result<usize> {
             match t.trim().parse::<usize>() {
                 Ok(l) if l >= 1 => Ok(l),
-                _ => Err(format!("--levels '{s}': '{t}' is not a level (1 or more)")),
+                _ => Err(Error::input(format!("'{t}' is not a level (1 or more)"))),
             }
         };
         if let Some((a, b)) = s.split_once("..") {
             let b = b.strip_prefix('=').unwrap_or(b);
             let r: RangeInclusive<usize> = level(a)?..=level(b)?;
             if r.is_empty() {
-                return Err(format!("--levels '{s}': the range is empty"));
+                return Err(Error::input(format!("'{s}': the range is empty")));
             }
             return Ok(Levels::Listed(r.collect()));
         }
@@ -75,13 +78,13 @@ pub struct Point {
 
 impl Grid {
     /// The selected wavelets in catalogue order, each filter bank once with its aliases.
-    pub fn wavelets(&self) -> Result<Vec<(&'static Wavelet, Vec<&'static str>)>, String> {
+    pub fn wavelets(&self) -> Result<Vec<(&'static Wavelet, Vec<&'static str>)>> {
         let mut chosen = vec![false; wavelet::all().len()];
         for p in &self.wavelets {
             let p = p.trim().to_ascii_lowercase();
             if p.contains(['*', '?', '[']) {
-                let pattern =
-                    glob::Pattern::new(&p).map_err(|e| format!("--wavelets '{p}': {e}"))?;
+                let pattern = glob::Pattern::new(&p)
+                    .map_err(|e| Error::about(&[Opt::Wavelets], format!("{OPTION} '{p}': {e}")))?;
                 let mut any = false;
                 for (i, w) in wavelet::all().iter().enumerate() {
                     if pattern.matches(&w.name) {
@@ -90,10 +93,14 @@ impl Grid {
                     }
                 }
                 if !any {
-                    return Err(format!("--wavelets '{p}': matches no wavelet"));
+                    return Err(Error::about(
+                        &[Opt::Wavelets],
+                        format!("{OPTION} '{p}': matches no wavelet"),
+                    ));
                 }
             } else {
-                let w = wavelet::lookup(&p).map_err(|e| format!("--wavelets: {e}"))?;
+                let w = wavelet::lookup(&p)
+                    .map_err(|e| Error::about(&[Opt::Wavelets], format!("{OPTION}: {e}")))?;
                 let i = wavelet::all()
                     .iter()
                     .position(|x| x.name == w.name)
@@ -112,9 +119,12 @@ impl Grid {
     }
 
     /// Every (wavelet, level, mode) a window of `seq_len` allows; an error when none does.
-    pub fn points(&self, seq_len: usize) -> Result<Vec<Point>, String> {
+    pub fn points(&self, seq_len: usize) -> Result<Vec<Point>> {
         if self.modes.is_empty() {
-            return Err("--modes: no mode given".into());
+            return Err(Error::about(
+                &[Opt::Modes],
+                format!("{OPTION}: no mode given"),
+            ));
         }
         let mut out = Vec::new();
         for (w, aliases) in self.wavelets()? {
@@ -137,9 +147,9 @@ impl Grid {
             }
         }
         if out.is_empty() {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "sweep: windows of {seq_len} rows allow none of the chosen wavelets at the chosen levels (each needs (filter length - 1)·2^level ≤ {seq_len})"
-            ));
+            )));
         }
         Ok(out)
     }
@@ -175,8 +185,13 @@ mod tests {
         assert!("0..2"
             .parse::<Levels>()
             .unwrap_err()
+            .to_string()
             .contains("'0' is not a level"));
-        assert!("3..1".parse::<Levels>().unwrap_err().contains("empty"));
+        assert!("3..1"
+            .parse::<Levels>()
+            .unwrap_err()
+            .to_string()
+            .contains("empty"));
     }
 
     #[test]
@@ -232,14 +247,16 @@ mod tests {
             ..Grid::default()
         }
         .wavelets()
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("matches no wavelet"), "{e}");
         let e = Grid {
             wavelets: vec!["db44".into()],
             ..Grid::default()
         }
         .wavelets()
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("did you mean"), "{e}");
     }
 }

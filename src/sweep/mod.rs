@@ -17,18 +17,19 @@ pub use rank::{ranked, Metric, RankBy};
 
 use point::Job;
 
+use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::sync::Arc;
 use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::engine::{self, DType};
 use wavebench_core::features::{Aggregate, Reads};
-use wavebench_core::names::Opt;
+use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::{
-    Borders, Claim, DefinedClaim, Evaluation, Horizons, Protocol, ScoreError, Scorer, Split,
+    Borders, Claim, DefinedClaim, Evaluation, Horizons, Protocol, Scorer, Split,
 };
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::transform::Transform;
@@ -217,12 +218,12 @@ pub fn run(
     tables: &[(&str, &Table)],
     req: &Request,
     mut progress: impl FnMut(usize, usize) -> bool,
-) -> Result<Sweep, String> {
+) -> Result<Sweep> {
     if tables.is_empty() {
-        return Err("sweep: no data".into());
+        return Err(Error::internal("sweep: no data"));
     }
     if req.templates.is_empty() {
-        return Err("sweep: no template".into());
+        return Err(Error::internal("sweep: no template"));
     }
     keep_freed_memory();
     let scorer = scorer(tables, req)?;
@@ -234,12 +235,12 @@ pub fn run(
     let (mut rows, stats) = job.point(&points[0], None)?;
     let stats = stats.unwrap_or_default();
     if !progress(1, points.len()) {
-        return Err("sweep cancelled".into());
+        return Err(Error::Cancelled);
     }
     let side_by_side = 2 * rayon::current_num_threads();
     let mut done = 1;
     for chunk in points[1..].chunks(side_by_side) {
-        let results: Vec<Result<(Vec<SweepRow>, _), String>> = chunk
+        let results: Vec<Result<(Vec<SweepRow>, _)>> = chunk
             .par_iter()
             .map(|p| job.point(p, Some(&stats)))
             .collect();
@@ -248,7 +249,7 @@ pub fn run(
         }
         done += chunk.len();
         if !progress(done, points.len()) {
-            return Err("sweep cancelled".into());
+            return Err(Error::Cancelled);
         }
     }
     Ok(sweep_of(tables, req, &scorer, rows))
@@ -257,9 +258,9 @@ pub fn run(
 /// One configuration (`req.base`'s wavelet, level, mode; every template of `req`): a
 /// sweep of one, on units `scorer` (made by [`scorer`] for the same tables, windows,
 /// horizon and split: a caller that scores many configurations in turn keeps it).
-pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<Sweep, String> {
+pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<Sweep> {
     if tables.is_empty() || req.templates.is_empty() {
-        return Err("sweep: no data or no template".into());
+        return Err(Error::internal("sweep: no data or no template"));
     }
     let scorer = &kept.scorer;
     let job = Job::new(tables, req, scorer)?;
@@ -278,16 +279,15 @@ pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<
 
 /// The units every configuration of `req` over `tables` is scored on: they depend on the
 /// data options, the horizon and the split, not on the wavelet, level, mode or template.
-pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String> {
-    let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
-        .map_err(|e| e.worded(Opt::flag))?;
+pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
+    let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)?;
     let mut horizons = Vec::with_capacity(tables.len());
     let mut windows = Vec::with_capacity(tables.len());
     let mut seq_len = None;
     for (name, table) in tables {
         let prepared = base
             .prepare(table)
-            .map_err(|e| format!("{name}: {}", e.worded(Opt::flag)))?;
+            .map_err(|e| Error::from(e).within(name))?;
         let rows = table.rows();
         let range = base
             .rows
@@ -299,13 +299,16 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String
             &req.split,
             range,
         )
-        .map_err(|e| format!("{name}: {}", worded(e)))?;
+        .map_err(|e| Error::from(e).within(name))?;
         match seq_len {
             None => seq_len = Some(prepared.windows.seq_len),
             Some(s) if s != prepared.windows.seq_len => {
-                return Err(format!(
-                    "{name}: its windows are {} rows, the others' {s}: give --seq-len",
-                    prepared.windows.seq_len
+                return Err(Error::about(
+                    &[Opt::SeqLen],
+                    format!(
+                        "{name}: its windows are {} rows, the others' {s}: give {OPTION}",
+                        prepared.windows.seq_len
+                    ),
                 ))
             }
             _ => {}
@@ -319,25 +322,7 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer, String
         .zip(&windows)
         .map(|((h, (_, t)), w)| (h, *t, w))
         .collect();
-    Scorer::new(data, req.protocol).map_err(worded)
-}
-
-/// A scoring error in the command line's words (the app puts its own in, `in_app_words`).
-fn worded(e: ScoreError) -> String {
-    match e {
-        ScoreError::ShortHorizon(n) => format!(
-            "--pred-len {n}: scoring needs a horizon of at least 2 rows (vol_ratio reads its differences)"
-        ),
-        ScoreError::TooFewRows { .. } | ScoreError::EmptyPart { .. } => format!("--{e}"),
-        ScoreError::NoUnits(_) => {
-            format!("{e}: lower --pred-len or --seq-len, or change --split")
-        }
-        ScoreError::TooShortToShift { .. } => {
-            format!("{e}: lower --stride, --pred-len or --seq-len, or change --split")
-        }
-        ScoreError::NoDraws => format!("--null-draws 0: {e}"),
-        ScoreError::NoForecaster => format!("{e}: change --split or --pred-len"),
-    }
+    Scorer::new(data, req.protocol).map_err(Error::from)
 }
 
 fn sweep_of(

@@ -3,12 +3,12 @@
 //! template's prompts rendered for their diversity ([`Job::point`]).
 
 use super::{claims, defined_claims, slide, Metric, Point, Request, SweepRow};
+use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::sync::Arc;
 use wavebench_core::data::Table;
 use wavebench_core::engine::{self, Selected};
 use wavebench_core::features::{Reads, Unit};
-use wavebench_core::names::Opt;
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::prompt::PromptVars;
 use wavebench_core::run_spec::{Purpose, RunSpec};
@@ -41,15 +41,14 @@ impl<'a> Job<'a> {
         tables: &'a [(&'a str, &'a Table)],
         req: &'a Request,
         scorer: &'a Scorer,
-    ) -> Result<Self, String> {
+    ) -> Result<Self> {
         // Every file's windows have one length (`scorer` checked it).
         let seq_len = scorer.files.first().map_or(0, |h| h.seq_len);
         let defined = defined_claims(&req.base)?;
         let facts = if defined.is_empty() {
             Vec::new()
         } else {
-            let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
-                .map_err(|e| e.worded(Opt::flag))?;
+            let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)?;
             claims::facts_of(tables, scorer, &base)?
         };
         Ok(Job {
@@ -69,14 +68,13 @@ impl<'a> Job<'a> {
         &self,
         point: &Point,
         stats: Option<&[SeriesStats]>,
-    ) -> Result<(Vec<SweepRow>, Option<Vec<SeriesStats>>), String> {
+    ) -> Result<(Vec<SweepRow>, Option<Vec<SeriesStats>>)> {
         let req = self.req;
         let spec = RunSpec::new(
             req.config(Some(point)),
             Purpose::Features,
             &crate::backend::LOCAL,
-        )
-        .map_err(|e| e.worded(Opt::flag))?;
+        )?;
         let bands = engine::plan::band_names(point.transform.level);
         let mut tally = self
             .scorer
@@ -90,7 +88,7 @@ impl<'a> Job<'a> {
         for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
             let prepared = spec
                 .prepare(table)
-                .map_err(|e| format!("{name}: {}", e.worded(Opt::flag)))?;
+                .map_err(|e| Error::from(e).within(name))?;
             approx_len = prepared.plan.band_lens[0];
             let prepared = prepared.part(h.scored.clone()).sliding(self.slide.clone());
             let prepared = match stats {
@@ -99,7 +97,9 @@ impl<'a> Job<'a> {
             };
             let mut units = prepared
                 .features(table, &mut engine, &mut Timer::default(), |_| true)
-                .map_err(|e| format!("sweep at {}: {name}: {e}", point.transform))?;
+                .map_err(|e| {
+                    Error::from(e).within(&format!("sweep at {}: {name}", point.transform))
+                })?;
             let channels = table.channels.len();
             let mut parts = Vec::with_capacity(units.len());
             for (k, u) in units.iter_mut().enumerate() {
@@ -113,10 +113,10 @@ impl<'a> Job<'a> {
                 let part = tally
                     .push(h, u.window, c, &u.features, facts)
                     .map_err(|e| {
-                        format!(
+                        Error::input(format!(
                             "{name}, channel {}, window {}: {e}",
                             table.channels[c].name, u.window
-                        )
+                        ))
                     })?;
                 parts.push(part);
             }
@@ -155,7 +155,7 @@ impl<'a> Job<'a> {
             // Rendered in pieces on every core, then joined in order (the Data set pane
             // scores one configuration: a serial render left a core idle).
             let counted: Vec<(Part, &Unit)> = counted().collect();
-            let pieces: Vec<Result<Rendered, String>> = counted
+            let pieces: Vec<Result<Rendered>> = counted
                 .par_chunks(RENDER_PIECE)
                 .map(|piece| {
                     let mut texts = String::new();
@@ -167,9 +167,12 @@ impl<'a> Job<'a> {
                             seq_len: self.seq_len,
                             pred_len: req.base.pred_len,
                         };
-                        prompter
-                            .render_into(&vars, &mut texts)
-                            .map_err(|e| format!("{template}: {e}"))?;
+                        prompter.render_into(&vars, &mut texts).map_err(|source| {
+                            Error::Template {
+                                place: template.clone(),
+                                source,
+                            }
+                        })?;
                         ends.push((*p, texts.len()));
                     }
                     Ok((texts, ends))

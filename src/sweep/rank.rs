@@ -2,6 +2,7 @@
 //! that more is better), or one claim's bits about one outcome.
 
 use super::SweepRow;
+use crate::error::Result;
 use serde::Serialize;
 use wavebench_core::features::Features;
 use wavebench_core::score::{Claim, Target};
@@ -103,12 +104,12 @@ impl RankBy {
 }
 
 impl std::str::FromStr for RankBy {
-    type Err = String;
+    type Err = crate::error::Error;
     /// `score`, a feature's name, or `CLAIM:OUTCOME`.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self> {
         if let Some((c, t)) = s.trim().split_once(':') {
-            let claim = c.parse::<Claim>().map_err(|e| e.to_string())?;
-            let outcome = t.parse::<Target>().map_err(|e| e.to_string())?;
+            let claim = c.parse::<Claim>()?;
+            let outcome = t.parse::<Target>()?;
             return Ok(RankBy::Pair(claim, outcome));
         }
         RankBy::ALL
@@ -116,10 +117,10 @@ impl std::str::FromStr for RankBy {
             .find(|r| r.name() == s.trim())
             .ok_or_else(|| {
                 let names: Vec<String> = RankBy::ALL.iter().map(|r| r.name()).collect();
-                format!(
+                crate::error::Error::input(format!(
                     "'{s}': expected one of {}, or CLAIM:OUTCOME such as lags:direction",
                     names.join(", ")
-                )
+                ))
             })
     }
 }

@@ -3,10 +3,10 @@
 //! window's features and claims in time order (a run of that channel alone).
 
 use super::{Kept, Metric, Request, Sweep};
+use crate::error::{Error, Result};
 use wavebench_core::data::{Channel, Table};
 use wavebench_core::engine::Selected;
 use wavebench_core::features::Unit;
-use wavebench_core::names::Opt;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::Claim;
 use wavebench_core::stats::SeriesStats;
@@ -76,7 +76,7 @@ impl Survey {
         req: &Request,
         kept: &mut Kept,
         channel: usize,
-    ) -> Result<Survey, String> {
+    ) -> Result<Survey> {
         // The score and the timeline side by side: each has serial stretches (the tally,
         // the claims per window) that leave the other core idle when run one after the
         // other. The timeline's kept statistics travel with it and come back.
@@ -107,7 +107,10 @@ impl Survey {
                 cats
             })
             .collect();
-        let row = sweep.rows.first().ok_or("survey: no configuration")?;
+        let row = sweep
+            .rows
+            .first()
+            .ok_or_else(|| Error::internal("survey: no configuration"))?;
         Ok(Survey {
             label: format!("{}, {}", row.transform, row.template),
             channel: chan.name.clone(),
@@ -130,11 +133,13 @@ fn timeline_units<'t>(
     req: &Request,
     channel: usize,
     timeline: &mut Option<(usize, Vec<SeriesStats>)>,
-) -> Result<(&'t Channel, Vec<Unit>), String> {
-    let chan = table
-        .channels
-        .get(channel)
-        .ok_or_else(|| format!("channel {channel}: the data has {}", table.channels.len()))?;
+) -> Result<(&'t Channel, Vec<Unit>)> {
+    let chan = table.channels.get(channel).ok_or_else(|| {
+        Error::internal(format!(
+            "channel {channel}: the data has {}",
+            table.channels.len()
+        ))
+    })?;
     // The timeline's channel alone, every window, as the sweep computes a unit.
     let alone = Table {
         path: table.path.clone(),
@@ -142,27 +147,21 @@ fn timeline_units<'t>(
         channels: vec![chan.clone()],
         ..Table::default()
     };
-    let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)
-        .map_err(|e| e.worded(Opt::flag))?;
+    let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)?;
     let slide = super::slide(req, &super::defined_claims(&req.base)?);
-    let prepared = spec
-        .prepare(&alone)
-        .map_err(|e| e.worded(Opt::flag))?
-        .sliding(slide);
+    let prepared = spec.prepare(&alone)?.sliding(slide);
     // The channel's statistics from the last survey of it, else computed and kept.
     let known = timeline.as_ref().filter(|(c, _)| *c == channel);
     let prepared = match known {
         Some(_) => prepared.without_statistics(),
         None => prepared,
     };
-    let mut mine = prepared
-        .features(
-            &alone,
-            &mut Selected::native(),
-            &mut Timer::default(),
-            |_| true,
-        )
-        .map_err(|e| e.to_string())?;
+    let mut mine = prepared.features(
+        &alone,
+        &mut Selected::native(),
+        &mut Timer::default(),
+        |_| true,
+    )?;
     match known {
         Some((_, stats)) if stats.len() == mine.len() => {
             for (u, s) in mine.iter_mut().zip(stats) {
@@ -170,11 +169,11 @@ fn timeline_units<'t>(
             }
         }
         Some((_, stats)) => {
-            return Err(format!(
+            return Err(Error::internal(format!(
                 "internal: {} kept statistics for {} windows",
                 stats.len(),
                 mine.len()
-            ))
+            )))
         }
         None => {
             let stats = mine.iter().map(|u| u.features.statistics()).collect();

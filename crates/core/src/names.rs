@@ -76,12 +76,14 @@ macro_rules! named {
 
 pub(crate) use named;
 
-/// The run's options, by their configuration keys (the TOML file's, `Config`'s fields):
-/// what a [`crate::data::DataError`] names, each front end in its own words.
+/// The options a message can name, by their configuration keys (the TOML file's, `Config`'s
+/// fields, the sweep's settings): a [`Phrase`] names them, and each front end words them
+/// (the command line as flags, `--seq-len`; the app as its controls, "window length").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Opt {
     Wavelet,
     Level,
+    Mode,
     Rows,
     SeqLen,
     Stride,
@@ -89,13 +91,25 @@ pub enum Opt {
     Missing,
     Dtype,
     Columns,
+    TimeColumn,
     Shard,
+    Template,
+    PredLen,
+    Split,
+    Wavelets,
+    Levels,
+    Modes,
+    NullDraws,
+    Bootstrap,
+    Claim,
+    Output,
 }
 
 named! {
     Opt, "option":
     Wavelet = "wavelet",
     Level = "level",
+    Mode = "mode",
     Rows = "rows",
     SeqLen = "seq_len",
     Stride = "stride",
@@ -103,13 +117,88 @@ named! {
     Missing = "missing",
     Dtype = "dtype",
     Columns = "columns",
+    TimeColumn = "time_column",
     Shard = "shard",
+    Template = "template",
+    PredLen = "pred_len",
+    Split = "split",
+    Wavelets = "wavelets",
+    Levels = "levels",
+    Modes = "modes",
+    NullDraws = "null_draws",
+    Bootstrap = "bootstrap",
+    Claim = "claim",
+    Output = "output",
 }
 
-impl Opt {
-    /// The command line's flag: `--seq-len`.
-    pub fn flag(self) -> String {
-        format!("--{}", self.name().replace('_', "-"))
+/// Where a [`Phrase`]'s text names an option (a private-use character: no data or message
+/// has it).
+pub const OPTION: char = '\u{E000}';
+
+/// A message that may name options, worded by whoever shows it ([`Phrase::worded`]);
+/// `Display` uses the options' configuration keys (`seq_len`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Phrase {
+    /// The message, each [`OPTION`] standing for the next of `options`.
+    text: String,
+    options: Vec<Opt>,
+}
+
+impl Phrase {
+    /// A message that names no option (an [`OPTION`] in it, from data, is replaced).
+    pub fn new(message: impl Into<String>) -> Self {
+        Phrase {
+            text: message.into().replace(OPTION, "\u{FFFD}"),
+            options: Vec::new(),
+        }
+    }
+
+    /// A message naming `options`, one per [`OPTION`] in `text`, in order.
+    pub fn about(options: &[Opt], text: impl Into<String>) -> Self {
+        let text = text.into();
+        debug_assert_eq!(text.matches(OPTION).count(), options.len());
+        Phrase {
+            text,
+            options: options.to_vec(),
+        }
+    }
+
+    /// The same message, said of `place` (a file): `place: message`; an empty place
+    /// leaves it as it is.
+    pub fn within(self, place: &str) -> Self {
+        if place.is_empty() {
+            return self;
+        }
+        Phrase {
+            text: format!("{}: {}", place.replace(OPTION, "\u{FFFD}"), self.text),
+            options: self.options,
+        }
+    }
+
+    /// The options the message names.
+    pub fn options(&self) -> &[Opt] {
+        &self.options
+    }
+
+    /// The message with each option in `word`'s words.
+    pub fn worded(&self, word: impl Fn(Opt) -> String) -> String {
+        let mut out = String::with_capacity(self.text.len() + 16);
+        let mut options = self.options.iter();
+        for (k, part) in self.text.split(OPTION).enumerate() {
+            if k > 0 {
+                if let Some(&o) = options.next() {
+                    out += &word(o);
+                }
+            }
+            out += part;
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for Phrase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.worded(|o| o.name().to_string()))
     }
 }
 
@@ -139,7 +228,9 @@ mod tests {
 
     #[test]
     fn a_data_error_names_its_options_in_each_front_ends_words() {
-        use crate::data::{DataError, Opt, OPTION};
+        use crate::data::DataError;
+        use crate::names::{Opt, OPTION};
+        let flag = |o: Opt| format!("--{}", o.name().replace('_', "-"));
         let e = DataError::about(
             &[Opt::SeqLen, Opt::Stride],
             format!("{OPTION} 600 is too long; a larger {OPTION} helps"),
@@ -151,11 +242,11 @@ mod tests {
             "a.csv: seq_len 600 is too long; a larger stride helps"
         );
         assert_eq!(
-            e.worded(Opt::flag),
+            e.worded(flag),
             "a.csv: --seq-len 600 is too long; a larger --stride helps"
         );
         // A marker in the data itself is not taken for an option.
         let plain = DataError::new(format!("column '{OPTION}x'"));
-        assert_eq!(plain.worded(Opt::flag), "column '\u{FFFD}x'");
+        assert_eq!(plain.worded(flag), "column '\u{FFFD}x'");
     }
 }

@@ -42,7 +42,7 @@ impl ClaimEditor {
                     self.applied = claims;
                 }
             }
-            Err(e) => self.error = Some(e),
+            Err(e) => self.error = Some(crate::app::error::said(&e)),
         }
     }
 
@@ -70,7 +70,8 @@ impl ClaimEditor {
 
 /// The editor's lines as `[claims]` (blank lines and `#` comments skipped); the error
 /// names the line.
-pub fn parse_claims(text: &str) -> Result<std::collections::BTreeMap<String, String>, String> {
+fn parse_claims(text: &str) -> crate::error::Result<std::collections::BTreeMap<String, String>> {
+    use crate::error::Error;
     use wavebench_core::score::DefinedClaim;
     let mut out = std::collections::BTreeMap::new();
     let mut names = Vec::new();
@@ -79,13 +80,14 @@ pub fn parse_claims(text: &str) -> Result<std::collections::BTreeMap<String, Str
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let c = DefinedClaim::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        let c =
+            DefinedClaim::parse(line).map_err(|e| Error::input(format!("line {}: {e}", i + 1)))?;
         if names.contains(&c.name) {
-            return Err(format!(
+            return Err(Error::input(format!(
                 "line {}: claim '{}' is defined twice",
                 i + 1,
                 c.name
-            ));
+            )));
         }
         names.push(c.name.clone());
         out.insert(c.key(), c.source.clone());

@@ -58,17 +58,14 @@ impl Torch {
         }
     }
 
-    /// The first CUDA device, if libtorch can use one.
-    pub fn cuda() -> Result<Self, String> {
-        if Cuda::is_available() {
-            Ok(Torch {
-                device: Device::Cuda(0),
-                prepared: HashMap::new(),
-                queued: Vec::new(),
-            })
-        } else {
-            Err("no CUDA device visible to libtorch".into())
-        }
+    /// The first CUDA device, if libtorch can use one (None: no CUDA device is visible
+    /// to libtorch).
+    pub fn cuda() -> Option<Self> {
+        Cuda::is_available().then(|| Torch {
+            device: Device::Cuda(0),
+            prepared: HashMap::new(),
+            queued: Vec::new(),
+        })
     }
 
     fn err(&self, e: TchError) -> EngineError {

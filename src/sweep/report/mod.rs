@@ -7,6 +7,7 @@ pub use markdown::markdown;
 
 use super::rank::Standings;
 use super::{Metric, RankBy, Sweep};
+use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
 use wavebench_core::score::{AnyClaim, Claim, ClaimInfo, Evaluation, Part, Target};
 
@@ -149,7 +150,7 @@ fn scored_pairs() -> impl Iterator<Item = (Claim, Target)> {
 
 /// One row per configuration: its place, both scores, each scored pair's bits, the
 /// prompts' diversity and the feature means.
-pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, String> {
+pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     // The claims the researcher defined, by name (every row has them).
     let yours: Vec<String> = s
@@ -219,7 +220,8 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
         }
     }
     header.extend(Metric::ALL.iter().map(|m| format!("mean_{}", m.name())));
-    w.write_record(&header).map_err(|e| e.to_string())?;
+    w.write_record(&header)
+        .map_err(|e| Error::internal(e.to_string()))?;
     let opt = |v: Option<usize>| v.map_or(String::new(), |k| k.to_string());
     for st in Standings::of(s, by, keep_degenerate).rows {
         let r = st.row;
@@ -277,9 +279,10 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>, Stri
             rec.push(d.entropy_masked_bits.to_string());
         }
         rec.extend(Metric::ALL.iter().map(|m| r.mean(*m).to_string()));
-        w.write_record(&rec).map_err(|e| e.to_string())?;
+        w.write_record(&rec)
+            .map_err(|e| Error::internal(e.to_string()))?;
     }
-    w.into_inner().map_err(|e| e.to_string())
+    w.into_inner().map_err(|e| Error::internal(e.to_string()))
 }
 
 /// The claims a researcher defined, as the evaluation holds them.

@@ -12,7 +12,7 @@ pub use normalize::{Affine, Normalize};
 pub use time::{TimeAxis, TimeColumn, TimeKind};
 pub use windows::{RowRange, Windows};
 
-pub use crate::names::Opt;
+pub use crate::names::{Opt, Phrase, OPTION};
 use crate::numeric::real::Values;
 use std::path::PathBuf;
 
@@ -62,67 +62,49 @@ impl Table {
 /// on the command line, "window length" in the app); `Display` uses the option's
 /// configuration key (`seq_len`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct DataError {
-    /// The message, each [`OPTION`] standing for the next of `options`.
-    text: String,
-    options: Vec<Opt>,
-}
-
-/// Where a [`DataError`]'s message names an option (a private-use character: no data or
-/// message has it).
-pub const OPTION: char = '\u{E000}';
+pub struct DataError(Phrase);
 
 impl DataError {
     /// A message that names no option.
     pub fn new(message: impl Into<String>) -> Self {
-        DataError {
-            text: message.into().replace(OPTION, "\u{FFFD}"),
-            options: Vec::new(),
-        }
+        DataError(Phrase::new(message))
     }
 
     /// A message naming `options`, one per [`OPTION`] in `text`, in order.
     pub fn about(options: &[Opt], text: impl Into<String>) -> Self {
-        let text = text.into();
-        debug_assert_eq!(text.matches(OPTION).count(), options.len());
-        DataError {
-            text,
-            options: options.to_vec(),
-        }
+        DataError(Phrase::about(options, text))
     }
 
     /// The same problem, said of `place` (a file): `place: message`.
     pub fn within(self, place: &str) -> Self {
-        DataError {
-            text: format!("{}: {}", place.replace(OPTION, "\u{FFFD}"), self.text),
-            options: self.options,
-        }
+        DataError(self.0.within(place))
     }
 
     /// The options the message names.
     pub fn options(&self) -> &[Opt] {
-        &self.options
+        self.0.options()
     }
 
     /// The message with each option in `word`'s words.
     pub fn worded(&self, word: impl Fn(Opt) -> String) -> String {
-        let mut out = String::with_capacity(self.text.len() + 16);
-        let mut options = self.options.iter();
-        for (k, part) in self.text.split(OPTION).enumerate() {
-            if k > 0 {
-                if let Some(&o) = options.next() {
-                    out += &word(o);
-                }
-            }
-            out += part;
-        }
-        out
+        self.0.worded(word)
+    }
+
+    /// The message, its options still to be worded.
+    pub fn phrase(&self) -> &Phrase {
+        &self.0
+    }
+}
+
+impl From<Phrase> for DataError {
+    fn from(p: Phrase) -> Self {
+        DataError(p)
     }
 }
 
 impl std::fmt::Display for DataError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.worded(|o| o.name().to_string()))
+        self.0.fmt(f)
     }
 }
 

@@ -32,11 +32,11 @@ pub enum PathChoice {
 /// Why a run goes window by window instead of sliding.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NoSlide {
-    #[error("--path window")]
+    #[error("window by window, as asked")]
     WindowPath,
     #[error("feature values are written out")]
     FeaturesWritten,
-    #[error("feature values are written beside the prompts (--path sliding slides anyway)")]
+    #[error("feature values are written beside the prompts (the sliding path slides anyway)")]
     FeaturesBeside,
     #[error("auto: sliding recomputed {redone} of the first {windows} windows, so the rest went window by window")]
     OnTrial { redone: usize, windows: usize },

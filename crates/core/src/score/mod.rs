@@ -55,6 +55,42 @@ pub enum ScoreError {
     #[error("the {part} part's longest channel sequence holds {longest} units: a circular shift needs at least 3")]
     TooShortToShift { part: &'static str, longest: usize },
 }
+use crate::names::{Opt, Phrase, OPTION};
+
+impl ScoreError {
+    /// The message with the options a user can change to fix it.
+    pub fn phrase(&self) -> Phrase {
+        use Opt::*;
+        match self {
+            ScoreError::ShortHorizon(n) => Phrase::about(
+                &[PredLen],
+                format!("{OPTION} {n}: scoring needs a horizon of at least 2 rows (vol_ratio reads its differences)"),
+            ),
+            ScoreError::TooFewRows { split, need, rows } => Phrase::about(
+                &[Split],
+                format!("{OPTION} {split}: needs {need} rows (ETT's 20 months), the data has {rows}"),
+            ),
+            ScoreError::EmptyPart { split, part, rows } => Phrase::about(
+                &[Split],
+                format!("{OPTION} {split}: the {part} part of {rows} rows is empty"),
+            ),
+            ScoreError::NoUnits(_) => Phrase::about(
+                &[PredLen, SeqLen, Split],
+                format!("{self}: lower {OPTION} or {OPTION}, or change {OPTION}"),
+            ),
+            ScoreError::TooShortToShift { .. } => Phrase::about(
+                &[Stride, PredLen, SeqLen, Split],
+                format!("{self}: lower {OPTION}, {OPTION} or {OPTION}, or change {OPTION}"),
+            ),
+            ScoreError::NoDraws => Phrase::about(&[NullDraws], format!("{OPTION} 0: {self}")),
+            ScoreError::NoForecaster => Phrase::about(
+                &[Split, PredLen],
+                format!("{self}: change {OPTION} or {OPTION}"),
+            ),
+        }
+    }
+}
+
 use serde::Serialize;
 
 /// A categorical claim a prompt makes, under its name in docs/score.md.
