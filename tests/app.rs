@@ -233,7 +233,7 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
         .as_ref()
         .expect("the sweep's result is shown");
     let rows = &sweep.rows;
-    let points = wavebench::sweep::Grid::default().points(64).unwrap();
+    let (points, _) = wavebench::sweep::Grid::default().points(64).unwrap();
     assert_eq!(rows.len(), points.len());
     assert!(rows
         .iter()

@@ -670,8 +670,8 @@ fn bad_requests_get_one_clear_line() {
     assert_input_error(
         &run(&["--seq-len", "512", "--pred-len", "2000"]),
         &[
-            "no unit's horizon lies wholly in the val part",
-            "--pred-len",
+            "ETTh1.csv: --pred-len 2000: the val part holds 1742 rows",
+            "give --pred-len 1742 or less",
         ],
     );
     assert_input_error(
@@ -800,4 +800,214 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
             "{wavelet} level {level}, channel {channel}"
         );
     }
+}
+
+/// Time-LLM's ILI set-up (36-row windows, a 24-row horizon): the grid keeps the levels
+/// each wavelet allows and says what it left out, instead of refusing the defaults it
+/// does not run (db4 level 3 needs 42 rows).
+#[test]
+fn short_windows_sweep_what_they_allow() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let out = dir.path().join("ili.json");
+    let s = sweep(
+        &data,
+        &out,
+        &[
+            "--seq-len",
+            "36",
+            "--pred-len",
+            "24",
+            "--stride",
+            "6",
+            "--wavelets",
+            "haar,db4,db10",
+            "--levels",
+            "1,2",
+        ],
+    );
+    let configs = s["configs"].as_array().unwrap();
+    let got: Vec<(String, u64)> = configs
+        .iter()
+        .map(|c| {
+            (
+                c["wavelet"].as_str().unwrap().to_string(),
+                c["level"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // haar allows levels 1 and 2 in 36 rows, db4 (8 taps) level 2 (36/7 = 5.1), db10 (20
+    // taps) none (36/19 < 2).
+    for want in [("haar", 1), ("haar", 2), ("db4", 1), ("db4", 2)] {
+        assert!(
+            got.contains(&(want.0.to_string(), want.1)),
+            "{want:?} not in {got:?}"
+        );
+    }
+    assert_eq!(got.len(), 4, "{got:?}");
+    let warnings: Vec<&str> = s["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("db10 left out: windows of 36 rows allow it no level")),
+        "{warnings:?}"
+    );
+    // A horizon longer than the val part names the part's rows and what fits.
+    let o = wavebench(&[
+        "sweep",
+        data.to_str().unwrap(),
+        "-q",
+        "--seq-len",
+        "36",
+        "--pred-len",
+        "120",
+        "--wavelets",
+        "haar",
+    ]);
+    common::assert_input_error_after_warnings(
+        &o,
+        &[
+            "made.csv: --pred-len 120: the val part holds 90 rows",
+            "give --pred-len 90 or less",
+        ],
+    );
+    // The sweep's help lists only what it takes.
+    let help = String::from_utf8(wavebench(&["sweep", "--help"]).stdout).unwrap();
+    for refused in ["--wavelet ", "--level ", "--mode ", "--engine", "--dtype"] {
+        assert!(!help.contains(refused), "{refused} in sweep --help");
+    }
+    assert!(help.contains("--wavelets") && help.contains("--seq-len"));
+}
+
+/// `--write-config` writes the picked row's run: `prompts --config` with it gives the
+/// prompts of that wavelet, level and template in the sweep's precision, and as many
+/// distinct val prompts as the sweep counted for the row.
+#[test]
+fn a_written_configuration_makes_the_rows_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let out = dir.path().join("s.json");
+    let best = dir.path().join("best.toml");
+    let s = sweep(
+        &data,
+        &out,
+        &[
+            "--seq-len",
+            "48",
+            "--stride",
+            "4",
+            "--pred-len",
+            "12",
+            "--wavelets",
+            "db2,sym3",
+            "--levels",
+            "1,2",
+            "--template",
+            "dwt-balanced,dwt-minimal",
+            "--write-config",
+            best.to_str().unwrap(),
+            "--pick",
+            "2",
+        ],
+    );
+    let row = s["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["rank"] == 2)
+        .unwrap();
+    let text = std::fs::read_to_string(&best).unwrap();
+    for line in [
+        format!("wavelet = \"{}\"", row["wavelet"].as_str().unwrap()),
+        format!("level = {}", row["level"]),
+        format!("template = \"{}\"", row["template"].as_str().unwrap()),
+        "dtype = \"f64\"".to_string(),
+        "seq_len = 48".into(),
+        "stride = 4".into(),
+        "pred_len = 12".into(),
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
+    }
+    let prompts = |args: &[&str], name: &str| {
+        let p = dir.path().join(name);
+        let mut all = vec![
+            "prompts",
+            data.to_str().unwrap(),
+            "-q",
+            "-o",
+            p.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        let o = wavebench(&all);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(p).unwrap()
+    };
+    let from_file = prompts(&["--config", best.to_str().unwrap()], "a.jsonl");
+    let level = row["level"].to_string();
+    let by_hand = prompts(
+        &[
+            "--wavelet",
+            row["wavelet"].as_str().unwrap(),
+            "--level",
+            &level,
+            "--template",
+            row["template"].as_str().unwrap(),
+            "--dtype",
+            "f64",
+            "--seq-len",
+            "48",
+            "--stride",
+            "4",
+            "--pred-len",
+            "12",
+        ],
+        "b.jsonl",
+    );
+    assert!(!from_file.is_empty());
+    assert_eq!(from_file, by_hand);
+    // The val units' distinct prompts, as the sweep counted them.
+    let val = &s["split"]["val"];
+    let (a, b) = (val[0].as_u64().unwrap(), val[1].as_u64().unwrap());
+    let mut distinct = std::collections::HashSet::new();
+    for line in from_file.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let start = v["start"].as_u64().unwrap();
+        if start + 48 >= a && start + 48 + 12 <= b {
+            distinct.insert(v["prompt"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(
+        distinct.len() as u64,
+        row["val"]["diversity"]["distinct"].as_u64().unwrap(),
+        "{}",
+        row["val"]
+    );
+    // A rank the sweep does not have is refused, naming how many it ranked.
+    let o = wavebench(&[
+        "sweep",
+        data.to_str().unwrap(),
+        "-q",
+        "--seq-len",
+        "48",
+        "--stride",
+        "4",
+        "--pred-len",
+        "12",
+        "--wavelets",
+        "db2",
+        "--levels",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+        "--write-config",
+        best.to_str().unwrap(),
+        "--pick",
+        "9",
+    ]);
+    common::assert_input_error_after_warnings(&o, &["--pick 9", "ranked 1 configuration"]);
 }

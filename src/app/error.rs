@@ -81,10 +81,16 @@ mod tests {
             said(&e),
             "level: level 3 is above the maximum level 1 (window length 20)"
         );
-        let s = Error::from(wavebench_core::score::ScoreError::NoUnits("val"));
+        let s = Error::from(wavebench_core::score::ScoreError::NoUnits {
+            part: "val",
+            rows: 97,
+            seq_len: 36,
+            stride: 1,
+            pred_len: 120,
+        });
         assert_eq!(
             said(&s),
-            "no unit's horizon lies wholly in the val part: lower prediction length or window length, or change split"
+            "prediction length 120: the val part holds 97 rows, so a horizon fits only up to 97 rows: give prediction length 97 or less, or change split"
         );
     }
 }

@@ -76,7 +76,7 @@ pub fn run(
             .parse()
             .map_err(|e: UnknownName| Error::input(format!("--engines: {e}")))?;
         let mut engine = LOCAL.engine(kind);
-        run::notice(&engine.notice, common.quiet);
+        run::notice(&engine.notice, common.data.quiet);
         let said = engine.notice.clone();
         if engine.engine.kind() == EngineKind::TorchCuda {
             gpu = Some(engine.engine.device_name());
@@ -86,7 +86,7 @@ pub fn run(
         let compare = variants.iter().any(|&v| v != Variant::Baseline);
         for &variant in variants {
             let label = format!("{} {}", engine.engine.kind().name(), variant.name());
-            let bar = run::progress_of(repeat + 1, common.quiet, &label, "runs");
+            let bar = run::progress_of(repeat + 1, common.data.quiet, &label, "runs");
             let mut timers = Vec::with_capacity(repeat);
             let mut first_outcome = None;
             for rep in 0..=repeat {
@@ -148,7 +148,7 @@ pub fn run(
             runs.push(report);
         }
         if engine.notice != said {
-            run::notice(&engine.notice, common.quiet);
+            run::notice(&engine.notice, common.data.quiet);
         }
     }
     let report = Report {

@@ -67,14 +67,14 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
         }
     }
     let selected = spec.engine();
-    if let (Some(n), false) = (&selected.notice, common.quiet) {
+    if let (Some(n), false) = (&selected.notice, common.data.quiet) {
         eprintln!("wavebench: {n}");
     }
     let (mut eng, mut notice) = (selected.engine, None);
     // In pieces of CHUNK series, so the bar moves (each series is transformed on its own:
     // the same coefficients as one call).
     let series = labels.len();
-    let bar = super::run::progress_of(series, common.quiet, "decompose", "series");
+    let bar = super::run::progress_of(series, common.data.quiet, "decompose", "series");
     let mut coeffs = match cfg.dtype {
         DType::F32 => Values::F32(Vec::with_capacity(series * plan.coeffs_per_series())),
         DType::F64 => Values::F64(Vec::with_capacity(series * plan.coeffs_per_series())),
@@ -97,7 +97,7 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
     }
     bar.finish_and_clear();
     drop(batch);
-    if let (Some(n), false) = (&notice, common.quiet) {
+    if let (Some(n), false) = (&notice, common.data.quiet) {
         eprintln!("wavebench: {n}");
     }
     // Coefficients past the precision's range (huge inputs, deep levels in f32) are an
@@ -147,14 +147,14 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             labels,
             names: wavebench_core::engine::plan::band_names(plan.bands() - 1),
             lens: vec![plan.len; plan.bands()],
-            values: components(&coeffs, plan, common.quiet),
+            values: components(&coeffs, plan, common.data.quiet),
         },
     };
     // Writing a large table (JSON above all) takes a while: say so.
-    let writing = super::run::spinner(common.quiet, &format!("writing {}", output.display()));
+    let writing = super::run::spinner(common.data.quiet, &format!("writing {}", output.display()));
     let notice = band_table::write(output, format, &table)?;
     writing.finish_and_clear();
-    if let (Some(n), false) = (notice, common.quiet) {
+    if let (Some(n), false) = (notice, common.data.quiet) {
         eprintln!("wavebench: {n}");
     }
     Ok(())

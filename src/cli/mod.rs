@@ -105,7 +105,7 @@ pub enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[command(flatten)]
-        common: Common,
+        data: DataOpts,
         #[command(flatten)]
         sweep: sweep::SweepOpts,
     },
@@ -201,7 +201,8 @@ pub fn command() -> clap::Command {
     cmd
 }
 
-/// Options every data subcommand shares; each overrides `--config`.
+/// Options every data subcommand shares; each overrides `--config`: the transform and
+/// where it runs, then the data options (a sweep takes only those).
 #[derive(Args, Debug, Default, Clone)]
 pub struct Common {
     /// Wavelet name, as pywt spells it (db4, sym5, coif2, bior2.2, haar, ...)
@@ -219,6 +220,13 @@ pub struct Common {
     /// Precision of the computation
     #[arg(long, value_enum)]
     pub dtype: Option<DType>,
+    #[command(flatten)]
+    pub data: DataOpts,
+}
+
+/// What data a run reads and how it cuts it into windows.
+#[derive(Args, Debug, Default, Clone)]
+pub struct DataOpts {
     /// Comma-separated channel names [default: every numeric column]
     #[arg(long, value_delimiter = ',')]
     pub columns: Option<Vec<String>>,
@@ -267,10 +275,7 @@ pub fn message(e: &Error) -> String {
 impl Common {
     /// Defaults ← `--config` file ← command-line options (validated by `RunSpec`).
     pub fn config(&self) -> Result<Config> {
-        let mut c = match &self.config {
-            Some(p) => crate::config::read(p)?,
-            None => Config::default(),
-        };
+        let mut c = self.data.config()?;
         if let Some(w) = &self.wavelet {
             c.transform.wavelet =
                 wavelet::lookup(w).map_err(|e| Error::input(format!("--wavelet: {e}")))?;
@@ -287,6 +292,17 @@ impl Common {
         if let Some(d) = self.dtype {
             c.dtype = d;
         }
+        Ok(c)
+    }
+}
+
+impl DataOpts {
+    /// Defaults ← `--config` file ← the data options given.
+    pub fn config(&self) -> Result<Config> {
+        let mut c = match &self.config {
+            Some(p) => crate::config::read(p)?,
+            None => Config::default(),
+        };
         if self.columns.is_some() {
             c.columns = self.columns.clone();
         }
@@ -342,11 +358,11 @@ impl Command {
             Command::Sweep {
                 input,
                 output: Some(output),
-                common,
+                data,
                 sweep,
             } => {
                 let mut inputs = vec![input.as_path()];
-                inputs.extend(common.config.as_deref());
+                inputs.extend(data.config.as_deref());
                 inputs.extend(sweep.template.iter().map(Path::new));
                 inputs.extend(
                     sweep
@@ -375,7 +391,7 @@ impl Command {
             _ => return None,
         };
         let mut inputs = vec![input.as_path()];
-        inputs.extend(common.config.as_deref());
+        inputs.extend(common.data.config.as_deref());
         if let Some(p) = prompt {
             inputs.extend(p.template.as_deref().map(Path::new));
             inputs.extend(
@@ -451,9 +467,9 @@ pub fn run(command: Command) -> Result<()> {
         Command::Sweep {
             input: path,
             output,
-            common,
+            data,
             sweep: opts,
-        } => sweep::run(&path, output.as_deref(), &common, &opts),
+        } => sweep::run(&path, output.as_deref(), &data, &opts),
         Command::Gui { .. } => Err(Error::internal("the app is opened by the binary's main")),
     }
 }

@@ -126,7 +126,7 @@ impl Run {
             input: path.to_path_buf(),
             set,
             shard: opts.shard,
-            quiet: common.quiet,
+            quiet: common.data.quiet,
             said: Default::default(),
         })
     }

@@ -2,7 +2,7 @@
 //! prompts' claims tell about the horizon (docs/score.md), ranked by the val score.
 
 use super::run::{progress_of, PromptOpts};
-use super::Common;
+use super::DataOpts;
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::export;
@@ -62,10 +62,22 @@ pub struct SweepOpts {
     /// level={{ "above" if last > mean else "below" }} its window mean
     #[arg(long = "claim", value_name = "NAME[:OUTCOME]=TEMPLATE")]
     pub claims: Vec<String>,
+    /// Write the chosen row's run configuration as a TOML file that --config reads
+    /// (`prompts --config FILE` makes its prompts): the val #1, or the row of --pick
+    #[arg(long, value_name = "FILE.toml")]
+    pub write_config: Option<PathBuf>,
+    /// Which ranked row --write-config writes (1 = the best by --by)
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "write_config")]
+    pub pick: usize,
 }
 
-pub fn run(path: &Path, output: Option<&Path>, common: &Common, opts: &SweepOpts) -> Result<()> {
+pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts) -> Result<()> {
     let format = super::run::report_format(output, "file")?;
+    if let Some(file) = &opts.write_config {
+        let mut inputs = vec![path];
+        inputs.extend(data.config.as_deref());
+        export::refuse_input_as_output(file, &inputs)?;
+    }
     if opts.null_draws == 0 {
         return Err(Error::input(
             "--null-draws 0: the null needs at least 1 draw (99 by default)",
@@ -76,26 +88,7 @@ pub fn run(path: &Path, output: Option<&Path>, common: &Common, opts: &SweepOpts
             "--bootstrap 0: the intervals and ties need at least 1 replicate (199 by default)",
         ));
     }
-    for (given, instead) in [
-        (
-            common.wavelet.is_some(),
-            "--wavelet: a sweep takes --wavelets (names or patterns)",
-        ),
-        (
-            common.level.is_some(),
-            "--level: a sweep takes --levels (1..6, 2,3 or valid)",
-        ),
-        (common.mode.is_some(), "--mode: a sweep takes --modes"),
-        (
-            common.engine.is_some() || common.dtype.is_some(),
-            "--engine/--dtype: a sweep runs on the native engine in f64",
-        ),
-    ] {
-        if given {
-            return Err(Error::input(instead));
-        }
-    }
-    let mut base = common.config()?;
+    let mut base = data.config()?;
     PromptOpts {
         description: opts.description.clone(),
         pred_len: opts.pred_len,
@@ -168,7 +161,7 @@ pub fn run(path: &Path, output: Option<&Path>, common: &Common, opts: &SweepOpts
     }
     let named: Vec<(&str, &wavebench_core::data::Table)> =
         tables.iter().map(|(n, t)| (n.as_str(), t)).collect();
-    let bar = progress_of(0, common.quiet, "sweep", "configurations");
+    let bar = progress_of(0, data.quiet, "sweep", "configurations");
     let result = sweep::run(&named, &req, |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
@@ -196,5 +189,41 @@ pub fn run(path: &Path, output: Option<&Path>, common: &Common, opts: &SweepOpts
         .into_bytes(),
     };
     let out: PathBuf = output.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
-    export::write_atomic(&out, |w| w.write_all(&bytes))
+    export::write_atomic(&out, |w| w.write_all(&bytes))?;
+    if let Some(file) = &opts.write_config {
+        let standings = sweep::rank::Standings::of(&s, opts.by, opts.keep_degenerate);
+        let ranked = standings.rows.iter().filter(|st| st.rank.is_some()).count();
+        let st = standings
+            .rows
+            .iter()
+            .find(|st| st.rank == Some(opts.pick))
+            .ok_or_else(|| {
+                Error::input(format!(
+                    "--pick {}: the sweep ranked {ranked} configuration{} (the report is written)",
+                    opts.pick,
+                    if ranked == 1 { "" } else { "s" }
+                ))
+            })?;
+        let toml = format!(
+            "# wavebench sweep {}: #{} by {}, {} {}\n{}",
+            path.display(),
+            opts.pick,
+            opts.by.name(),
+            st.row.transform,
+            st.row.template,
+            crate::config::to_toml(&s.config_of(st.row))
+        );
+        export::write_atomic(file, |w| w.write_all(toml.as_bytes()))?;
+        if !data.quiet {
+            eprintln!(
+                "wavebench: {}: {}, {} (#{} by {})",
+                file.display(),
+                st.row.transform,
+                st.row.template,
+                opts.pick,
+                opts.by.name()
+            );
+        }
+    }
+    Ok(())
 }

@@ -46,7 +46,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
         Error::input(format!("{p}: {e}{hint}"))
     })?;
     let assumed = coeffs.meta.is_none() && (common.wavelet.is_none() || common.mode.is_none());
-    if assumed && !common.quiet {
+    if assumed && !common.data.quiet {
         eprintln!(
             "wavebench: {p} does not record its wavelet and mode; reconstructing with {} and {} (--wavelet, --mode)",
             w.name,
@@ -89,8 +89,8 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
         Values::from_f64(&coeffs.values.to_f64(), dtype)
     };
     let values = match &input {
-        Values::F32(v) => Values::F32(reconstruct(v, &coeffs.lens, w, mode, common.quiet)),
-        Values::F64(v) => Values::F64(reconstruct(v, &coeffs.lens, w, mode, common.quiet)),
+        Values::F32(v) => Values::F32(reconstruct(v, &coeffs.lens, w, mode, common.data.quiet)),
+        Values::F64(v) => Values::F64(reconstruct(v, &coeffs.lens, w, mode, common.data.quiet)),
     };
     let series = coeffs.labels.len();
     let len = values.len().checked_div(series).unwrap_or(0);
@@ -109,7 +109,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
         values,
     };
     let notice = band_table::write(output, format, &table)?;
-    if let (Some(n), false) = (notice, common.quiet) {
+    if let (Some(n), false) = (notice, common.data.quiet) {
         eprintln!("wavebench: {n}");
     }
     Ok(())

@@ -229,7 +229,10 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Table, DataError> {
         if !names.contains(t) {
             return refuse(
                 &[Opt::TimeColumn],
-                format!("{p}: {OPTION}: no column '{t}' (columns: {})", names.join(", ")),
+                format!(
+                    "{p}: {OPTION}: no column '{t}' (columns: {})",
+                    names.join(", ")
+                ),
             );
         }
     }

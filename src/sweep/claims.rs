@@ -1,6 +1,7 @@
 //! The claims a researcher defines, as a sweep reads them: compiled from the run's
 //! `[claims]`, and the `last` and `mean` of every scored unit they see besides the features.
 
+use super::place;
 use crate::error::{Error, Result};
 use std::sync::Arc;
 use wavebench_core::config::Config;
@@ -27,7 +28,7 @@ pub(super) fn facts_of(
     for ((name, table), h) in tables.iter().zip(&scorer.files) {
         let prepared = base
             .prepare(table)
-            .map_err(|e| Error::from(e).within(name))?;
+            .map_err(|e| Error::from(e).within(&place(name, table)))?;
         let w = &prepared.windows;
         let values: Vec<Vec<f64>> = table.channels.iter().map(|c| c.values.to_f64()).collect();
         let mut facts = Vec::with_capacity(h.scored.len() * values.len());

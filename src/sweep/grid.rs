@@ -118,8 +118,10 @@ impl Grid {
         Ok(out)
     }
 
-    /// Every (wavelet, level, mode) a window of `seq_len` allows; an error when none does.
-    pub fn points(&self, seq_len: usize) -> Result<Vec<Point>> {
+    /// Every (wavelet, level, mode) a window of `seq_len` allows, and a line for each kind
+    /// of what it left out (levels above a wavelet's maximum, wavelets with no valid
+    /// level); an error when nothing is left.
+    pub fn points(&self, seq_len: usize) -> Result<(Vec<Point>, Vec<String>)> {
         if self.modes.is_empty() {
             return Err(Error::about(
                 &[Opt::Modes],
@@ -127,12 +129,23 @@ impl Grid {
             ));
         }
         let mut out = Vec::new();
+        // Wavelets with no valid level; (wavelet, its maximum, the levels asked above it).
+        let mut none: Vec<&str> = Vec::new();
+        let mut above: Vec<(&str, usize, Vec<usize>)> = Vec::new();
         for (w, aliases) in self.wavelets()? {
             let max = w.max_level(seq_len);
             let levels: Vec<usize> = match &self.levels {
                 Levels::Valid => (1..=max).collect(),
                 Levels::Listed(v) => v.iter().copied().filter(|&l| l <= max).collect(),
             };
+            if max == 0 {
+                none.push(&w.name);
+            } else if let Levels::Listed(v) = &self.levels {
+                let skipped: Vec<usize> = v.iter().copied().filter(|&l| l > max).collect();
+                if !skipped.is_empty() {
+                    above.push((&w.name, max, skipped));
+                }
+            }
             for level in levels {
                 for &mode in &self.modes {
                     out.push(Point {
@@ -146,12 +159,46 @@ impl Grid {
                 }
             }
         }
-        if out.is_empty() {
-            return Err(Error::input(format!(
-                "sweep: windows of {seq_len} rows allow none of the chosen wavelets at the chosen levels (each needs (filter length - 1)·2^level ≤ {seq_len})"
-            )));
+        let mut skipped = Vec::new();
+        if !none.is_empty() {
+            skipped.push(format!(
+                "{} left out: windows of {seq_len} rows allow {} no level (level 1 needs a window of at least 2·(filter length - 1) rows)",
+                listed(&none),
+                if none.len() == 1 { "it" } else { "them" },
+            ));
         }
-        Ok(out)
+        if !above.is_empty() {
+            let each: Vec<String> = above
+                .iter()
+                .map(|(w, max, l)| {
+                    let l: Vec<String> = l.iter().map(usize::to_string).collect();
+                    format!("{w} {} (up to {max})", l.join(","))
+                })
+                .collect();
+            skipped.push(format!(
+                "levels above a wavelet's maximum for windows of {seq_len} rows left out: {}",
+                listed(&each)
+            ));
+        }
+        if out.is_empty() {
+            return Err(Error::about(
+                &[Opt::SeqLen, Opt::Wavelets, Opt::Levels],
+                format!(
+                    "sweep: windows of {seq_len} rows allow none of the chosen wavelets at the chosen levels (each needs (filter length - 1)·2^level ≤ {seq_len}): lengthen {OPTION}, or choose shorter {OPTION} or lower {OPTION}"
+                ),
+            ));
+        }
+        Ok((out, skipped))
+    }
+}
+
+/// The first few of `names`, then how many more.
+fn listed<S: AsRef<str>>(names: &[S]) -> String {
+    const SHOWN: usize = 8;
+    let first: Vec<&str> = names.iter().take(SHOWN).map(AsRef::as_ref).collect();
+    match names.len().saturating_sub(SHOWN) {
+        0 => first.join(", "),
+        more => format!("{} and {more} more", first.join(", ")),
     }
 }
 
@@ -238,10 +285,21 @@ mod tests {
             levels: Levels::Listed(vec![2, 9]),
             ..Grid::default()
         };
-        let p = g.points(64).unwrap();
+        let (p, skipped) = g.points(64).unwrap();
         assert!(p
             .iter()
             .all(|p| p.transform.wavelet.family == "sym" && p.transform.level == 2));
+        // sym17..sym20 (34..40 taps) allow no level in 64 rows; the others stop at 4 or
+        // below, so every one of them skips level 9.
+        assert_eq!(skipped.len(), 2, "{skipped:?}");
+        assert!(
+            skipped[0].starts_with(
+                "sym17, sym18, sym19, sym20 left out: windows of 64 rows allow them no level"
+            ),
+            "{}",
+            skipped[0]
+        );
+        assert!(skipped[1].contains("sym2 9 (up to 4)"), "{}", skipped[1]);
         let e = Grid {
             wavelets: vec!["symm*x".into()],
             ..Grid::default()

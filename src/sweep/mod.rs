@@ -96,6 +96,9 @@ pub struct Sweep {
     pub protocol: Protocol,
     /// Val's and test's units as sequences.
     pub parts: [PartUnits; 2],
+    /// What the grid left out for the window length (levels above a wavelet's maximum,
+    /// wavelets with no valid level), one line per kind.
+    pub skipped: Vec<String>,
     /// How the series-only forecaster's predictions become classes.
     pub forecast_classes: wavebench_core::score::ForecastClasses,
     /// Time-LLM's own prompt (its trend word; the same for every wavelet) scored on val
@@ -105,6 +108,19 @@ pub struct Sweep {
 }
 
 impl Sweep {
+    /// The run configuration that makes `row`'s prompts: the sweep's data options, the
+    /// row's transform and template, in f64 (the sweep's precision), one prompt per series.
+    /// Written as TOML (`--write-config`), `prompts --config` gives the row's prompts.
+    pub fn config_of(&self, row: &SweepRow) -> Config {
+        Config {
+            transform: row.transform,
+            template: row.template.clone(),
+            dtype: DType::F64,
+            aggregate: Aggregate::Series,
+            ..self.base.clone()
+        }
+    }
+
     /// The row of transform `t` (its wavelet or one of the row's aliases) with `template`.
     pub fn row(&self, t: Transform, template: &str) -> Option<&SweepRow> {
         self.rows.iter().find(|r| {
@@ -170,7 +186,7 @@ impl Sweep {
     /// What a reader must know before trusting the ranking's numbers: too few effective
     /// val units, a null that leans towards the observed values.
     pub fn warnings(&self) -> Vec<String> {
-        let mut w = Vec::new();
+        let mut w = self.skipped.clone();
         let val = &self.parts[0];
         if val.n_eff < FEW_EFFECTIVE {
             w.push(format!(
@@ -228,7 +244,7 @@ pub fn run(
     keep_freed_memory();
     let scorer = scorer(tables, req)?;
     let job = Job::new(tables, req, &scorer)?;
-    let points = req.grid.points(job.seq_len)?;
+    let (points, skipped) = req.grid.points(job.seq_len)?;
     // The first configuration computes Time-LLM's statistics of every unit (they do not
     // depend on the wavelet); the others borrow them and run side by side, a pair per
     // core, so one's single-threaded scoring overlaps another's transform.
@@ -252,7 +268,7 @@ pub fn run(
             return Err(Error::Cancelled);
         }
     }
-    Ok(sweep_of(tables, req, &scorer, rows))
+    Ok(sweep_of(tables, req, &scorer, rows, skipped))
 }
 
 /// One configuration (`req.base`'s wavelet, level, mode; every template of `req`): a
@@ -270,7 +286,7 @@ pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<
     };
     // The statistics of the last configuration serve this one.
     let (rows, stats) = job.point(&point, kept.stats.as_deref())?;
-    let sweep = sweep_of(tables, req, scorer, rows);
+    let sweep = sweep_of(tables, req, scorer, rows, Vec::new());
     if stats.is_some() {
         kept.stats = stats;
     }
@@ -280,14 +296,14 @@ pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<
 /// The units every configuration of `req` over `tables` is scored on: they depend on the
 /// data options, the horizon and the split, not on the wavelet, level, mode or template.
 pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
-    let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)?;
+    let base = RunSpec::new(req.data_config(), Purpose::Features, &crate::backend::LOCAL)?;
     let mut horizons = Vec::with_capacity(tables.len());
     let mut windows = Vec::with_capacity(tables.len());
     let mut seq_len = None;
     for (name, table) in tables {
         let prepared = base
             .prepare(table)
-            .map_err(|e| Error::from(e).within(name))?;
+            .map_err(|e| Error::from(e).within(&place(name, table)))?;
         let rows = table.rows();
         let range = base
             .rows
@@ -299,7 +315,7 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
             &req.split,
             range,
         )
-        .map_err(|e| Error::from(e).within(name))?;
+        .map_err(|e| Error::from(e).within(&place(name, table)))?;
         match seq_len {
             None => seq_len = Some(prepared.windows.seq_len),
             Some(s) if s != prepared.windows.seq_len => {
@@ -322,7 +338,21 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
         .zip(&windows)
         .map(|((h, (_, t)), w)| (h, *t, w))
         .collect();
-    Scorer::new(data, req.protocol).map_err(Error::from)
+    Scorer::new(data, req.protocol).map_err(|e| match tables {
+        // One file: the message is about it.
+        [(name, table)] => Error::from(e).within(&place(name, table)),
+        _ => Error::from(e),
+    })
+}
+
+/// Where a message about `table` says it is: its name in the data set, or its path when it
+/// is the only file (its name is then empty).
+fn place(name: &str, table: &Table) -> String {
+    if name.is_empty() {
+        table.path.display().to_string()
+    } else {
+        name.to_string()
+    }
 }
 
 fn sweep_of(
@@ -330,8 +360,10 @@ fn sweep_of(
     req: &Request,
     scorer: &Scorer,
     rows: Vec<SweepRow>,
+    skipped: Vec<String>,
 ) -> Sweep {
     Sweep {
+        skipped,
         base: req.base.clone(),
         split: req.split,
         files: tables
@@ -368,6 +400,19 @@ fn sweep_of(
 }
 
 impl Request {
+    /// The data options alone (windows, rows, horizon), for what does not depend on the
+    /// transform: its transform is haar at level 1, which every window of 2 or more rows
+    /// allows, so the base's wavelet and level (which a sweep does not run) refuse nothing.
+    fn data_config(&self) -> Config {
+        let mut cfg = self.config(None);
+        cfg.transform = Transform {
+            wavelet: wavebench_core::wavelet::lookup("haar").expect("haar is in the catalogue"),
+            level: 1,
+            mode: self.base.transform.mode,
+        };
+        cfg
+    }
+
     /// The run of one grid point (or the base's wavelet for None): f64 on the native
     /// engine, one prompt per series.
     fn config(&self, p: Option<&Point>) -> Config {

@@ -2,6 +2,7 @@
 //! into the claims' tallies, evaluated against the null and the bootstrap, and each
 //! template's prompts rendered for their diversity ([`Job::point`]).
 
+use super::place;
 use super::{claims, defined_claims, slide, Metric, Point, Request, SweepRow};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -48,7 +49,7 @@ impl<'a> Job<'a> {
         let facts = if defined.is_empty() {
             Vec::new()
         } else {
-            let base = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)?;
+            let base = RunSpec::new(req.data_config(), Purpose::Features, &crate::backend::LOCAL)?;
             claims::facts_of(tables, scorer, &base)?
         };
         Ok(Job {
@@ -88,7 +89,7 @@ impl<'a> Job<'a> {
         for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
             let prepared = spec
                 .prepare(table)
-                .map_err(|e| Error::from(e).within(name))?;
+                .map_err(|e| Error::from(e).within(&place(name, table)))?;
             approx_len = prepared.plan.band_lens[0];
             let prepared = prepared.part(h.scored.clone()).sliding(self.slide.clone());
             let prepared = match stats {
@@ -98,7 +99,11 @@ impl<'a> Job<'a> {
             let mut units = prepared
                 .features(table, &mut engine, &mut Timer::default(), |_| true)
                 .map_err(|e| {
-                    Error::from(e).within(&format!("sweep at {}: {name}", point.transform))
+                    Error::from(e).within(&format!(
+                        "sweep at {}: {}",
+                        point.transform,
+                        place(name, table)
+                    ))
                 })?;
             let channels = table.channels.len();
             let mut parts = Vec::with_capacity(units.len());

@@ -98,3 +98,19 @@ pub fn assert_input_error(o: &std::process::Output, needles: &[&str]) {
         assert!(err.contains(n), "'{n}' missing from: {err}");
     }
 }
+
+/// A failure on the user's input after warnings: exit 2, the last line on stderr the
+/// error (it begins "wavebench: " and is no warning), containing every needle.
+#[allow(dead_code)]
+pub fn assert_input_error_after_warnings(o: &std::process::Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    let last = err.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("wavebench: ") && !last.starts_with("wavebench: warning:"),
+        "{err}"
+    );
+    for n in needles {
+        assert!(last.contains(n), "'{n}' missing from: {last}");
+    }
+}

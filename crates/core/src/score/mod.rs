@@ -46,8 +46,15 @@ pub enum ScoreError {
         part: &'static str,
         rows: usize,
     },
-    #[error("no unit's horizon lies wholly in the {0} part")]
-    NoUnits(&'static str),
+    #[error("no unit's horizon lies wholly in the {part} part ({rows} rows)")]
+    NoUnits {
+        part: &'static str,
+        /// The part's rows (of the largest file).
+        rows: usize,
+        seq_len: usize,
+        stride: usize,
+        pred_len: usize,
+    },
     #[error("the null needs at least 1 draw (99 by default)")]
     NoDraws,
     #[error("the series-only forecaster cannot be fit: no train unit has a finite outcome")]
@@ -74,10 +81,42 @@ impl ScoreError {
                 &[Split],
                 format!("{OPTION} {split}: the {part} part of {rows} rows is empty"),
             ),
-            ScoreError::NoUnits(_) => Phrase::about(
-                &[PredLen, SeqLen, Split],
-                format!("{self}: lower {OPTION} or {OPTION}, or change {OPTION}"),
-            ),
+            &ScoreError::NoUnits {
+                part,
+                rows,
+                seq_len,
+                stride,
+                pred_len,
+            } => {
+                // A horizon in train follows a whole window inside it; in val or test the
+                // window may reach back into the part before.
+                let room = if part == "train" {
+                    rows.saturating_sub(seq_len)
+                } else {
+                    rows
+                };
+                let t = if part == "train" {
+                    format!(" after a window of {seq_len}")
+                } else {
+                    String::new()
+                };
+                if part == "train" && seq_len >= rows {
+                    Phrase::about(
+                        &[SeqLen, SeqLen, Split],
+                        format!("{OPTION} {seq_len}: the train part holds {rows} rows, no more than a window: give {OPTION} {} or less, or change {OPTION}", rows.saturating_sub(pred_len).max(1)),
+                    )
+                } else if pred_len > room {
+                    Phrase::about(
+                        &[PredLen, PredLen, Split],
+                        format!("{OPTION} {pred_len}: the {part} part holds {rows} rows, so a horizon{t} fits only up to {room} rows: give {OPTION} {room} or less, or change {OPTION}"),
+                    )
+                } else {
+                    Phrase::about(
+                        &[Stride, Stride, Split],
+                        format!("{self}: at {OPTION} {stride} no window's horizon lands in it; lower {OPTION}, or change {OPTION}"),
+                    )
+                }
+            }
             ScoreError::TooShortToShift { .. } => Phrase::about(
                 &[Stride, PredLen, SeqLen, Split],
                 format!("{self}: lower {OPTION}, {OPTION} or {OPTION}, or change {OPTION}"),

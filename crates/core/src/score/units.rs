@@ -194,6 +194,20 @@ pub struct Scorer {
     memo: Mutex<FxHashMap<(usize, usize, u128), Arc<ColumnStats>>>,
 }
 
+/// No unit's horizon lies in part `p`, said of the file whose part is longest.
+fn no_units(files: &[Horizons], p: Part) -> ScoreError {
+    match files.iter().max_by_key(|h| h.borders.part(p).len()) {
+        Some(h) => ScoreError::NoUnits {
+            part: p.name(),
+            rows: h.borders.part(p).len(),
+            seq_len: h.seq_len,
+            stride: h.stride,
+            pred_len: h.pred_len,
+        },
+        None => ScoreError::NoForecaster,
+    }
+}
+
 /// Columns kept in the memo before it starts afresh (each holds a few kB).
 const MEMO: usize = 4096;
 
@@ -221,6 +235,12 @@ impl Scorer {
             }
             files.push(h);
             sources.push((table, windows));
+        }
+        if files
+            .iter()
+            .all(|h| h.train_units.is_empty() && h.left_out[0] == 0)
+        {
+            return Err(no_units(&files, Part::Train));
         }
         let forecaster = pooled
             .and_then(Forecaster::fit)
@@ -283,7 +303,7 @@ impl Scorer {
         }
         for p in Part::ALL {
             if units[p as usize] == 0 {
-                return Err(ScoreError::NoUnits(p.name()));
+                return Err(no_units(&files, p));
             }
         }
         for (slot, part) in [Part::Val, Part::Test].into_iter().enumerate() {
