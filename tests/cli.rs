@@ -705,3 +705,71 @@ fn a_degenerate_level_is_said_once() {
         stderr(&o)
     );
 }
+
+/// `prompts --timellm-bank DIR` writes the description where Time-LLM's `load_content`
+/// reads it (one `ETT.txt` for every ETT file; no newline added, as Time-LLM puts the
+/// text into its prompt as it is); an empty description is warned about once.
+#[test]
+fn the_description_goes_where_time_llm_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("t,a,b\n");
+    for i in 0..128 {
+        csv.push_str(&format!("{i},{},{}\n", (i as f64 / 5.0).sin(), i % 7));
+    }
+    let data = write(dir.path(), "ETTh9.csv", &csv);
+    let bank = dir.path().join("prompt_bank");
+    let out = dir.path().join("p.jsonl");
+    let text = "Hourly transformer data.\nTwo channels.";
+    let o = wavebench(&[
+        "prompts",
+        &data,
+        "--seq-len",
+        "64",
+        "--stride",
+        "32",
+        "--template",
+        "timellm",
+        "--description",
+        text,
+        "--timellm-bank",
+        bank.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(bank.join("ETT.txt")).unwrap(), text);
+    let first = std::fs::read_to_string(&out).unwrap();
+    let first: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    assert!(first["prompt"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("Dataset description: {text}")));
+    assert!(!stderr(&o).contains("description is empty"));
+    // Another data set's description is named after its file.
+    let other = write(dir.path(), "weather.csv", &csv);
+    let o = wavebench(&[
+        "prompts",
+        &other,
+        "--seq-len",
+        "64",
+        "--stride",
+        "32",
+        "--timellm-bank",
+        bank.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(bank.join("weather.txt")).unwrap(),
+        ""
+    );
+    let warned = stderr(&o);
+    assert_eq!(
+        warned.matches("the description is empty").count(),
+        1,
+        "{warned}"
+    );
+}

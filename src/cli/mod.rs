@@ -77,6 +77,10 @@ pub enum Command {
         common: Common,
         #[command(flatten)]
         prompt: run::PromptOpts,
+        /// Also write the description where Time-LLM reads it: DIR/ETT.txt for an ETT
+        /// file, else DIR/<file stem>.txt (Time-LLM's dataset/prompt_bank)
+        #[arg(long, value_name = "DIR")]
+        timellm_bank: Option<PathBuf>,
     },
     /// Time the whole pipeline per engine and write the timing report (docs/timing.md).
     Bench {
@@ -347,6 +351,7 @@ impl Command {
                 output,
                 common,
                 prompt,
+                ..
             } => (input, output.as_path(), common, Some(prompt)),
             Command::Bench {
                 input,
@@ -446,7 +451,8 @@ pub fn run(command: Command) -> Result<()> {
             output,
             common,
             prompt,
-        } => prompts::run(&path, &output, &common, &prompt),
+            timellm_bank,
+        } => prompts::run(&path, &output, &common, &prompt, timellm_bank.as_deref()),
         Command::Bench {
             input: path,
             engines,

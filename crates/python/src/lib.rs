@@ -301,12 +301,69 @@ fn timellm_prompts(
     Ok(PyList::new(py, texts)?.unbind())
 }
 
+/// Any built-in template's per-series prompts (the B·N of them, sample-major), as the CLI's
+/// `prompts --template T --normalize none` renders each window: what a sweep row's
+/// configuration (`--write-config`) gives inside a training loop.
+#[pyfunction]
+#[pyo3(signature = (x, template="dwt-balanced", wavelet="db4", level=3, mode="reflect", description="", pred_len=96, normalize="none", lags="timellm", seed_compatible=false))]
+#[allow(clippy::too_many_arguments)]
+fn prompts(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    template: &str,
+    wavelet: &str,
+    level: usize,
+    mode: &str,
+    description: &str,
+    pred_len: usize,
+    normalize: &str,
+    lags: &str,
+    seed_compatible: bool,
+) -> PyResult<Py<PyList>> {
+    let prompter = prompt::builtin_prompter(template).ok_or_else(|| {
+        let names: Vec<&str> = prompt::BUILTINS.iter().map(|(n, _)| *n).collect();
+        value_error(format!(
+            "template: unknown built-in '{template}' (expected {})",
+            names.join(", ")
+        ))
+    })?;
+    let s = settings(wavelet, level, mode)?;
+    let batch = read(x)?;
+    let plan = plan_for(&s, batch.t)?;
+    let describe = Describe::new(&plan, seed_compatible).with_lags(parse("lags", lags)?);
+    let feats = group_features(
+        py,
+        &batch,
+        &plan,
+        Aggregate::Series,
+        parse("normalize", normalize)?,
+        true,
+        describe,
+    )?;
+    let texts = py.detach(|| {
+        feats
+            .iter()
+            .map(|f| {
+                prompter.render(&prompt::PromptVars {
+                    features: f,
+                    description,
+                    seq_len: batch.t,
+                    pred_len,
+                })
+            })
+            .collect::<Result<Vec<String>, _>>()
+    });
+    let texts = texts.map_err(|e| PyRuntimeError::new_err(format!("template '{template}': {e}")))?;
+    Ok(PyList::new(py, texts)?.unbind())
+}
+
 #[pymodule]
 fn _wavebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Transform>()?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
     m.add_function(wrap_pyfunction!(seed_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(timellm_prompts, m)?)?;
+    m.add_function(wrap_pyfunction!(prompts, m)?)?;
     m.add("TOP_LAGS", TOP_LAGS)?;
     Ok(())
 }

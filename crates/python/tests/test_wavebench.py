@@ -10,6 +10,7 @@ import os
 import pathlib
 import pickle
 import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -327,3 +328,39 @@ def test_constant_series_are_flagged_and_say_so():
     prompts = wavebench.timellm_prompts(x, "d", 8)
     assert prompts[2].endswith("median value 4.25, the input is constant<|<end_prompt>|>")
     assert "top 5 lags" in prompts[0] and "top 5 lags" in wavebench.timellm_prompts(x, "d", 8, seed_compatible=True)[2]
+
+
+def test_a_sweep_rows_configuration_gives_its_prompts_in_the_loop(tmp_path):
+    """`sweep --write-config` → `load_config` → `prompts`: the CLI's prompts of that
+    configuration, byte for byte, on the same windows."""
+    best = tmp_path / "best.toml"
+    subprocess.run([BIN, "sweep", str(SAMPLE), "--seq-len", "64", "--stride", "16",
+                    "--pred-len", "16", "--wavelets", "db2,sym3", "--levels", "1,2",
+                    "--template", "dwt-balanced,dwt-detailed", "--null-draws", "9",
+                    "--bootstrap", "9", "--quiet", "-o", str(tmp_path / "s.md"),
+                    "--write-config", str(best), "--pick", "2"],
+                   check=True, capture_output=True)
+    cfg = wavebench.load_config(best)
+    assert set(cfg) >= {"template", "wavelet", "level", "mode", "pred_len"}
+    b, t = 6, 64
+    x, columns = batch_of(SAMPLE, b, t, dtype=np.float64)
+    want = cli(SAMPLE, "--config", str(best), "--stride", str(t), "--rows", f"0..{b * t}")
+    got = wavebench.prompts(torch.from_numpy(x), **cfg)
+    assert len(got) == len(want) == b * len(columns)
+    assert got == [r["prompt"] for r in want]
+    with pytest.raises(ValueError, match="not a built-in"):
+        (tmp_path / "own.toml").write_text('template = "mine.j2"\n')
+        wavebench.load_config(tmp_path / "own.toml")
+
+
+def test_the_training_loop_example_runs(tmp_path):
+    config = tmp_path / "best.toml"
+    config.write_text('wavelet = "sym3"\nlevel = 2\nseq_len = 96\npred_len = 24\n'
+                      'template = "dwt-balanced"\ndescription = "Synthetic."\n')
+    example = ROOT / "crates" / "python" / "examples" / "timellm_loop.py"
+    out = subprocess.run([sys.executable, str(example), str(SAMPLE), str(config)], check=True,
+                         capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    n = len(pd.read_csv(SAMPLE).columns) - 1
+    assert lines[:3] == [f"batch {k}: {32 * n} prompts for x_enc (32, {n}, 96)" for k in range(3)]
+    assert "Dataset description: Synthetic." in out

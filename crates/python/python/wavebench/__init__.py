@@ -4,6 +4,8 @@
   returns its feature dict, ``gen.build_prompt_text(features, base_info)`` its prompt).
 - ``timellm_prompts(x_enc, description, pred_len)``: Time-LLM's per-series prompt loop.
 - ``features(x, ...)``: the features of docs/features.md per series, sample or batch, as numpy arrays.
+- ``prompts(x_enc, template=..., wavelet=..., ...)``: any built-in template's per-series
+  prompts; ``load_config(path)`` reads a sweep's ``--write-config`` file as its arguments.
 
 Inputs are numpy arrays or torch tensors of shape (B, N, T), float32 or float64, on any
 device: CPU data is read in place, a CUDA tensor is copied to the host once. The work runs
@@ -23,7 +25,8 @@ except ImportError:  # pragma: no cover - exercised by users without torch
     torch = None
     _Module = object
 
-__all__ = ["DWTPromptGenerator", "features", "timellm_prompts", "TOP_LAGS"]
+__all__ = ["DWTPromptGenerator", "features", "load_config", "prompts", "timellm_prompts",
+           "TOP_LAGS"]
 
 COMPRESSION_LEVELS = ("minimal", "balanced", "detailed")
 
@@ -123,6 +126,48 @@ def timellm_prompts(x_enc, description, pred_len, top_k=5, normalize="none", see
     series says so, unless seed_compatible: Time-LLM's wording)."""
     return _wavebench.timellm_prompts(_batch(x_enc), description, pred_len, top_k, normalize,
                                       seed_compatible)
+
+
+def prompts(x_enc, template="dwt-balanced", wavelet="db4", level=3, mode="reflect",
+            description="", pred_len=96, normalize="none", lags="timellm", seed_compatible=False):
+    """Every series' prompt of x_enc (B, N, T) under a built-in template: B*N strings,
+    sample-major, as `wavebench prompts --template T --normalize none` renders each window.
+
+    normalize: 'none' (the default: a model has normalised x_enc already), 'zscore', 'revin'.
+    ``prompts(x_enc, **load_config("best.toml"))`` gives a sweep row's prompts.
+    """
+    return _wavebench.prompts(_batch(x_enc), template, wavelet, _level(level), mode,
+                              description, pred_len, normalize, lags, seed_compatible)
+
+
+# What `prompts` reads of a configuration file; the rest (the data options, the engine)
+# is the command line's.
+_PROMPT_KEYS = ("template", "wavelet", "level", "mode", "description", "pred_len", "lags",
+                "seed_compatible")
+
+
+def load_config(path):
+    """A configuration file's prompt settings (template, wavelet, level, mode, description,
+    pred_len, lags) as keyword arguments of `prompts`: the file `wavebench sweep
+    --write-config` writes for the row it picks.
+    """
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        try:
+            import tomli as tomllib
+        except ImportError as e:
+            raise ImportError("load_config needs Python 3.11 or the tomli package") from e
+    with open(path, "rb") as f:
+        cfg = tomllib.load(f)
+    template = cfg.get("template", "dwt-balanced")
+    builtins = ("timellm", "dwt-minimal", "dwt-balanced", "dwt-detailed")
+    if template not in builtins:
+        raise ValueError(
+            f"{path}: template '{template}' is not a built-in ({', '.join(builtins)}); "
+            "prompts() renders the built-ins"
+        )
+    return {k: cfg[k] for k in _PROMPT_KEYS if k in cfg}
 
 
 class DWTPromptGenerator(_Module):
