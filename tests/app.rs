@@ -283,6 +283,12 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
         ),
         (lowest.transform.name(), lowest.transform.level)
     );
+    // A row's context menu writes its configuration (the TOML `--config` reads).
+    h.get_by_label(&label).click_secondary();
+    settle(&mut h);
+    h.get_by_label("Export configuration ...");
+    h.key_press(egui::Key::Escape);
+    settle(&mut h);
     // The ties are marked: one "=" per row tied with the best, beside the column's own.
     let sweep = h.state().sweep_view.sweep.clone().unwrap();
     let standings =

@@ -271,7 +271,7 @@ fn sweep() {
     let mut s = Settings::default();
     s.run.seq_len = Some(256);
     snapshot("sweep", [900.0, 520.0], |ui| {
-        view.ui(ui, &mut s, false);
+        view.ui(ui, &mut s, false, &mut Vec::new());
     });
 }
 

@@ -22,6 +22,8 @@ pub enum Command {
     ExportTiming,
     ExportPlots,
     ExportConfiguration,
+    /// Ask where, then write a sweep row's run configuration (`--config` TOML).
+    ExportSweepRow(Box<wavebench_core::config::Config>),
     CopyPrompt,
     StartSweep,
     StartProposals,
@@ -82,6 +84,16 @@ impl Workbench {
             Command::ExportConfiguration => {
                 if let Some(p) = save_as("wavebench.toml") {
                     self.export_configuration(p);
+                }
+            }
+            Command::ExportSweepRow(cfg) => {
+                let name = format!(
+                    "{}-level{}.toml",
+                    cfg.transform.wavelet.name, cfg.transform.level
+                );
+                if let Some(p) = save_as(&name) {
+                    let toml = crate::config::to_toml(&cfg);
+                    self.write_file("configuration export", p, toml.into_bytes());
                 }
             }
             Command::CopyPrompt => {

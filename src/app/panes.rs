@@ -51,9 +51,8 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
             (Pane::DataSet, _) => app.dataset_view.ui(ui, &table, &mut app.settings),
             (Pane::Sweep, _) => {
                 let running = app.job.is_some();
-                if app.sweep_view.ui(ui, &mut app.settings, running) {
-                    app.commands.push(Command::StartSweep);
-                }
+                app.sweep_view
+                    .ui(ui, &mut app.settings, running, &mut app.commands);
             }
             (_, None) => match &app.failed {
                 Some(why) => {

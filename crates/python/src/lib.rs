@@ -353,7 +353,8 @@ fn prompts(
             })
             .collect::<Result<Vec<String>, _>>()
     });
-    let texts = texts.map_err(|e| PyRuntimeError::new_err(format!("template '{template}': {e}")))?;
+    let texts =
+        texts.map_err(|e| PyRuntimeError::new_err(format!("template '{template}': {e}")))?;
     Ok(PyList::new(py, texts)?.unbind())
 }
 

@@ -4,6 +4,7 @@
 //! labels, a colour scale and hover values; clicking a row or a cell loads that
 //! configuration.
 
+use crate::app::commands::Command;
 use crate::app::state::Settings;
 use crate::sweep::{self, RankBy, Sweep, SweepRow};
 use wavebench_core::score::Split;
@@ -39,8 +40,15 @@ impl Default for SweepView {
 }
 
 impl SweepView {
-    /// Draw; returns true when the user asks for a (new) sweep.
-    pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut Settings, running: bool) -> bool {
+    /// Draw; what the user asks for (a new sweep, a row's configuration written out) goes
+    /// to `commands`.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        s: &mut Settings,
+        running: bool,
+        commands: &mut Vec<Command>,
+    ) {
         let mut start = false;
         let split_error = match self.split_text.parse::<Split>() {
             Ok(split) => {
@@ -73,10 +81,13 @@ impl SweepView {
         if let Some(e) = split_error {
             ui.colored_label(ui.visuals().error_fg_color, format!("split {e}"));
         }
+        if start {
+            commands.push(Command::StartSweep);
+        }
         self.claims.ui(ui, s);
         let Some(sw) = &self.sweep else {
             ui.label("Every wavelet and level over the data set, scored by the bits of information its prompts' claims carry about what the next pred_len rows do (val units rank; test units show whether the choice holds).");
-            return start;
+            return;
         };
         let stale = stale(sw, s, self.split);
         if let Some(why) = &stale {
@@ -141,7 +152,7 @@ impl SweepView {
         // layout's tab) the table above the map, each with its share of the height.
         let wide = ui.available_width() >= 720.0;
         let table_height = if wide { height } else { height * 0.45 };
-        let table = |ui: &mut egui::Ui, s: &mut Settings| {
+        let mut table = |ui: &mut egui::Ui, s: &mut Settings| {
             // Both ways, the bars always shown: in a narrow pane the test rank is past the
             // right edge and most rows below.
             egui::ScrollArea::both()
@@ -216,6 +227,14 @@ impl SweepView {
                                 if r.clicked() {
                                     s.run.transform = row.transform;
                                 }
+                                r.context_menu(|ui| {
+                                    if ui.button("Export configuration ...").clicked() {
+                                        commands.push(Command::ExportSweepRow(Box::new(
+                                            sw.config_of(row),
+                                        )));
+                                        ui.close();
+                                    }
+                                });
                                 if by != RankBy::Score {
                                     ui.label(format!("{:.4}", by.of(row)));
                                 }
@@ -248,7 +267,6 @@ impl SweepView {
             ui.separator();
             heat_map(ui, &sw.rows, (self.heat, by), self.show_degenerate, s);
         }
-        start
     }
 }
 
