@@ -675,6 +675,8 @@ fn a_degenerate_level_is_said_once() {
             "haar",
             "--level",
             level,
+            "--description",
+            "ETTh1",
             "-q",
             "-o",
             out.to_str().unwrap(),

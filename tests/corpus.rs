@@ -225,9 +225,16 @@ fn a_reader_that_leaves_early_ends_the_run_quietly() {
         ("features", &b"{\"window\":0"[..]),
         ("decompose", &b"{\""[..]),
     ] {
+        // A described data set: an empty description is warned about.
+        let described: &[&str] = if command == "prompts" {
+            &["--description", "d"]
+        } else {
+            &[]
+        };
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_wavebench"))
             .args([command, data])
             .args(shape)
+            .args(described)
             .args(["-o", "-"])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())

@@ -87,6 +87,10 @@ pub struct Workbench {
     /// Generation of the newest survey request, and what it was asked for.
     survey_gen: u64,
     survey_asked: Option<(Settings, wavebench_core::score::Split)>,
+    /// Whether the Data set pane was drawn this frame: its survey of every window runs
+    /// only for a pane someone can see (a hidden tab's kept a core busy for minutes on a
+    /// 10M-row file).
+    dataset_shown: bool,
     /// A second configuration shown beside the main one.
     compare: Option<Compare>,
     /// The data-set-wide job running, if any.
@@ -127,6 +131,7 @@ impl Workbench {
             dataset_view: Default::default(),
             survey_gen: 0,
             survey_asked: None,
+            dataset_shown: false,
             compare: None,
             job: None,
             layout: None,
@@ -232,6 +237,7 @@ impl Workbench {
         panes::side_panel(self, ui);
         egui::CentralPanel::default().show(ui, |ui| {
             let mut tree = self.layout.take().unwrap_or_else(layout::default_layout);
+            self.dataset_shown = false;
             tree.ui(&mut panes::PaneUi { app: self }, ui);
             self.layout = Some(tree);
         });

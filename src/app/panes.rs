@@ -48,7 +48,10 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
         let r = app.result.as_deref();
         match (*pane, r) {
             (Pane::Overview, _) => app.overview.ui(ui, &table, &mut app.settings, link),
-            (Pane::DataSet, _) => app.dataset_view.ui(ui, &table, &mut app.settings),
+            (Pane::DataSet, _) => {
+                app.dataset_shown = true;
+                app.dataset_view.ui(ui, &table, &mut app.settings)
+            }
             (Pane::Sweep, _) => {
                 let running = app.job.is_some();
                 app.sweep_view

@@ -144,16 +144,11 @@ impl Workbench {
         });
     }
 
-    /// Survey the data set again (the Data set pane, when it is open) when a knob that
+    /// Survey the data set again (the Data set pane, when it is shown) when a knob that
     /// shapes it moved: anything but the window shown and the view's switches.
     pub(super) fn request_survey_if_changed(&mut self) {
         let Some(table) = &self.table else { return };
-        if self.loading
-            || !self
-                .layout
-                .as_ref()
-                .is_some_and(|l| super::layout::is_open(l, super::layout::Pane::DataSet))
-        {
+        if self.loading || !self.dataset_shown {
             return;
         }
         let key = super::state::Settings {

@@ -90,6 +90,8 @@ pub struct Sweep {
     pub units: [usize; 3],
     /// Units of the three parts left out (a constant or perfectly linear input).
     pub left_out: usize,
+    /// The channels they belong to, with how many each, the most first.
+    pub left_out_channels: Vec<(String, usize)>,
     pub naive_mase: wavebench_core::score::Terciles,
     pub vol_ratio: wavebench_core::score::Terciles,
     /// The null's draws and the bootstrap's replicates.
@@ -345,6 +347,50 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
     })
 }
 
+/// Per channel name (summed over files), its left-out units, the most first.
+fn left_out_channels(tables: &[(&str, &Table)], scorer: &Scorer) -> Vec<(String, usize)> {
+    let mut by: Vec<(String, usize)> = Vec::new();
+    for ((_, table), h) in tables.iter().zip(&scorer.files) {
+        for (c, &n) in table.channels.iter().zip(&h.left_out_by_channel) {
+            if n == 0 {
+                continue;
+            }
+            match by.iter_mut().find(|(name, _)| *name == c.name) {
+                Some((_, total)) => *total += n,
+                None => by.push((c.name.clone(), n)),
+            }
+        }
+    }
+    by.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    by
+}
+
+impl Sweep {
+    /// "left out (…)" and, when any, the channels: "OT 2203, HUFL 4".
+    pub fn left_out_text(&self) -> String {
+        const SHOWN: usize = 5;
+        let mut t = format!(
+            "{} left out (constant or perfectly linear input",
+            self.left_out
+        );
+        if !self.left_out_channels.is_empty() {
+            let named: Vec<String> = self
+                .left_out_channels
+                .iter()
+                .take(SHOWN)
+                .map(|(c, n)| format!("{c} {n}"))
+                .collect();
+            t += &format!(": {}", named.join(", "));
+            let more = self.left_out_channels.len().saturating_sub(SHOWN);
+            if more > 0 {
+                t += &format!(" and {more} more channels");
+            }
+        }
+        t.push(')');
+        t
+    }
+}
+
 /// Where a message about `table` says it is: its name in the data set, or its path when it
 /// is the only file (its name is then empty).
 fn place(name: &str, table: &Table) -> String {
@@ -377,6 +423,7 @@ fn sweep_of(
             .iter()
             .map(|h| h.left_out.iter().sum::<usize>())
             .sum(),
+        left_out_channels: left_out_channels(tables, scorer),
         naive_mase: scorer.mase,
         vol_ratio: scorer.vol,
         protocol: scorer.protocol,

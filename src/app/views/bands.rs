@@ -49,6 +49,7 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
             // Compare); Ctrl+wheel and drag still zoom and pan.
             .allow_scroll(false)
             .y_grid_spacer(time_axis::value_spacer())
+            .y_axis_formatter(time_axis::value_label)
             .link_cursor(cursor, [true, false]);
         if changed {
             plot = plot.reset();
@@ -68,7 +69,10 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
             let c = &r.coeffs[k];
             let b = r.boundary[k] as f64;
             let (lo, hi) = range(c);
+            let [y0, y1] = time_axis::around(min_max(c).0, min_max(c).1);
             plot.x_axis_label(if last { "coefficient index" } else { "" })
+                .include_y(y0)
+                .include_y(y1)
                 .show(ui, |p| {
                     p.line(Line::new(
                         name.clone(),
@@ -92,7 +96,10 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
             };
             let reach = ((r.boundary[k] << level) as f64).min(c.len() as f64 / 2.0);
             let (lo, hi) = range(c);
+            let [y0, y1] = time_axis::around(min_max(c).0, min_max(c).1);
             plot.link_axis(link, [true, false])
+                .include_y(y0)
+                .include_y(y1)
                 .x_axis_formatter(fmt.axis(table))
                 .x_grid_spacer(fmt.spacer())
                 .show_axes([last, true])
@@ -126,6 +133,14 @@ fn data_key(r: &Inspection, raw: bool) -> u64 {
         }
     }
     h.finish()
+}
+
+/// The smallest and largest value (infinities for none).
+fn min_max(v: &[f64]) -> (f64, f64) {
+    v.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        })
 }
 
 fn range(v: &[f64]) -> (f64, f64) {

@@ -213,10 +213,20 @@ fn series_plot(
     let seq_len = s.seq_len();
     let (row_start, _) = s.row_bounds();
     let w0 = (row_start + s.window) as f64;
+    let (lo, hi) = shape
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), q| {
+            (a.min(q[1]), b.max(q[1]))
+        });
+    let [y0, y1] = time_axis::around(lo, hi);
     let response = Plot::new("series")
+        .include_y(y0)
+        .include_y(y1)
         .legend(Legend::default())
         .x_axis_formatter(fmt.axis(table))
         .x_grid_spacer(fmt.spacer())
+        .y_grid_spacer(time_axis::value_spacer())
+        .y_axis_formatter(time_axis::value_label)
         .label_formatter(move |pos| time_axis::readout(fmt, table, pos))
         .allow_drag([false, false])
         .allow_boxed_zoom(false)

@@ -71,11 +71,15 @@ impl DataSetView {
                 return;
             }
             Some(Err(e)) => {
-                ui.horizontal(|ui| {
+                // Wrapped inside the pane: a long message on one line ran past its edge.
+                ui.horizontal_wrapped(|ui| {
                     if self.computing {
                         ui.spinner();
                     }
-                    ui.colored_label(ui.visuals().error_fg_color, e);
+                    ui.add(
+                        egui::Label::new(egui::RichText::new(e).color(ui.visuals().error_fg_color))
+                            .wrap(),
+                    );
                 });
                 return;
             }
@@ -87,10 +91,11 @@ impl DataSetView {
             }
             ui.strong(&survey.label);
             ui.label(format!(
-                "· channel {} · {} windows",
+                "· timeline: channel {}, {} windows · scores: all channels",
                 survey.channel,
                 survey.starts.len()
-            ));
+            ))
+            .on_hover_text("The timeline follows the channel chosen under Data; the score, the category shares and the heat map count the units of every channel");
         });
         // Its own row: beside a label that wraps, the buttons sat inside the label's box.
         ui.horizontal(|ui| {
@@ -112,10 +117,10 @@ impl DataSetView {
             // Short lines: the pane is narrow in the default layout, and a wrapped line
             // ran under the neighbouring pane's edge.
             ui.label(format!(
-                "{} {} units of all channels, {} left out\nscore {:.4} bits above the null [{:.3}, {:.3}]\nbeyond the series {:.4} [{:.3}, {:.3}]\nprompts: {} distinct, {} with digits masked ({:.2} bits)",
+                "{} {} units of all channels, {}\nscore {:.4} bits above the null [{:.3}, {:.3}]\nbeyond the series {:.4} [{:.3}, {:.3}]\nprompts: {} distinct, {} with digits masked ({:.2} bits)",
                 e.units,
                 self.part.name(),
-                survey.sweep.left_out,
+                survey.sweep.left_out_text(),
                 e.score_bits,
                 e.interval[0],
                 e.interval[1],
@@ -196,6 +201,7 @@ impl DataSetView {
             .x_axis_formatter(fmt.axis(table))
             .x_grid_spacer(fmt.spacer())
             .y_grid_spacer(super::time_axis::value_spacer())
+            .y_axis_formatter(super::time_axis::value_label)
             .x_axis_label("window start");
         if let Some(n) = owned.clone() {
             plot = plot.y_axis_formatter(move |mark, _| {
@@ -287,7 +293,31 @@ fn shares(ui: &mut egui::Ui, e: &Evaluation) {
                 lines.join("\n")
             });
         });
+        legend(ui, &c.categories, total);
     }
+}
+
+/// The first categories' colours and names under a bar (the rest on hover).
+fn legend(ui: &mut egui::Ui, categories: &[(String, usize)], total: usize) {
+    const SHOWN: usize = 4;
+    ui.horizontal_wrapped(|ui| {
+        ui.add_space(114.0);
+        ui.spacing_mut().item_spacing.x = 4.0;
+        for (i, (name, n)) in categories.iter().take(SHOWN).enumerate() {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(8.0, 8.0), egui::Sense::hover());
+            ui.painter()
+                .rect_filled(rect, 0.0, PALETTE[i % PALETTE.len()]);
+            let short: String = name.chars().take(24).collect();
+            ui.small(format!(
+                "{short}{} {:.0} %",
+                if short.len() < name.len() { "..." } else { "" },
+                100.0 * *n as f64 / total.max(1) as f64
+            ));
+        }
+        if categories.len() > SHOWN {
+            ui.small(format!("+{} more", categories.len() - SHOWN));
+        }
+    });
 }
 
 /// Claims down, outcomes across: bits of information above the null (the median of the
@@ -312,11 +342,11 @@ fn heat_map(ui: &mut egui::Ui, e: &Evaluation, complementary: bool) {
         .iter()
         .flat_map(|c| Target::ALL.map(|t| of(c, t).excess_bits))
         .fold(1e-6, f64::max);
-    let name_w = 110.0;
-    let cell = egui::vec2(
-        ((ui.available_width() - name_w) / 3.0).clamp(40.0, 110.0),
-        18.0,
-    );
+    // Inside the pane whatever its width (short of a vertical scroll bar): the last
+    // column was cut at 1400×900 when the names and cells kept their widths.
+    let avail = ui.available_width() - 14.0;
+    let name_w = (avail * 0.4).clamp(70.0, 110.0);
+    let cell = egui::vec2(((avail - name_w) / 3.0).clamp(24.0, 110.0), 18.0);
     let text = ui.visuals().text_color();
     let font = egui::FontId::proportional(11.0);
     let (top, _) = ui.allocate_exact_size(

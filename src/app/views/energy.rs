@@ -3,7 +3,7 @@
 
 use egui_plot::{Bar, BarChart, Plot, PlotPoint, Text};
 use wavebench_core::engine::plan::band_names;
-use wavebench_core::features::Features;
+use wavebench_core::features::{Degenerate, Features};
 
 pub fn ui(ui: &mut egui::Ui, f: &Features) {
     let labels = band_names(f.energy_ratio.len() - 1);
@@ -32,6 +32,15 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
             ),
         ]) {
             col.vertical_centered(|ui| ui.strong(title));
+            if title == "energy ratio" && f.degenerate == Some(Degenerate::Constant) {
+                // 0/0: no band has energy, so no band has a share of it.
+                col.vertical_centered(|ui| {
+                    ui.add_space(height / 3.0);
+                    ui.label("—");
+                    ui.weak("undefined: the window is constant, no band has energy");
+                });
+                continue;
+            }
             let bars: Vec<Bar> = values
                 .iter()
                 .enumerate()

@@ -19,9 +19,12 @@ pub fn degenerate_note(d: Degenerate) -> &'static str {
 type Row = (&'static str, String, Option<String>);
 
 fn rows(f: &Features) -> Vec<Row> {
-    let dominant = wavebench_core::engine::plan::band_names(f.energy_ratio.len().saturating_sub(1))
+    let band = wavebench_core::engine::plan::band_names(f.energy_ratio.len().saturating_sub(1))
         .get(f.dominant_band)
         .map_or_else(|| "?".to_owned(), |s| s.clone());
+    // A constant window has no energy in any band: its shares and their entropy are 0/0.
+    let constant = f.degenerate == Some(Degenerate::Constant);
+    let undefined = |shown: String| if constant { "—".to_string() } else { shown };
     vec![
         ("frequency pattern", f.freq_pattern.to_string(), None),
         ("trend", f.trend_desc.to_string(), None),
@@ -32,11 +35,19 @@ fn rows(f: &Features) -> Vec<Row> {
             format!("{} ({:.1})", f.difficulty, f.difficulty_score),
             None,
         ),
-        ("energy ratio", super::value_list(&f.energy_ratio), None),
-        ("energy entropy", format!("{:.4}", f.energy_entropy), None),
+        (
+            "energy ratio",
+            undefined(super::value_list(&f.energy_ratio)),
+            None,
+        ),
+        (
+            "energy entropy",
+            undefined(format!("{:.4}", f.energy_entropy)),
+            None,
+        ),
         (
             "dominant band",
-            format!("{dominant} ({:.3})", f.dominant_energy),
+            undefined(format!("{band} ({:.3})", f.dominant_energy)),
             None,
         ),
         (

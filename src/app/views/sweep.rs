@@ -102,11 +102,11 @@ impl SweepView {
             ui.multiply_opacity(0.45);
         }
         ui.label(format!(
-            "split {}: {} val and {} test units, {} left out · {}",
+            "split {}: {} val and {} test units, {} · {}",
             sw.split,
             sw.units[1],
             sw.units[2],
-            sw.left_out,
+            sw.left_out_text(),
             match self.by {
                 RankBy::Score =>
                     "score = bits the claims tell about the horizon (a proxy, not a forecast)"

@@ -129,6 +129,49 @@ pub fn value_spacer() -> impl Fn(GridInput) -> Vec<GridMark> {
     })
 }
 
+/// A value axis's tick: as many decimals as its step needs (0.5 steps read 0.5, 1, 1.5;
+/// 0.05 steps 0.05, 0.10), and never "-0". egui_plot's default rounds the decimals of
+/// log10(step), so half steps printed "2, 1, 0, 0, -0, -1, -2" on a ±2 band.
+pub fn value_label(mark: GridMark, _range: &RangeInclusive<f64>) -> String {
+    format_tick(mark.value, mark.step_size)
+}
+
+/// `value` with the decimals `step` needs (the fewest that write it exactly, up to 12).
+pub fn format_tick(value: f64, step: f64) -> String {
+    let step = step.abs();
+    let decimals = if step.is_finite() && step > 0.0 {
+        (0..=12)
+            .find(|&d| {
+                let scaled = step * 10f64.powi(d);
+                (scaled - scaled.round()).abs() <= 1e-6 * scaled.max(1.0)
+            })
+            .unwrap_or(12) as usize
+    } else {
+        0
+    };
+    let text = format!("{value:.decimals$}");
+    // A value that rounds to zero is written without its sign.
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => text,
+    }
+}
+
+/// The value range a plot shows for data spanning `lo..=hi`: the data's own, or for flat
+/// data (a constant window) a range around its value, so the line sits at its value on
+/// a readable axis instead of egui_plot's ±1000 around nothing.
+pub fn around(lo: f64, hi: f64) -> [f64; 2] {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return [-1.0, 1.0];
+    }
+    let scale = lo.abs().max(hi.abs());
+    if hi - lo > 1e-9 * scale.max(f64::MIN_POSITIVE) {
+        return [lo, hi];
+    }
+    let pad = if scale > 0.0 { 0.1 * scale } else { 1.0 };
+    [lo - pad, hi + pad]
+}
+
 /// The smallest of 1, 2, 5 × 10^k that is at least `x`.
 fn nice(x: f64) -> f64 {
     if x.is_nan() || x <= 0.0 || !x.is_finite() {
@@ -305,6 +348,36 @@ mod tests {
 #[cfg(test)]
 mod value_tests {
     use super::*;
+
+    /// The cases a new user met: half steps, a tick at 0.06, a timeline at 2.5 steps.
+    #[test]
+    fn ticks_carry_the_decimals_their_step_needs() {
+        let ticks = |values: &[f64], step: f64| -> Vec<String> {
+            values.iter().map(|&v| format_tick(v, step)).collect()
+        };
+        assert_eq!(
+            ticks(&[2.0, 1.5, 1.0, 0.5, 0.0, -0.5, -1.0], 0.5),
+            ["2.0", "1.5", "1.0", "0.5", "0.0", "-0.5", "-1.0"]
+        );
+        assert_eq!(ticks(&[0.06, 0.08], 0.02), ["0.06", "0.08"]);
+        assert_eq!(
+            ticks(&[50.0, 47.5, 45.0, 42.5], 2.5),
+            ["50.0", "47.5", "45.0", "42.5"]
+        );
+        assert_eq!(ticks(&[1000.0, -2000.0], 1000.0), ["1000", "-2000"]);
+        // A value a rounding error below zero is zero, without a sign.
+        assert_eq!(ticks(&[-1e-17, -0.0], 0.1), ["0.0", "0.0"]);
+        assert_eq!(ticks(&[-0.0], 1.0), ["0"]);
+        assert_eq!(ticks(&[0.3], 0.1), ["0.3"]);
+    }
+
+    #[test]
+    fn a_flat_line_is_shown_around_its_value() {
+        assert_eq!(around(5.0, 5.0), [4.5, 5.5]);
+        assert_eq!(around(0.0, 0.0), [-1.0, 1.0]);
+        assert_eq!(around(-2.0, 3.0), [-2.0, 3.0]);
+        assert_eq!(around(f64::NAN, 1.0), [-1.0, 1.0]);
+    }
 
     /// A band plot 150 points tall over ±0.8 gets labels at 0.2 or 0.5 steps, not just 0
     /// (egui_plot labels a mark at least 20 points from the next).

@@ -140,6 +140,8 @@ impl TimingView {
             .height((ui.available_height() - 4.0).max(60.0))
             .x_axis_label("run (last 120); colours as above")
             .y_axis_label("ms")
+            .y_grid_spacer(super::time_axis::value_spacer())
+            .y_axis_formatter(super::time_axis::value_label)
             .include_y(0.0)
             .show(ui, |p| {
                 // Running sums per stage; drawn largest first, each filled down to zero, so

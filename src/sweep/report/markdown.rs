@@ -21,8 +21,8 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     let _ = writeln!(o, "# Sweep: {data}\n");
     let _ = writeln!(
         o,
-        "Split {} (chronological); units (window × channel) whose horizon lies wholly in a part: train {}, val {}, test {}; {} left out (constant or perfectly linear input). Effective units (the direction outcome's autocorrelation): val {:.0}, test {:.0}.",
-        s.split, s.units[0], s.units[1], s.units[2], s.left_out, s.parts[0].n_eff, s.parts[1].n_eff
+        "Split {} (chronological); units (window × channel) whose horizon lies wholly in a part: train {}, val {}, test {}; {}. Effective units (the direction outcome's autocorrelation): val {:.0}, test {:.0}.",
+        s.split, s.units[0], s.units[1], s.units[2], s.left_out_text(), s.parts[0].n_eff, s.parts[1].n_eff
     );
     let _ = writeln!(
         o,

@@ -90,6 +90,11 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             "val": s.units[1],
             "test": s.units[2],
             "left_out": s.left_out,
+            "left_out_by_channel": s
+                .left_out_channels
+                .iter()
+                .map(|(c, n)| (c.clone(), serde_json::json!(n)))
+                .collect::<serde_json::Map<_, _>>(),
         },
         "terciles": {
             "naive_mase": [s.naive_mase.q1, s.naive_mase.q2],

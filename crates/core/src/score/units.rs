@@ -43,6 +43,8 @@ pub struct Horizons {
     gram: Option<Gram>,
     /// Units left out per part (a denominator of 0).
     pub left_out: [usize; 3],
+    /// Units left out per channel, all parts together.
+    pub left_out_by_channel: Vec<usize>,
 }
 
 impl Horizons {
@@ -77,6 +79,7 @@ impl Horizons {
         let mut gram = Gram::new(t);
         let mut a = Vec::with_capacity(t + 1);
         let mut left_out = [0; 3];
+        let mut by_channel = vec![0; channels];
         // The first and last window whose horizon lies in val or test.
         let mut first_last: Option<(usize, usize)> = None;
         for w in all.clone() {
@@ -97,7 +100,10 @@ impl Horizons {
                                 }
                             }
                         }
-                        None => left_out[0] += 1,
+                        None => {
+                            left_out[0] += 1;
+                            by_channel[c] += 1;
+                        }
                     }
                 }
             } else {
@@ -112,6 +118,7 @@ impl Horizons {
                 let o = parts[k].and_then(|_| outcome(w, c));
                 if let (Some(p), None) = (parts[k], o) {
                     left_out[p as usize] += 1;
+                    by_channel[c] += 1;
                 }
                 outcomes.push(o);
             }
@@ -130,6 +137,7 @@ impl Horizons {
             train_units,
             gram: Some(gram),
             left_out,
+            left_out_by_channel: by_channel,
         })
     }
 
