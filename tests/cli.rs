@@ -775,3 +775,42 @@ fn the_description_goes_where_time_llm_reads_it() {
         "{warned}"
     );
 }
+
+/// decompose's metadata says each band's frequency range and its periods in the data's
+/// own time units (ETTh1 is hourly: cD3 holds periods of 8 to 16 hours).
+#[test]
+fn decompose_names_each_bands_periods_in_time_units() {
+    let data = common::etth1();
+    let o = wavebench(&[
+        "decompose",
+        data.to_str().unwrap(),
+        "--rows",
+        "0..128",
+        "--columns",
+        "OT",
+        "--level",
+        "3",
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let bands = doc["bands"].as_array().unwrap();
+    let got: Vec<(&str, &str)> = bands
+        .iter()
+        .map(|b| (b["name"].as_str().unwrap(), b["periods"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("cA3", "> 16 h"),
+            ("cD3", "8–16 h"),
+            ("cD2", "4–8 h"),
+            ("cD1", "2–4 h")
+        ]
+    );
+    assert_eq!(
+        bands[1]["cycles_per_sample"],
+        serde_json::json!([0.0625, 0.125])
+    );
+}

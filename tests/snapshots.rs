@@ -111,7 +111,7 @@ fn energy_and_features() {
     let r = inspection();
     snapshot("energy_features", [900.0, 520.0], |ui| {
         ui.allocate_ui(egui::vec2(880.0, 220.0), |ui| {
-            views::energy::ui(ui, &r.features)
+            views::energy::ui(ui, &r.features, None)
         });
         views::features::ui(ui, &r.features);
     });
@@ -271,7 +271,7 @@ fn sweep() {
     let mut s = Settings::default();
     s.run.seq_len = Some(256);
     snapshot("sweep", [900.0, 520.0], |ui| {
-        view.ui(ui, &mut s, false, &mut Vec::new());
+        view.ui(ui, &mut s, false, &mut Vec::new(), None);
     });
 }
 

@@ -54,8 +54,9 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
             }
             (Pane::Sweep, _) => {
                 let running = app.job.is_some();
+                let step_ms = table.time.as_ref().and_then(|t| t.step_ms());
                 app.sweep_view
-                    .ui(ui, &mut app.settings, running, &mut app.commands);
+                    .ui(ui, &mut app.settings, running, &mut app.commands, step_ms);
             }
             (_, None) => match &app.failed {
                 Some(why) => {
@@ -70,7 +71,11 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
             (Pane::Bands, Some(r)) => {
                 views::bands::ui(ui, r, &table, app.settings.raw_coefficients, link)
             }
-            (Pane::Energy, Some(r)) => views::energy::ui(ui, &r.features),
+            (Pane::Energy, Some(r)) => views::energy::ui(
+                ui,
+                &r.features,
+                table.time.as_ref().and_then(|t| t.step_ms()),
+            ),
             (Pane::Features, Some(r)) => views::features::ui(ui, &r.features),
             (Pane::Prompt, Some(r)) => views::prompt::ui(ui, Some(&r.prompt), &mut app.settings),
             (Pane::Timing, Some(r)) => {

@@ -21,6 +21,9 @@ impl Serialize for Doc<'_> {
         m.serialize_entry("level", &t.meta.level)?;
         m.serialize_entry("dtype", t.meta.dtype.name())?;
         m.serialize_entry("engine", &t.meta.engine)?;
+        if !t.periods.is_empty() {
+            m.serialize_entry("bands", &super::band_ranges(t))?;
+        }
         m.serialize_entry("series", &JsonSeries(t))?;
         m.end()
     }

@@ -75,6 +75,9 @@ pub struct BandTable {
     pub meta: Meta,
     pub labels: Vec<Label>,
     pub names: Vec<String>,
+    /// Each band's periods as text ("8–16 h", in samples without a time step), in the
+    /// order of `names`; empty for a table that is not a decomposition's bands.
+    pub periods: Vec<String>,
     pub lens: Vec<usize>,
     /// Series-major: series `s`'s bands, concatenated, then series `s + 1`'s.
     pub values: Values,
@@ -236,6 +239,33 @@ pub(super) fn check_level(recorded: usize, bands: usize) -> Result<()> {
         recorded + 1,
         band_names(recorded).join(", ")
     )))
+}
+
+/// Each band's name, frequency range (cycles per sample) and periods, for the files'
+/// metadata (docs/cli.md); none for a table that is not a decomposition's bands.
+pub(super) fn band_ranges(t: &BandTable) -> Vec<BandRange> {
+    if t.periods.len() != t.names.len() {
+        return Vec::new();
+    }
+    let freq = wavebench_core::engine::plan::band_frequencies(t.names.len().saturating_sub(1));
+    t.names
+        .iter()
+        .zip(&t.periods)
+        .zip(freq)
+        .map(|((name, periods), f)| BandRange {
+            name: name.clone(),
+            cycles_per_sample: f,
+            periods: periods.clone(),
+        })
+        .collect()
+}
+
+/// One band's frequency range, as the files' metadata writes it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(super) struct BandRange {
+    name: String,
+    cycles_per_sample: [f64; 2],
+    periods: String,
 }
 
 /// Read `[cA_n, cD_n, …, cD_1]` coefficients of one or more series from a file `decompose`

@@ -18,6 +18,9 @@ struct FileMeta {
     #[serde(flatten)]
     meta: Meta,
     kind: String,
+    /// Each band's frequency range and periods (written, not read back).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    bands: Vec<super::BandRange>,
 }
 
 /// `table` as a Parquet file at `path`.
@@ -88,6 +91,7 @@ fn frame(t: &BandTable) -> polars::prelude::PolarsResult<(polars::prelude::DataF
     let meta = serde_json::to_string(&FileMeta {
         meta: t.meta.clone(),
         kind: t.kind.key().into(),
+        bands: super::band_ranges(t),
     })
     .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
     Ok((DataFrame::new(n, cols)?, meta))

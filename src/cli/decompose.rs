@@ -132,12 +132,17 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
         dtype: cfg.dtype,
         engine: eng.kind().name().to_string(),
     };
+    let periods = wavebench_core::engine::plan::band_periods(
+        plan.bands() - 1,
+        table.time.as_ref().and_then(|t| t.step_ms()),
+    );
     let table = match what {
         Output::Coeffs => BandTable {
             kind: Kind::Coeffs,
             meta,
             labels,
             names: wavebench_core::engine::plan::band_names(plan.bands() - 1),
+            periods: periods.clone(),
             lens: plan.band_lens.clone(),
             values: coeffs,
         },
@@ -146,6 +151,7 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             meta,
             labels,
             names: wavebench_core::engine::plan::band_names(plan.bands() - 1),
+            periods: periods.clone(),
             lens: vec![plan.len; plan.bands()],
             values: components(&coeffs, plan, common.data.quiet),
         },

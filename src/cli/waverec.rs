@@ -105,6 +105,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
         },
         labels: coeffs.labels,
         names: vec!["signal".into()],
+        periods: Vec::new(),
         lens: vec![len],
         values,
     };

@@ -5,11 +5,16 @@
 use super::time_axis::{self, TimeFormat};
 use egui_plot::{Line, Plot, PlotPoints, Polygon};
 use wavebench_core::data::Table;
-use wavebench_core::engine::plan::band_names;
+use wavebench_core::engine::plan::{band_names, band_periods};
 use wavebench_core::pipeline::Inspection;
 
 pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egui::Id) {
     let names = band_names(r.coeffs.len() - 1);
+    // Each band's periods, in the data's time units where it has a regular date step.
+    let periods = band_periods(
+        names.len() - 1,
+        table.time.as_ref().and_then(|t| t.step_ms()),
+    );
     let n = names.len() as f32;
     let shade = ui.visuals().weak_text_color().gamma_multiply(0.25);
     // What the shading means, once above the stack (a legend inside a plot covered cA's
@@ -42,7 +47,7 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
         let last = k + 1 == names.len();
         let mut plot = Plot::new((link, "band", k))
             .height(h)
-            .y_axis_label(name.as_str())
+            .y_axis_label(format!("{name}  {}", periods[k]))
             .y_axis_min_width(46.0)
             .show_x(true)
             // The wheel scrolls the pane (a stack of bands is taller than a screen in

@@ -2,11 +2,13 @@
 //! bar labelled with its band (cA_n … cD_1), negative values drawn below the axis.
 
 use egui_plot::{Bar, BarChart, Plot, PlotPoint, Text};
-use wavebench_core::engine::plan::band_names;
+use wavebench_core::engine::plan::{band_names, band_periods};
 use wavebench_core::features::{Degenerate, Features};
 
-pub fn ui(ui: &mut egui::Ui, f: &Features) {
+/// `step_ms`: the data's time step, to name each band's periods in its units.
+pub fn ui(ui: &mut egui::Ui, f: &Features, step_ms: Option<f64>) {
     let labels = band_names(f.energy_ratio.len() - 1);
+    let periods = band_periods(f.energy_ratio.len() - 1, step_ms);
     let height = ui.available_height() - 22.0;
     // The narrowest bar spacing of the three charts (last frame's): all three name their
     // bands alike, shortened when any is too narrow for "cD3".
@@ -46,7 +48,7 @@ pub fn ui(ui: &mut egui::Ui, f: &Features) {
                 .enumerate()
                 .map(|(i, &v)| {
                     Bar::new(i as f64, v)
-                        .name(format!("{}: {v:.4}", labels[i]))
+                        .name(format!("{} ({}): {v:.4}", labels[i], periods[i]))
                         .width(0.7)
                         .fill(colour)
                 })

@@ -44,6 +44,7 @@ pub(super) fn heat_map(
     (heat, m): (HeatOf, RankBy),
     degenerate: bool,
     s: &mut Settings,
+    step_ms: Option<f64>,
 ) {
     let value = |r: &SweepRow| heat.of(r, m);
     let shown: Vec<&SweepRow> = rows
@@ -116,9 +117,25 @@ pub(super) fn heat_map(
         12.0,
     );
     // Level labels across the top.
-    let (top, _) = ui.allocate_exact_size(
+    let (top, header) = ui.allocate_exact_size(
         egui::vec2(label_w + cell.x * levels as f32, 14.0),
         egui::Sense::hover(),
+    );
+    // What a level reaches, in the data's time units: its deepest detail band and the
+    // approximation it leaves.
+    let periods = wavebench_core::engine::plan::band_periods(levels, step_ms);
+    header.on_hover_text(
+        (1..=levels)
+            .map(|l| {
+                let approx = wavebench_core::engine::plan::band_periods(l, step_ms);
+                format!(
+                    "L{l}: cD{l} holds periods of {}, cA{l} those {}",
+                    periods[levels + 1 - l],
+                    approx[0]
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
     );
     for l in 1..=levels {
         ui.painter().text(

@@ -48,6 +48,7 @@ impl SweepView {
         s: &mut Settings,
         running: bool,
         commands: &mut Vec<Command>,
+        step_ms: Option<f64>,
     ) {
         let mut start = false;
         let split_error = match self.split_text.parse::<Split>() {
@@ -260,12 +261,20 @@ impl SweepView {
                     (self.heat, by),
                     self.show_degenerate,
                     s,
+                    step_ms,
                 );
             });
         } else {
             table(ui, s);
             ui.separator();
-            heat_map(ui, &sw.rows, (self.heat, by), self.show_degenerate, s);
+            heat_map(
+                ui,
+                &sw.rows,
+                (self.heat, by),
+                self.show_degenerate,
+                s,
+                step_ms,
+            );
         }
     }
 }

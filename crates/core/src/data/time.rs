@@ -59,6 +59,34 @@ impl fmt::Display for TimeColumn {
     }
 }
 
+/// A duration in milliseconds as a researcher says it: "20 min", "16 h", "2 d": the
+/// largest unit that holds it a whole number of times (or 10 times or more, to one
+/// decimal), so 80 minutes read "80 min", not "1.3 h".
+pub fn duration_text(ms: f64) -> String {
+    const UNITS: [(f64, &str); 6] = [
+        (7.0 * 86_400_000.0, "w"),
+        (86_400_000.0, "d"),
+        (3_600_000.0, "h"),
+        (60_000.0, "min"),
+        (1000.0, "s"),
+        (1.0, "ms"),
+    ];
+    let whole = |n: f64| (n - n.round()).abs() < 1e-6 * n.max(1.0);
+    let (size, unit) = UNITS
+        .into_iter()
+        .find(|&(size, _)| {
+            let n = ms / size;
+            n >= 1.0 && (whole(n) || n >= 10.0)
+        })
+        .unwrap_or((1.0, "ms"));
+    let n = ms / size;
+    if whole(n) {
+        format!("{} {unit}", n.round())
+    } else {
+        format!("{n:.1} {unit}")
+    }
+}
+
 /// What the axis counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeKind {
@@ -193,6 +221,15 @@ impl TimeAxis {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The milliseconds between rows of a regular grid of dates (None for an index, text
+    /// or irregular times): what band periods are said in.
+    pub fn step_ms(&self) -> Option<f64> {
+        match self.kind {
+            TimeKind::Date | TimeKind::DateTime => self.step().map(|s| s as f64),
+            _ => None,
+        }
     }
 
     /// The step of a regular grid (milliseconds for dates, units for an index).

@@ -272,11 +272,74 @@ pub fn band_names(level: usize) -> Vec<String> {
         .collect()
 }
 
+/// Each band's frequency range in cycles per sample, in band order (cA_n, cD_n … cD_1):
+/// cD_j holds [2^-(j+1), 2^-j], periods of 2^j to 2^(j+1) samples; cA_n holds
+/// [0, 2^-(n+1)], periods above 2^(n+1). These are the ideal half-band splits; a real
+/// filter's pass band overlaps its neighbours' near the edges.
+pub fn band_frequencies(level: usize) -> Vec<[f64; 2]> {
+    let half = |j: usize| 0.5f64.powi(j as i32);
+    std::iter::once([0.0, half(level + 1)])
+        .chain((1..=level).rev().map(|j| [half(j + 1), half(j)]))
+        .collect()
+}
+
+/// Each band's periods as text, in band order: in the data's time units when its time
+/// axis is a regular grid of dates (`step_ms`: "8–16 h", "> 16 h"), else in samples
+/// ("8–16 samples").
+pub fn band_periods(level: usize, step_ms: Option<f64>) -> Vec<String> {
+    let span = |samples: f64| match step_ms {
+        Some(ms) if ms > 0.0 => crate::data::time::duration_text(samples * ms),
+        _ => format!("{samples} samples"),
+    };
+    band_frequencies(level)
+        .into_iter()
+        .map(|[lo, hi]| {
+            let short = 1.0 / hi;
+            if lo == 0.0 {
+                format!("> {}", span(short))
+            } else {
+                let long = 1.0 / lo;
+                // "8–16 h": the unit once, when both ends share it.
+                let (a, b) = (span(short), span(long));
+                match (a.rsplit_once(' '), b.rsplit_once(' ')) {
+                    (Some((na, ua)), Some((nb, ub))) if ua == ub => format!("{na}–{nb} {ub}"),
+                    _ => format!("{a}–{b}"),
+                }
+            }
+        })
+        .collect()
+}
+
 /// Inverse-transform geometry of one level: pywt's `idwt` output length.
 pub fn idwt_len(n_coeffs: usize, filter_len: usize, mode: Mode) -> usize {
     if mode == Mode::Periodization {
         2 * n_coeffs
     } else {
         (2 * n_coeffs + 2).saturating_sub(filter_len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_hold_octaves_in_the_datas_time_units() {
+        assert_eq!(
+            band_frequencies(2),
+            vec![[0.0, 0.125], [0.125, 0.25], [0.25, 0.5]]
+        );
+        // weather: a sample every 10 minutes; cD1 holds periods of 2 to 4 samples.
+        let weather = band_periods(3, Some(600_000.0));
+        assert_eq!(
+            weather,
+            ["> 160 min", "80–160 min", "40–80 min", "20–40 min"]
+        );
+        // ETTh1: hourly; cD3 holds 8 to 16 hours.
+        assert_eq!(band_periods(3, Some(3_600_000.0))[1], "8–16 h");
+        assert_eq!(band_periods(1, None), ["> 4 samples", "2–4 samples"]);
+        // Whole days where they are whole.
+        assert_eq!(band_periods(5, Some(3_600_000.0))[1], "32–64 h");
+        assert_eq!(crate::data::time::duration_text(48.0 * 3_600_000.0), "2 d");
     }
 }
