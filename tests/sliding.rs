@@ -115,3 +115,81 @@ fn sliding_prompts_equal_the_per_window_prompts_on_etth1() {
         );
     }
 }
+
+/// A data set shaped like weather (21 channels, 2,998 rows every 10 minutes; pressure-like
+/// channels at 1000 with tiny swings, rain-like ones mostly 0) in float32 recomputes most
+/// of its windows when sliding: `path = auto` tries the first eighth and goes window by
+/// window for the rest, though the whole run fits in one chunk, and its prompts are the
+/// per-window path's.
+#[test]
+fn auto_goes_window_by_window_where_sliding_recomputes_most() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = common_noise(2998 * 21);
+    let mut csv = String::from("date");
+    for k in 0..21 {
+        csv.push_str(&format!(",c{k}"));
+    }
+    csv.push('\n');
+    for i in 0..2998usize {
+        let m = i * 10;
+        csv.push_str(&format!(
+            "2020-01-{:02} {:02}:{:02}:00",
+            1 + m / 1440,
+            (m % 1440) / 60,
+            m % 60
+        ));
+        for k in 0..21usize {
+            let e = noise[i * 21 + k];
+            let v = match k {
+                0..7 => 1000.0 + k as f64 + 0.05 * (i as f64 / (20 + k) as f64).sin() + 0.01 * e,
+                7..14 => (e > 1.2) as u8 as f64 * e,
+                _ => 10.0 * (i as f64 / 144.0 * std::f64::consts::TAU + k as f64).sin() + e,
+            };
+            csv.push_str(&format!(",{v:.4}"));
+        }
+        csv.push('\n');
+    }
+    let file = dir.path().join("weather_like.csv");
+    std::fs::write(&file, csv).unwrap();
+    let cfg = Config {
+        seq_len: Some(512),
+        engine: wavebench_core::engine::EngineKind::Native,
+        path: wavebench_core::pipeline::PathChoice::Auto,
+        ..Config::default()
+    };
+    let spec = RunSpec::new(cfg, Purpose::Features, &wavebench::backend::LOCAL).unwrap();
+    let table = spec.load(&file).unwrap();
+    let prepared = spec.prepare(&table).unwrap();
+    let prompter = Prompter::new(BUILTINS[2].1).unwrap();
+    let run = |prepared: wavebench_core::run_spec::Prepared| {
+        let mut timer = Timer::default();
+        let units = prepared
+            .features(&table, &mut spec.engine(), &mut timer, |_| true)
+            .unwrap();
+        let prompts = prompter.render_all(&units, "d", 512, 96).unwrap();
+        (prompts, timer.path.unwrap())
+    };
+    let (auto, path) = run(prepared.clone().sliding(spec.slide(&prompter, false)));
+    assert!(!path.sliding, "{path}");
+    let why = path.why_not.clone().unwrap_or_default();
+    assert!(why.starts_with("auto: sliding recomputed"), "{why}");
+    assert!(path.windows > 2000 && path.recomputed < path.windows / 4, "{path:?}");
+    let (window, _) = run(prepared.sliding(Err(wavebench_core::pipeline::NoSlide::WindowPath)));
+    assert_eq!(auto.len(), window.len());
+    assert!(auto == window);
+}
+
+/// Standard normal-ish noise from a fixed linear congruential generator.
+fn common_noise(n: usize) -> Vec<f64> {
+    let mut s: u64 = 0x2545F4914F6CDD1D;
+    (0..n)
+        .map(|_| {
+            let mut sum = 0.0;
+            for _ in 0..4 {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                sum += (s >> 11) as f64 / (1u64 << 53) as f64;
+            }
+            (sum - 2.0) * 1.7
+        })
+        .collect()
+}

@@ -198,9 +198,25 @@ pub(crate) fn features(
     engine.discard_queued();
     let mut queued_on: Option<EngineKind> = None;
     let mut queued_series = 0;
+    // On trial, the first chunk is the sample: an eighth of the windows (at least 64,
+    // whole batches), so a run of one chunk (weather: 2,488 windows) can still change
+    // course; it was the whole run, and slid with 2,224 windows recomputed.
+    let trial_len = {
+        let whole = if shape.aggregate == Aggregate::Batch {
+            shape.batch_size
+        } else {
+            1
+        };
+        ((total / 8).max(64).div_ceil(whole) * whole).min(chunk)
+    };
     let mut w0 = 0;
     while w0 < total {
-        let w = w0..(w0 + chunk).min(total);
+        let len = if w0 == 0 && shape.slide_on_trial && slide.is_ok() {
+            trial_len
+        } else {
+            chunk
+        };
+        let w = w0..(w0 + len).min(total);
         let rows = shape.rows(w.clone());
         let batch = rows.batch();
         let groups = groups(shape, w.clone());
