@@ -41,6 +41,10 @@ pub struct Report<C: Serialize> {
     pub config: C,
     pub machine: Machine,
     pub runs: Vec<RunReport>,
+    /// What else kept the machine busy while it measured (the app's other work), when
+    /// anything did: the numbers may be slower than the run alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meanwhile: Option<String>,
 }
 
 impl<C: Serialize> Report<C> {
@@ -112,15 +116,19 @@ impl<C: Serialize> Report<C> {
                 .map(|g| format!(", GPU {g}"))
                 .unwrap_or_default()
         );
+        if let Some(m) = &self.meanwhile {
+            out += &format!("> **Meanwhile:** {m}\n\n");
+        }
         for r in &self.runs {
             out += &format!(
-                "## {} — {}{}\n\n{} series × {}, total {:.2} ms (median), {:.0} series/s, {} host syncs\n\n",
+                "## {} — {}{}\n\n{} series × {}, total {:.2} ms (median of {} runs), {:.0} series/s, {} host syncs\n\n",
                 r.engine,
                 r.device,
                 r.variant.as_ref().map(|v| format!(" — {v}")).unwrap_or_default(),
                 r.series,
                 r.length,
                 r.total_ms,
+                r.repeats,
                 r.series_per_s,
                 r.host_syncs
             );
@@ -184,6 +192,7 @@ mod tests {
             config: (),
             machine: Machine::describe(None),
             runs: vec![RunReport::from_runs("native", device, 10, 64, &[t])],
+            meanwhile: None,
         };
         let text = report.render("csv").unwrap();
         let mut r = csv::Reader::from_reader(text.as_bytes());

@@ -193,44 +193,72 @@ pub fn run(
 /// One variant run once, warm, beside the baseline (the app's timing view).
 pub struct Measured {
     pub variant: Variant,
-    /// Its stages, or why it cannot run on this workload.
-    pub result: Result<Timer, String>,
+    /// Its stages in each timed run, or why it cannot run on this workload.
+    pub result: Result<Vec<Timer>, String>,
     /// Prompts that differ from the baseline's, of how many.
     pub prompts_changed: usize,
     pub prompts: usize,
     pub cache_hit_rate: Option<f64>,
 }
 
-/// The baseline and each of `chosen`, each timed once after an untimed baseline run that
-/// warms plans and pools and gives the reference prompts. `progress(done, total)` is told
-/// after each run and answers whether to go on.
+impl Measured {
+    /// The run whose total time is the median's (the upper one of an even count).
+    pub fn median_run(&self) -> Option<&Timer> {
+        let runs = self.result.as_ref().ok()?;
+        let mut by_total: Vec<&Timer> = runs.iter().collect();
+        by_total.sort_by_key(|t| t.total());
+        by_total.get(by_total.len() / 2).copied()
+    }
+}
+
+/// The baseline and each of `chosen`, each timed `repeats` times after an untimed baseline
+/// run that warms plans and pools and gives the reference prompts. `progress(done,
+/// total)` is told after each run and answers whether to go on.
 pub fn measure(
     engine: &mut Selected,
     w: &Workload<'_>,
     wavelet: &'static wavebench_core::wavelet::Wavelet,
     mode: wavebench_core::wavelet::Mode,
     chosen: &[Variant],
+    repeats: usize,
     mut progress: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<Measured>> {
     let mut order = vec![Variant::Baseline];
     order.extend(chosen.iter().filter(|&&v| v != Variant::Baseline));
-    let total = order.len() + 1;
+    let repeats = repeats.max(1);
+    let total = order.len() * repeats + 1;
     let reference = run(Variant::Baseline, engine, w, None, &mut Timer::new(false))?.prompts;
     if !progress(1, total) {
         return Err(Error::Cancelled);
     }
     let mut out = Vec::with_capacity(order.len());
-    for (k, &variant) in order.iter().enumerate() {
-        let mut timer = Timer::new(false);
-        let outcome = match variant {
-            Variant::AdaptiveLevel => adaptive_plan(wavelet, mode, w.prepared.windows.seq_len)
-                .and_then(|plan| run(variant, engine, w, Some(&plan), &mut timer)),
-            _ => run(variant, engine, w, None, &mut timer),
-        };
+    let mut done = 1;
+    for &variant in &order {
+        let mut timers = Vec::with_capacity(repeats);
+        let mut outcome = None;
+        for _ in 0..repeats {
+            let mut timer = Timer::new(false);
+            let o = match variant {
+                Variant::AdaptiveLevel => adaptive_plan(wavelet, mode, w.prepared.windows.seq_len)
+                    .and_then(|plan| run(variant, engine, w, Some(&plan), &mut timer)),
+                _ => run(variant, engine, w, None, &mut timer),
+            };
+            done += 1;
+            if !progress(done, total) {
+                return Err(Error::Cancelled);
+            }
+            let failed = o.is_err();
+            timers.push(timer);
+            outcome = Some(o);
+            if failed {
+                break; // it cannot run on this workload: once is enough to say why
+            }
+        }
+        let Some(outcome) = outcome else { continue };
         out.push(match outcome {
             Ok(o) => Measured {
                 variant,
-                result: Ok(timer),
+                result: Ok(timers),
                 prompts_changed: changed(&o.prompts, &reference),
                 prompts: reference.len(),
                 cache_hit_rate: o.cache_hit_rate,
@@ -243,9 +271,6 @@ pub fn measure(
                 cache_hit_rate: None,
             },
         });
-        if !progress(k + 2, total) {
-            return Err(Error::Cancelled);
-        }
     }
     Ok(out)
 }
@@ -391,13 +416,13 @@ pub fn report<'a>(
     let runs = rows
         .iter()
         .filter_map(|m| {
-            let timer = m.result.as_ref().ok()?;
+            let timers = m.result.as_ref().ok()?;
             let mut r = RunReport::from_runs(
                 kind.name(),
                 &device,
                 series * m.variant.epochs(),
                 length,
-                std::slice::from_ref(timer),
+                timers,
             );
             if compared {
                 r.variant = Some(m.variant.name().into());
@@ -414,6 +439,7 @@ pub fn report<'a>(
         config,
         machine: Machine::describe(gpu),
         runs,
+        meanwhile: None,
     }
 }
 

@@ -173,7 +173,10 @@ fn auto_goes_window_by_window_where_sliding_recomputes_most() {
     assert!(!path.sliding, "{path}");
     let why = path.why_not.clone().unwrap_or_default();
     assert!(why.starts_with("auto: sliding recomputed"), "{why}");
-    assert!(path.windows > 2000 && path.recomputed < path.windows / 4, "{path:?}");
+    assert!(
+        path.windows > 2000 && path.recomputed < path.windows / 4,
+        "{path:?}"
+    );
     let (window, _) = run(prepared.sliding(Err(wavebench_core::pipeline::NoSlide::WindowPath)));
     assert_eq!(auto.len(), window.len());
     assert!(auto == window);
@@ -186,7 +189,9 @@ fn common_noise(n: usize) -> Vec<f64> {
         .map(|_| {
             let mut sum = 0.0;
             for _ in 0..4 {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 sum += (s >> 11) as f64 / (1u64 << 53) as f64;
             }
             (sum - 2.0) * 1.7

@@ -144,7 +144,7 @@ fn timing() {
         {
             t.add(stage, Duration::from_millis(ms));
         }
-        Ok(t)
+        Ok(vec![t])
     };
     let row = |variant, result, changed, hits| Measured {
         variant,

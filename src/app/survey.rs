@@ -30,6 +30,7 @@ pub(super) fn serve(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, w
         while let Ok(next) = requests.try_recv() {
             req = next;
         }
+        super::worker::OTHER_WORK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let result = survey(&req, &mut kept).map(Box::new);
         let _ = replies.send(Reply::Surveyed {
             gen: req.gen,

@@ -155,6 +155,7 @@ pub fn run(
         config: cfg,
         machine: Machine::describe(gpu),
         runs,
+        meanwhile: None,
     };
     let text = report.render(format)?;
     let out = output.unwrap_or(Path::new("-"));

@@ -198,6 +198,8 @@ pub struct RunReport {
     pub host_syncs: usize,
     pub stages: std::collections::BTreeMap<String, StageStats>,
     pub total_ms: f64,
+    /// The timed runs the medians are taken over.
+    pub repeats: usize,
     pub series_per_s: f64,
     /// How the band summaries were computed: `sliding (…)` or `per window (why)`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -283,6 +285,7 @@ impl RunReport {
             host_syncs: runs.first().map_or(0, |t| t.host_syncs),
             stages,
             total_ms,
+            repeats: runs.len(),
             series_per_s: if total_ms > 0.0 {
                 series as f64 / (total_ms / 1e3)
             } else {

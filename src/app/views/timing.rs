@@ -216,8 +216,7 @@ impl TimingView {
 /// its stages with its numbers beneath, so the rows fit a narrow pane.
 fn proposal_rows(ui: &mut egui::Ui, rows: &[Measured]) {
     let total_ms = |m: &Measured| {
-        m.result
-            .as_ref()
+        m.median_run()
             .map_or(0.0, |t| t.total().as_secs_f64() * 1e3)
     };
     let base = rows
@@ -232,9 +231,10 @@ fn proposal_rows(ui: &mut egui::Ui, rows: &[Measured]) {
             for m in rows {
                 ui.label(m.variant.name());
                 ui.vertical(|ui| {
-                    let timer = match &m.result {
-                        Ok(t) => t,
-                        Err(e) => {
+                    let timer = match (&m.result, m.median_run()) {
+                        (Ok(_), Some(t)) => t,
+                        (Ok(_), None) => return,
+                        (Err(e), _) => {
                             ui.colored_label(ui.visuals().warn_fg_color, "cannot run");
                             ui.add(egui::Label::new(egui::RichText::new(e).small()).wrap());
                             return;
