@@ -789,6 +789,37 @@ fn the_seeds_proposals_are_measured_from_the_timing_view() {
     assert!(rows[0].result.is_ok(), "the baseline runs on batches");
 }
 
+/// Big files stay calm: the Data set pane's survey of every window runs only while the
+/// pane is shown (a hidden tab's kept a core busy for minutes on a 10M-row file), and once
+/// a job is done the app asks for no more frames.
+#[test]
+fn the_app_works_only_for_what_is_shown_and_then_rests() {
+    let mut h = harness_sized(with(|c| c.seq_len = Some(64), settings()), 2600.0);
+    settle(&mut h);
+    for _ in 0..10 {
+        h.step();
+    }
+    // Data set is a tab behind Bands: nothing surveyed, nothing computing.
+    assert!(h.state().dataset_view.survey.is_none());
+    assert!(!h.state().dataset_view.computing);
+    h.get_by_label("Sweep").click(); // its tab, behind the bands
+    h.run();
+    assert!(run_job_from(&mut h, "Run sweep"));
+    for _ in 0..10 {
+        h.step();
+    }
+    assert!(
+        !h.ctx.has_requested_repaint(),
+        "the app keeps repainting after its job"
+    );
+    // Shown, the pane surveys.
+    h.get_by_label("Data set").click();
+    h.step();
+    step_until(&mut h, |app| {
+        !app.dataset_view.computing && matches!(app.dataset_view.survey, Some(Ok(_)))
+    });
+}
+
 /// The Data set pane surveys the current configuration over every window: its timeline
 /// has a point per window, its score is the sweep's of that configuration, and a knob
 /// change recomputes it in the background.
