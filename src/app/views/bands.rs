@@ -36,7 +36,13 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
     });
     let h = ((ui.available_height() - 4.0 * n) / n).max(40.0);
     let fmt = TimeFormat::of(table);
-    let cursor = egui::Id::unique("band cursor");
+    // On the time axis the bands share the app's time cursor; raw coefficients (indexed
+    // by coefficient, not row) share one among themselves.
+    let cursor = if raw {
+        egui::Id::unique("raw band cursor")
+    } else {
+        time_axis::time_cursor()
+    };
     // New data (another window, channel, wavelet or level): every plot fits it again,
     // whatever it was zoomed to, so no band keeps the last one's scale.
     let key = ui.make_persistent_id(("bands shown", link));

@@ -220,6 +220,7 @@ fn series_plot(
         });
     let [y0, y1] = time_axis::around(lo, hi);
     let response = Plot::new("series")
+        .link_cursor(time_axis::time_cursor(), [true, false])
         .include_y(y0)
         .include_y(y1)
         .legend(Legend::default())

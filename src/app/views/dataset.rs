@@ -194,6 +194,7 @@ impl DataSetView {
         let fmt = TimeFormat::of(table);
         let owned: Option<Vec<String>> = names.map(<[String]>::to_vec);
         let mut plot = Plot::new("data set timeline")
+            .link_cursor(super::time_axis::time_cursor(), [true, false])
             .height(height)
             .allow_drag([false, false])
             .allow_scroll(false)

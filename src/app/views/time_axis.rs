@@ -129,6 +129,13 @@ pub fn value_spacer() -> impl Fn(GridInput) -> Vec<GridMark> {
     })
 }
 
+/// The one time cursor: every plot on the data's rows (the Series overview, the Bands in
+/// the time domain, the Data set timeline) links its hover cursor to this group, so
+/// hovering any of them shows the same moment in all.
+pub fn time_cursor() -> egui::Id {
+    egui::Id::unique("wavebench time cursor")
+}
+
 /// A value axis's tick: as many decimals as its step needs (0.5 steps read 0.5, 1, 1.5;
 /// 0.05 steps 0.05, 0.10), and never "-0". egui_plot's default rounds the decimals of
 /// log10(step), so half steps printed "2, 1, 0, 0, -0, -1, -2" on a ±2 band.
