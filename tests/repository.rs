@@ -321,3 +321,174 @@ fn the_documented_example_prompts_are_what_the_cli_prints() {
     let builtins = ["dwt-balanced", "dwt-detailed", "dwt-minimal", "timellm"];
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), builtins);
 }
+
+/// A crate's modules by path (`["app", "worker"]`) with their source, from its `src/`.
+fn modules(src: &Path) -> Vec<(Vec<String>, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if p.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let rel = p.strip_prefix(src).unwrap();
+            let mut path: Vec<String> = rel
+                .with_extension("")
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(
+                path.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                path.pop();
+            }
+            // Test files beside a module (`tests.rs`) are the module's own.
+            if path.last().is_some_and(|l| l == "tests") {
+                continue;
+            }
+            out.push((path, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    out
+}
+
+/// The modules `text` (module `me`'s source) names through `crate::`, `super::` or
+/// `self::` paths, resolved to the deepest known module.
+fn imports(me: &[String], text: &str, known: &[Vec<String>]) -> Vec<Vec<String>> {
+    // A module's own tests (at its end) may use whatever they check against.
+    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+    let code: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let starts = ["crate::", "super::", "self::"]
+        .iter()
+        .flat_map(|k| code.match_indices(k).map(|(i, _)| i).collect::<Vec<_>>())
+        .filter(|&i| {
+            i == 0
+                || !(bytes[i - 1].is_ascii_alphanumeric()
+                    || bytes[i - 1] == b'_'
+                    || bytes[i - 1] == b':')
+        });
+    for start in starts {
+        let rest = &code[start..];
+        let mut segs: Vec<&str> = Vec::new();
+        let mut tail = rest;
+        loop {
+            let end = tail
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(tail.len());
+            segs.push(&tail[..end]);
+            tail = &tail[end..];
+            match tail.strip_prefix("::") {
+                Some(t) if t.starts_with('{') => {
+                    // `super::{a, b::c}`: each first-level item.
+                    let close = t.find('}').unwrap_or(t.len());
+                    let base: Vec<&str> = segs.clone();
+                    for item in t[1..close].split(',') {
+                        let first = item.trim().split("::").next().unwrap_or("").trim();
+                        let mut v = base.clone();
+                        v.push(first);
+                        push_resolved(me, &v, known, &mut out);
+                    }
+                    segs.clear();
+                    break;
+                }
+                Some(t) => tail = t,
+                None => break,
+            }
+        }
+        if !segs.is_empty() {
+            push_resolved(me, &segs, known, &mut out);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn push_resolved(me: &[String], segs: &[&str], known: &[Vec<String>], out: &mut Vec<Vec<String>>) {
+    let mut path: Vec<String> = match segs.first() {
+        Some(&"crate") => Vec::new(),
+        Some(&"self") => me.to_vec(),
+        Some(&"super") => {
+            let mut p = me.to_vec();
+            let mut k = 0;
+            while segs.get(k) == Some(&"super") {
+                p.pop();
+                k += 1;
+            }
+            p.extend(segs[k..].iter().map(|s| s.to_string()));
+            return push_deepest(p, known, out);
+        }
+        _ => return,
+    };
+    path.extend(segs[1..].iter().map(|s| s.to_string()));
+    push_deepest(path, known, out)
+}
+
+fn push_deepest(mut path: Vec<String>, known: &[Vec<String>], out: &mut Vec<Vec<String>>) {
+    while !path.is_empty() && !known.contains(&path) {
+        path.pop();
+    }
+    out.push(path);
+}
+
+/// No module imports a module that imports it back (directly or round a longer loop), in
+/// the core and the root crate: imports run one way, so each room can be read before the
+/// rooms that use it. A module and its own submodules (a room and its map) are exempt.
+#[test]
+fn no_module_imports_a_module_that_imports_it_back() {
+    for src in [root().join("src"), root().join("crates/core/src")] {
+        let mods = modules(&src);
+        let known: Vec<Vec<String>> = mods.iter().map(|(p, _)| p.clone()).collect();
+        let related = |a: &[String], b: &[String]| a.starts_with(b) || b.starts_with(a);
+        let edges: Vec<(usize, usize)> = mods
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (me, text))| {
+                imports(me, text, &known)
+                    .into_iter()
+                    .filter(|t| !related(me, t))
+                    .filter_map(|t| known.iter().position(|k| *k == t))
+                    .map(move |j| (i, j))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        // A loop: some module reaches itself.
+        let name = |i: usize| format!("{}::{}", src.display(), known[i].join("::"));
+        for start in 0..known.len() {
+            let mut seen = vec![false; known.len()];
+            let mut stack: Vec<(usize, Vec<usize>)> = vec![(start, vec![start])];
+            while let Some((at, trail)) = stack.pop() {
+                for &(_, to) in edges.iter().filter(|(from, _)| *from == at) {
+                    if to == start {
+                        let names: Vec<String> = trail.iter().map(|&k| name(k)).collect();
+                        panic!("an import loop: {} -> {}", names.join(" -> "), name(start));
+                    }
+                    if !seen[to] {
+                        seen[to] = true;
+                        let mut t = trail.clone();
+                        t.push(to);
+                        stack.push((to, t));
+                    }
+                }
+            }
+        }
+        assert!(
+            known.len() > 20,
+            "{}: {} modules",
+            src.display(),
+            known.len()
+        );
+    }
+}

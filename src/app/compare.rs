@@ -10,8 +10,8 @@ use wavebench_core::pipeline::Inspection;
 pub struct Compare {
     pinned: Settings,
     pub result: Option<Box<Inspection>>,
-    pub(super) asked: Option<Settings>,
-    pub(super) gen: u64,
+    /// The newest inspection of B's window, for the settings it was asked for.
+    pub(super) inspection: super::latest::Latest<Settings>,
 }
 
 impl Compare {
@@ -42,8 +42,7 @@ impl Workbench {
         self.compare = Some(Compare {
             pinned: self.settings.clone(),
             result: None,
-            asked: None,
-            gen: 0,
+            inspection: Default::default(),
         });
     }
 

@@ -52,6 +52,14 @@ pub fn said(e: &Error) -> String {
     e.worded(|o| control(o).to_string())
 }
 
+/// The template pane's text did not compile or render.
+pub fn in_template(source: wavebench_core::prompt::TemplateError) -> Error {
+    Error::Template {
+        place: "template".into(),
+        source,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

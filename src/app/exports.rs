@@ -2,7 +2,7 @@
 //! timing report, the configuration (the TOML the CLI reads), the plots as PNG; and the
 //! file dialogs that ask where.
 
-use super::worker::JobKind;
+use super::messages::JobKind;
 use super::Workbench;
 use std::path::PathBuf;
 

@@ -11,7 +11,9 @@ pub mod diff;
 mod error;
 pub mod exports;
 pub mod jobs;
+mod latest;
 pub mod layout;
+mod messages;
 mod panes;
 mod replies;
 pub mod state;
@@ -25,12 +27,14 @@ const LAYOUT_KEY: &str = "wavebench-layout";
 use commands::Command;
 use compare::Compare;
 pub use error::AppError;
+use latest::Latest;
+use messages::Job;
 use state::Settings;
 use std::path::PathBuf;
 use std::sync::Arc;
 use wavebench_core::data::Table;
 use wavebench_core::pipeline::Inspection;
-use worker::{Job, Worker};
+use worker::Worker;
 
 /// Open the workbench window, on `file` or the last session's.
 pub fn run(file: Option<PathBuf>) -> Result<(), AppError> {
@@ -66,27 +70,24 @@ pub fn run(file: Option<PathBuf>) -> Result<(), AppError> {
 pub struct Workbench {
     pub settings: Settings,
     worker: Worker,
-    /// Generation of the newest inspection request; older replies are dropped.
-    gen: u64,
-    /// Generation of the newest load; a load in flight holds back inspections.
-    load_gen: u64,
+    /// The newest inspection of the current window, for the settings it was asked for.
+    inspection: Latest<Settings>,
+    /// The newest load (a load in flight holds back inspections), of the path opened.
+    load: Latest<PathBuf>,
     loading: bool,
     table: Option<Arc<Table>>,
     result: Option<Box<Inspection>>,
     status: String,
     /// How the table was loaded (missing values, time axis): a change reloads it.
     loaded_with: wavebench_core::run_spec::LoadOptions,
-    /// The settings the current (or pending) result was asked for.
-    asked: Option<Settings>,
     busy: bool,
     config_view: views::config::ConfigView,
     pub timing_view: views::timing::TimingView,
     overview: views::data::Overview,
     pub sweep_view: views::sweep::SweepView,
     pub dataset_view: views::dataset::DataSetView,
-    /// Generation of the newest survey request, and what it was asked for.
-    survey_gen: u64,
-    survey_asked: Option<(Settings, wavebench_core::score::Split)>,
+    /// The newest survey of the data set, for the settings and split it was asked for.
+    survey: Latest<(Settings, wavebench_core::score::Split)>,
     /// Whether the Data set pane was drawn this frame: its survey of every window runs
     /// only for a pane someone can see (a hidden tab's kept a core busy for minutes on a
     /// 10M-row file).
@@ -115,13 +116,12 @@ impl Workbench {
         let mut app = Workbench {
             settings,
             worker: Worker::spawn(move || ctx.request_repaint()),
-            gen: 0,
-            load_gen: 0,
+            inspection: Latest::default(),
+            load: Latest::default(),
             loading: false,
             table: None,
             result: None,
             status: "Open a data file: File > Open, or drop one on the window.".into(),
-            asked: None,
             loaded_with: Default::default(),
             busy: false,
             config_view: Default::default(),
@@ -129,8 +129,7 @@ impl Workbench {
             overview: Default::default(),
             sweep_view: Default::default(),
             dataset_view: Default::default(),
-            survey_gen: 0,
-            survey_asked: None,
+            survey: Latest::default(),
             dataset_shown: false,
             compare: None,
             job: None,
@@ -158,7 +157,7 @@ impl Workbench {
         !self.busy
             && self.table.is_some()
             && self.result.is_some()
-            && self.asked.as_ref() == Some(&self.settings)
+            && self.inspection.asked_for(&self.settings)
     }
 
     pub fn result(&self) -> Option<&Inspection> {

@@ -2,7 +2,7 @@
 //! what it answers (stale generations dropped).
 
 use super::error::said;
-use super::worker::{JobOutput, Reply, Request};
+use super::messages::{JobOutput, Reply, Request};
 use super::Workbench;
 use std::path::PathBuf;
 
@@ -11,7 +11,7 @@ impl Workbench {
     pub(super) fn poll(&mut self) {
         while let Some(reply) = self.worker.try_recv() {
             match reply {
-                Reply::Loaded { gen, path, table } if gen == self.load_gen => {
+                Reply::Loaded { gen, path, table } if self.load.is_current(gen) => {
                     self.loading = false;
                     self.status = format!(
                         "{}: {} rows × {} channels",
@@ -37,9 +37,10 @@ impl Workbench {
                     }
                     self.settings.channel = self.settings.channel.min(table.channels.len() - 1);
                     self.table = Some(table);
-                    self.asked = None;
+                    // A new table: every question is asked of it again.
+                    self.inspection.forget();
                     if let Some(c) = self.compare.as_mut() {
-                        c.asked = None;
+                        c.inspection.forget();
                     }
                     self.busy = false;
                 }
@@ -49,7 +50,11 @@ impl Workbench {
                     result,
                     ..
                 } => {
-                    if let Some(c) = self.compare.as_mut().filter(|c| c.gen == gen) {
+                    if let Some(c) = self
+                        .compare
+                        .as_mut()
+                        .filter(|c| c.inspection.is_current(gen))
+                    {
                         c.result = result.ok();
                     }
                 }
@@ -58,7 +63,7 @@ impl Workbench {
                     slot: 0,
                     result,
                     notice,
-                } if gen == self.gen => {
+                } if self.inspection.is_current(gen) => {
                     self.busy = false;
                     match result {
                         Ok(r) => {
@@ -110,12 +115,12 @@ impl Workbench {
                         Err(e) => said(&e),
                     };
                 }
-                Reply::Failed { gen, error } if gen == self.load_gen => {
+                Reply::Failed { gen, error } if self.load.is_current(gen) => {
                     self.loading = false;
                     self.busy = false;
                     self.status = said(&error);
                 }
-                Reply::Surveyed { gen, result } if gen == self.survey_gen => {
+                Reply::Surveyed { gen, result } if self.survey.is_current(gen) => {
                     self.dataset_view.computing = false;
                     self.dataset_view.survey = Some(result.map(|s| *s).map_err(|e| said(&e)));
                 }
@@ -130,14 +135,12 @@ impl Workbench {
         if self.loading {
             return; // the table is about to be replaced
         }
-        if self.asked.as_ref() == Some(&self.settings) {
+        let Some(gen) = self.inspection.ask(self.settings.clone()) else {
             return;
-        }
-        self.gen += 1;
+        };
         self.busy = true;
-        self.asked = Some(self.settings.clone());
         self.worker.send(Request::Inspect {
-            gen: self.gen,
+            gen,
             slot: 0,
             settings: Box::new(self.settings.clone()),
             table: table.clone(),
@@ -157,19 +160,17 @@ impl Workbench {
             dark_theme: false,
             ..self.settings.clone()
         };
-        let wanted = (key, self.sweep_view.split);
-        if self.survey_asked.as_ref() == Some(&wanted) {
+        let (settings, split) = (key, self.sweep_view.split);
+        let Some(gen) = self.survey.ask((settings.clone(), split)) else {
             return;
-        }
-        self.survey_gen += 1;
+        };
         self.dataset_view.computing = true;
-        self.worker.survey(super::survey::SurveyRequest {
-            gen: self.survey_gen,
+        self.worker.survey(super::messages::SurveyRequest {
+            gen,
             table: table.clone(),
-            settings: Box::new(wanted.0.clone()),
-            split: wanted.1,
+            settings: Box::new(settings),
+            split,
         });
-        self.survey_asked = Some(wanted);
     }
 
     /// The same for the compared configuration, which follows the main window and channel.
@@ -178,13 +179,11 @@ impl Workbench {
             return;
         };
         let wanted = c.settings_for(&self.settings);
-        if c.asked.as_ref() == Some(&wanted) {
+        let Some(gen) = c.inspection.ask(wanted.clone()) else {
             return;
-        }
-        c.gen += 1;
-        c.asked = Some(wanted.clone());
+        };
         self.worker.send(Request::Inspect {
-            gen: c.gen,
+            gen,
             slot: 1,
             settings: Box::new(wanted),
             table: table.clone(),
@@ -212,7 +211,7 @@ impl Workbench {
             self.table = None;
             self.result = None;
         }
-        self.load_gen += 1;
+        let gen = self.load.renew(path.clone());
         self.loading = true;
         self.busy = true;
         self.status = format!("loading {} ...", path.display());
@@ -220,7 +219,7 @@ impl Workbench {
         // Remembered even if the load fails: changing the load choices then retries it.
         self.settings.file = Some(path.clone());
         self.worker.send(Request::Load {
-            gen: self.load_gen,
+            gen,
             path,
             options: self.loaded_with.clone(),
         });

@@ -3,21 +3,11 @@
 //! the window the knobs show); the scored units and their statistics are kept while only
 //! the wavelet, level, mode or template change.
 
-use super::state::Settings;
-use super::worker::Reply;
+use super::messages::{Reply, SurveyRequest};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 use wavebench_core::config::Config;
-use wavebench_core::data::Table;
 use wavebench_core::prompt::Prompter;
-
-/// What the Data set pane asks for: the current configuration over every window.
-pub struct SurveyRequest {
-    pub gen: u64,
-    pub table: Arc<Table>,
-    pub settings: Box<Settings>,
-    pub split: wavebench_core::score::Split,
-}
 
 /// The scored units of the last survey, and what they were made for: a wavelet, level,
 /// mode or template change scores on the same units.
@@ -30,7 +20,7 @@ pub(super) fn serve(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, w
         while let Ok(next) = requests.try_recv() {
             req = next;
         }
-        super::worker::OTHER_WORK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        super::messages::OTHER_WORK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let result = survey(&req, &mut kept).map(Box::new);
         let _ = replies.send(Reply::Surveyed {
             gen: req.gen,
@@ -45,7 +35,7 @@ fn survey(
     kept: &mut Option<(ScorerKey, crate::sweep::Kept)>,
 ) -> crate::error::Result<crate::sweep::survey::Survey> {
     let s = &req.settings;
-    let prompter = Prompter::new(&s.template_text).map_err(super::worker::in_template)?;
+    let prompter = Prompter::new(&s.template_text).map_err(super::error::in_template)?;
     let sweep_req = crate::sweep::Request {
         base: Config {
             seq_len: Some(s.seq_len()),

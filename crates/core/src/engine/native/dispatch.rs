@@ -3,8 +3,8 @@
 //! `inline(always)` so they are compiled inside these frames; a closure is not reliably
 //! inlined there, so each entry point is spelled out.)
 
-use super::windows::SlicesScratch;
-use super::{kernel, windows};
+use super::kernel;
+use super::tasks::{self, SlicesScratch};
 use crate::engine::batch::WindowBatch;
 use crate::engine::plan::Plan;
 use crate::engine::summary::SeriesSummary;
@@ -60,7 +60,7 @@ pub fn summarize_task<W: Real>(
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = isa;
-    windows::summarize_task::<W>(batch, w0, sums, plan, stats, clock)
+    tasks::summarize_task::<W>(batch, w0, sums, plan, stats, clock)
 }
 
 /// As `summarize_task`: the lane kernels in an AVX2 frame.
@@ -79,7 +79,7 @@ pub fn slices_task<W: Real>(
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = isa;
-    windows::slices_task::<W, false>(rows, first, plan, scratch, sums)
+    tasks::slices_task::<W, false>(rows, first, plan, scratch, sums)
 }
 
 /// The entry points compiled with an instruction set's features: each calls its kernel,
@@ -100,7 +100,7 @@ macro_rules! compiled_for {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{
-        kernel, windows, Plan, Real, SeriesSummary, SlicesScratch, StageClock, StatsRequest,
+        kernel, tasks, Plan, Real, SeriesSummary, SlicesScratch, StageClock, StatsRequest,
         WindowBatch,
     };
 
@@ -120,10 +120,10 @@ mod x86 {
         "avx2,fma" fn slices_task<W>(
             rows: &[&[W]], first: usize, plan: &Plan,
             scratch: &mut SlicesScratch<W>, sums: &mut [SeriesSummary]
-        ) -> Result<(), usize> = windows::slices_task::<W, true>(rows, first, plan, scratch, sums);
+        ) -> Result<(), usize> = tasks::slices_task::<W, true>(rows, first, plan, scratch, sums);
         "avx2,fma" fn summarize_task<W>(
             batch: &WindowBatch<'_>, w0: usize, sums: &mut [SeriesSummary], plan: &Plan,
             stats: Option<StatsRequest>, clock: &StageClock
-        ) = windows::summarize_task::<W>(batch, w0, sums, plan, stats, clock);
+        ) = tasks::summarize_task::<W>(batch, w0, sums, plan, stats, clock);
     }
 }

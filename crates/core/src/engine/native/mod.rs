@@ -8,10 +8,12 @@
 
 mod dispatch;
 mod kernel;
+mod tasks;
 mod windows;
 
 pub use super::lanes::LANES;
-pub use windows::{summarize_slices, summarize_windows, summarize_windows_on, SlicesScratch};
+pub use tasks::SlicesScratch;
+pub use windows::{summarize_slices, summarize_windows, summarize_windows_on};
 
 use super::plan::Plan;
 use super::summary::SeriesSummary;
