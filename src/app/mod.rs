@@ -88,6 +88,10 @@ pub struct Workbench {
     pub dataset_view: views::dataset::DataSetView,
     /// The newest survey of the data set, for the settings and split it was asked for.
     survey: Latest<(Settings, wavebench_core::score::Split)>,
+    /// The configuration the survey refines, and how far (a big file is surveyed over a
+    /// thinned stride first, 4× finer each time while the pane is shown).
+    survey_base: Option<(Settings, wavebench_core::score::Split)>,
+    survey_step: u32,
     /// Whether the Data set pane was drawn this frame: its survey of every window runs
     /// only for a pane someone can see (a hidden tab's kept a core busy for minutes on a
     /// 10M-row file).
@@ -130,6 +134,8 @@ impl Workbench {
             sweep_view: Default::default(),
             dataset_view: Default::default(),
             survey: Latest::default(),
+            survey_base: None,
+            survey_step: 0,
             dataset_shown: false,
             compare: None,
             job: None,

@@ -122,6 +122,19 @@ impl Workbench {
                 }
                 Reply::Surveyed { gen, result } if self.survey.is_current(gen) => {
                     self.dataset_view.computing = false;
+                    // Thinned for a big file: a finer survey next, while the pane is shown.
+                    if let Some(table) = &self.table {
+                        let s = &self.settings;
+                        if super::survey::can_refine(
+                            table.rows(),
+                            s.seq_len(),
+                            table.channels.len(),
+                            s.run.stride,
+                            self.survey_step,
+                        ) {
+                            self.survey_step += 1;
+                        }
+                    }
                     self.dataset_view.survey = Some(result.map(|s| *s).map_err(|e| said(&e)));
                 }
                 _ => {} // an answer to a request that a newer one replaced
@@ -154,16 +167,29 @@ impl Workbench {
         if self.loading || !self.dataset_shown {
             return;
         }
-        let key = super::state::Settings {
+        let mut key = super::state::Settings {
             window: 0,
             raw_coefficients: false,
             dark_theme: false,
             ..self.settings.clone()
         };
+        // Another configuration starts thin again; the same one refines.
+        let base = (key.clone(), self.sweep_view.split);
+        if self.survey_base.as_ref() != Some(&base) {
+            self.survey_base = Some(base);
+            self.survey_step = 0;
+        }
+        let (rows, channels) = (table.rows(), table.channels.len());
+        let seq_len = key.seq_len();
+        let stride = key.run.stride;
+        key.run.stride =
+            super::survey::thinned_stride(rows, seq_len, channels, stride, self.survey_step);
         let (settings, split) = (key, self.sweep_view.split);
         let Some(gen) = self.survey.ask((settings.clone(), split)) else {
             return;
         };
+        self.dataset_view.thinned =
+            (settings.run.stride > stride.max(1)).then_some(settings.run.stride);
         self.dataset_view.computing = true;
         self.worker.survey(super::messages::SurveyRequest {
             gen,

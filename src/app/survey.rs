@@ -71,3 +71,58 @@ fn survey(
     *kept = Some((key, scored));
     result
 }
+
+/// Units (window × channel) the first survey of a configuration covers at most: about a
+/// quarter of a second on a 2-core machine (ETTh1's 118,363 units at stride 1 take about
+/// 0.1 s), so a knob change on a 10M-row file answers at once.
+pub const FIRST_UNITS: usize = 250_000;
+/// Units a survey refines to while the pane stays shown (each step 4× finer): about a
+/// second, and memory in the hundreds of MB (a survey keeps every unit's features).
+pub const MOST_UNITS: usize = 1_000_000;
+
+/// The stride a survey of `rows` × `channels` at windows of `seq_len` takes at refinement
+/// `step` (0 the first): a multiple of the run's `stride` that keeps it under
+/// [`FIRST_UNITS`] · 4^step units, the run's own stride once that holds all.
+pub fn thinned_stride(
+    rows: usize,
+    seq_len: usize,
+    channels: usize,
+    stride: usize,
+    step: u32,
+) -> usize {
+    let stride = stride.max(1);
+    let units = (rows.saturating_sub(seq_len) / stride + 1) * channels.max(1);
+    let cap = FIRST_UNITS
+        .saturating_mul(4usize.saturating_pow(step))
+        .min(MOST_UNITS);
+    stride * units.div_ceil(cap).max(1)
+}
+
+/// Whether a survey at refinement `step` is thinner than the run and a finer one is worth
+/// asking for (under [`MOST_UNITS`]).
+pub fn can_refine(rows: usize, seq_len: usize, channels: usize, stride: usize, step: u32) -> bool {
+    let now = thinned_stride(rows, seq_len, channels, stride, step);
+    now > stride.max(1) && thinned_stride(rows, seq_len, channels, stride, step + 1) < now
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_big_file_is_surveyed_thin_first_then_finer() {
+        // ETTh1: all of it at once.
+        assert_eq!(thinned_stride(17_420, 512, 7, 1, 0), 1);
+        assert!(!can_refine(17_420, 512, 7, 1, 0));
+        // 10M rows × 3 channels: about 30M units, first every 120th window.
+        let first = thinned_stride(10_000_000, 512, 3, 1, 0);
+        assert_eq!(first, 120);
+        assert!(can_refine(10_000_000, 512, 3, 1, 0));
+        assert_eq!(thinned_stride(10_000_000, 512, 3, 1, 1), 30);
+        // Never finer than MOST_UNITS: 30M / 1M → one window in 30.
+        assert_eq!(thinned_stride(10_000_000, 512, 3, 1, 9), 30);
+        assert!(!can_refine(10_000_000, 512, 3, 1, 1));
+        // A multiple of the run's own stride.
+        assert_eq!(thinned_stride(10_000_000, 512, 3, 7, 0) % 7, 0);
+    }
+}

@@ -17,6 +17,8 @@ pub struct DataSetView {
     pub survey: Option<Result<Survey, String>>,
     /// A survey of newer settings is being computed.
     pub computing: bool,
+    /// The stride a big file's survey was thinned to (every Nth window), if it was.
+    pub thinned: Option<usize>,
     pub timeline: Timeline,
     /// The part the shares and the heat map read.
     pub part: Part,
@@ -29,6 +31,7 @@ impl Default for DataSetView {
         DataSetView {
             survey: None,
             computing: false,
+            thinned: None,
             timeline: Timeline::default(),
             part: Part::Val,
             complementary: false,
@@ -90,8 +93,13 @@ impl DataSetView {
                 ui.spinner();
             }
             ui.strong(&survey.label);
+            let thinned = match self.thinned {
+                Some(n) if self.computing => format!(" (one window in {n}; a finer survey is coming)"),
+                Some(n) => format!(" (one window in {n}: a big file)"),
+                None => String::new(),
+            };
             ui.label(format!(
-                "· timeline: channel {}, {} windows · scores: all channels",
+                "· timeline: channel {}, {} windows{thinned} · scores: all channels",
                 survey.channel,
                 survey.starts.len()
             ))
