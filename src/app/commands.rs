@@ -38,6 +38,59 @@ pub enum Command {
     ToggleHelp,
 }
 
+impl Command {
+    /// What menus and the help overlay call it.
+    pub fn label(&self) -> String {
+        match self {
+            Command::Open(p) => format!("Open {}", p.display()),
+            Command::PickAndOpen => "Open...".into(),
+            Command::ExportPrompts => "Export prompts (JSONL)...".into(),
+            Command::ExportFeatures => "Export features (Parquet/CSV)...".into(),
+            Command::ExportTiming => "Export timing (JSON/CSV/Markdown)...".into(),
+            Command::ExportPlots => "Export plots (PNG)...".into(),
+            Command::ExportConfiguration => "Export configuration (TOML)...".into(),
+            Command::ExportSweepRow(_) => "Export configuration ...".into(),
+            Command::CopyPrompt => "Copy the prompt".into(),
+            Command::StartSweep => "Run sweep".into(),
+            Command::StartProposals => "Measure".into(),
+            Command::CancelJob => "Cancel".into(),
+            Command::PinForCompare => "Pin for compare".into(),
+            Command::StopComparing => "Stop comparing".into(),
+            Command::TogglePane(p) => p.title().into(),
+            Command::ResetLayout => "Reset layout".into(),
+            Command::SetTheme { dark: true } => "Dark theme".into(),
+            Command::SetTheme { dark: false } => "Light theme".into(),
+            Command::ToggleHelp => "Keyboard shortcuts".into(),
+        }
+    }
+
+    /// Its keyboard shortcut, where it has one: the one place each is spelled (the key
+    /// bindings, the menus and the help overlay read it here).
+    pub fn shortcut(&self) -> Option<egui::KeyboardShortcut> {
+        use egui::{Key, KeyboardShortcut, Modifiers};
+        match self {
+            Command::PickAndOpen => Some(KeyboardShortcut::new(Modifiers::COMMAND, Key::O)),
+            Command::ExportPrompts => Some(KeyboardShortcut::new(Modifiers::COMMAND, Key::E)),
+            Command::CopyPrompt => Some(KeyboardShortcut::new(
+                Modifiers::COMMAND | Modifiers::SHIFT,
+                Key::C,
+            )),
+            Command::ToggleHelp => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F1)),
+            _ => None,
+        }
+    }
+
+    /// Every command with a shortcut, in the help overlay's order.
+    pub fn with_shortcuts() -> [Command; 4] {
+        [
+            Command::PickAndOpen,
+            Command::ExportPrompts,
+            Command::CopyPrompt,
+            Command::ToggleHelp,
+        ]
+    }
+}
+
 impl Workbench {
     /// Ask for `command` to be carried out after this frame's drawing.
     pub fn queue(&mut self, command: Command) {
@@ -117,31 +170,25 @@ impl Workbench {
         }
     }
 
-    /// Ctrl+O open, Ctrl+E export prompts, Ctrl+Shift+C copy the prompt, F1 or ? help
-    /// (←/→ step the window, in the data view).
+    /// Each command's shortcut (`Command::shortcut`), and `?` for the help where no text
+    /// field has the keyboard (←/→ step the window, in the data view).
     pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
-        use egui::{Key, KeyboardShortcut, Modifiers};
-        let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
-        let export = KeyboardShortcut::new(Modifiers::COMMAND, Key::E);
-        let copy = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::C);
-        for (shortcut, command) in [
-            (open, Command::PickAndOpen),
-            (export, Command::ExportPrompts),
-            (copy, Command::CopyPrompt),
-        ] {
+        for command in Command::with_shortcuts() {
+            let Some(shortcut) = command.shortcut() else {
+                continue;
+            };
             if ctx.input_mut(|i| i.consume_shortcut(&shortcut)) {
                 self.queue(command);
             }
         }
         let typing = ctx.egui_wants_keyboard_input();
-        let help = ctx.input(|i| {
-            i.key_pressed(Key::F1)
-                || (!typing
-                    && i.events
-                        .iter()
-                        .any(|e| matches!(e, egui::Event::Text(t) if t == "?")))
+        let question = ctx.input(|i| {
+            !typing
+                && i.events
+                    .iter()
+                    .any(|e| matches!(e, egui::Event::Text(t) if t == "?"))
         });
-        if help {
+        if question {
             self.queue(Command::ToggleHelp);
         }
     }
@@ -150,35 +197,19 @@ impl Workbench {
         let have_data = self.table.is_some() && self.job.is_none();
         ui.menu_button("File", |ui| {
             let items = [
-                ("Open...", Some("Ctrl+O"), true, Command::PickAndOpen),
-                (
-                    "Export prompts (JSONL)...",
-                    Some("Ctrl+E"),
-                    have_data,
-                    Command::ExportPrompts,
-                ),
-                (
-                    "Export features (Parquet/CSV)...",
-                    None,
-                    have_data,
-                    Command::ExportFeatures,
-                ),
-                (
-                    "Export timing (JSON/CSV/Markdown)...",
-                    None,
-                    true,
-                    Command::ExportTiming,
-                ),
-                ("Export plots (PNG)...", None, true, Command::ExportPlots),
-                (
-                    "Export configuration (TOML)...",
-                    None,
-                    true,
-                    Command::ExportConfiguration,
-                ),
+                (Command::PickAndOpen, true),
+                (Command::ExportPrompts, have_data),
+                (Command::ExportFeatures, have_data),
+                (Command::ExportTiming, true),
+                (Command::ExportPlots, true),
+                (Command::ExportConfiguration, true),
             ];
-            for (label, shortcut, enabled, command) in items {
-                let button = egui::Button::new(label).shortcut_text(shortcut.unwrap_or(""));
+            for (command, enabled) in items {
+                let keys = command
+                    .shortcut()
+                    .map(|k| ui.ctx().format_shortcut(&k))
+                    .unwrap_or_default();
+                let button = egui::Button::new(command.label()).shortcut_text(keys);
                 if ui.add_enabled(enabled, button).clicked() {
                     self.queue(command);
                 }
@@ -195,21 +226,22 @@ impl Workbench {
                 }
             }
             ui.separator();
-            if ui.button("Reset layout").clicked() {
-                self.queue(Command::ResetLayout);
-            }
             let dark = ui.visuals().dark_mode;
-            if ui
-                .button(if dark { "Light theme" } else { "Dark theme" })
-                .clicked()
-            {
-                self.queue(Command::SetTheme { dark: !dark });
-            }
-            if ui
-                .add(egui::Button::new("Keyboard shortcuts").shortcut_text("F1"))
-                .clicked()
-            {
-                self.show_help = true;
+            for command in [
+                Command::ResetLayout,
+                Command::SetTheme { dark: !dark },
+                Command::ToggleHelp,
+            ] {
+                let keys = command
+                    .shortcut()
+                    .map(|k| ui.ctx().format_shortcut(&k))
+                    .unwrap_or_default();
+                if ui
+                    .add(egui::Button::new(command.label()).shortcut_text(keys))
+                    .clicked()
+                {
+                    self.queue(command);
+                }
             }
         });
     }
@@ -223,12 +255,20 @@ pub(super) fn help_overlay(ctx: &egui::Context, open: &mut bool) {
         .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
         .show(ctx, |ui| {
             egui::Grid::new("shortcuts").num_columns(2).show(ui, |ui| {
+                for command in Command::with_shortcuts() {
+                    let Some(k) = command.shortcut() else {
+                        continue;
+                    };
+                    let mut keys = ctx.format_shortcut(&k);
+                    if command == Command::ToggleHelp {
+                        keys += " or ?";
+                    }
+                    ui.strong(keys);
+                    ui.label(command.label().trim_end_matches("..."));
+                    ui.end_row();
+                }
                 for (k, what) in [
                     ("Left / Right", "previous / next window"),
-                    ("Ctrl+O", "open a data file"),
-                    ("Ctrl+E", "export every prompt (JSONL)"),
-                    ("Ctrl+Shift+C", "copy the prompt"),
-                    ("F1 or ?", "this help"),
                     ("drag a tab", "rearrange the panes (View > Reset layout)"),
                     (
                         "drag / scroll on a plot",
@@ -242,4 +282,28 @@ pub(super) fn help_overlay(ctx: &egui::Context, open: &mut bool) {
                 }
             });
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Command;
+
+    #[test]
+    fn each_shortcut_belongs_to_one_command() {
+        let all = Command::with_shortcuts();
+        let keys: Vec<egui::KeyboardShortcut> = all
+            .iter()
+            .map(|c| c.shortcut().expect("listed with a shortcut"))
+            .collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert!(
+                !keys[..i].contains(k),
+                "{} shares its shortcut",
+                all[i].label()
+            );
+        }
+        // The rest have none, so the list is the whole of them.
+        assert!(Command::ExportFeatures.shortcut().is_none());
+        assert!(all.iter().all(|c| !c.label().is_empty()));
+    }
 }
