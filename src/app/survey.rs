@@ -6,12 +6,12 @@
 use super::messages::{Reply, SurveyRequest};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
-use wavebench_core::config::Config;
+use wavebench_core::config::{Config, UnitsKey};
 use wavebench_core::prompt::Prompter;
 
 /// The scored units of the last survey, and what they were made for: a wavelet, level,
 /// mode or template change scores on the same units.
-type ScorerKey = (usize, Config, wavebench_core::score::Split);
+type ScorerKey = (usize, UnitsKey, wavebench_core::score::Split);
 
 /// Survey the newest request, skipping those a newer knob change replaced.
 pub(super) fn serve(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, wake: impl Fn()) {
@@ -51,13 +51,7 @@ fn survey(
     // Only the data options, the horizon and the split shape the scored units.
     let key: ScorerKey = (
         Arc::as_ptr(&req.table) as usize,
-        Config {
-            transform: Default::default(),
-            template: String::new(),
-            description: String::new(),
-            claims: Default::default(),
-            ..sweep_req.base.clone()
-        },
+        sweep_req.base.units_key(),
         req.split,
     );
     // The scored units and the statistics, kept while only the wavelet, level, mode or

@@ -58,6 +58,80 @@ pub struct Config {
     pub claims: std::collections::BTreeMap<String, String>,
 }
 
+/// What a run's units and their Time-LLM statistics depend on: the configuration less its
+/// transform and what the prompts say (template, description, claims). A caller that
+/// scores many configurations of one data set (the app's Data set pane) keeps its scored
+/// units while this is unchanged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitsKey {
+    engine: EngineKind,
+    dtype: DType,
+    columns: Option<Vec<String>>,
+    rows: Option<String>,
+    seq_len: Option<usize>,
+    stride: usize,
+    normalize: Option<Normalize>,
+    missing: Missing,
+    time_column: TimeColumn,
+    skip_bad_files: bool,
+    pred_len: usize,
+    aggregate: Aggregate,
+    batch_size: usize,
+    precise_timing: bool,
+    path: PathChoice,
+    seed_compatible: bool,
+    lags: LagRule,
+}
+
+impl Config {
+    /// Its [`UnitsKey`]. Every field is named here: a new one must be sorted into the key
+    /// or out of it before this compiles.
+    pub fn units_key(&self) -> UnitsKey {
+        let Config {
+            transform: _,
+            template: _,
+            description: _,
+            claims: _,
+            engine,
+            dtype,
+            columns,
+            rows,
+            seq_len,
+            stride,
+            normalize,
+            missing,
+            time_column,
+            skip_bad_files,
+            pred_len,
+            aggregate,
+            batch_size,
+            precise_timing,
+            path,
+            seed_compatible,
+            lags,
+        } = self.clone();
+        UnitsKey {
+            engine,
+            dtype,
+            columns,
+            rows,
+            seq_len,
+            stride,
+            normalize,
+            missing,
+            time_column,
+            skip_bad_files,
+            pred_len,
+            aggregate,
+            batch_size,
+            precise_timing,
+            path,
+            seed_compatible,
+            lags,
+        }
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
