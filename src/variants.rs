@@ -94,7 +94,7 @@ pub fn bf16(x: f64) -> f64 {
 }
 
 /// What a variant's run produced, for the report.
-pub struct Outcome {
+pub struct VariantRun {
     /// One prompt per unit of the baseline's workload, in its order (the cache's two
     /// epochs are folded back to one prompt per window's unit).
     pub prompts: Vec<String>,
@@ -139,9 +139,9 @@ pub fn run(
     w: &Workload<'_>,
     adaptive: Option<&Plan>,
     timer: &mut Timer,
-) -> Result<Outcome> {
+) -> Result<VariantRun> {
     let (prepared, table) = (&w.prepared, w.table);
-    let done = |prompts| Outcome {
+    let done = |prompts| VariantRun {
         prompts,
         cache_hit_rate: None,
     };
@@ -313,7 +313,7 @@ fn shuffled(n: usize, seed: u64) -> Vec<usize> {
 /// Two epochs over the windows in shuffled order, as a training loop visits them; each
 /// visit looks the window up by its bytes (hash, then a byte comparison, so a hit is
 /// always the same window's data) and computes it on a miss.
-fn cache(engine: &mut Selected, w: &Workload<'_>, timer: &mut Timer) -> Result<Outcome> {
+fn cache(engine: &mut Selected, w: &Workload<'_>, timer: &mut Timer) -> Result<VariantRun> {
     let (prepared, table) = (&w.prepared, w.table);
     if prepared.aggregate() == Aggregate::Batch {
         return Err(Error::input(
@@ -359,7 +359,7 @@ fn cache(engine: &mut Selected, w: &Workload<'_>, timer: &mut Timer) -> Result<O
             per_window[i].get_or_insert(prompts);
         }
     }
-    Ok(Outcome {
+    Ok(VariantRun {
         prompts: per_window.into_iter().flatten().flatten().collect(),
         cache_hit_rate: Some(hits as f64 / visits.max(1) as f64),
     })

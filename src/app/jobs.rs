@@ -2,7 +2,7 @@
 //! own thread, with progress and cancel; the shell polls its answer (`replies.rs`).
 
 use super::error::in_template;
-use super::messages::{Job, JobKind, JobOutput, OTHER_WORK};
+use super::messages::{JobKind, JobOutput, RunningJob, OTHER_WORK};
 use super::state::Settings;
 use super::Workbench;
 use crate::backend::LOCAL;
@@ -73,7 +73,7 @@ impl Workbench {
     }
 }
 
-pub(super) fn run_job(kind: JobKind, job: &Job, wake: &dyn Fn()) -> Result<JobOutput> {
+pub(super) fn run_job(kind: JobKind, job: &RunningJob, wake: &dyn Fn()) -> Result<JobOutput> {
     let tick = |done: usize, total: usize| {
         job.total.store(total, Ordering::Relaxed);
         job.done.store(done, Ordering::Relaxed);
@@ -236,7 +236,7 @@ fn export_config(settings: &Settings) -> Config {
 fn all_units(
     table: &Table,
     settings: &Settings,
-    job: &Job,
+    job: &RunningJob,
     mut tick: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<wavebench_core::features::Unit>> {
     let cfg = export_config(settings);
@@ -261,7 +261,7 @@ fn all_units(
         .map_err(|e| job_error(job, e))
 }
 
-fn job_error(job: &Job, e: wavebench_core::engine::EngineError) -> Error {
+fn job_error(job: &RunningJob, e: wavebench_core::engine::EngineError) -> Error {
     match e {
         wavebench_core::engine::EngineError::Cancelled => Error::Cancelled,
         other => Error::from(other).within(&job.what),

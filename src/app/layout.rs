@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Pane {
-    Overview,
+    /// The whole channel on its time axis (saved layouts from before call it Overview).
+    #[serde(alias = "Overview")]
+    Series,
     Bands,
     Energy,
     Prompt,
@@ -20,7 +22,7 @@ pub enum Pane {
 
 impl Pane {
     pub const ALL: [Pane; 9] = [
-        Pane::Overview,
+        Pane::Series,
         Pane::Bands,
         Pane::Energy,
         Pane::Prompt,
@@ -33,7 +35,7 @@ impl Pane {
 
     pub fn title(self) -> &'static str {
         match self {
-            Pane::Overview => "Series",
+            Pane::Series => "Series",
             Pane::Bands => "Bands",
             Pane::Energy => "Energy, trends, stds",
             Pane::Prompt => "Prompt",
@@ -54,7 +56,7 @@ pub fn default_layout() -> Layout {
     let mut tiles = Tiles::default();
     let mut pane = |p| tiles.insert_pane(p);
     let (overview, bands, compare, sweep, dataset) = (
-        pane(Pane::Overview),
+        pane(Pane::Series),
         pane(Pane::Bands),
         pane(Pane::Compare),
         pane(Pane::Sweep),
@@ -138,6 +140,13 @@ pub fn focus(layout: &mut Layout, pane: Pane) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_layout_saved_before_the_series_pane_was_named_so_still_opens() {
+        let old: super::Pane = ron::from_str("Overview").unwrap();
+        assert_eq!(old, super::Pane::Series);
+        assert_eq!(ron::to_string(&super::Pane::Series).unwrap(), "Series");
+    }
     use super::*;
 
     #[test]

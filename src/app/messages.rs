@@ -13,7 +13,7 @@ use wavebench_core::data::Table;
 use wavebench_core::pipeline::Inspection;
 use wavebench_core::run_spec::LoadOptions;
 
-pub enum Request {
+pub enum WorkRequest {
     Load {
         gen: u64,
         path: PathBuf,
@@ -78,14 +78,14 @@ pub enum JobOutput {
 
 /// A running job as the UI sees it: progress, and a flag that cancels it.
 #[derive(Clone)]
-pub struct Job {
+pub struct RunningJob {
     pub what: String,
     pub done: Arc<AtomicUsize>,
     pub total: Arc<AtomicUsize>,
     pub cancel: Arc<AtomicBool>,
 }
 
-impl Job {
+impl RunningJob {
     pub fn fraction(&self) -> f32 {
         let total = self.total.load(Ordering::Relaxed).max(1);
         self.done.load(Ordering::Relaxed) as f32 / total as f32

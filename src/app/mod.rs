@@ -28,7 +28,7 @@ use commands::Command;
 use compare::Compare;
 pub use error::AppError;
 use latest::Latest;
-use messages::Job;
+use messages::RunningJob;
 use state::Settings;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -99,7 +99,7 @@ pub struct Workbench {
     /// A second configuration shown beside the main one.
     compare: Option<Compare>,
     /// The data-set-wide job running, if any.
-    job: Option<Job>,
+    job: Option<RunningJob>,
     /// The panes' arrangement (None until first drawn: the default).
     layout: Option<layout::Layout>,
     show_help: bool,

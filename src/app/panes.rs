@@ -47,7 +47,7 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
         };
         let r = app.result.as_deref();
         match (*pane, r) {
-            (Pane::Overview, _) => app.overview.ui(ui, &table, &mut app.settings, link),
+            (Pane::Series, _) => app.overview.ui(ui, &table, &mut app.settings, link),
             (Pane::DataSet, _) => {
                 app.dataset_shown = true;
                 app.dataset_view.ui(ui, &table, &mut app.settings)

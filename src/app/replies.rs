@@ -2,7 +2,7 @@
 //! what it answers (stale generations dropped).
 
 use super::error::said;
-use super::messages::{JobOutput, Reply, Request};
+use super::messages::{JobOutput, Reply, WorkRequest};
 use super::Workbench;
 use std::path::PathBuf;
 
@@ -152,7 +152,7 @@ impl Workbench {
             return;
         };
         self.busy = true;
-        self.worker.send(Request::Inspect {
+        self.worker.send(WorkRequest::Inspect {
             gen,
             slot: 0,
             settings: Box::new(self.settings.clone()),
@@ -208,7 +208,7 @@ impl Workbench {
         let Some(gen) = c.inspection.ask(wanted.clone()) else {
             return;
         };
-        self.worker.send(Request::Inspect {
+        self.worker.send(WorkRequest::Inspect {
             gen,
             slot: 1,
             settings: Box::new(wanted),
@@ -244,7 +244,7 @@ impl Workbench {
         self.loaded_with = self.load_options();
         // Remembered even if the load fails: changing the load choices then retries it.
         self.settings.file = Some(path.clone());
-        self.worker.send(Request::Load {
+        self.worker.send(WorkRequest::Load {
             gen,
             path,
             options: self.loaded_with.clone(),

@@ -1,7 +1,7 @@
 //! The background worker: owns the data and the engines; the UI sends requests tagged with
 //! a generation number and drops replies older than its latest request.
 
-use super::messages::{Job, JobKind, Reply, Request, OTHER_WORK};
+use super::messages::{JobKind, Reply, RunningJob, WorkRequest, OTHER_WORK};
 use super::state::Settings;
 use crate::backend::LOCAL;
 use crate::error::{Error, Result};
@@ -16,7 +16,7 @@ use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{self, Backend, Inspect, Purpose, RunSpec};
 
 pub struct Worker {
-    tx: Sender<Request>,
+    tx: Sender<WorkRequest>,
     /// The survey thread's requests (its own thread: a survey of a large data set must
     /// not hold back the window the knobs show).
     surveys: Sender<super::messages::SurveyRequest>,
@@ -28,7 +28,7 @@ pub struct Worker {
 impl Worker {
     /// Start the worker; `wake` is called after every reply (the UI repaints).
     pub fn spawn(wake: impl Fn() + Send + Sync + 'static) -> Self {
-        let (tx, requests) = channel::<Request>();
+        let (tx, requests) = channel::<WorkRequest>();
         let (replies, rx) = channel::<Reply>();
         let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(wake);
         let (to_ui, w) = (replies.clone(), wake.clone());
@@ -54,8 +54,8 @@ impl Worker {
     }
 
     /// Start a data-set-wide job on its own thread.
-    pub fn start(&self, what: &str, kind: JobKind) -> Job {
-        let job = Job {
+    pub fn start(&self, what: &str, kind: JobKind) -> RunningJob {
+        let job = RunningJob {
             what: what.to_string(),
             done: Arc::default(),
             total: Arc::new(AtomicUsize::new(1)),
@@ -81,7 +81,7 @@ impl Worker {
         job
     }
 
-    pub fn send(&self, r: Request) {
+    pub fn send(&self, r: WorkRequest) {
         let _ = self.tx.send(r);
     }
 
@@ -94,12 +94,12 @@ impl Worker {
     }
 }
 
-fn serve(requests: Receiver<Request>, replies: Sender<Reply>, wake: impl Fn()) {
+fn serve(requests: Receiver<WorkRequest>, replies: Sender<Reply>, wake: impl Fn()) {
     let mut engines: Vec<(EngineKind, Selected)> = Vec::new();
     while let Ok(mut req) = requests.recv() {
         // Only the newest inspection matters: skip the ones a knob already replaced.
         while let Ok(next) = requests.try_recv() {
-            let same_slot = matches!((&req, &next), (Request::Inspect { slot: a, .. }, Request::Inspect { slot: b, .. }) if a == b);
+            let same_slot = matches!((&req, &next), (WorkRequest::Inspect { slot: a, .. }, WorkRequest::Inspect { slot: b, .. }) if a == b);
             if same_slot {
                 req = next;
             } else {
@@ -112,10 +112,10 @@ fn serve(requests: Receiver<Request>, replies: Sender<Reply>, wake: impl Fn()) {
     }
 }
 
-fn handle(req: Request, engines: &mut Vec<(EngineKind, Selected)>, replies: &Sender<Reply>) {
+fn handle(req: WorkRequest, engines: &mut Vec<(EngineKind, Selected)>, replies: &Sender<Reply>) {
     OTHER_WORK.fetch_add(1, Ordering::Relaxed);
     let reply = match req {
-        Request::Load { gen, path, options } => match run_spec::load(&LOCAL, &path, &options) {
+        WorkRequest::Load { gen, path, options } => match run_spec::load(&LOCAL, &path, &options) {
             Ok(t) => Reply::Loaded {
                 gen,
                 path,
@@ -126,7 +126,7 @@ fn handle(req: Request, engines: &mut Vec<(EngineKind, Selected)>, replies: &Sen
                 error: e.into(),
             },
         },
-        Request::Inspect {
+        WorkRequest::Inspect {
             gen,
             slot,
             settings,

@@ -15,7 +15,7 @@ pub use claims::defined_claims;
 pub use grid::{Grid, Levels, Point};
 pub use rank::{ranked, Metric, RankBy};
 
-use point::Job;
+use point::Scoring;
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -245,7 +245,7 @@ pub fn run(
     }
     keep_freed_memory();
     let scorer = scorer(tables, req)?;
-    let job = Job::new(tables, req, &scorer)?;
+    let job = Scoring::new(tables, req, &scorer)?;
     let (points, skipped) = req.grid.points(job.seq_len)?;
     // The first configuration computes Time-LLM's statistics of every unit (they do not
     // depend on the wavelet); the others borrow them and run side by side, a pair per
@@ -281,7 +281,7 @@ pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<
         return Err(Error::internal("sweep: no data or no template"));
     }
     let scorer = &kept.scorer;
-    let job = Job::new(tables, req, scorer)?;
+    let job = Scoring::new(tables, req, scorer)?;
     let point = Point {
         transform: req.base.transform,
         aliases: Vec::new(),

@@ -1,6 +1,6 @@
 //! One grid point of a sweep: every scored unit's features under its transform, counted
 //! into the claims' tallies, evaluated against the null and the bootstrap, and each
-//! template's prompts rendered for their diversity ([`Job::point`]).
+//! template's prompts rendered for their diversity ([`Scoring::point`]).
 
 use super::place;
 use super::{claims, defined_claims, slide, Metric, Point, Request, SweepRow};
@@ -25,7 +25,7 @@ type Rendered = (String, Vec<(Part, usize)>);
 const RENDER_PIECE: usize = 2048;
 
 /// What every configuration of one sweep shares.
-pub(super) struct Job<'a> {
+pub(super) struct Scoring<'a> {
     tables: &'a [(&'a str, &'a Table)],
     req: &'a Request,
     scorer: &'a Scorer,
@@ -37,7 +37,7 @@ pub(super) struct Job<'a> {
     facts: Vec<Vec<[f64; 2]>>,
 }
 
-impl<'a> Job<'a> {
+impl<'a> Scoring<'a> {
     pub(super) fn new(
         tables: &'a [(&'a str, &'a Table)],
         req: &'a Request,
@@ -52,7 +52,7 @@ impl<'a> Job<'a> {
             let base = RunSpec::new(req.data_config(), Purpose::Features, &crate::backend::LOCAL)?;
             claims::facts_of(tables, scorer, &base)?
         };
-        Ok(Job {
+        Ok(Scoring {
             tables,
             req,
             scorer,

@@ -26,7 +26,7 @@ struct PreparedLevel {
     terms: Vec<(Tensor, Option<Tensor>)>,
 }
 
-struct Prepared {
+struct OnDevice {
     levels: Vec<PreparedLevel>,
     /// `[2, 1, F]`: reversed dec_lo and dec_hi.
     weight: Tensor,
@@ -37,7 +37,7 @@ struct PlanKey(String, wavebench_core::wavelet::Mode, usize, usize, DType);
 
 pub struct Torch {
     device: Device,
-    prepared: HashMap<PlanKey, Prepared>,
+    prepared: HashMap<PlanKey, OnDevice>,
     /// Summaries queued by `queue_windows`, waiting on the device for `collect`.
     queued: Vec<Packed>,
 }
@@ -75,7 +75,7 @@ impl Torch {
         }
     }
 
-    fn prepare(&mut self, plan: &Plan, dtype: DType) -> Result<&Prepared, TchError> {
+    fn prepare(&mut self, plan: &Plan, dtype: DType) -> Result<&OnDevice, TchError> {
         let key = PlanKey(
             plan.wavelet.name.clone(),
             plan.mode,
@@ -99,7 +99,7 @@ impl Torch {
                     .iter()
                     .map(|lp| level_terms(lp, device, kind))
                     .collect::<Result<_, _>>()?;
-                Ok(e.insert(Prepared { levels, weight }))
+                Ok(e.insert(OnDevice { levels, weight }))
             }
         }
     }
