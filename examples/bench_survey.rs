@@ -42,7 +42,7 @@ fn main() -> wavebench::error::Result<()> {
     // The first survey computes the units' statistics too; the app keeps them (and the
     // scored units) while only the wavelet, level, mode or template change. A knob change
     // is timed as one: the wavelet alternates between db4 and sym4.
-    let mut kept = wavebench::sweep::Kept::new(scorer);
+    let mut kept = wavebench::sweep::ScoredUnits::new(scorer);
     let with_wavelet = |w: &str| -> wavebench::error::Result<Request> {
         let mut base = req.base.clone();
         base.transform.wavelet =

@@ -751,7 +751,7 @@ fn bad_requests_get_one_clear_line() {
 #[test]
 fn a_survey_with_kept_statistics_equals_a_fresh_one() {
     use std::sync::Arc;
-    use wavebench::sweep::{survey::Survey, Kept, Request};
+    use wavebench::sweep::{survey::Survey, Request, ScoredUnits};
     use wavebench_core::config::Config;
     use wavebench_core::prompt::Prompter;
     use wavebench_core::run_spec::{Purpose, RunSpec};
@@ -784,7 +784,7 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
     let name = "ETTh1";
     let tables = [(name, &table)];
     let scorer = || wavebench::sweep::scorer(&tables, &request("db4", 3)).unwrap();
-    let mut kept = Kept::new(scorer());
+    let mut kept = ScoredUnits::new(scorer());
     Survey::of(name, &table, &request("db4", 3), &mut kept, 0).unwrap();
     for (wavelet, level, channel) in [
         ("sym4", 3, 0),
@@ -794,7 +794,7 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
     ] {
         let r = request(wavelet, level);
         let borrowed = Survey::of(name, &table, &r, &mut kept, channel).unwrap();
-        let fresh = Survey::of(name, &table, &r, &mut Kept::new(scorer()), channel).unwrap();
+        let fresh = Survey::of(name, &table, &r, &mut ScoredUnits::new(scorer()), channel).unwrap();
         assert_eq!(
             borrowed, fresh,
             "{wavelet} level {level}, channel {channel}"

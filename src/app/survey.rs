@@ -15,7 +15,7 @@ type ScorerKey = (usize, UnitsKey, wavebench_core::score::Split);
 
 /// Survey the newest request, skipping those a newer knob change replaced.
 pub(super) fn serve(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, wake: impl Fn()) {
-    let mut kept: Option<(ScorerKey, crate::sweep::Kept)> = None;
+    let mut kept: Option<(ScorerKey, crate::sweep::ScoredUnits)> = None;
     while let Ok(mut req) = requests.recv() {
         while let Ok(next) = requests.try_recv() {
             req = next;
@@ -32,7 +32,7 @@ pub(super) fn serve(requests: Receiver<SurveyRequest>, replies: Sender<Reply>, w
 
 fn survey(
     req: &SurveyRequest,
-    kept: &mut Option<(ScorerKey, crate::sweep::Kept)>,
+    kept: &mut Option<(ScorerKey, crate::sweep::ScoredUnits)>,
 ) -> crate::error::Result<crate::sweep::survey::Survey> {
     let s = &req.settings;
     let prompter = Prompter::new(&s.template_text).map_err(super::error::in_template)?;
@@ -58,7 +58,7 @@ fn survey(
     // template change (the statistics do not depend on them).
     let mut scored = match kept.take() {
         Some((k, scored)) if k == key => scored,
-        _ => crate::sweep::Kept::new(crate::sweep::scorer(&tables, &sweep_req)?),
+        _ => crate::sweep::ScoredUnits::new(crate::sweep::scorer(&tables, &sweep_req)?),
     };
     let result =
         crate::sweep::survey::Survey::of(&name, &req.table, &sweep_req, &mut scored, s.channel);

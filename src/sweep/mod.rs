@@ -276,7 +276,7 @@ pub fn run(
 /// One configuration (`req.base`'s wavelet, level, mode; every template of `req`): a
 /// sweep of one, on units `scorer` (made by [`scorer`] for the same tables, windows,
 /// horizon and split: a caller that scores many configurations in turn keeps it).
-pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut Kept) -> Result<Sweep> {
+pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut ScoredUnits) -> Result<Sweep> {
     if tables.is_empty() || req.templates.is_empty() {
         return Err(Error::internal("sweep: no data or no template"));
     }
@@ -493,16 +493,16 @@ fn slide(req: &Request, defined: &[Arc<DefinedClaim>]) -> Result<Reads, NoSlide>
 /// pane) keeps between them: the scored units and, once computed, their Time-LLM
 /// statistics. Neither depends on the wavelet, level, mode or template; the caller keys
 /// it by everything else.
-pub struct Kept {
+pub struct ScoredUnits {
     pub scorer: Scorer,
     stats: Option<Vec<SeriesStats>>,
     /// The survey timeline's channel, and its statistics over every window.
     pub(crate) timeline: Option<(usize, Vec<SeriesStats>)>,
 }
 
-impl Kept {
+impl ScoredUnits {
     pub fn new(scorer: Scorer) -> Self {
-        Kept {
+        ScoredUnits {
             scorer,
             stats: None,
             timeline: None,

@@ -2,7 +2,7 @@
 //! sweep of one, over the scored units of every channel) and, for one channel, every
 //! window's features and claims in time order (a run of that channel alone).
 
-use super::{Kept, Metric, Request, Sweep};
+use super::{Metric, Request, ScoredUnits, Sweep};
 use crate::error::{Error, Result};
 use wavebench_core::data::{Channel, Table};
 use wavebench_core::engine::Selected;
@@ -11,35 +11,6 @@ use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::Claim;
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
-
-/// What the timeline plots over every window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Timeline {
-    Feature(Metric),
-    Claim(Claim),
-}
-
-impl Default for Timeline {
-    fn default() -> Self {
-        Timeline::Feature(Metric::SnrDb)
-    }
-}
-
-impl Timeline {
-    pub fn all() -> impl Iterator<Item = Timeline> {
-        Metric::ALL
-            .into_iter()
-            .map(Timeline::Feature)
-            .chain(Claim::ALL.into_iter().map(Timeline::Claim))
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Timeline::Feature(m) => m.name(),
-            Timeline::Claim(c) => c.name(),
-        }
-    }
-}
 
 /// One claim's category per window, and the categories' names (ids index them).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -74,7 +45,7 @@ impl Survey {
         name: &str,
         table: &Table,
         req: &Request,
-        kept: &mut Kept,
+        kept: &mut ScoredUnits,
         channel: usize,
     ) -> Result<Survey> {
         // The score and the timeline side by side: each has serial stretches (the tally,

@@ -7,10 +7,41 @@
 use super::data::decimate;
 use super::time_axis::TimeFormat;
 use crate::app::state::Settings;
-use crate::sweep::survey::{Survey, Timeline};
+use crate::sweep::survey::Survey;
+use crate::sweep::Metric;
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 use wavebench_core::data::Table;
+use wavebench_core::score::Claim;
 use wavebench_core::score::{Evaluation, Part, Target};
+
+/// What the timeline plots over every window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Timeline {
+    Feature(Metric),
+    Claim(Claim),
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline::Feature(Metric::SnrDb)
+    }
+}
+
+impl Timeline {
+    pub fn all() -> impl Iterator<Item = Timeline> {
+        Metric::ALL
+            .into_iter()
+            .map(Timeline::Feature)
+            .chain(Claim::ALL.into_iter().map(Timeline::Claim))
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Timeline::Feature(m) => m.name(),
+            Timeline::Claim(c) => c.name(),
+        }
+    }
+}
 
 pub struct DataSetView {
     /// The newest survey, or why it failed.
