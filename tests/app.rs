@@ -1290,3 +1290,51 @@ fn nothing_overlaps_at_1400_by_900() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// Errors in the app's words: a horizon longer than the val part fails the sweep and the
+/// Data set pane's survey with the controls' names and the sizes (no command-line flag),
+/// and the pane wraps the message inside itself.
+#[test]
+fn errors_name_the_controls_and_the_sizes() {
+    let mut h = harness_sized(
+        with(
+            |c| {
+                c.seq_len = Some(64);
+                c.pred_len = 500;
+            },
+            settings(),
+        ),
+        2600.0,
+    );
+    settle(&mut h);
+    h.get_by_label("Sweep").click();
+    h.run();
+    assert!(run_job_from(&mut h, "Run sweep"));
+    let status = h.state().status().to_string();
+    assert!(
+        status.contains("prediction length 500: the val part holds 400 rows")
+            && status.contains("give prediction length 400 or less, or change split"),
+        "{status}"
+    );
+    assert!(!status.contains("--"), "{status}");
+    h.get_by_label("Data set").click();
+    h.step();
+    step_until(&mut h, |app| {
+        !app.dataset_view.computing && matches!(app.dataset_view.survey, Some(Err(_)))
+    });
+    // The pane's copy (the status line has the other) ends before the next pane begins.
+    // The pane starts where its tab row does (the Bands tab, first).
+    let pane_left = h.get_by_label("Bands").rect().left();
+    let next_pane = h.get_by_label("Energy, trends, stds").rect().left();
+    let in_pane: Vec<egui::Rect> = h
+        .get_all_by_label_contains("prediction length 500")
+        .map(|n| n.rect())
+        .filter(|r| r.left() >= pane_left - 16.0 && r.top() > 100.0)
+        .collect();
+    assert_eq!(in_pane.len(), 1, "{in_pane:?}");
+    assert!(
+        in_pane[0].right() <= next_pane,
+        "the message runs past its pane: {:?} (the next pane starts at {next_pane})",
+        in_pane[0]
+    );
+}
