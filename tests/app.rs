@@ -337,6 +337,12 @@ fn exports_write_what_the_pipeline_computes_and_cancel_leaves_nothing() {
         .collect();
     // (4000 - 128) / 64 + 1 = 61 windows x 4 channels.
     assert_eq!(lines.len(), 61 * 4, "{}", h.state().status());
+    // A described data set: no warning about the description.
+    assert!(
+        !h.state().status().contains("warning"),
+        "{}",
+        h.state().status()
+    );
     let mut s = h.state().settings.clone();
     s.window = lines[5]["window"].as_u64().unwrap() as usize;
     s.channel = 1;
@@ -1336,5 +1342,30 @@ fn errors_name_the_controls_and_the_sizes() {
         in_pane[0].right() <= next_pane,
         "the message runs past its pane: {:?} (the next pane starts at {next_pane})",
         in_pane[0]
+    );
+}
+
+/// An export whose prompts print an empty description says so once, in the status line.
+#[test]
+fn an_empty_description_is_warned_about_on_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(with(
+        |c| {
+            c.seq_len = Some(128);
+            c.stride = 512;
+            c.description = String::new();
+        },
+        settings(),
+    ));
+    settle(&mut h);
+    let prompts = dir.path().join("p.jsonl");
+    h.state_mut().export_prompts(prompts.clone());
+    finish_job(&mut h);
+    let status = h.state().status().to_string();
+    assert!(status.contains("rows written to"), "{status}");
+    assert_eq!(
+        status.matches("the dataset description is empty").count(),
+        1,
+        "{status}"
     );
 }

@@ -124,9 +124,14 @@ pub(super) fn run_job(kind: JobKind, job: &RunningJob, wake: &dyn Fn()) -> Resul
                 )
                 .map_err(in_template)?;
             crate::export::write_prompts(&path, &units, &prompts)?;
+            let undescribed = settings.run.description.is_empty()
+                && prompter.variables().iter().any(|v| v == "description");
             Ok(JobOutput::Exported {
                 path,
                 units: units.len(),
+                warning: undescribed.then(|| {
+                    "the dataset description is empty, so every prompt says \"Dataset description: \" and nothing after it (type one under Prompt)".to_string()
+                }),
             })
         }
         JobKind::ExportFeatures {
@@ -140,6 +145,7 @@ pub(super) fn run_job(kind: JobKind, job: &RunningJob, wake: &dyn Fn()) -> Resul
             Ok(JobOutput::Exported {
                 path,
                 units: units.len(),
+                warning: None,
             })
         }
         JobKind::Variants {

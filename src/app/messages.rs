@@ -70,6 +70,8 @@ pub enum JobOutput {
     Exported {
         path: PathBuf,
         units: usize,
+        /// What the user must know about what was written (an empty description).
+        warning: Option<String>,
     },
     Written {
         path: PathBuf,

@@ -105,8 +105,17 @@ impl Workbench {
                                 None => format!("{what}: done"),
                             }
                         }
-                        Ok(JobOutput::Exported { path, units }) => {
-                            format!("{what}: {units} rows written to {}", path.display())
+                        Ok(JobOutput::Exported {
+                            path,
+                            units,
+                            warning,
+                        }) => {
+                            let done =
+                                format!("{what}: {units} rows written to {}", path.display());
+                            match warning {
+                                Some(w) => format!("{done}; warning: {w}"),
+                                None => done,
+                            }
                         }
                         Ok(JobOutput::Written { path }) => {
                             format!("{what}: written to {}", path.display())
