@@ -169,7 +169,13 @@ fn timing() {
     ));
     timing.open_proposals = Some(true);
     snapshot("timing", [640.0, 560.0], |ui| {
-        timing.ui(ui, &r, "db4 level 3 reflect, windows of 256 samples", false);
+        timing.ui(
+            ui,
+            &r,
+            "db4 level 3 reflect, windows of 256 samples",
+            false,
+            &mut Vec::new(),
+        );
     });
 }
 

@@ -1,7 +1,6 @@
 //! The dashboard's panes (egui_tiles): each drawn by its view from the app's state; an
 //! action a pane offers is queued as a [`Command`].
 
-use super::commands::Command;
 use super::layout::Pane;
 use super::views;
 use super::Workbench;
@@ -80,9 +79,8 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
             (Pane::Prompt, Some(r)) => views::prompt::ui(ui, Some(&r.prompt), &mut app.settings),
             (Pane::Timing, Some(r)) => {
                 let (current, running) = (app.settings.whole_run_label(), app.job.is_some());
-                if app.timing_view.ui(ui, r, &current, running) {
-                    app.commands.push(Command::StartProposals);
-                }
+                app.timing_view
+                    .ui(ui, r, &current, running, &mut app.commands);
             }
             (Pane::Compare, Some(r)) => match &app.compare {
                 Some(c) => match &c.result {

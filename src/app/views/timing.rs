@@ -3,6 +3,7 @@
 //! the whole data set beside the baseline; and the last runs' stages as a stacked area,
 //! all in the same stage colours.
 
+use crate::app::commands::Command;
 use crate::variants::{Measured, Variant};
 use egui_plot::{Line, Plot, PlotPoints};
 use std::collections::VecDeque;
@@ -72,16 +73,26 @@ impl TimingView {
             .collect()
     }
 
-    /// Draw; returns true when the proposals should be measured (again): a switch was
-    /// flipped, or "Measure" clicked. `current` names the settings a measurement would
-    /// run with; `running` says one is under way.
-    pub fn ui(&mut self, ui: &mut egui::Ui, r: &Inspection, current: &str, running: bool) -> bool {
+    /// Draw; a flipped switch or "Measure" asks for the proposals to be measured (again),
+    /// through `commands`. `current` names the settings a measurement would run with;
+    /// `running` says one is under way.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        r: &Inspection,
+        current: &str,
+        running: bool,
+        commands: &mut Vec<Command>,
+    ) {
         // Scrolls when the proposals' table is open in a small pane.
-        egui::ScrollArea::vertical()
+        let measure = egui::ScrollArea::vertical()
             .id_salt("timing")
             .auto_shrink(false)
             .show(ui, |ui| self.contents(ui, r, current, running))
-            .inner
+            .inner;
+        if measure {
+            commands.push(Command::StartProposals);
+        }
     }
 
     fn contents(
