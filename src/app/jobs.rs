@@ -40,7 +40,7 @@ impl Workbench {
 
     /// Score every wavelet × level over the data set in the background.
     pub fn start_sweep(&mut self) {
-        let split = self.sweep_view.split;
+        let split = self.settings.split;
         self.start("sweep", |table, settings| JobKind::Sweep {
             table,
             settings,

@@ -95,10 +95,7 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                             .sweep_view
                             .sweep
                             .as_ref()
-                            .filter(|sw| {
-                                views::sweep::stale(sw, &app.settings, app.sweep_view.split)
-                                    .is_none()
-                            })
+                            .filter(|sw| views::sweep::stale(sw, &app.settings).is_none())
                             .and_then(|sw| {
                                 let ra = sw.row(a.transform, &template)?;
                                 let rb =

@@ -183,7 +183,7 @@ impl Workbench {
             ..self.settings.clone()
         };
         // Another configuration starts thin again; the same one refines.
-        let base = (key.clone(), self.sweep_view.split);
+        let base = (key.clone(), self.settings.split);
         if self.survey_base.as_ref() != Some(&base) {
             self.survey_base = Some(base);
             self.survey_step = 0;
@@ -193,7 +193,7 @@ impl Workbench {
         let stride = key.run.stride;
         key.run.stride =
             super::survey::thinned_stride(rows, seq_len, channels, stride, self.survey_step);
-        let (settings, split) = (key, self.sweep_view.split);
+        let (settings, split) = (key, self.settings.split);
         let Some(gen) = self.survey.ask((settings.clone(), split)) else {
             return;
         };

@@ -29,6 +29,25 @@ pub struct Settings {
     pub dark_theme: bool,
     /// Other files' settings, most recently left first (at most [`REMEMBERED_FILES`]).
     pub remembered: Vec<(PathBuf, DataSettings)>,
+    /// The chronological split the sweep and the Data set pane score on (kept as its text:
+    /// "0.7,0.1,0.2", "ett-hour").
+    #[serde(with = "split_text")]
+    pub split: wavebench_core::score::Split,
+}
+
+/// A split as the text it is typed and read as.
+mod split_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use wavebench_core::score::Split;
+
+    pub fn serialize<S: Serializer>(split: &Split, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(split)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Split, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// Files whose settings are remembered.
@@ -79,6 +98,7 @@ impl Default for Settings {
             raw_coefficients: false,
             dark_theme: true,
             remembered: Vec::new(),
+            split: Default::default(),
         }
     }
 }
@@ -221,8 +241,14 @@ mod tests {
                 ..DataSettings::default()
             },
         ));
+        s.split = "ett-hour".parse().unwrap();
         let text = ron::to_string(&s).expect("settings serialise");
+        assert!(text.contains("split:\"ett-hour\""), "{text}");
         let back: Settings = ron::from_str(&text).expect("settings deserialise");
         assert_eq!(back, s, "{text}");
+        // Settings saved before the split was one of them read with the default.
+        let older = text.replace(",split:\"ett-hour\"", "");
+        let back: Settings = ron::from_str(&older).expect("older settings deserialise");
+        assert_eq!(back.split, Default::default());
     }
 }

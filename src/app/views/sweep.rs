@@ -18,9 +18,9 @@ pub struct SweepView {
     pub heat: HeatOf,
     /// Show configurations whose approximation band has fewer than 2 coefficients.
     pub show_degenerate: bool,
-    /// The split the next sweep scores on, and its text as typed.
-    pub split: Split,
-    pub split_text: String,
+    /// The split's text as typed (the split itself is in the settings); None until the
+    /// settings first show it.
+    pub split_text: Option<String>,
     /// The claims you define, one `NAME[:OUTCOME]=TEMPLATE` per line, as typed.
     pub claims: super::claims::ClaimEditor,
 }
@@ -32,8 +32,7 @@ impl Default for SweepView {
             by: RankBy::Score,
             heat: HeatOf::default(),
             show_degenerate: false,
-            split: Split::default(),
-            split_text: Split::default().to_string(),
+            split_text: None,
             claims: Default::default(),
         }
     }
@@ -51,9 +50,10 @@ impl SweepView {
         step_ms: Option<f64>,
     ) {
         let mut start = false;
-        let split_error = match self.split_text.parse::<Split>() {
+        let split_text = self.split_text.get_or_insert_with(|| s.split.to_string());
+        let split_error = match split_text.parse::<Split>() {
             Ok(split) => {
-                self.split = split;
+                s.split = split;
                 None
             }
             Err(e) => Some(e),
@@ -63,7 +63,7 @@ impl SweepView {
                 .add_enabled(!running && split_error.is_none(), egui::Button::new("Run sweep"))
                 .clicked();
             ui.label("split");
-            ui.add(egui::TextEdit::singleline(&mut self.split_text).desired_width(90.0))
+            ui.add(egui::TextEdit::singleline(split_text).desired_width(90.0))
                 .on_hover_text("Train, val and test shares of the rows in time order (0.7,0.1,0.2), or ett-hour / ett-minute: the val units rank, the test units check");
             egui::ComboBox::from_label("rank by")
                 .selected_text(self.by.name())
@@ -90,7 +90,7 @@ impl SweepView {
             ui.label("Every wavelet and level over the data set, scored by the bits of information its prompts' claims carry about what the next pred_len rows do (val units rank; test units show whether the choice holds).");
             return;
         };
-        let stale = stale(sw, s, self.split);
+        let stale = stale(sw, s);
         if let Some(why) = &stale {
             ui.colored_label(
                 ui.visuals().warn_fg_color,
@@ -335,7 +335,8 @@ fn defined_lines(row: &SweepRow) -> Vec<String> {
 
 /// Why `sw` no longer answers for the knobs `s` and the split typed: the first data option
 /// it was computed for that differs, worded as "computed for …".
-pub fn stale(sw: &Sweep, s: &Settings, split: Split) -> Option<String> {
+pub fn stale(sw: &Sweep, s: &Settings) -> Option<String> {
+    let split = s.split;
     let (then, now) = (&sw.base, &s.run);
     let differs = [
         (
