@@ -74,6 +74,33 @@ fn group_features(
     features.map_err(|e| rows_error(x, e))
 }
 
+/// Every unit's features of `x` with its statistics, described as the CLI describes them
+/// (`lags`' rule, the seed's wording when `seed_compatible`), and the batch they were read
+/// from: what `features` and `prompts` share.
+fn described_features<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    transform: transform::Transform,
+    aggregate: Aggregate,
+    normalize: &str,
+    seed_compatible: bool,
+    lags: &str,
+) -> PyResult<(Batch<'py>, Vec<Features>)> {
+    let batch = read(x)?;
+    let plan = plan_for(&transform, batch.t)?;
+    let describe = Describe::new(&plan, seed_compatible).with_lags(parse("lags", lags)?);
+    let feats = group_features(
+        py,
+        &batch,
+        &plan,
+        aggregate,
+        parse("normalize", normalize)?,
+        true,
+        describe,
+    )?;
+    Ok((batch, feats))
+}
+
 fn parse<T: std::str::FromStr<Err = UnknownName>>(what: &str, v: &str) -> PyResult<T> {
     v.parse()
         .map_err(|e: UnknownName| value_error(format!("{what}: {e}")))
@@ -96,19 +123,16 @@ fn features<'py>(
     seed_compatible: bool,
     lags: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let s = settings(wavelet, level, mode)?;
-    let batch = read(x)?;
+    let transform = settings(wavelet, level, mode)?;
     let aggregate: Aggregate = parse("aggregate", aggregate)?;
-    let plan = plan_for(&s, batch.t)?;
-    let describe = Describe::new(&plan, seed_compatible).with_lags(parse("lags", lags)?);
-    let feats = group_features(
+    let (batch, feats) = described_features(
         py,
-        &batch,
-        &plan,
+        x,
+        transform,
         aggregate,
-        parse("normalize", normalize)?,
-        true,
-        describe,
+        normalize,
+        seed_compatible,
+        lags,
     )?;
     let d = PyDict::new(py);
     let f: Vec<&Features> = feats.iter().collect();
@@ -327,18 +351,15 @@ fn prompts(
             names.join(", ")
         ))
     })?;
-    let s = settings(wavelet, level, mode)?;
-    let batch = read(x)?;
-    let plan = plan_for(&s, batch.t)?;
-    let describe = Describe::new(&plan, seed_compatible).with_lags(parse("lags", lags)?);
-    let feats = group_features(
+    let transform = settings(wavelet, level, mode)?;
+    let (batch, feats) = described_features(
         py,
-        &batch,
-        &plan,
+        x,
+        transform,
         Aggregate::Series,
-        parse("normalize", normalize)?,
-        true,
-        describe,
+        normalize,
+        seed_compatible,
+        lags,
     )?;
     let texts = py.detach(|| {
         feats
