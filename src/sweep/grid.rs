@@ -194,12 +194,7 @@ impl Grid {
 
 /// The first few of `names`, then how many more.
 fn listed<S: AsRef<str>>(names: &[S]) -> String {
-    const SHOWN: usize = 8;
-    let first: Vec<&str> = names.iter().take(SHOWN).map(AsRef::as_ref).collect();
-    match names.len().saturating_sub(SHOWN) {
-        0 => first.join(", "),
-        more => format!("{} and {more} more", first.join(", ")),
-    }
+    super::first_few(names, 8, "")
 }
 
 /// Filters closer than this in every tap are one bank: pywt's db2 and sym2 differ by

@@ -184,6 +184,15 @@ fn left_out_channels(tables: &[(&str, &Table)], scorer: &Scorer) -> Vec<(String,
     by
 }
 
+/// The first `shown` of `items`, then how many more: "a, b, c and 4 more{noun}".
+pub(crate) fn first_few<S: AsRef<str>>(items: &[S], shown: usize, noun: &str) -> String {
+    let first: Vec<&str> = items.iter().take(shown).map(AsRef::as_ref).collect();
+    match items.len().saturating_sub(shown) {
+        0 => first.join(", "),
+        more => format!("{} and {more} more{noun}", first.join(", ")),
+    }
+}
+
 /// Where a message about `table` says it is: its name in the data set, or its path when it
 /// is the only file (its name is then empty).
 fn place(name: &str, table: &Table) -> String {

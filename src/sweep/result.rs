@@ -202,14 +202,9 @@ impl Sweep {
             let named: Vec<String> = self
                 .left_out_channels
                 .iter()
-                .take(SHOWN)
                 .map(|(c, n)| format!("{c} {n}"))
                 .collect();
-            t += &format!(": {}", named.join(", "));
-            let more = self.left_out_channels.len().saturating_sub(SHOWN);
-            if more > 0 {
-                t += &format!(" and {more} more channels");
-            }
+            t += &format!(": {}", super::first_few(&named, SHOWN, " channels"));
         }
         t.push(')');
         t

@@ -123,20 +123,18 @@ pub(super) fn heat_map(
     );
     // What a level reaches, in the data's time units: its deepest detail band and the
     // approximation it leaves.
-    let periods = wavebench_core::engine::plan::band_periods(levels, step_ms);
-    header.on_hover_text(
-        (1..=levels)
-            .map(|l| {
-                let approx = wavebench_core::engine::plan::band_periods(l, step_ms);
-                format!(
-                    "L{l}: cD{l} holds periods of {}, cA{l} those {}",
-                    periods[levels + 1 - l],
-                    approx[0]
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    );
+    // Written only while hovered, not every frame.
+    header.on_hover_ui(|ui| {
+        let periods = wavebench_core::engine::plan::band_periods(levels, step_ms);
+        for l in 1..=levels {
+            let approx = wavebench_core::engine::plan::band_periods(l, step_ms);
+            ui.label(format!(
+                "L{l}: cD{l} holds periods of {}, cA{l} those {}",
+                periods[levels + 1 - l],
+                approx[0]
+            ));
+        }
+    });
     for l in 1..=levels {
         ui.painter().text(
             top.min + egui::vec2(label_w + cell.x * (l as f32 - 0.5), 0.0),
