@@ -570,6 +570,12 @@ fn csv_and_markdown_carry_the_same_ranking() {
     let md_path = dir.path().join("s.md");
     sweep_raw(&data, &md_path, &args);
     let md = std::fs::read_to_string(&md_path).unwrap();
+    // It says how to act on a row: the file that makes its prompts.
+    assert!(
+        md.contains("--write-config row.toml --pick N")
+            && md.contains("--config row.toml -o prompts.jsonl"),
+        "{md}"
+    );
     let first = configs[0].clone();
     let f = |part: &str, k: &str| first[part][k].as_f64().unwrap();
     let ci = |part: &str| {

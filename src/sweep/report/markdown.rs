@@ -132,6 +132,11 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
             r.mean(Metric::SnrDb),
         );
     }
+    // How to act on a row: its configuration as a file the other commands read.
+    let _ = writeln!(
+        o,
+        "\nTo use a row: run this sweep again with `--write-config row.toml --pick N` (N its rank; 1 by default), then `wavebench prompts {data} --config row.toml -o prompts.jsonl` writes its prompts (docs/cli.md)."
+    );
     if let Some(best) = standings.rows.first().map(|s| s.row) {
         let _ = writeln!(
             o,
