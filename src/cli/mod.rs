@@ -100,9 +100,13 @@ pub enum Command {
         prompt: run::PromptOpts,
     },
     /// Which wavelet, level and template make informative prompts: every configuration scored by the information its prompts' claims carry about the horizon (docs/score.md), ranked by the val score.
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Sweep {
+        #[command(subcommand)]
+        then: Option<sweep::SweepCommand>,
         /// A data file, a folder of them, or a glob such as 'data/*.parquet'
-        input: PathBuf,
+        #[arg(required = true)]
+        input: Option<PathBuf>,
         /// SWEEP.json, SWEEP.csv or SWEEP.md (Markdown on stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -229,10 +233,18 @@ impl Command {
                 ..
             } => (input, output.as_path(), common, Some(prompt)),
             Command::Sweep {
-                input,
+                then: Some(sweep::SweepCommand::Merge { parts, output, .. }),
+                ..
+            } => {
+                let output = output.as_deref()?;
+                return Some((output, parts.iter().map(PathBuf::as_path).collect()));
+            }
+            Command::Sweep {
+                input: Some(input),
                 output: Some(output),
                 data,
                 sweep,
+                ..
             } => {
                 let mut inputs = vec![input.as_path()];
                 inputs.extend(data.config.as_deref());
@@ -339,11 +351,24 @@ pub fn run(command: Command) -> Result<()> {
             &prompt,
         ),
         Command::Sweep {
-            input: path,
+            then:
+                Some(sweep::SweepCommand::Merge {
+                    parts,
+                    output,
+                    report,
+                }),
+            ..
+        } => sweep::merge(&parts, output.as_deref(), &report),
+        Command::Sweep {
+            input: Some(path),
             output,
             data,
             sweep: opts,
+            ..
         } => sweep::run(&path, output.as_deref(), &data, &opts),
+        Command::Sweep { input: None, .. } => {
+            Err(Error::internal("sweep: clap requires the input"))
+        }
         Command::Gui { .. } => Err(Error::internal("the app is opened by the binary's main")),
     }
 }

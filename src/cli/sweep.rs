@@ -6,10 +6,11 @@ use super::DataOpts;
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::export;
+use crate::sweep::partial::{self, Partial};
 use crate::sweep::{self, report, Grid, Levels, RankBy, Request};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::run_spec::{Purpose, RunSpec, Shard};
 use wavebench_core::score::{Protocol, Split};
 use wavebench_core::wavelet::Mode;
 
@@ -42,12 +43,6 @@ pub struct SweepOpts {
     /// Chronological split: TRAIN,VAL,TEST shares, ett-hour (8640/2880/2880 rows) or ett-minute
     #[arg(long, default_value = "0.7,0.1,0.2")]
     pub split: Split,
-    /// Rank by the val score, a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio), or one claim's bits about one outcome (lags:direction)
-    #[arg(long, default_value = "score")]
-    pub by: RankBy,
-    /// Rank levels whose approximation band has fewer than 2 coefficients too
-    #[arg(long)]
-    pub keep_degenerate: bool,
     /// Circular shifts of each channel's outcomes against its claims: the null every
     /// figure is read against (docs/score.md#the-null)
     #[arg(long, default_value_t = Protocol::default().null_draws)]
@@ -62,6 +57,25 @@ pub struct SweepOpts {
     /// level={{ "above" if last > mean else "below" }} its window mean
     #[arg(long = "claim", value_name = "NAME[:OUTCOME]=TEMPLATE")]
     pub claims: Vec<String>,
+    /// Compute only part I of N of the grid's configurations (1-based, balanced by their
+    /// cost) and write them to -o FILE as a part that `sweep merge` combines with the
+    /// others into the whole sweep
+    #[arg(long, value_name = "I/N", requires = "output")]
+    pub shard: Option<Shard>,
+    #[command(flatten)]
+    pub report: ReportOpts,
+}
+
+/// How a sweep is ranked and what is written besides the report: the sweep's options and
+/// `sweep merge`'s.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReportOpts {
+    /// Rank by the val score, a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio), or one claim's bits about one outcome (lags:direction)
+    #[arg(long, default_value = "score")]
+    pub by: RankBy,
+    /// Rank levels whose approximation band has fewer than 2 coefficients too
+    #[arg(long)]
+    pub keep_degenerate: bool,
     /// Write the chosen row's run configuration as a TOML file that --config reads
     /// (`prompts --config FILE` makes its prompts): the val #1, or the row of --pick
     #[arg(long, value_name = "FILE.toml")]
@@ -71,9 +85,35 @@ pub struct SweepOpts {
     pub pick: usize,
 }
 
+/// What `sweep` does besides sweeping.
+#[derive(clap::Subcommand, Debug, Clone)]
+pub enum SweepCommand {
+    /// Combine the parts that `sweep --shard I/N -o FILE` wrote (every shard of one sweep,
+    /// each once) into the report one process would have written, byte for byte.
+    Merge {
+        /// The part files, in any order, e.g. parts/*.json
+        #[arg(required = true)]
+        parts: Vec<PathBuf>,
+        /// SWEEP.json, SWEEP.csv or SWEEP.md (Markdown on stdout when absent).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportOpts,
+    },
+}
+
 pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts) -> Result<()> {
-    let format = super::run::report_format(output, "file")?;
-    if let Some(file) = &opts.write_config {
+    // A shard writes a part file whatever its name; the report's format is merge's.
+    let format = match opts.shard {
+        Some(_) => "part",
+        None => super::run::report_format(output, "file")?,
+    };
+    if opts.shard.is_some() && opts.report.write_config.is_some() {
+        return Err(Error::input(
+            "--write-config: a shard ranks nothing; give it to `sweep merge`",
+        ));
+    }
+    if let Some(file) = &opts.report.write_config {
         let mut inputs = vec![path];
         inputs.extend(data.config.as_deref());
         export::refuse_input_as_output(file, &inputs)?;
@@ -162,36 +202,89 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
     let named: Vec<(&str, &wavebench_core::data::Table)> =
         tables.iter().map(|(n, t)| (n.as_str(), t)).collect();
     let bar = progress_of(0, data.quiet, "sweep", "configurations");
-    let result = sweep::run(&named, &req, |done, total| {
+    let result = sweep::run_share(&named, &req, opts.shard, |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         true
     });
     bar.finish_and_clear();
-    let s = result?;
-    for w in sweep::rank::Standings::of(&s, opts.by, opts.keep_degenerate).warnings(&s) {
+    let sweep::Share {
+        sweep: s,
+        at,
+        configurations,
+    } = result?;
+    let input = path.display().to_string();
+    if let Some(shard) = opts.shard {
+        let part = Partial {
+            shard,
+            version: partial::version(),
+            input,
+            data: partial::data_fingerprint(&named),
+            settings: partial::settings(&req),
+            configurations,
+            at,
+            sweep: s,
+        };
+        let out = output.ok_or_else(|| Error::input("--shard: give the part's file with -o"))?;
+        let bytes = part.to_bytes()?;
+        export::write_atomic(out, |w| w.write_all(&bytes))?;
+        if !data.quiet {
+            eprintln!(
+                "wavebench: {}: shard {}/{}, {} of {} configurations; combine the parts with `wavebench sweep merge`",
+                out.display(),
+                shard.index,
+                shard.count,
+                part.at.iter().collect::<std::collections::BTreeSet<_>>().len(),
+                part.configurations
+            );
+        }
+        return Ok(());
+    }
+    write_report(&s, &input, output, format, &opts.report, data.quiet)
+}
+
+/// `sweep merge`: the parts' sweep, reported as one process's sweep would be.
+pub fn merge(parts: &[PathBuf], output: Option<&Path>, report: &ReportOpts) -> Result<()> {
+    let format = super::run::report_format(output, "file")?;
+    if let Some(file) = &report.write_config {
+        let inputs: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+        export::refuse_input_as_output(file, &inputs)?;
+    }
+    let mut read = Vec::with_capacity(parts.len());
+    for p in parts {
+        read.push((p.clone(), Partial::read(p)?));
+    }
+    let (s, input) = partial::merge(read)?;
+    write_report(&s, &input, output, format, report, false)
+}
+
+/// Write sweep `s` (of the data `input` names) as `format` to `output`, its warnings to
+/// stderr, and the chosen row's configuration where asked.
+fn write_report(
+    s: &sweep::Sweep,
+    input: &str,
+    output: Option<&Path>,
+    format: &str,
+    opts: &ReportOpts,
+    quiet: bool,
+) -> Result<()> {
+    for w in sweep::rank::Standings::of(s, opts.by, opts.keep_degenerate).warnings(s) {
         eprintln!("wavebench: warning: {w}");
     }
     let bytes = match format {
         "json" => {
-            let mut v = serde_json::to_vec_pretty(&report::json(&s, opts.by, opts.keep_degenerate))
+            let mut v = serde_json::to_vec_pretty(&report::json(s, opts.by, opts.keep_degenerate))
                 .map_err(|e| Error::internal(e.to_string()))?;
             v.push(b'\n');
             v
         }
-        "csv" => report::csv(&s, opts.by, opts.keep_degenerate)?,
-        _ => report::markdown(
-            &s,
-            opts.by,
-            opts.keep_degenerate,
-            &path.display().to_string(),
-        )
-        .into_bytes(),
+        "csv" => report::csv(s, opts.by, opts.keep_degenerate)?,
+        _ => report::markdown(s, opts.by, opts.keep_degenerate, input).into_bytes(),
     };
     let out: PathBuf = output.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     export::write_atomic(&out, |w| w.write_all(&bytes))?;
     if let Some(file) = &opts.write_config {
-        let standings = sweep::rank::Standings::of(&s, opts.by, opts.keep_degenerate);
+        let standings = sweep::rank::Standings::of(s, opts.by, opts.keep_degenerate);
         let ranked = standings.rows.iter().filter(|st| st.rank.is_some()).count();
         let st = standings
             .rows
@@ -206,7 +299,7 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
             })?;
         let toml = format!(
             "# wavebench sweep {}: #{} by {}, {} {}\n{}",
-            path.display(),
+            input,
             opts.pick,
             opts.by.name(),
             st.row.transform,
@@ -214,7 +307,7 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
             crate::config::to_toml(&s.config_of(st.row))
         );
         export::write_atomic(file, |w| w.write_all(toml.as_bytes()))?;
-        if !data.quiet {
+        if !quiet {
             eprintln!(
                 "wavebench: {}: {}, {} (#{} by {})",
                 file.display(),

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 use wavebench_core::names::{Opt, OPTION};
+use wavebench_core::run_spec::Shard;
 use wavebench_core::transform::Transform;
 use wavebench_core::wavelet::{self, Mode, Wavelet};
 
@@ -207,6 +208,33 @@ fn same_bank(a: &Wavelet, b: &Wavelet) -> bool {
         x.len() == y.len() && x.iter().zip(y).all(|(p, q)| (p - q).abs() <= SAME_TAPS)
     };
     close(&a.dec_lo, &b.dec_lo) && close(&a.dec_hi, &b.dec_hi)
+}
+
+/// The configurations (indices into `points`, in grid order) that shard `shard` computes:
+/// the grid dealt out by cost, the dearest first, each to the shard with the least so far
+/// (ties to the lower shard), so that shards finish together. The deal depends on the
+/// grid alone, so every shard of one sweep computes its own share and no two share one.
+pub fn share(points: &[Point], shard: Shard) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cost(&points[i])));
+    let mut load = vec![0usize; shard.count];
+    let mut mine = Vec::new();
+    for i in order {
+        let least = (0..shard.count).min_by_key(|&s| (load[s], s)).unwrap_or(0);
+        load[least] += cost(&points[i]);
+        if least + 1 == shard.index {
+            mine.push(i);
+        }
+    }
+    mine.sort_unstable();
+    mine
+}
+
+/// A configuration's relative cost: the per-unit work every configuration does (features,
+/// claims, prompts), plus its transform's, which grows with the filter's length (the
+/// levels after the first add about as much again, on halved bands).
+pub fn cost(p: &Point) -> usize {
+    24 + 2 * p.transform.wavelet.filter_length
 }
 
 #[cfg(test)]

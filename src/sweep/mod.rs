@@ -6,6 +6,7 @@
 
 mod claims;
 pub mod grid;
+pub mod partial;
 mod point;
 pub mod rank;
 pub mod report;
@@ -29,7 +30,7 @@ use wavebench_core::features::{Aggregate, Reads};
 use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::Prompter;
-use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::run_spec::{Purpose, RunSpec, Shard};
 use wavebench_core::score::{Claim, DefinedClaim, Evaluation, Horizons, Protocol, Scorer, Split};
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::transform::Transform;
@@ -54,8 +55,27 @@ pub struct Request {
 pub fn run(
     tables: &[(&str, &Table)],
     req: &Request,
-    mut progress: impl FnMut(usize, usize) -> bool,
+    progress: impl FnMut(usize, usize) -> bool,
 ) -> Result<Sweep> {
+    Ok(run_share(tables, req, None, progress)?.sweep)
+}
+
+/// A shard's share of a sweep: its rows, each one's place in the grid, and how many
+/// configurations the whole grid has.
+pub struct Share {
+    pub sweep: Sweep,
+    pub at: Vec<usize>,
+    pub configurations: usize,
+}
+
+/// [`run`] over shard `shard`'s share of the grid's configurations (all of them for
+/// None, see [`grid::share`]).
+pub fn run_share(
+    tables: &[(&str, &Table)],
+    req: &Request,
+    shard: Option<Shard>,
+    mut progress: impl FnMut(usize, usize) -> bool,
+) -> Result<Share> {
     if tables.is_empty() {
         return Err(Error::internal("sweep: no data"));
     }
@@ -65,31 +85,56 @@ pub fn run(
     keep_freed_memory();
     let scorer = scorer(tables, req)?;
     let job = Scoring::new(tables, req, &scorer)?;
-    let (points, skipped) = req.grid.points(job.seq_len)?;
+    let (all, skipped) = req.grid.points(job.seq_len)?;
+    let chosen: Vec<usize> = match shard {
+        Some(s) => grid::share(&all, s),
+        None => (0..all.len()).collect(),
+    };
+    let points: Vec<&Point> = chosen.iter().map(|&i| &all[i]).collect();
+    let mut rows = Vec::new();
+    let mut at = Vec::new();
+    let mut place = |i: usize, r: Vec<SweepRow>, at: &mut Vec<usize>| {
+        at.extend(std::iter::repeat_n(chosen[i], r.len()));
+        rows.extend(r);
+    };
+    let configurations = all.len();
+    let Some(first) = points.first() else {
+        return Ok(Share {
+            sweep: sweep_of(tables, req, &scorer, rows, skipped),
+            at,
+            configurations,
+        });
+    };
     // The first configuration computes Time-LLM's statistics of every unit (they do not
-    // depend on the wavelet); the others borrow them and run side by side, a pair per
-    // core, so one's single-threaded scoring overlaps another's transform.
-    let (mut rows, stats) = job.point(&points[0], None)?;
-    let stats = stats.unwrap_or_default();
+    // depend on the wavelet) and, unless they are too many to hold, keeps them for the
+    // others; those run side by side, a pair per core, so one's single-threaded scoring
+    // overlaps another's transform.
+    let keep = scorer.scored_units() <= KEPT_STATISTICS;
+    let (r, stats) = job.point(first, None, keep)?;
+    place(0, r, &mut at);
     if !progress(1, points.len()) {
         return Err(Error::Cancelled);
     }
     let side_by_side = 2 * rayon::current_num_threads();
     let mut done = 1;
-    for chunk in points[1..].chunks(side_by_side) {
+    for (c, chunk) in points[1..].chunks(side_by_side).enumerate() {
         let results: Vec<Result<(Vec<SweepRow>, _)>> = chunk
             .par_iter()
-            .map(|p| job.point(p, Some(&stats)))
+            .map(|p| job.point(p, stats.as_deref(), false))
             .collect();
-        for r in results {
-            rows.extend(r?.0);
+        for (k, r) in results.into_iter().enumerate() {
+            place(1 + c * side_by_side + k, r?.0, &mut at);
         }
         done += chunk.len();
         if !progress(done, points.len()) {
             return Err(Error::Cancelled);
         }
     }
-    Ok(sweep_of(tables, req, &scorer, rows, skipped))
+    Ok(Share {
+        sweep: sweep_of(tables, req, &scorer, rows, skipped),
+        at,
+        configurations,
+    })
 }
 
 /// One configuration (`req.base`'s wavelet, level, mode; every template of `req`): a
@@ -106,7 +151,8 @@ pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut ScoredUnits) -> 
         aliases: Vec::new(),
     };
     // The statistics of the last configuration serve this one.
-    let (rows, stats) = job.point(&point, kept.stats.as_deref())?;
+    let keep = scorer.scored_units() <= KEPT_STATISTICS;
+    let (rows, stats) = job.point(&point, kept.stats.as_deref(), keep)?;
     let sweep = sweep_of(tables, req, scorer, rows, Vec::new());
     if stats.is_some() {
         kept.stats = stats;
@@ -290,6 +336,11 @@ fn slide(req: &Request, defined: &[Arc<DefinedClaim>]) -> Result<Reads, NoSlide>
             .fold(Claim::READS, Reads::union)),
     }
 }
+
+/// Scored units whose Time-LLM statistics a sweep keeps for its later configurations
+/// (~130 bytes each: 260 MB); past this every configuration computes its own, so that
+/// memory does not grow with the data set's features.
+const KEPT_STATISTICS: usize = 2_000_000;
 
 /// What a caller that scores one data set under many configurations (the app's Data set
 /// pane) keeps between them: the scored units and, once computed, their Time-LLM

@@ -11,18 +11,18 @@ use wavebench_core::data::Table;
 use wavebench_core::engine::{self, Selected};
 use wavebench_core::features::{Reads, Unit};
 use wavebench_core::pipeline::NoSlide;
-use wavebench_core::prompt::PromptVars;
+use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
 use wavebench_core::score::{Claim, DefinedClaim, Diversity, Evaluation, Part, Scorer};
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
 
-/// A piece of a configuration's prompts: their text one after another, and where each
-/// ends with its part.
-type Rendered = (String, Vec<(Part, usize)>);
-
 /// Prompts a thread renders at a time when a configuration's prompts are rendered.
 const RENDER_PIECE: usize = 2048;
+
+/// Units (windows × channels) whose features are held at a time: ~1 kB each, so a chunk
+/// is ~30 MB, whatever the data set's size.
+const CHUNK_UNITS: usize = 32_768;
 
 /// What every configuration of one sweep shares.
 pub(super) struct Scoring<'a> {
@@ -64,11 +64,18 @@ impl<'a> Scoring<'a> {
     }
 
     /// One grid point's rows (one per template). Without `stats` it computes the units'
-    /// statistics and returns them, every scored window's units in order.
+    /// statistics, and returns them (every scored window's units in order) where
+    /// `keep_stats` says so.
+    ///
+    /// The windows go through in chunks: each chunk's units are counted into the tallies,
+    /// the means and each template's prompt hashes, then dropped, so memory grows by a few
+    /// bytes per unit (its claims' categories, 32 bytes per prompt), not by its features
+    /// and prompt text (about 1 kB).
     pub(super) fn point(
         &self,
         point: &Point,
         stats: Option<&[SeriesStats]>,
+        keep_stats: bool,
     ) -> Result<(Vec<SweepRow>, Option<Vec<SeriesStats>>)> {
         let req = self.req;
         let spec = RunSpec::new(
@@ -81,71 +88,76 @@ impl<'a> Scoring<'a> {
             .scorer
             .tally(&bands, &self.defined, &req.base.description);
         let mut engine = Selected::native();
-        // Per file, every unit of its scored windows and the part it was counted in (None:
-        // its horizon straddles two parts, or it was left out). Each template renders them.
-        let mut files: Vec<(Vec<Unit>, Vec<Option<Part>>)> = Vec::new();
         let mut approx_len = 0;
         let mut next_stats = stats.map(|s| s.iter());
+        let mut kept_stats = (stats.is_none() && keep_stats).then(Vec::new);
+        let mut sums = [0.0; 6];
+        let mut counted_units = 0usize;
+        // Per template, per scored part (val, test), its prompts' hashes.
+        let mut hashes: Vec<[Vec<[u128; 2]>; 2]> =
+            req.templates.iter().map(|_| Default::default()).collect();
         for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
             let prepared = spec
                 .prepare(table)
                 .map_err(|e| Error::from(e).within(&place(name, table)))?;
             approx_len = prepared.plan.band_lens[0];
-            let prepared = prepared.part(h.scored.clone()).sliding(self.slide.clone());
-            let prepared = match stats {
-                Some(_) => prepared.without_statistics(),
-                None => prepared,
-            };
-            let mut units = prepared
-                .features(table, &mut engine, &mut Timer::default(), |_| true)
-                .map_err(|e| {
-                    Error::from(e).within(&format!(
-                        "sweep at {}: {}",
-                        point.transform,
-                        place(name, table)
-                    ))
-                })?;
             let channels = table.channels.len();
-            let mut parts = Vec::with_capacity(units.len());
-            for (k, u) in units.iter_mut().enumerate() {
-                if let Some(s) = next_stats.as_mut().and_then(Iterator::next) {
-                    u.features.set_statistics(s);
-                }
-                let c = k % channels;
-                let facts = self.facts.get(f).map_or([f64::NAN; 2], |facts| {
-                    facts[(u.window - h.scored.start) * channels + c]
-                });
-                let part = tally
-                    .push(h, u.window, c, &u.features, facts)
+            let step = (CHUNK_UNITS / channels.max(1)).max(1);
+            for first in h.scored.clone().step_by(step) {
+                let chunk = first..(first + step).min(h.scored.end);
+                let part = prepared.part(chunk).sliding(self.slide.clone());
+                let part = match stats {
+                    Some(_) => part.without_statistics(),
+                    None => part,
+                };
+                let mut units = part
+                    .features(table, &mut engine, &mut Timer::default(), |_| true)
                     .map_err(|e| {
-                        Error::input(format!(
-                            "{name}, channel {}, window {}: {e}",
-                            table.channels[c].name, u.window
+                        Error::from(e).within(&format!(
+                            "sweep at {}: {}",
+                            point.transform,
+                            place(name, table)
                         ))
                     })?;
-                parts.push(part);
-            }
-            files.push((units, parts));
-        }
-        let counted = || {
-            files.iter().flat_map(|(units, parts)| {
-                units
+                let mut parts = Vec::with_capacity(units.len());
+                for (k, u) in units.iter_mut().enumerate() {
+                    if let Some(s) = next_stats.as_mut().and_then(Iterator::next) {
+                        u.features.set_statistics(s);
+                    }
+                    if let Some(kept) = kept_stats.as_mut() {
+                        kept.push(u.features.statistics());
+                    }
+                    let c = k % channels;
+                    let facts = self.facts.get(f).map_or([f64::NAN; 2], |facts| {
+                        facts[(u.window - h.scored.start) * channels + c]
+                    });
+                    let part = tally
+                        .push(h, u.window, c, &u.features, facts)
+                        .map_err(|e| {
+                            Error::input(format!(
+                                "{name}, channel {}, window {}: {e}",
+                                table.channels[c].name, u.window
+                            ))
+                        })?;
+                    parts.push(part);
+                }
+                let counted: Vec<(Part, &Unit)> = units
                     .iter()
-                    .zip(parts)
+                    .zip(&parts)
                     .filter_map(|(u, p)| p.map(|p| (p, u)))
-            })
-        };
-        let mut means = [0.0; 6];
-        let mut n = 0usize;
-        for (_, u) in counted() {
-            n += 1;
-            for (m, acc) in Metric::ALL.iter().zip(means.iter_mut()) {
-                *acc += m.of(&u.features);
+                    .collect();
+                for (_, u) in &counted {
+                    counted_units += 1;
+                    for (m, acc) in Metric::ALL.iter().zip(sums.iter_mut()) {
+                        *acc += m.of(&u.features);
+                    }
+                }
+                for ((template, prompter), hashes) in req.templates.iter().zip(&mut hashes) {
+                    self.hash_prompts(template, prompter, &counted, hashes)?;
+                }
             }
         }
-        for acc in &mut means {
-            *acc /= n.max(1) as f64;
-        }
+        let means = sums.map(|s| s / counted_units.max(1) as f64);
         // The claims do not depend on the template: one evaluation per part, each
         // template's row with its own prompts' diversity.
         let (val, test) = rayon::join(
@@ -153,56 +165,13 @@ impl<'a> Scoring<'a> {
             || tally.evaluate(self.scorer, Part::Test, &[], Diversity::default()),
         );
         let mut rows = Vec::with_capacity(req.templates.len());
-        for (template, prompter) in &req.templates {
-            // Each file's counted prompts, one after another in one string (a string per
-            // prompt was a tenth of the sweep's time in malloc and free), and where each
-            // ends, with its part.
-            // Rendered in pieces on every core, then joined in order (the Data set pane
-            // scores one configuration: a serial render left a core idle).
-            let counted: Vec<(Part, &Unit)> = counted().collect();
-            let pieces: Vec<Result<Rendered>> = counted
-                .par_chunks(RENDER_PIECE)
-                .map(|piece| {
-                    let mut texts = String::new();
-                    let mut ends = Vec::with_capacity(piece.len());
-                    for (p, u) in piece {
-                        let vars = PromptVars {
-                            features: &u.features,
-                            description: &req.base.description,
-                            seq_len: self.seq_len,
-                            pred_len: req.base.pred_len,
-                        };
-                        prompter.render_into(&vars, &mut texts).map_err(|source| {
-                            Error::Template {
-                                place: template.clone(),
-                                source,
-                            }
-                        })?;
-                        ends.push((*p, texts.len()));
-                    }
-                    Ok((texts, ends))
-                })
-                .collect();
-            let mut texts = String::new();
-            let mut ends: Vec<(Part, usize)> = Vec::with_capacity(counted.len());
-            for piece in pieces {
-                let (t, e) = piece?;
-                let at = texts.len();
-                texts.push_str(&t);
-                ends.extend(e.into_iter().map(|(p, end)| (p, at + end)));
-            }
-            let diversity = |part: Part| {
-                let starts = std::iter::once(0).chain(ends.iter().map(|e| e.1));
-                Diversity::of(
-                    ends.iter()
-                        .zip(starts)
-                        .filter(|((p, _), _)| *p == part)
-                        .map(|((_, end), start)| &texts[start..*end]),
-                )
-            };
-            // The two parts' diversities side by side (each a pass of masking and hashing).
-            let (val_diversity, test_diversity) =
-                rayon::join(|| diversity(Part::Val), || diversity(Part::Test));
+        for ((template, prompter), [val_hashes, test_hashes]) in req.templates.iter().zip(hashes) {
+            // The two parts' diversities side by side (each a sort of its hashes).
+            let (mut val_hashes, mut test_hashes) = (val_hashes, test_hashes);
+            let (val_diversity, test_diversity) = rayon::join(
+                || Diversity::of_hashes(&mut val_hashes),
+                || Diversity::of_hashes(&mut test_hashes),
+            );
             let scored = Claim::printed(prompter);
             rows.push(SweepRow {
                 transform: point.transform,
@@ -222,15 +191,49 @@ impl<'a> Scoring<'a> {
                 means,
             });
         }
-        // Every scored unit's statistics, in order (the straddling ones too: each
-        // configuration renders the same units).
-        let stats = stats.is_none().then(|| {
-            files
-                .iter()
-                .flat_map(|(units, _)| units)
-                .map(|u| u.features.statistics())
-                .collect()
-        });
-        Ok((rows, stats))
+        Ok((rows, kept_stats))
+    }
+
+    /// The prompts of `counted` (a chunk's units with their parts) under one template,
+    /// rendered in pieces on every core, each kept as its hashes in its part's list.
+    fn hash_prompts(
+        &self,
+        template: &str,
+        prompter: &Prompter,
+        counted: &[(Part, &Unit)],
+        hashes: &mut [Vec<[u128; 2]>; 2],
+    ) -> Result<()> {
+        let req = self.req;
+        let pieces: Vec<Result<Vec<(Part, [u128; 2])>>> = counted
+            .par_chunks(RENDER_PIECE)
+            .map(|piece| {
+                let mut text = String::new();
+                let mut buf = Vec::new();
+                let mut out = Vec::with_capacity(piece.len());
+                for (p, u) in piece {
+                    let vars = PromptVars {
+                        features: &u.features,
+                        description: &req.base.description,
+                        seq_len: self.seq_len,
+                        pred_len: req.base.pred_len,
+                    };
+                    text.clear();
+                    prompter
+                        .render_into(&vars, &mut text)
+                        .map_err(|source| Error::Template {
+                            place: template.to_string(),
+                            source,
+                        })?;
+                    out.push((*p, Diversity::hashes(&text, &mut buf)));
+                }
+                Ok(out)
+            })
+            .collect();
+        for piece in pieces {
+            for (p, h) in piece? {
+                hashes[usize::from(p == Part::Test)].push(h);
+            }
+        }
+        Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //! warnings, the units left out, the configuration that makes a row's prompts).
 
 use crate::sweep::rank::Metric;
+use serde::{Deserialize, Serialize};
 use wavebench_core::config::Config;
 use wavebench_core::engine::DType;
 use wavebench_core::features::Aggregate;
@@ -10,7 +11,7 @@ use wavebench_core::score::{Borders, Evaluation, Protocol, Split};
 use wavebench_core::transform::Transform;
 
 /// One configuration and template over the data set.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
     pub transform: Transform,
     /// Other chosen wavelets with the same filter bank (same features, same row).
@@ -53,7 +54,7 @@ impl SweepRow {
 }
 
 /// A whole sweep: the split, its units and every configuration's row, in grid order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sweep {
     /// The data options it ran with (columns, rows, window, stride, horizon, lags,
     /// template, description): what a view compares with its knobs to tell a stale sweep.
@@ -144,7 +145,7 @@ impl Difference {
 
 /// How a scored part's units hang together: sequences (file × channel), the shortest,
 /// T + P in units, and the direction outcome's effective sample size.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PartUnits {
     pub sequences: usize,
     pub shortest: usize,

@@ -1,8 +1,10 @@
 //! A sweep as JSON, CSV or Markdown (docs/cli.md#sweep): the split, its units, and every
 //! configuration ranked, best first.
 
+mod evaluation;
 mod markdown;
 
+pub use evaluation::EvaluationJson;
 pub use markdown::markdown;
 
 use super::rank::Standings;
@@ -64,8 +66,8 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
                 "template": r.template,
                 "approx_len": r.approx_len,
                 "degenerate": r.degenerate(),
-                "val": r.val,
-                "test": r.test,
+                "val": EvaluationJson(&r.val),
+                "test": EvaluationJson(&r.test),
                 "means": means,
             })
         })

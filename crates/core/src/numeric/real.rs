@@ -168,6 +168,14 @@ impl Values {
             Values::F64(v) => v[i],
         }
     }
+    /// The samples as f64, borrowed where they are f64 already.
+    pub fn as_f64(&self) -> std::borrow::Cow<'_, [f64]> {
+        match self {
+            Values::F32(v) => std::borrow::Cow::Owned(v.iter().map(|&x| x as f64).collect()),
+            Values::F64(v) => std::borrow::Cow::Borrowed(v),
+        }
+    }
+
     pub fn to_f64(&self) -> Vec<f64> {
         match self {
             Values::F32(v) => v.iter().map(|&x| x as f64).collect(),

@@ -188,6 +188,11 @@ impl Prompter {
 
     /// The built-in this template's text is, if it is one (whether or not it is rendered
     /// by its direct writer).
+    /// The template's text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
     pub fn builtin_name(&self) -> Option<&'static str> {
         BUILTINS
             .iter()

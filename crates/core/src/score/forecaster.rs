@@ -256,7 +256,7 @@ fn solve(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
 
 /// How predictions become classes: up when the direction's prediction is > 0; the others
 /// by the terciles of the train units' predictions.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ForecastClasses {
     pub naive_mase: Terciles,
     pub vol_ratio: Terciles,

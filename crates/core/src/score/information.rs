@@ -2,7 +2,6 @@
 //! information of a claim and an outcome, the null's and the bootstrap's random numbers,
 //! and the diversity of prompt texts (docs/score.md#information).
 
-use rustc_hash::FxHashMap;
 use std::f64::consts::LN_2;
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -165,7 +164,7 @@ impl SplitMix64 {
 /// distribution in bits, as written and with every run of digits masked (the words alone).
 /// Texts are told apart by a 128-bit hash (XXH3): two different texts of a sweep share one
 /// with a probability far below 10⁻²⁵.
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Diversity {
     pub distinct: usize,
     pub entropy_bits: f64,
@@ -175,21 +174,40 @@ pub struct Diversity {
 
 impl Diversity {
     pub fn of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Diversity {
-        let mut raw: FxHashMap<u128, u32> = FxHashMap::default();
-        let mut masked: FxHashMap<u128, u32> = FxHashMap::default();
-        let mut n = 0;
         let mut buf = Vec::new();
-        for t in texts {
-            n += 1;
-            *raw.entry(xxh3_128(t.as_bytes())).or_default() += 1;
-            mask_digits_into(t.as_bytes(), &mut buf);
-            *masked.entry(xxh3_128(&buf)).or_default() += 1;
-        }
+        let mut hashes: Vec<[u128; 2]> = texts
+            .into_iter()
+            .map(|t| Diversity::hashes(t, &mut buf))
+            .collect();
+        Diversity::of_hashes(&mut hashes)
+    }
+
+    /// What one text adds to its set: the hashes of the text and of its words alone
+    /// (digits masked), so that a caller may keep 32 bytes per prompt, not its text.
+    pub fn hashes(text: &str, buf: &mut Vec<u8>) -> [u128; 2] {
+        mask_digits_into(text.as_bytes(), buf);
+        [xxh3_128(text.as_bytes()), xxh3_128(buf)]
+    }
+
+    /// The diversity of the texts whose [`Diversity::hashes`] these are, in any order
+    /// (they are sorted here; the entropies sum their counts in that order).
+    pub fn of_hashes(hashes: &mut [[u128; 2]]) -> Diversity {
+        let n = hashes.len();
+        let runs = |hashes: &mut [[u128; 2]], i: usize| {
+            hashes.sort_unstable_by_key(|h| h[i]);
+            let counts: Vec<u32> = hashes
+                .chunk_by(|a, b| a[i] == b[i])
+                .map(|run| run.len() as u32)
+                .collect();
+            (counts.len(), entropy_plug_in(counts, n))
+        };
+        let (distinct, entropy_bits) = runs(hashes, 0);
+        let (distinct_masked, entropy_masked_bits) = runs(hashes, 1);
         Diversity {
-            distinct: raw.len(),
-            entropy_bits: entropy_plug_in(raw.values().copied(), n),
-            distinct_masked: masked.len(),
-            entropy_masked_bits: entropy_plug_in(masked.values().copied(), n),
+            distinct,
+            entropy_bits,
+            distinct_masked,
+            entropy_masked_bits,
         }
     }
 }

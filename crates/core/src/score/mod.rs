@@ -277,6 +277,35 @@ pub enum AnyClaim {
     Defined(std::sync::Arc<DefinedClaim>),
 }
 
+/// A built-in claim by its name, a defined one by its `NAME[:OUTCOME]=TEMPLATE` (compiled
+/// again when read).
+#[derive(Serialize, serde::Deserialize)]
+enum AnyClaimForm {
+    Builtin(Claim),
+    Defined(String),
+}
+
+impl Serialize for AnyClaim {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AnyClaim::Builtin(c) => AnyClaimForm::Builtin(*c),
+            AnyClaim::Defined(d) => AnyClaimForm::Defined(d.spec()),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AnyClaim {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<AnyClaim, D::Error> {
+        Ok(match AnyClaimForm::deserialize(d)? {
+            AnyClaimForm::Builtin(c) => AnyClaim::Builtin(c),
+            AnyClaimForm::Defined(spec) => AnyClaim::Defined(std::sync::Arc::new(
+                DefinedClaim::parse(&spec).map_err(serde::de::Error::custom)?,
+            )),
+        })
+    }
+}
+
 impl AnyClaim {
     pub fn name(&self) -> &str {
         match self {

@@ -72,7 +72,7 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// Tercile cut points of the train units' values: numpy's quantiles 1/3 and 2/3.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Terciles {
     pub q1: f64,
     pub q2: f64,

@@ -35,7 +35,7 @@ pub const NULL_SEED: u64 = 0x005E_ED0F_B175;
 pub const BOOTSTRAP_SEED: u64 = 0x005E_ED0B_0075;
 
 /// How many null draws and bootstrap replicates a sweep makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Protocol {
     /// Circular shifts per part (`--null-draws`).
     pub null_draws: usize,

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::str::FromStr;
 
 /// How a file's rows are split.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Split {
     /// Shares of the rows: `n_train = int(train·n)`, `n_test = int(test·n)`, validation the
     /// rest (Time-LLM's `Dataset_Custom`).
@@ -30,7 +30,7 @@ impl Default for Split {
 }
 
 /// The rows of each part of one file (in the run's row numbers).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Borders {
     pub train: Range<usize>,
     pub val: Range<usize>,

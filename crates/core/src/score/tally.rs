@@ -8,8 +8,7 @@ use super::information::{quantile_of, Diversity};
 use super::{AnyClaim, Claim, Horizons, Part, Scorer, Target};
 use crate::features::Features;
 use rustc_hash::FxHashMap;
-use serde::ser::{SerializeMap, Serializer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// One configuration's claims over each scored part (val, test), each unit at its place
@@ -234,7 +233,7 @@ pub fn paired_interval(a: &[f64], b: &[f64]) -> [f64; 2] {
 
 /// One claim over a part: its information about each outcome against its null, the
 /// bootstrap replicates, and its categories' counts (most common first).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimInfo {
     pub claim: AnyClaim,
     pub stats: Arc<ColumnStats>,
@@ -272,7 +271,9 @@ impl ClaimInfo {
 /// A configuration over one part: the score (the designated pairs' excess over their
 /// null) with its bootstrap interval, every claim × outcome, the categories, and the
 /// prompts' diversity.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// Serde gives every field as it is (a sweep's part file); the report's JSON is
+/// `sweep::report`'s.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Evaluation {
     pub units: usize,
     /// The claims the score sums (each against its designated outcome): a template's
@@ -364,70 +365,5 @@ impl Evaluation {
     /// A claim (built-in or defined) by name.
     pub fn claim(&self, name: &str) -> Option<&ClaimInfo> {
         self.claims.iter().find(|c| c.claim.name() == name)
-    }
-}
-
-/// docs/cli.md#sweep: `{"units", "scored", "score_bits", "mi_bits_sum", "interval",
-/// "complementary_bits", "complementary_interval", "claims": {claim: {outcome: {mi_bits,
-/// null_median, null_p95, p, excess_bits}}}, "complementary": {claim: {outcome: {…}}},
-/// "categories": {claim: {category: count}}, "diversity": {…}}`, the built-in claims in
-/// docs order, then the defined ones in the order given.
-impl Serialize for Evaluation {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let claims = MapOf(|| {
-            self.claims.iter().map(|c| {
-                let info =
-                    MapOf(move || Target::ALL.into_iter().map(move |t| (t.name(), c.info(t))));
-                (c.claim.name(), info)
-            })
-        });
-        let complementary = MapOf(|| {
-            self.claims.iter().map(|c| {
-                let info = MapOf(move || {
-                    Target::ALL
-                        .into_iter()
-                        .map(move |t| (t.name(), c.complementary(t)))
-                });
-                (c.claim.name(), info)
-            })
-        });
-        let categories = MapOf(|| {
-            self.claims.iter().map(|c| {
-                (
-                    c.claim.name(),
-                    MapOf(move || c.categories.iter().map(|(k, v)| (k, v))),
-                )
-            })
-        });
-        let mut m = s.serialize_map(Some(11))?;
-        m.serialize_entry("units", &self.units)?;
-        let scored: Vec<&str> = self.scored.iter().map(|c| c.name()).collect();
-        m.serialize_entry("scored", &scored)?;
-        m.serialize_entry("score_bits", &self.score_bits)?;
-        m.serialize_entry("mi_bits_sum", &self.mi_bits_sum)?;
-        m.serialize_entry("interval", &self.interval)?;
-        m.serialize_entry("complementary_bits", &self.complementary_bits)?;
-        m.serialize_entry("complementary_interval", &self.complementary_interval)?;
-        m.serialize_entry("claims", &claims)?;
-        m.serialize_entry("complementary", &complementary)?;
-        m.serialize_entry("categories", &categories)?;
-        m.serialize_entry("diversity", &self.diversity)?;
-        m.end()
-    }
-}
-
-/// A map serialised from the pairs a closure makes (serde's `collect_map`): nested maps of
-/// borrowed data without a wrapper type each.
-struct MapOf<F>(F);
-
-impl<F, I, K, V> Serialize for MapOf<F>
-where
-    F: Fn() -> I,
-    I: IntoIterator<Item = (K, V)>,
-    K: Serialize,
-    V: Serialize,
-{
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map((self.0)())
     }
 }

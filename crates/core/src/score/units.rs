@@ -37,7 +37,7 @@ pub struct Horizons {
     /// The train units' naive_mase and vol_ratio, for the terciles.
     pub(super) train: [Vec<f64>; 2],
     /// The train units with an outcome (window, channel), in the order of `train`.
-    train_units: Vec<(usize, usize)>,
+    train_units: Vec<(u32, u32)>,
     /// The forecaster's normal equations over this file's train units (taken when the
     /// data set's forecaster is fit).
     gram: Option<Gram>,
@@ -66,7 +66,7 @@ impl Horizons {
             let s = windows.start(w - windows.first);
             borders.holding(&(s + t..s + t + pred_len))
         };
-        let values: Vec<Vec<f64>> = table.channels.iter().map(|c| c.values.to_f64()).collect();
+        let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
         let outcome = |w: usize, c: usize| {
             let s = windows.start(w - windows.first);
             let x = &values[c][s..s + t];
@@ -91,7 +91,7 @@ impl Horizons {
                         Some(o) => {
                             train[0].push(o.naive_mase);
                             train[1].push(o.vol_ratio);
-                            train_units.push((w, c));
+                            train_units.push((w as u32, c as u32));
                             let x = &v[s..s + t];
                             let h = &v[s + t..s + t + pred_len];
                             if let Some(scale) = forecaster::inputs(x, &mut a) {
@@ -141,40 +141,55 @@ impl Horizons {
         })
     }
 
-    /// The forecaster's predictions of this file's train units (in `train` order) and of
-    /// its units of `scored` (None: not scored).
-    fn predict(
-        &self,
+    /// The forecaster's predictions of this file's train units (in `train` order) for
+    /// the two tercile outcomes, appended to `naive_mase` and `vol_ratio`; the train units
+    /// are not needed again, so they go.
+    fn predict_train(
+        &mut self,
         f: &Forecaster,
         table: &Table,
         windows: &Windows,
-    ) -> (Vec<[f64; 3]>, Vec<Option<[f64; 3]>>) {
+        out: &mut [Vec<f64>; 2],
+    ) {
         let t = self.seq_len;
-        let values: Vec<Vec<f64>> = table.channels.iter().map(|c| c.values.to_f64()).collect();
+        let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
         let mut a = Vec::with_capacity(t + 1);
-        let mut one = |w: usize, c: usize| {
+        for (w, c) in std::mem::take(&mut self.train_units) {
+            let (w, c) = (w as usize, c as usize);
             let s = windows.start(w - windows.first);
             // A unit with an outcome has a mean step > 0: its inputs exist.
-            forecaster::inputs(&values[c][s..s + t], &mut a).map(|_| f.predict(&a))
-        };
-        let train = self
-            .train_units
-            .iter()
-            .map(|&(w, c)| one(w, c).unwrap_or([0.0; 3]))
-            .collect();
-        let scored = self
-            .scored
+            let p = forecaster::inputs(&values[c][s..s + t], &mut a)
+                .map_or([0.0; 3], |_| f.predict(&a));
+            out[0].push(p[1]);
+            out[1].push(p[2]);
+        }
+    }
+
+    /// The forecaster's predicted classes of this file's units of `scored` (None: not
+    /// scored).
+    fn predict_scored(
+        &self,
+        f: &Forecaster,
+        classes: &ForecastClasses,
+        table: &Table,
+        windows: &Windows,
+    ) -> Vec<Option<[u8; 3]>> {
+        let t = self.seq_len;
+        let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
+        let mut a = Vec::with_capacity(t + 1);
+        self.scored
             .clone()
             .enumerate()
             .flat_map(|(k, w)| (0..self.channels).map(move |c| (k, w, c)))
             .map(|(k, w, c)| {
                 let u = k * self.channels + c;
-                (self.parts[k].is_some() && self.outcomes[u].is_some())
-                    .then(|| one(w, c))
-                    .flatten()
+                if self.parts[k].is_none() || self.outcomes[u].is_none() {
+                    return None;
+                }
+                let s = windows.start(w - windows.first);
+                forecaster::inputs(&values[c][s..s + t], &mut a).map(|_| classes.of(f.predict(&a)))
             })
-            .collect();
-        (train, scored)
+            .collect()
     }
 }
 
@@ -220,6 +235,12 @@ fn no_units(files: &[Horizons], p: Part) -> ScoreError {
 const MEMO: usize = 4096;
 
 impl Scorer {
+    /// Units of the scored windows (val's and test's, and those straddling them), every
+    /// file and channel: what each configuration computes features for.
+    pub fn scored_units(&self) -> usize {
+        self.files.iter().map(|h| h.scored.len() * h.channels).sum()
+    }
+
     /// The units of `files`, each with the table and windows it was made from (the
     /// forecaster reads their values). Errors name the part left without units (a horizon
     /// too long for it, say) or too short to shift.
@@ -254,28 +275,40 @@ impl Scorer {
             .and_then(Forecaster::fit)
             .ok_or(ScoreError::NoForecaster)?;
         let mut train_predictions = [Vec::new(), Vec::new()];
-        let mut predictions = Vec::with_capacity(files.len());
-        for (h, (table, windows)) in files.iter().zip(&sources) {
-            let (train, scored) = h.predict(&forecaster, table, windows);
-            for p in train {
-                train_predictions[0].push(p[1]);
-                train_predictions[1].push(p[2]);
-            }
-            predictions.push(scored);
+        for (h, (table, windows)) in files.iter_mut().zip(&sources) {
+            h.predict_train(&forecaster, table, windows, &mut train_predictions);
         }
         let [mut pm, mut pv] = train_predictions;
         let forecast_classes = ForecastClasses {
             naive_mase: Terciles::of(&mut pm),
             vol_ratio: Terciles::of(&mut pv),
         };
+        drop((pm, pv));
+        let predictions: Vec<Vec<Option<[u8; 3]>>> = files
+            .iter()
+            .zip(&sources)
+            .map(|(h, (table, windows))| {
+                h.predict_scored(&forecaster, &forecast_classes, table, windows)
+            })
+            .collect();
+        // The train units' outcomes, taken from the files (needed for the terciles only).
         let mut train = [Vec::new(), Vec::new()];
-        for h in &files {
-            train[0].extend_from_slice(&h.train[0]);
-            train[1].extend_from_slice(&h.train[1]);
+        for h in &mut files {
+            let [m, v] = std::mem::take(&mut h.train);
+            if train[0].is_empty() {
+                train = [m, v];
+            } else {
+                train[0].extend_from_slice(&m);
+                train[1].extend_from_slice(&v);
+            }
         }
-        let [mut mase, mut vol] = train;
-        let (mase, vol) = (Terciles::of(&mut mase), Terciles::of(&mut vol));
-        let mut units = [mase_len(&files), 0, 0];
+        let [mut mase_values, mut vol_values] = train;
+        let mut units = [mase_values.len(), 0, 0];
+        let (mase, vol) = (
+            Terciles::of(&mut mase_values),
+            Terciles::of(&mut vol_values),
+        );
+        drop((mase_values, vol_values));
         // Each scored part's units in sequence order: file, channel, window.
         let mut sequences: [Sequences; 2] = Default::default();
         for (slot, part) in [Part::Val, Part::Test].into_iter().enumerate() {
@@ -296,7 +329,7 @@ impl Scorer {
                                     mase.class(o.naive_mase) as u8,
                                     vol.class(o.vol_ratio) as u8,
                                 ];
-                                let guess = predicted[u].map_or([0; 3], |p| forecast_classes.of(p));
+                                let guess = predicted[u].unwrap_or([0; 3]);
                                 unit_cells.push(cells(observed, guess));
                             }
                         }
@@ -408,9 +441,4 @@ impl Scorer {
         }
         stats
     }
-}
-
-/// The train units the terciles are cut from.
-fn mase_len(files: &[Horizons]) -> usize {
-    files.iter().map(|h| h.train[0].len()).sum()
 }

@@ -12,10 +12,10 @@
 use super::information::{quantile_of, XLnX};
 use super::sequences::{Sequences, CELLS, OFFSET};
 use super::Target;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A claim × outcome pair's information, its null and how far it stands above it, in bits.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Info {
     /// The mutual information as observed.
     pub mi_bits: f64,
@@ -32,7 +32,7 @@ pub struct Info {
 /// the null ([`Info`]): `info` the mutual information `I(C; O)`, `complementary` what it
 /// tells beyond the forecaster that reads only the series, `I(C; O | B̂)`; and both in
 /// each bootstrap replicate.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ColumnStats {
     pub info: [Info; 3],
     pub complementary: [Info; 3],

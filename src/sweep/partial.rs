@@ -1,0 +1,301 @@
+//! A shard's share of a sweep (`sweep --shard I/N`) as a file, and the merge of every
+//! shard's file into the sweep one process would have made (`sweep merge`).
+//!
+//! A part file is JSON: what it is (format, version, shard, input, the data's and the
+//! settings' fingerprints, its configurations) in plain fields, and the sweep itself as
+//! MessagePack in base64, so that every figure (NaN included) comes back bit for bit and
+//! the merged report is byte-identical to a one-process sweep's.
+
+use super::{Request, Sweep, SweepRow};
+use crate::error::{Error, Result};
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use wavebench_core::data::Table;
+use wavebench_core::run_spec::Shard;
+use wavebench_core::score::Evaluation;
+
+/// What a part file's first field says it is.
+const FORMAT: &str = "wavebench sweep part";
+
+/// One shard's share of a sweep.
+#[derive(Debug, Clone)]
+pub struct Partial {
+    /// Which shard, of how many.
+    pub shard: Shard,
+    /// The wavebench that wrote it (parts of other versions are not merged).
+    pub version: String,
+    /// The data as the sweep was given it (the Markdown report's header names it).
+    pub input: String,
+    /// A hash of every file's name, channels and values.
+    pub data: String,
+    /// Every setting the rows depend on, one per line.
+    pub settings: String,
+    /// Configurations in the whole grid.
+    pub configurations: usize,
+    /// Each row's configuration (its place in the grid), in the order of `sweep.rows`.
+    pub at: Vec<usize>,
+    pub sweep: Sweep,
+}
+
+/// The file's form: plain fields a reader (or `jq`) can see, the sweep packed.
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    format: String,
+    version: String,
+    /// "I/N".
+    shard: String,
+    input: String,
+    data: String,
+    /// One setting a line.
+    settings: Vec<String>,
+    configurations: usize,
+    /// The configurations of this part, as "db4 level 3".
+    rows: Vec<String>,
+    /// MessagePack of [`Packed`], in base64.
+    sweep: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Packed {
+    at: Vec<usize>,
+    sweep: Sweep,
+}
+
+/// This build's version, as `--version` prints it.
+pub fn version() -> String {
+    env!("WAVEBENCH_VERSION").to_string()
+}
+
+/// A fingerprint of the data: every file's name, channel names and values (their bits).
+pub fn data_fingerprint(tables: &[(&str, &Table)]) -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for (name, table) in tables {
+        h.update(name.as_bytes());
+        h.update(&[0]);
+        h.update(&(table.rows() as u64).to_le_bytes());
+        for c in &table.channels {
+            h.update(c.name.as_bytes());
+            h.update(&[0]);
+            for v in c.values.to_f64() {
+                h.update(&v.to_bits().to_le_bytes());
+            }
+        }
+    }
+    format!("{:032x}", h.digest128())
+}
+
+/// Every setting a sweep's rows depend on, one `key = value` per line: the run
+/// configuration (as `--config` TOML), the grid, the templates (their text), the split
+/// and the protocol.
+pub fn settings(req: &Request) -> String {
+    let mut s = crate::config::to_toml(&req.base);
+    s.push_str(&format!("sweep.wavelets = {:?}\n", req.grid.wavelets));
+    s.push_str(&format!("sweep.levels = {:?}\n", req.grid.levels));
+    s.push_str(&format!(
+        "sweep.modes = {:?}\n",
+        req.grid.modes.iter().map(|m| m.name()).collect::<Vec<_>>()
+    ));
+    for (name, p) in &req.templates {
+        s.push_str(&format!("sweep.template.{name} = {:?}\n", p.source()));
+    }
+    s.push_str(&format!("sweep.split = {}\n", req.split));
+    s.push_str(&format!(
+        "sweep.null_draws = {}\nsweep.bootstrap = {}\n",
+        req.protocol.null_draws, req.protocol.bootstrap
+    ));
+    s
+}
+
+impl Partial {
+    /// The part file's bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let packed = rmp_serde::to_vec_named(&Packed {
+            at: self.at.clone(),
+            sweep: self.sweep.clone(),
+        })
+        .map_err(|e| Error::internal(format!("sweep part: {e}")))?;
+        let envelope = Envelope {
+            format: FORMAT.to_string(),
+            version: self.version.clone(),
+            shard: format!("{}/{}", self.shard.index, self.shard.count),
+            input: self.input.clone(),
+            data: self.data.clone(),
+            settings: self.settings.lines().map(str::to_string).collect(),
+            configurations: self.configurations,
+            rows: self.sweep.rows.iter().map(|r| r.label_full()).collect(),
+            sweep: base64::engine::general_purpose::STANDARD.encode(packed),
+        };
+        let mut v = serde_json::to_vec_pretty(&envelope)
+            .map_err(|e| Error::internal(format!("sweep part: {e}")))?;
+        v.push(b'\n');
+        Ok(v)
+    }
+
+    /// Read a part file; errors name it.
+    pub fn read(path: &Path) -> Result<Partial> {
+        let p = path.display();
+        let bytes = std::fs::read(path).map_err(|e| Error::Io {
+            path: path.to_path_buf(),
+            doing: "reading a sweep part",
+            source: e,
+        })?;
+        let not_a_part = |why: String| {
+            Error::input(format!(
+                "{p}: not a sweep part ({why}); parts are written by `wavebench sweep ... --shard I/N -o FILE`"
+            ))
+        };
+        let e: Envelope = serde_json::from_slice(&bytes).map_err(|e| not_a_part(e.to_string()))?;
+        if e.format != FORMAT {
+            return Err(not_a_part(format!("its format is '{}'", e.format)));
+        }
+        let shard: Shard = e
+            .shard
+            .parse()
+            .map_err(|_| not_a_part(format!("shard '{}'", e.shard)))?;
+        let packed = base64::engine::general_purpose::STANDARD
+            .decode(e.sweep.as_bytes())
+            .map_err(|e| not_a_part(format!("its sweep: {e}")))?;
+        // A part of another version may not read: say the version first.
+        if e.version != version() {
+            return Err(Error::input(format!(
+                "{p}: written by wavebench {}, this is {}: merge parts with the wavebench that wrote them",
+                e.version,
+                version()
+            )));
+        }
+        let Packed { at, sweep } =
+            rmp_serde::from_slice(&packed).map_err(|e| not_a_part(format!("its sweep: {e}")))?;
+        if at.len() != sweep.rows.len() {
+            return Err(not_a_part(format!(
+                "{} rows but {} places",
+                sweep.rows.len(),
+                at.len()
+            )));
+        }
+        Ok(Partial {
+            shard,
+            version: e.version,
+            input: e.input,
+            data: e.data,
+            settings: e.settings.iter().map(|l| format!("{l}\n")).collect(),
+            configurations: e.configurations,
+            at,
+            sweep,
+        })
+    }
+}
+
+/// The sweep of every part together, as one process would have made it: the same data,
+/// settings and version; shards 1..=N each once. Returns the sweep and the data's input
+/// as the parts name it.
+pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
+    let Some((first_path, first)) = parts.first() else {
+        return Err(Error::input("sweep merge: no part given"));
+    };
+    let count = first.shard.count;
+    let mut by_shard: Vec<Option<&Path>> = vec![None; count];
+    for (path, p) in &parts {
+        let differs = |what: &str, a: &str, b: &str| {
+            Error::input(format!(
+                "{}: {what} differ from {}'s ({a} against {b}): merge parts of one sweep",
+                path.display(),
+                first_path.display()
+            ))
+        };
+        if p.shard.count != count {
+            return Err(differs(
+                "shard counts",
+                &p.shard.count.to_string(),
+                &count.to_string(),
+            ));
+        }
+        if p.data != first.data || p.input != first.input {
+            return Err(differs(
+                "its data",
+                &format!("{} {}", p.input, &p.data[..8.min(p.data.len())]),
+                &format!("{} {}", first.input, &first.data[..8.min(first.data.len())]),
+            ));
+        }
+        if p.settings != first.settings {
+            let (a, b) = first_difference(&p.settings, &first.settings);
+            return Err(differs("its settings", &a, &b));
+        }
+        if p.configurations != first.configurations {
+            return Err(differs(
+                "grid sizes",
+                &p.configurations.to_string(),
+                &first.configurations.to_string(),
+            ));
+        }
+        if let Some(twice) = by_shard[p.shard.index - 1].replace(path) {
+            return Err(Error::input(format!(
+                "{} and {} are both shard {}/{count}: give each part once",
+                twice.display(),
+                path.display(),
+                p.shard.index
+            )));
+        }
+    }
+    let missing: Vec<String> = by_shard
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.is_none())
+        .map(|(i, _)| format!("{}/{count}", i + 1))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::input(format!(
+            "sweep merge: shard{} {} missing (given {} of {count} parts)",
+            if missing.len() == 1 { "" } else { "s" },
+            super::first_few(&missing, 8, ""),
+            parts.len()
+        )));
+    }
+    let input = first.input.clone();
+    let mut rows: Vec<(usize, SweepRow)> = Vec::new();
+    let mut shared = None;
+    for (path, p) in parts {
+        let Partial { at, sweep, .. } = p;
+        let mut sweep = sweep;
+        rows.extend(at.into_iter().zip(std::mem::take(&mut sweep.rows)));
+        sweep.baseline = Default::default();
+        // Every part scored the same units: anything else is not one sweep (compared as
+        // bytes, so that a NaN equals itself).
+        let bytes = rmp_serde::to_vec(&sweep).map_err(|e| Error::internal(e.to_string()))?;
+        match &shared {
+            None => shared = Some((sweep, bytes)),
+            Some((_, b)) if *b != bytes => {
+                return Err(Error::input(format!(
+                    "{}: its units or split differ from the other parts' although its settings agree: merge parts of one sweep",
+                    path.display()
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    let (mut sweep, _) = shared.ok_or_else(|| Error::internal("sweep merge: no part"))?;
+    // Grid order; a configuration's rows keep their template order.
+    rows.sort_by_key(|(at, _)| *at);
+    sweep.rows = rows.into_iter().map(|(_, r)| r).collect();
+    sweep.baseline = sweep.rows.first().map_or_else(Default::default, |r| {
+        [r.val.clone(), r.test.clone()].map(Evaluation::baseline)
+    });
+    Ok((sweep, input))
+}
+
+/// The first line where `a` and `b` differ.
+fn first_difference(a: &str, b: &str) -> (String, String) {
+    let mut la = a.lines();
+    let mut lb = b.lines();
+    loop {
+        match (la.next(), lb.next()) {
+            (Some(x), Some(y)) if x == y => continue,
+            (x, y) => {
+                return (
+                    x.unwrap_or("(nothing)").to_string(),
+                    y.unwrap_or("(nothing)").to_string(),
+                )
+            }
+        }
+    }
+}

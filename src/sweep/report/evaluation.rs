@@ -1,0 +1,75 @@
+//! An evaluation as the report's JSON writes it (docs/cli.md#sweep): named maps a reader
+//! indexes by claim and outcome, not the lossless form a part file keeps.
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use wavebench_core::score::{Evaluation, Target};
+
+/// An evaluation in the report's JSON form.
+pub struct EvaluationJson<'a>(pub &'a Evaluation);
+
+/// docs/cli.md#sweep: `{"units", "scored", "score_bits", "mi_bits_sum", "interval",
+/// "complementary_bits", "complementary_interval", "claims": {claim: {outcome: {mi_bits,
+/// null_median, null_p95, p, excess_bits}}}, "complementary": {claim: {outcome: {…}}},
+/// "categories": {claim: {category: count}}, "diversity": {…}}`, the built-in claims in
+/// docs order, then the defined ones in the order given.
+impl Serialize for EvaluationJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.0;
+        let claims = MapOf(|| {
+            e.claims.iter().map(|c| {
+                let info =
+                    MapOf(move || Target::ALL.into_iter().map(move |t| (t.name(), c.info(t))));
+                (c.claim.name(), info)
+            })
+        });
+        let complementary = MapOf(|| {
+            e.claims.iter().map(|c| {
+                let info = MapOf(move || {
+                    Target::ALL
+                        .into_iter()
+                        .map(move |t| (t.name(), c.complementary(t)))
+                });
+                (c.claim.name(), info)
+            })
+        });
+        let categories = MapOf(|| {
+            e.claims.iter().map(|c| {
+                (
+                    c.claim.name(),
+                    MapOf(move || c.categories.iter().map(|(k, v)| (k, v))),
+                )
+            })
+        });
+        let mut m = s.serialize_map(Some(11))?;
+        m.serialize_entry("units", &e.units)?;
+        let scored: Vec<&str> = e.scored.iter().map(|c| c.name()).collect();
+        m.serialize_entry("scored", &scored)?;
+        m.serialize_entry("score_bits", &e.score_bits)?;
+        m.serialize_entry("mi_bits_sum", &e.mi_bits_sum)?;
+        m.serialize_entry("interval", &e.interval)?;
+        m.serialize_entry("complementary_bits", &e.complementary_bits)?;
+        m.serialize_entry("complementary_interval", &e.complementary_interval)?;
+        m.serialize_entry("claims", &claims)?;
+        m.serialize_entry("complementary", &complementary)?;
+        m.serialize_entry("categories", &categories)?;
+        m.serialize_entry("diversity", &e.diversity)?;
+        m.end()
+    }
+}
+
+/// A map serialised from the pairs a closure makes (serde's `collect_map`): nested maps of
+/// borrowed data without a wrapper type each.
+struct MapOf<F>(F);
+
+impl<F, I, K, V> Serialize for MapOf<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator<Item = (K, V)>,
+    K: Serialize,
+    V: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map((self.0)())
+    }
+}
