@@ -201,6 +201,7 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
     }
     let named: Vec<(&str, &wavebench_core::data::Table)> =
         tables.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    announce(&named, &req, opts.shard, data.quiet)?;
     let bar = progress_of(0, data.quiet, "sweep", "configurations");
     let result = sweep::run_share(&named, &req, opts.shard, |done, total| {
         bar.set_length(total as u64);
@@ -242,6 +243,46 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
     }
     write_report(&s, &input, output, format, &opts.report, data.quiet)
 }
+
+/// Before a long sweep, one line with its estimated time and memory on this machine; a
+/// warning wherever the memory it needs is more than the machine has available.
+fn announce(
+    tables: &[(&str, &wavebench_core::data::Table)],
+    req: &Request,
+    shard: Option<Shard>,
+    quiet: bool,
+) -> Result<()> {
+    let (points, _) = req.grid.points(req.base.seq_len.unwrap_or(0))?;
+    let count = shard.map_or(points.len(), |s| sweep::grid::share(&points, s).len());
+    let threads = rayon::current_num_threads();
+    let e = sweep::estimate::estimate(tables, req, count, threads);
+    let of = match shard {
+        Some(s) => format!(" (shard {}/{} of {})", s.index, s.count, points.len()),
+        None => String::new(),
+    };
+    if !quiet && e.seconds >= LONG_SWEEP {
+        eprintln!(
+            "wavebench: sweep of {count} configuration{}{of} over {} units ({} scored): {} on this machine ({threads} threads)",
+            if count == 1 { "" } else { "s" },
+            e.units,
+            e.scored,
+            e.text()
+        );
+    }
+    if let Some(have) = wavebench_core::run_spec::available_memory() {
+        if e.bytes > have as f64 {
+            eprintln!(
+                "wavebench: warning: this sweep may need about {:.1} GB, and {:.1} GB is available: give fewer --columns or --rows, or shard it over machines (--shard)",
+                e.bytes / 1e9,
+                have as f64 / 1e9
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Estimated seconds from which a sweep says what it will take before it starts.
+const LONG_SWEEP: f64 = 10.0;
 
 /// `sweep merge`: the parts' sweep, reported as one process's sweep would be.
 pub fn merge(parts: &[PathBuf], output: Option<&Path>, report: &ReportOpts) -> Result<()> {

@@ -5,6 +5,7 @@
 //! test score beside it; the mean of a few features comes along as a description.
 
 mod claims;
+pub mod estimate;
 pub mod grid;
 pub mod partial;
 mod point;

@@ -118,10 +118,14 @@ impl Gram {
 /// values) of `a[i] · a[j]`, for the upper triangle's columns (and a few below it, where a
 /// tile straddles the diagonal: [`Forecaster::fit`] reads the upper triangle only).
 fn gram_rows(rows: &[f64], dim: usize, i0: usize, out: &mut [f64]) {
+    use crate::numeric::simd::Isa;
     #[cfg(target_arch = "x86_64")]
-    if crate::numeric::simd::Isa::active() >= crate::numeric::simd::Isa::Avx2 {
+    match Isa::active() {
+        // SAFETY: `Isa::active` checked that this CPU has AVX-512F (and AVX2 and FMA).
+        Isa::Avx512 => return unsafe { gram_rows_avx512(rows, dim, i0, out) },
         // SAFETY: `Isa::active` checked that this CPU has AVX2 and FMA.
-        return unsafe { gram_rows_avx2(rows, dim, i0, out) };
+        Isa::Avx2 => return unsafe { gram_rows_avx2(rows, dim, i0, out) },
+        Isa::Portable => {}
     }
     gram_rows_plain(rows, dim, i0, 0, out)
 }
@@ -140,21 +144,31 @@ fn gram_rows_plain(rows: &[f64], dim: usize, i0: usize, j_from: usize, out: &mut
     }
 }
 
-/// Four rows × eight columns in eight registers, over every row of the block; the columns
-/// past the last whole tile, and a strip of fewer than four rows, as [`gram_rows_plain`].
+/// The columns the vector kernels tile (8 at a time from the strip's diagonal, rounded
+/// down to 8) and where the tiles end; the columns after, and a strip of fewer than four
+/// rows, go through [`gram_rows_plain`]. Each tile entry is one fused multiply-add per
+/// row of the block into a register, then added to `out`: AVX2 and AVX-512 compute every
+/// entry the same way, so their sums agree to the bit.
+fn tiled(dim: usize, i0: usize) -> (usize, usize) {
+    let first = i0 / 8 * 8;
+    (first, first + (dim - first) / 8 * 8)
+}
+
+/// Four rows × eight columns in eight registers, over every row of the block, for the
+/// tiles of `jb..end`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn gram_rows_avx2(rows: &[f64], dim: usize, i0: usize, out: &mut [f64]) {
+unsafe fn gram_tiles_avx2(
+    rows: &[f64],
+    dim: usize,
+    i0: usize,
+    mut jb: usize,
+    end: usize,
+    out: &mut [f64],
+) {
     use std::arch::x86_64::*;
-    let strip = out.len() / dim;
-    if strip < 4 {
-        return gram_rows_plain(rows, dim, i0, 0, out);
-    }
     let n = rows.len() / dim;
-    let first = i0 / 8 * 8;
-    let tiles_end = first + (dim - first) / 8 * 8;
-    let mut jb = first;
-    while jb < tiles_end {
+    while jb < end {
         let mut acc = [_mm256_setzero_pd(); 8];
         for k in 0..n {
             let a = rows.as_ptr().add(k * dim);
@@ -174,7 +188,52 @@ unsafe fn gram_rows_avx2(rows: &[f64], dim: usize, i0: usize, out: &mut [f64]) {
         }
         jb += 8;
     }
-    gram_rows_plain(rows, dim, i0, tiles_end, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gram_rows_avx2(rows: &[f64], dim: usize, i0: usize, out: &mut [f64]) {
+    if out.len() / dim < 4 {
+        return gram_rows_plain(rows, dim, i0, 0, out);
+    }
+    let (first, end) = tiled(dim, i0);
+    gram_tiles_avx2(rows, dim, i0, first, end, out);
+    gram_rows_plain(rows, dim, i0, end, out);
+}
+
+/// Four rows × 32 columns in sixteen 512-bit registers (four times the AVX2 tile's work
+/// per row of the block for twice its loads), then the AVX2 tiles for the last columns.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn gram_rows_avx512(rows: &[f64], dim: usize, i0: usize, out: &mut [f64]) {
+    use std::arch::x86_64::*;
+    if out.len() / dim < 4 {
+        return gram_rows_plain(rows, dim, i0, 0, out);
+    }
+    let n = rows.len() / dim;
+    let (mut jb, end) = tiled(dim, i0);
+    while jb + 32 <= end {
+        let mut acc = [_mm512_setzero_pd(); 16];
+        for k in 0..n {
+            let a = rows.as_ptr().add(k * dim);
+            let c = [0, 8, 16, 24].map(|q| _mm512_loadu_pd(a.add(jb + q)));
+            for r in 0..4 {
+                let b = _mm512_set1_pd(*a.add(i0 + r));
+                for q in 0..4 {
+                    acc[4 * r + q] = _mm512_fmadd_pd(b, c[q], acc[4 * r + q]);
+                }
+            }
+        }
+        for r in 0..4 {
+            for q in 0..4 {
+                let o = out.as_mut_ptr().add(r * dim + jb + 8 * q);
+                _mm512_storeu_pd(o, _mm512_add_pd(_mm512_loadu_pd(o), acc[4 * r + q]));
+            }
+        }
+        jb += 32;
+    }
+    gram_tiles_avx2(rows, dim, i0, jb, end, out);
+    gram_rows_plain(rows, dim, i0, end, out);
 }
 
 /// The fitted coefficients per target (T input weights and a constant).
@@ -297,6 +356,39 @@ mod tests {
         assert!((f.beta[0][2] - 0.5).abs() < 1e-2);
         let p = f.predict(&[1.0, 1.0, 1.0]);
         assert!((p[0] - 1.5).abs() < 1e-2 && (p[1] + 1.5).abs() < 1e-2);
+    }
+
+    /// The vector kernels compute each entry alike (a fused multiply-add per row into a
+    /// register, then one add): AVX-512's sums equal AVX2's to the bit, so a sweep's
+    /// forecaster is the same on either CPU.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn wide_and_narrow_tiles_agree_to_the_bit() {
+        use crate::numeric::simd::Isa;
+        if !Isa::Avx512.supported() {
+            return;
+        }
+        let mut x = 7u64;
+        let mut r = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        // A dimension whose tiles end on a part of a wide tile, and strips across it.
+        let dim = 101;
+        let rows: Vec<f64> = (0..37 * dim).map(|_| r() * 3.0).collect();
+        for i0 in [0, 4, 36, 64, 96] {
+            let strip = 4.min(dim - i0);
+            let start: Vec<f64> = (0..strip * dim).map(|_| r()).collect();
+            let (mut narrow, mut wide) = (start.clone(), start.clone());
+            // SAFETY: AVX-512F (and so AVX2 and FMA) checked above.
+            unsafe {
+                gram_rows_avx2(&rows, dim, i0, &mut narrow);
+                gram_rows_avx512(&rows, dim, i0, &mut wide);
+            }
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&narrow), bits(&wide), "strip at row {i0}");
+            assert_ne!(narrow, start, "strip at row {i0} was not summed");
+        }
     }
 
     #[test]

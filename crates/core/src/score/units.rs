@@ -11,6 +11,7 @@ use super::sequences::{cells, OFFSET};
 use super::sequences::{Protocol, Sequences};
 use super::{Borders, Outcome, Part, ScoreError, Split, Tally, Terciles};
 use crate::data::{Table, Windows};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -29,7 +30,8 @@ pub struct Horizons {
     pub(super) channels: usize,
     /// Per window of `scored`, its part (None: its horizon straddles two parts).
     pub(super) parts: Vec<Option<Part>>,
-    /// Per unit of `scored` (window-major, channel-minor), its outcome (None: left out).
+    /// Per unit of `scored` (window-major, channel-minor), its outcome (None: left out);
+    /// emptied once the [`Scorer`] has them in its sequences.
     pub(super) outcomes: Vec<Option<Outcome>>,
     /// Per unit of `scored`, its place among its part's units (sequence order; u32::MAX:
     /// not scored). Set by [`Scorer::new`].
@@ -74,55 +76,90 @@ impl Horizons {
         };
         let all = windows.first..windows.first + windows.count;
         let channels = table.channels.len();
-        let mut train = [Vec::new(), Vec::new()];
-        let mut train_units = Vec::new();
-        let mut gram = Gram::new(t);
-        let mut a = Vec::with_capacity(t + 1);
-        let mut left_out = [0; 3];
-        let mut by_channel = vec![0; channels];
-        // The first and last window whose horizon lies in val or test.
-        let mut first_last: Option<(usize, usize)> = None;
-        for w in all.clone() {
-            let Some(p) = part_of(w) else { continue };
-            if p == Part::Train {
+        let train_windows: Vec<usize> = all
+            .clone()
+            .filter(|&w| part_of(w) == Some(Part::Train))
+            .collect();
+        // The train units, a fixed group of channels per task, each group's sums merged
+        // in group order: the forecaster's bits do not depend on the thread count.
+        let groups: Vec<Range<usize>> = (0..channels)
+            .step_by(TRAIN_GROUP)
+            .map(|c| c..(c + TRAIN_GROUP).min(channels))
+            .collect();
+        let one_group = |cs: &Range<usize>| {
+            let mut g = TrainGroup::new(t);
+            let mut a = Vec::with_capacity(t + 1);
+            for &w in &train_windows {
                 let s = windows.start(w - windows.first);
-                for (c, v) in values.iter().enumerate() {
+                for c in cs.clone() {
+                    let v = &values[c];
                     match outcome(w, c) {
                         Some(o) => {
-                            train[0].push(o.naive_mase);
-                            train[1].push(o.vol_ratio);
-                            train_units.push((w as u32, c as u32));
+                            g.train[0].push(o.naive_mase);
+                            g.train[1].push(o.vol_ratio);
+                            g.units.push((w as u32, c as u32));
                             let x = &v[s..s + t];
                             let h = &v[s + t..s + t + pred_len];
                             if let Some(scale) = forecaster::inputs(x, &mut a) {
                                 if let Some(y) = forecaster::targets(x, h, scale, &o) {
-                                    gram.add(&a, y);
+                                    g.gram.add(&a, y);
                                 }
                             }
                         }
-                        None => {
-                            left_out[0] += 1;
-                            by_channel[c] += 1;
-                        }
+                        None => g.left_out.push(c),
                     }
                 }
-            } else {
-                first_last = Some((first_last.map_or(w, |(a, _)| a), w));
+            }
+            g
+        };
+        let mut train = TrainGroup::new(t);
+        // A few groups at a time: each holds (T+1)² sums.
+        for wave in groups.chunks(2 * rayon::current_num_threads()) {
+            let done: Vec<TrainGroup> = wave.par_iter().map(one_group).collect();
+            for g in done {
+                train.absorb(g);
             }
         }
-        let scored = first_last.map_or(all.end..all.end, |(a, b)| a..b + 1);
+        let mut left_out = [train.left_out.len(), 0, 0];
+        let mut by_channel = vec![0; channels];
+        for &c in &train.left_out {
+            by_channel[c] += 1;
+        }
+        // The first and last window whose horizon lies in val or test.
+        let first = all
+            .clone()
+            .find(|&w| matches!(part_of(w), Some(p) if p != Part::Train));
+        let last = all
+            .clone()
+            .rev()
+            .find(|&w| matches!(part_of(w), Some(p) if p != Part::Train));
+        let scored = match (first, last) {
+            (Some(a), Some(b)) => a..b + 1,
+            _ => all.end..all.end,
+        };
         let parts: Vec<Option<Part>> = scored.clone().map(part_of).collect();
-        let mut outcomes = Vec::with_capacity(scored.len() * channels);
-        for (k, w) in scored.clone().enumerate() {
-            for c in 0..channels {
-                let o = parts[k].and_then(|_| outcome(w, c));
-                if let (Some(p), None) = (parts[k], o) {
-                    left_out[p as usize] += 1;
-                    by_channel[c] += 1;
-                }
-                outcomes.push(o);
+        let outcomes: Vec<Option<Outcome>> = scored
+            .clone()
+            .into_par_iter()
+            .enumerate()
+            .flat_map_iter(|(k, w)| {
+                let (outcome, part) = (&outcome, parts[k]);
+                (0..channels).map(move |c| part.and_then(|_| outcome(w, c)))
+            })
+            .collect();
+        for (u, o) in outcomes.iter().enumerate() {
+            let (k, c) = (u / channels, u % channels);
+            if let (Some(p), None) = (parts[k], o) {
+                left_out[p as usize] += 1;
+                by_channel[c] += 1;
             }
         }
+        let TrainGroup {
+            train,
+            units: train_units,
+            gram,
+            ..
+        } = train;
         Ok(Horizons {
             borders,
             seq_len: windows.seq_len,
@@ -140,7 +177,46 @@ impl Horizons {
             left_out_by_channel: by_channel,
         })
     }
+}
 
+/// Channels whose train units one task sums (see [`Horizons::new`]).
+const TRAIN_GROUP: usize = 8;
+
+/// One group of channels' train units: their outcomes' values, which they are, the
+/// forecaster's sums over them, and the channel of each unit left out.
+struct TrainGroup {
+    train: [Vec<f64>; 2],
+    units: Vec<(u32, u32)>,
+    gram: Gram,
+    left_out: Vec<usize>,
+}
+
+impl TrainGroup {
+    fn new(t: usize) -> Self {
+        TrainGroup {
+            train: [Vec::new(), Vec::new()],
+            units: Vec::new(),
+            gram: Gram::new(t),
+            left_out: Vec::new(),
+        }
+    }
+
+    /// The next group's units after these.
+    fn absorb(&mut self, g: TrainGroup) {
+        if self.units.is_empty() && self.left_out.is_empty() {
+            // The first group: its sums as they are (so one group is summed as before).
+            *self = g;
+            return;
+        }
+        self.train[0].extend_from_slice(&g.train[0]);
+        self.train[1].extend_from_slice(&g.train[1]);
+        self.units.extend_from_slice(&g.units);
+        self.gram.merge(g.gram);
+        self.left_out.extend_from_slice(&g.left_out);
+    }
+}
+
+impl Horizons {
     /// The forecaster's predictions of this file's train units (in `train` order) for
     /// the two tercile outcomes, appended to `naive_mase` and `vol_ratio`; the train units
     /// are not needed again, so they go.
@@ -274,23 +350,6 @@ impl Scorer {
         let forecaster = pooled
             .and_then(Forecaster::fit)
             .ok_or(ScoreError::NoForecaster)?;
-        let mut train_predictions = [Vec::new(), Vec::new()];
-        for (h, (table, windows)) in files.iter_mut().zip(&sources) {
-            h.predict_train(&forecaster, table, windows, &mut train_predictions);
-        }
-        let [mut pm, mut pv] = train_predictions;
-        let forecast_classes = ForecastClasses {
-            naive_mase: Terciles::of(&mut pm),
-            vol_ratio: Terciles::of(&mut pv),
-        };
-        drop((pm, pv));
-        let predictions: Vec<Vec<Option<[u8; 3]>>> = files
-            .iter()
-            .zip(&sources)
-            .map(|(h, (table, windows))| {
-                h.predict_scored(&forecaster, &forecast_classes, table, windows)
-            })
-            .collect();
         // The train units' outcomes, taken from the files (needed for the terciles only).
         let mut train = [Vec::new(), Vec::new()];
         for h in &mut files {
@@ -309,6 +368,23 @@ impl Scorer {
             Terciles::of(&mut vol_values),
         );
         drop((mase_values, vol_values));
+        let mut train_predictions = [Vec::new(), Vec::new()];
+        for (h, (table, windows)) in files.iter_mut().zip(&sources) {
+            h.predict_train(&forecaster, table, windows, &mut train_predictions);
+        }
+        let [mut pm, mut pv] = train_predictions;
+        let forecast_classes = ForecastClasses {
+            naive_mase: Terciles::of(&mut pm),
+            vol_ratio: Terciles::of(&mut pv),
+        };
+        drop((pm, pv));
+        let predictions: Vec<Vec<Option<[u8; 3]>>> = files
+            .iter()
+            .zip(&sources)
+            .map(|(h, (table, windows))| {
+                h.predict_scored(&forecaster, &forecast_classes, table, windows)
+            })
+            .collect();
         // Each scored part's units in sequence order: file, channel, window.
         let mut sequences: [Sequences; 2] = Default::default();
         for (slot, part) in [Part::Val, Part::Test].into_iter().enumerate() {
@@ -369,6 +445,10 @@ impl Scorer {
                 column_stats(&ids, kt as usize, None, seqs, &xlnx).info[t]
             })
         });
+        // Each unit's outcome is in its sequence's cells now.
+        for h in &mut files {
+            h.outcomes = Vec::new();
+        }
         Ok(Scorer {
             files,
             mase,

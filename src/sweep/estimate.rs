@@ -1,0 +1,110 @@
+//! What a sweep will take before it starts: its time and peak memory on this machine,
+//! from the data's shape alone (rows, channels, window, horizon, split) and rates
+//! measured on a 2-core Xeon (BENCHMARKS.md, "The sweep at scale"). A guide, within a
+//! factor of about 1.5, not a promise: the progress bar's ETA then follows the real pace.
+
+use super::Request;
+use wavebench_core::data::Table;
+use wavebench_core::score::Part;
+
+/// CPU seconds per multiply-add of the forecaster's normal equations (a train unit adds
+/// (T+1)²/2 of them).
+const GRAM_FMA: f64 = 1.07e-10;
+/// CPU seconds per unit for its outcome and the forecaster's inputs (one thread).
+const OUTCOME: f64 = 3.0e-6;
+/// CPU seconds per scored unit in the first configuration (its Time-LLM statistics too).
+const FIRST: f64 = 1.8e-5;
+/// CPU seconds per scored unit in each later configuration.
+const LATER: f64 = 6.0e-6;
+/// The process before any data: libtorch's libraries mapped and relocated.
+const PROCESS: f64 = 0.45e9;
+/// Per unit of the scorer (outcomes, train values, predictions, slots) at its peak.
+const SCORER_PER_UNIT: f64 = 48.0;
+/// Per scored unit and claim column (a u32 category).
+const CLAIM: f64 = 4.0;
+/// Per scored unit and template (a prompt's two hashes).
+const PROMPT_HASHES: f64 = 32.0;
+/// Per scored unit when its Time-LLM statistics are kept for the later configurations.
+const STATISTICS: f64 = 130.0;
+/// A chunk of windows' features in flight, per configuration running.
+const CHUNK: f64 = 40e6;
+
+/// A sweep's estimated wall time and peak resident memory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub seconds: f64,
+    pub bytes: f64,
+    /// Units (windows × channels) of every file, and those the configurations score.
+    pub units: usize,
+    pub scored: usize,
+}
+
+/// The estimate for `configurations` configurations of `req` over `tables`, on `threads`.
+pub fn estimate(
+    tables: &[(&str, &Table)],
+    req: &Request,
+    configurations: usize,
+    threads: usize,
+) -> Estimate {
+    let t = req.base.seq_len.unwrap_or(0);
+    let p = req.base.pred_len;
+    let stride = req.base.stride.max(1);
+    let (mut units, mut train, mut scored) = (0usize, 0usize, 0usize);
+    let mut table_bytes = 0.0;
+    for (_, table) in tables {
+        let rows = table.rows();
+        let channels = table.channels.len();
+        table_bytes += (rows * channels * 8) as f64;
+        let windows =
+            |rows: usize| rows.saturating_sub(t + p) / stride + usize::from(rows >= t + p);
+        units += windows(rows) * channels;
+        if let Ok(b) = req.split.borders(0, rows) {
+            // Train units: horizons within train's rows; the rest of the windows from the
+            // first val horizon on are computed per configuration.
+            let n_train = windows(b.part(Part::Train).end);
+            train += n_train * channels;
+            scored += windows(rows).saturating_sub(n_train) * channels;
+        }
+    }
+    let threads = threads.max(1) as f64;
+    let fma = train as f64 * ((t + 1) * (t + 1)) as f64 / 2.0;
+    let later = configurations.saturating_sub(1) as f64;
+    let seconds = OUTCOME * units as f64
+        + (GRAM_FMA * fma
+            + FIRST * scored as f64 * f64::from(u8::from(configurations > 0))
+            + LATER * scored as f64 * later)
+            / threads;
+    let kept = if scored <= super::KEPT_STATISTICS {
+        STATISTICS
+    } else {
+        0.0
+    };
+    let claims = (wavebench_core::score::Claim::ALL.len() + req.base.claims.len()) as f64;
+    let running = (2.0 * threads).min(configurations.max(1) as f64);
+    let bytes = PROCESS
+        + 2.0 * table_bytes
+        + SCORER_PER_UNIT * units as f64
+        + scored as f64 * (claims * CLAIM + PROMPT_HASHES * req.templates.len() as f64 + kept)
+        + CHUNK * running;
+    Estimate {
+        seconds,
+        bytes,
+        units,
+        scored,
+    }
+}
+
+impl Estimate {
+    /// "about 3 min and 1.2 GB".
+    pub fn text(&self) -> String {
+        let s = self.seconds.max(1.0);
+        let time = if s < 90.0 {
+            format!("{s:.0} s")
+        } else if s < 5400.0 {
+            format!("{:.0} min", s / 60.0)
+        } else {
+            format!("{:.1} h", s / 3600.0)
+        };
+        format!("about {time} and {:.1} GB", self.bytes / 1e9)
+    }
+}
