@@ -94,8 +94,12 @@ impl<'a> Scoring<'a> {
         let mut sums = [0.0; 6];
         let mut counted_units = 0usize;
         // Per template, per scored part (val, test), its prompts' hashes.
-        let mut hashes: Vec<[Vec<[u128; 2]>; 2]> =
-            req.templates.iter().map(|_| Default::default()).collect();
+        // (Sized at once: a list that doubles as it grows holds up to twice its hashes.)
+        let mut hashes: Vec<[Vec<[u128; 2]>; 2]> = req
+            .templates
+            .iter()
+            .map(|_| [1, 2].map(|p| Vec::with_capacity(self.scorer.units[p])))
+            .collect();
         for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
             let prepared = spec
                 .prepare(table)
