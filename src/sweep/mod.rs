@@ -85,6 +85,9 @@ pub fn run_share(
     }
     keep_freed_memory();
     let scorer = scorer(tables, req)?;
+    // The scorer's transients (the table's train values, predictions) are freed: hand
+    // their pages back before the configurations' chunks fill the heap again.
+    release_freed_memory();
     let job = Scoring::new(tables, req, &scorer)?;
     let (all, skipped) = req.grid.points(job.seq_len)?;
     let chosen: Vec<usize> = match shard {
@@ -378,5 +381,15 @@ fn keep_freed_memory() {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
         libc::mallopt(libc::M_TOP_PAD, 64 << 20);
+    }
+}
+
+/// Return the pages of freed memory to the kernel once (the heap is otherwise never
+/// trimmed, see [`keep_freed_memory`]).
+fn release_freed_memory() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: malloc_trim only returns free pages; no allocation is touched.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
