@@ -14,6 +14,7 @@ pub mod outcomes;
 pub mod sequences;
 pub mod split;
 mod tally;
+mod horizons;
 mod units;
 
 pub use column::{ColumnStats, Info};
@@ -24,7 +25,8 @@ pub use outcomes::{Outcome, Terciles};
 pub use sequences::{Protocol, Sequences};
 pub use split::{Borders, Part, Split, SplitError};
 pub use tally::{interval, paired_interval, ClaimInfo, Evaluation, Tally};
-pub use units::{Horizons, Scorer};
+pub use horizons::Horizons;
+pub use units::Scorer;
 
 use crate::features::{Features, Reads};
 

@@ -1,0 +1,262 @@
+//! One file's units: which part each window's horizon lies in, each unit's outcome, the
+//! train units' values for the terciles and the forecaster's sums over them
+//! ([`Horizons`]). The data set's [`super::Scorer`] is made from every file's.
+
+use super::forecaster::{self, ForecastClasses, Forecaster, Gram};
+use super::{Borders, Outcome, Part, ScoreError, Split};
+use crate::data::{Table, Windows};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Where one file's scored units are: which part each window's horizon lies in, and each
+/// unit's outcome. Made once per data set; every configuration is scored on the same units.
+#[derive(Debug, Clone)]
+pub struct Horizons {
+    pub borders: Borders,
+    /// The windows' length, their stride and the horizon.
+    pub seq_len: usize,
+    pub stride: usize,
+    pub pred_len: usize,
+    /// The windows (numbered as in the run) whose horizon lies in val or test.
+    pub scored: Range<usize>,
+    pub(super) channels: usize,
+    /// Per window of `scored`, its part (None: its horizon straddles two parts).
+    pub(super) parts: Vec<Option<Part>>,
+    /// Per unit of `scored` (window-major, channel-minor), its outcome (None: left out);
+    /// emptied once the [`Scorer`] has them in its sequences.
+    pub(super) outcomes: Vec<Option<Outcome>>,
+    /// Per unit of `scored`, its place among its part's units (sequence order; u32::MAX:
+    /// not scored). Set by [`Scorer::new`].
+    pub(super) slots: Vec<u32>,
+    /// The train units' naive_mase and vol_ratio, for the terciles.
+    pub(super) train: [Vec<f64>; 2],
+    /// The train units with an outcome (window, channel), in the order of `train`.
+    pub(super) train_units: Vec<(u32, u32)>,
+    /// The forecaster's normal equations over this file's train units (taken when the
+    /// data set's forecaster is fit).
+    pub(super) gram: Option<Gram>,
+    /// Units left out per part (a denominator of 0).
+    pub left_out: [usize; 3],
+    /// Units left out per channel, all parts together.
+    pub left_out_by_channel: Vec<usize>,
+}
+
+impl Horizons {
+    /// The outcomes of every unit of `table`'s `windows` whose next `pred_len` rows exist
+    /// and lie in one part of `split` (over the windows' rows).
+    pub fn new(
+        table: &Table,
+        windows: &Windows,
+        pred_len: usize,
+        split: &Split,
+        rows: Range<usize>,
+    ) -> Result<Horizons, ScoreError> {
+        if pred_len < 2 {
+            return Err(ScoreError::ShortHorizon(pred_len));
+        }
+        let borders = split.borders(rows.start, rows.len())?;
+        let t = windows.seq_len;
+        let part_of = |w: usize| {
+            let s = windows.start(w - windows.first);
+            borders.holding(&(s + t..s + t + pred_len))
+        };
+        let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
+        let outcome = |w: usize, c: usize| {
+            let s = windows.start(w - windows.first);
+            let x = &values[c][s..s + t];
+            Outcome::of(x, &values[c][s + t..s + t + pred_len])
+        };
+        let all = windows.first..windows.first + windows.count;
+        let channels = table.channels.len();
+        let train_windows: Vec<usize> = all
+            .clone()
+            .filter(|&w| part_of(w) == Some(Part::Train))
+            .collect();
+        // The train units, a fixed group of channels per task, each group's sums merged
+        // in group order: the forecaster's bits do not depend on the thread count.
+        let groups: Vec<Range<usize>> = (0..channels)
+            .step_by(TRAIN_GROUP)
+            .map(|c| c..(c + TRAIN_GROUP).min(channels))
+            .collect();
+        let one_group = |cs: &Range<usize>| {
+            let mut g = TrainGroup::new(t);
+            let mut a = Vec::with_capacity(t + 1);
+            for &w in &train_windows {
+                let s = windows.start(w - windows.first);
+                for c in cs.clone() {
+                    let v = &values[c];
+                    match outcome(w, c) {
+                        Some(o) => {
+                            g.train[0].push(o.naive_mase);
+                            g.train[1].push(o.vol_ratio);
+                            g.units.push((w as u32, c as u32));
+                            let x = &v[s..s + t];
+                            let h = &v[s + t..s + t + pred_len];
+                            if let Some(scale) = forecaster::inputs(x, &mut a) {
+                                if let Some(y) = forecaster::targets(x, h, scale, &o) {
+                                    g.gram.add(&a, y);
+                                }
+                            }
+                        }
+                        None => g.left_out.push(c),
+                    }
+                }
+            }
+            g
+        };
+        let mut train = TrainGroup::new(t);
+        // A few groups at a time: each holds (T+1)² sums.
+        for wave in groups.chunks(2 * rayon::current_num_threads()) {
+            let done: Vec<TrainGroup> = wave.par_iter().map(one_group).collect();
+            for g in done {
+                train.absorb(g);
+            }
+        }
+        let mut left_out = [train.left_out.len(), 0, 0];
+        let mut by_channel = vec![0; channels];
+        for &c in &train.left_out {
+            by_channel[c] += 1;
+        }
+        // The first and last window whose horizon lies in val or test.
+        let first = all
+            .clone()
+            .find(|&w| matches!(part_of(w), Some(p) if p != Part::Train));
+        let last = all
+            .clone()
+            .rev()
+            .find(|&w| matches!(part_of(w), Some(p) if p != Part::Train));
+        let scored = match (first, last) {
+            (Some(a), Some(b)) => a..b + 1,
+            _ => all.end..all.end,
+        };
+        let parts: Vec<Option<Part>> = scored.clone().map(part_of).collect();
+        let outcomes: Vec<Option<Outcome>> = scored
+            .clone()
+            .into_par_iter()
+            .enumerate()
+            .flat_map_iter(|(k, w)| {
+                let (outcome, part) = (&outcome, parts[k]);
+                (0..channels).map(move |c| part.and_then(|_| outcome(w, c)))
+            })
+            .collect();
+        for (u, o) in outcomes.iter().enumerate() {
+            let (k, c) = (u / channels, u % channels);
+            if let (Some(p), None) = (parts[k], o) {
+                left_out[p as usize] += 1;
+                by_channel[c] += 1;
+            }
+        }
+        let TrainGroup {
+            train,
+            units: train_units,
+            gram,
+            ..
+        } = train;
+        Ok(Horizons {
+            borders,
+            seq_len: windows.seq_len,
+            stride: windows.stride,
+            pred_len,
+            scored,
+            channels,
+            parts,
+            slots: vec![u32::MAX; outcomes.len()],
+            outcomes,
+            train,
+            train_units,
+            gram: Some(gram),
+            left_out,
+            left_out_by_channel: by_channel,
+        })
+    }
+}
+
+/// Channels whose train units one task sums (see [`Horizons::new`]).
+const TRAIN_GROUP: usize = 8;
+
+/// One group of channels' train units: their outcomes' values, which they are, the
+/// forecaster's sums over them, and the channel of each unit left out.
+struct TrainGroup {
+    train: [Vec<f64>; 2],
+    units: Vec<(u32, u32)>,
+    gram: Gram,
+    left_out: Vec<usize>,
+}
+
+impl TrainGroup {
+    fn new(t: usize) -> Self {
+        TrainGroup {
+            train: [Vec::new(), Vec::new()],
+            units: Vec::new(),
+            gram: Gram::new(t),
+            left_out: Vec::new(),
+        }
+    }
+
+    /// The next group's units after these.
+    fn absorb(&mut self, g: TrainGroup) {
+        if self.units.is_empty() && self.left_out.is_empty() {
+            // The first group: its sums as they are (so one group is summed as before).
+            *self = g;
+            return;
+        }
+        self.train[0].extend_from_slice(&g.train[0]);
+        self.train[1].extend_from_slice(&g.train[1]);
+        self.units.extend_from_slice(&g.units);
+        self.gram.merge(g.gram);
+        self.left_out.extend_from_slice(&g.left_out);
+    }
+}
+
+impl Horizons {
+    /// The forecaster's predictions of this file's train units (in `train` order) for
+    /// the two tercile outcomes, appended to `naive_mase` and `vol_ratio`; the train units
+    /// are not needed again, so they go.
+    pub(super) fn predict_train(
+        &mut self,
+        f: &Forecaster,
+        table: &Table,
+        windows: &Windows,
+        out: &mut [Vec<f64>; 2],
+    ) {
+        let t = self.seq_len;
+        let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
+        let mut a = Vec::with_capacity(t + 1);
+        for (w, c) in std::mem::take(&mut self.train_units) {
+            let (w, c) = (w as usize, c as usize);
+            let s = windows.start(w - windows.first);
+            // A unit with an outcome has a mean step > 0: its inputs exist.
+            let p = forecaster::inputs(&values[c][s..s + t], &mut a)
+                .map_or([0.0; 3], |_| f.predict(&a));
+            out[0].push(p[1]);
+            out[1].push(p[2]);
+        }
+    }
+
+    /// The forecaster's predicted classes of this file's units of `scored` (None: not
+    /// scored).
+    pub(super) fn predict_scored(
+        &self,
+        f: &Forecaster,
+        classes: &ForecastClasses,
+        table: &Table,
+        windows: &Windows,
+    ) -> Vec<Option<[u8; 3]>> {
+        let t = self.seq_len;
+        let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
+        let mut a = Vec::with_capacity(t + 1);
+        self.scored
+            .clone()
+            .enumerate()
+            .flat_map(|(k, w)| (0..self.channels).map(move |c| (k, w, c)))
+            .map(|(k, w, c)| {
+                let u = k * self.channels + c;
+                if self.parts[k].is_none() || self.outcomes[u].is_none() {
+                    return None;
+                }
+                let s = windows.start(w - windows.first);
+                forecaster::inputs(&values[c][s..s + t], &mut a).map(|_| classes.of(f.predict(&a)))
+            })
+            .collect()
+    }
+}
