@@ -107,6 +107,18 @@ fn sweep_to(data: &Path, out: &Path, extra: &[&str]) {
     run_ok(&args);
 }
 
+/// Every shard of `n` of a sweep with `extra`, as `dir/{name}-{i}.json`.
+fn shards(data: &Path, dir: &Path, name: &str, n: usize, extra: &[&str]) -> Vec<PathBuf> {
+    (1..=n)
+        .map(|i| {
+            let p = dir.join(format!("{name}-{i}.json"));
+            let shard = format!("{i}/{n}");
+            sweep_to(data, &p, &[extra, &["--shard", &shard]].concat());
+            p
+        })
+        .collect()
+}
+
 fn merge_to(parts: &[PathBuf], out: &Path) -> std::process::Output {
     let mut args = vec!["sweep", "merge", "-o", out.to_str().unwrap()];
     args.extend(parts.iter().map(|p| p.to_str().unwrap()));
@@ -129,17 +141,7 @@ fn merged_shards_equal_one_sweep_byte_for_byte() {
     // 8 configurations: 7 shards leave some with one and none empty, so a grid of 2 in
     // 5 shards follows; 1 shard is the whole grid in one part.
     for n in [1usize, 3, 7] {
-        let parts: Vec<PathBuf> = (1..=n)
-            .map(|i| {
-                let p = dir.path().join(format!("part-{n}-{i}.json"));
-                sweep_to(
-                    &data,
-                    &p,
-                    &[&wide[..], &["--shard", &format!("{i}/{n}")]].concat(),
-                );
-                p
-            })
-            .collect();
+        let parts = shards(&data, dir.path(), &format!("part-{n}"), n, &wide);
         // Given in reverse: the order of the parts does not matter.
         let reversed: Vec<PathBuf> = parts.iter().rev().cloned().collect();
         for (ext, bytes) in &whole {
@@ -158,17 +160,7 @@ fn merged_shards_equal_one_sweep_byte_for_byte() {
     let small = ["--wavelets", "haar", "--levels", "1,2"];
     let out = dir.path().join("small.md");
     sweep_to(&data, &out, &small);
-    let parts: Vec<PathBuf> = (1..=5)
-        .map(|i| {
-            let p = dir.path().join(format!("small-{i}.json"));
-            sweep_to(
-                &data,
-                &p,
-                &[&small[..], &["--shard", &format!("{i}/5")]].concat(),
-            );
-            p
-        })
-        .collect();
+    let parts = shards(&data, dir.path(), "small", 5, &small);
     let part: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&parts[4]).unwrap()).unwrap();
     assert_eq!(

@@ -68,12 +68,12 @@ pub fn estimate(
     }
     let threads = threads.max(1) as f64;
     let fma = train as f64 * ((t + 1) * (t + 1)) as f64 / 2.0;
-    let later = configurations.saturating_sub(1) as f64;
-    let seconds = OUTCOME * units as f64
-        + (GRAM_FMA * fma
-            + FIRST * scored as f64 * f64::from(u8::from(configurations > 0))
-            + LATER * scored as f64 * later)
-            / threads;
+    // The first configuration computes the statistics too; the later ones borrow them.
+    let per_unit = match configurations {
+        0 => 0.0,
+        n => FIRST + LATER * (n - 1) as f64,
+    };
+    let seconds = OUTCOME * units as f64 + (GRAM_FMA * fma + per_unit * scored as f64) / threads;
     let kept = if scored <= super::KEPT_STATISTICS {
         STATISTICS
     } else {

@@ -94,44 +94,35 @@ pub fn run_share(
         Some(s) => grid::share(&all, s),
         None => (0..all.len()).collect(),
     };
-    let points: Vec<&Point> = chosen.iter().map(|&i| &all[i]).collect();
+    let configurations = all.len();
     let mut rows = Vec::new();
     let mut at = Vec::new();
-    let mut place = |i: usize, r: Vec<SweepRow>, at: &mut Vec<usize>| {
-        at.extend(std::iter::repeat_n(chosen[i], r.len()));
+    if let Some((&first, rest)) = chosen.split_first() {
+        // The first configuration computes Time-LLM's statistics of every unit (they do
+        // not depend on the wavelet) and, unless they are too many to hold, keeps them for
+        // the others; those run side by side, a pair per core, so one's single-threaded
+        // scoring overlaps another's transform.
+        let (r, stats) = job.point(&all[first], None, keeps_statistics(&scorer))?;
+        at.extend(std::iter::repeat_n(first, r.len()));
         rows.extend(r);
-    };
-    let configurations = all.len();
-    let Some(first) = points.first() else {
-        return Ok(Share {
-            sweep: sweep_of(tables, req, &scorer, rows, skipped),
-            at,
-            configurations,
-        });
-    };
-    // The first configuration computes Time-LLM's statistics of every unit (they do not
-    // depend on the wavelet) and, unless they are too many to hold, keeps them for the
-    // others; those run side by side, a pair per core, so one's single-threaded scoring
-    // overlaps another's transform.
-    let keep = scorer.scored_units() <= KEPT_STATISTICS;
-    let (r, stats) = job.point(first, None, keep)?;
-    place(0, r, &mut at);
-    if !progress(1, points.len()) {
-        return Err(Error::Cancelled);
-    }
-    let side_by_side = 2 * rayon::current_num_threads();
-    let mut done = 1;
-    for (c, chunk) in points[1..].chunks(side_by_side).enumerate() {
-        let results: Vec<Result<(Vec<SweepRow>, _)>> = chunk
-            .par_iter()
-            .map(|p| job.point(p, stats.as_deref(), false))
-            .collect();
-        for (k, r) in results.into_iter().enumerate() {
-            place(1 + c * side_by_side + k, r?.0, &mut at);
-        }
-        done += chunk.len();
-        if !progress(done, points.len()) {
+        if !progress(1, chosen.len()) {
             return Err(Error::Cancelled);
+        }
+        let mut done = 1;
+        for chunk in rest.chunks(2 * rayon::current_num_threads()) {
+            let results: Vec<Result<(Vec<SweepRow>, _)>> = chunk
+                .par_iter()
+                .map(|&i| job.point(&all[i], stats.as_deref(), false))
+                .collect();
+            for (&i, r) in chunk.iter().zip(results) {
+                let r = r?.0;
+                at.extend(std::iter::repeat_n(i, r.len()));
+                rows.extend(r);
+            }
+            done += chunk.len();
+            if !progress(done, chosen.len()) {
+                return Err(Error::Cancelled);
+            }
         }
     }
     Ok(Share {
@@ -155,8 +146,7 @@ pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut ScoredUnits) -> 
         aliases: Vec::new(),
     };
     // The statistics of the last configuration serve this one.
-    let keep = scorer.scored_units() <= KEPT_STATISTICS;
-    let (rows, stats) = job.point(&point, kept.stats.as_deref(), keep)?;
+    let (rows, stats) = job.point(&point, kept.stats.as_deref(), keeps_statistics(scorer))?;
     let sweep = sweep_of(tables, req, scorer, rows, Vec::new());
     if stats.is_some() {
         kept.stats = stats;
@@ -345,6 +335,11 @@ fn slide(req: &Request, defined: &[Arc<DefinedClaim>]) -> Result<Reads, NoSlide>
 /// (~130 bytes each: 260 MB); past this every configuration computes its own, so that
 /// memory does not grow with the data set's features.
 const KEPT_STATISTICS: usize = 2_000_000;
+
+/// Whether the units' Time-LLM statistics are few enough to keep between configurations.
+fn keeps_statistics(scorer: &Scorer) -> bool {
+    scorer.scored_units() <= KEPT_STATISTICS
+}
 
 /// What a caller that scores one data set under many configurations (the app's Data set
 /// pane) keeps between them: the scored units and, once computed, their Time-LLM

@@ -13,7 +13,7 @@ use wavebench_core::features::{Reads, Unit};
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Purpose, RunSpec};
-use wavebench_core::score::{Claim, DefinedClaim, Diversity, Evaluation, Part, Scorer};
+use wavebench_core::score::{Claim, DefinedClaim, Diversity, Evaluation, Part, Scorer, Tally};
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
 
@@ -23,6 +23,18 @@ const RENDER_PIECE: usize = 2048;
 /// Units (windows × channels) whose features are held at a time: ~1 kB each, so a chunk
 /// is ~30 MB, whatever the data set's size.
 const CHUNK_UNITS: usize = 32_768;
+
+/// What one grid point accumulates as its chunks of units go through.
+struct Counts {
+    tally: Tally,
+    /// Each [`Metric`]'s sum over the counted units, and how many there are.
+    sums: [f64; 6],
+    counted: usize,
+    /// Per template, per scored part (val, test), its prompts' hashes.
+    hashes: Vec<[Vec<[u128; 2]>; 2]>,
+    /// The units' Time-LLM statistics, in order, where they are kept.
+    kept_stats: Option<Vec<SeriesStats>>,
+}
 
 /// What every configuration of one sweep shares.
 pub(super) struct Scoring<'a> {
@@ -84,29 +96,29 @@ impl<'a> Scoring<'a> {
             &crate::backend::LOCAL,
         )?;
         let bands = engine::plan::band_names(point.transform.level);
-        let mut tally = self
-            .scorer
-            .tally(&bands, &self.defined, &req.base.description);
+        let mut counts = Counts {
+            tally: self
+                .scorer
+                .tally(&bands, &self.defined, &req.base.description),
+            sums: [0.0; 6],
+            counted: 0,
+            // Sized at once: a list that doubles as it grows holds up to twice its hashes.
+            hashes: req
+                .templates
+                .iter()
+                .map(|_| [1, 2].map(|p| Vec::with_capacity(self.scorer.units[p])))
+                .collect(),
+            kept_stats: (stats.is_none() && keep_stats).then(Vec::new),
+        };
         let mut engine = Selected::native();
         let mut approx_len = 0;
         let mut next_stats = stats.map(|s| s.iter());
-        let mut kept_stats = (stats.is_none() && keep_stats).then(Vec::new);
-        let mut sums = [0.0; 6];
-        let mut counted_units = 0usize;
-        // Per template, per scored part (val, test), its prompts' hashes.
-        // (Sized at once: a list that doubles as it grows holds up to twice its hashes.)
-        let mut hashes: Vec<[Vec<[u128; 2]>; 2]> = req
-            .templates
-            .iter()
-            .map(|_| [1, 2].map(|p| Vec::with_capacity(self.scorer.units[p])))
-            .collect();
         for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
             let prepared = spec
                 .prepare(table)
                 .map_err(|e| Error::from(e).within(&place(name, table)))?;
             approx_len = prepared.plan.band_lens[0];
-            let channels = table.channels.len();
-            let step = (CHUNK_UNITS / channels.max(1)).max(1);
+            let step = (CHUNK_UNITS / table.channels.len().max(1)).max(1);
             for first in h.scored.clone().step_by(step) {
                 let chunk = first..(first + step).min(h.scored.end);
                 let part = prepared.part(chunk).sliding(self.slide.clone());
@@ -123,44 +135,21 @@ impl<'a> Scoring<'a> {
                             place(name, table)
                         ))
                     })?;
-                let mut parts = Vec::with_capacity(units.len());
-                for (k, u) in units.iter_mut().enumerate() {
-                    if let Some(s) = next_stats.as_mut().and_then(Iterator::next) {
+                if let Some(s) = next_stats.as_mut() {
+                    for (u, s) in units.iter_mut().zip(s) {
                         u.features.set_statistics(s);
                     }
-                    if let Some(kept) = kept_stats.as_mut() {
-                        kept.push(u.features.statistics());
-                    }
-                    let c = k % channels;
-                    let facts = self.facts.get(f).map_or([f64::NAN; 2], |facts| {
-                        facts[(u.window - h.scored.start) * channels + c]
-                    });
-                    let part = tally
-                        .push(h, u.window, c, &u.features, facts)
-                        .map_err(|e| {
-                            Error::input(format!(
-                                "{name}, channel {}, window {}: {e}",
-                                table.channels[c].name, u.window
-                            ))
-                        })?;
-                    parts.push(part);
                 }
-                let counted: Vec<(Part, &Unit)> = units
-                    .iter()
-                    .zip(&parts)
-                    .filter_map(|(u, p)| p.map(|p| (p, u)))
-                    .collect();
-                for (_, u) in &counted {
-                    counted_units += 1;
-                    for (m, acc) in Metric::ALL.iter().zip(sums.iter_mut()) {
-                        *acc += m.of(&u.features);
-                    }
-                }
-                for ((template, prompter), hashes) in req.templates.iter().zip(&mut hashes) {
-                    self.hash_prompts(template, prompter, &counted, hashes)?;
-                }
+                self.count(&mut counts, f, &units)?;
             }
         }
+        let Counts {
+            tally,
+            sums,
+            counted: counted_units,
+            hashes,
+            kept_stats,
+        } = counts;
         let means = sums.map(|s| s / counted_units.max(1) as f64);
         // The claims do not depend on the template: one evaluation per part, each
         // template's row with its own prompts' diversity.
@@ -169,9 +158,10 @@ impl<'a> Scoring<'a> {
             || tally.evaluate(self.scorer, Part::Test, &[], Diversity::default()),
         );
         let mut rows = Vec::with_capacity(req.templates.len());
-        for ((template, prompter), [val_hashes, test_hashes]) in req.templates.iter().zip(hashes) {
+        for ((template, prompter), [mut val_hashes, mut test_hashes]) in
+            req.templates.iter().zip(hashes)
+        {
             // The two parts' diversities side by side (each a sort of its hashes).
-            let (mut val_hashes, mut test_hashes) = (val_hashes, test_hashes);
             let (val_diversity, test_diversity) = rayon::join(
                 || Diversity::of_hashes(&mut val_hashes),
                 || Diversity::of_hashes(&mut test_hashes),
@@ -196,6 +186,45 @@ impl<'a> Scoring<'a> {
             });
         }
         Ok((rows, kept_stats))
+    }
+
+    /// A chunk of file `f`'s units (in window-major, channel-minor order, their statistics
+    /// in place) counted into `counts`: each unit's claims, the feature means and each
+    /// template's prompt hashes over the units of val and test.
+    fn count(&self, counts: &mut Counts, f: usize, units: &[Unit]) -> Result<()> {
+        let (name, table) = self.tables[f];
+        let h = &self.scorer.files[f];
+        let channels = table.channels.len();
+        let mut counted: Vec<(Part, &Unit)> = Vec::with_capacity(units.len());
+        for (k, u) in units.iter().enumerate() {
+            if let Some(kept) = counts.kept_stats.as_mut() {
+                kept.push(u.features.statistics());
+            }
+            let c = k % channels;
+            let facts = self.facts.get(f).map_or([f64::NAN; 2], |facts| {
+                facts[(u.window - h.scored.start) * channels + c]
+            });
+            let part = counts
+                .tally
+                .push(h, u.window, c, &u.features, facts)
+                .map_err(|e| {
+                    Error::input(format!(
+                        "{name}, channel {}, window {}: {e}",
+                        table.channels[c].name, u.window
+                    ))
+                })?;
+            if let Some(p) = part {
+                counted.push((p, u));
+                counts.counted += 1;
+                for (m, acc) in Metric::ALL.iter().zip(counts.sums.iter_mut()) {
+                    *acc += m.of(&u.features);
+                }
+            }
+        }
+        for ((template, prompter), hashes) in self.req.templates.iter().zip(&mut counts.hashes) {
+            self.hash_prompts(template, prompter, &counted, hashes)?;
+        }
+        Ok(())
     }
 
     /// The prompts of `counted` (a chunk's units with their parts) under one template,

@@ -9,23 +9,23 @@
 mod column;
 pub mod defined;
 pub mod forecaster;
+mod horizons;
 pub mod information;
 pub mod outcomes;
 pub mod sequences;
 pub mod split;
 mod tally;
-mod horizons;
 mod units;
 
 pub use column::{ColumnStats, Info};
 pub use defined::{ClaimVars, DefinedClaim, DefinedError};
 pub use forecaster::{ForecastClasses, Forecaster};
+pub use horizons::Horizons;
 pub use information::Diversity;
 pub use outcomes::{Outcome, Terciles};
 pub use sequences::{Protocol, Sequences};
 pub use split::{Borders, Part, Split, SplitError};
 pub use tally::{interval, paired_interval, ClaimInfo, Evaluation, Tally};
-pub use horizons::Horizons;
 pub use units::Scorer;
 
 use crate::features::{Features, Reads};
