@@ -1,7 +1,8 @@
 //! The sweep at scale (docs/cli.md#sharded-sweeps): shards merged equal one process's
 //! sweep byte for byte, merging refuses parts of other sweeps and missing or repeated
 //! parts, the local stand-in for a cluster (`xargs -P` over shards, then `sweep merge`)
-//! works as documented, and a sweep's memory grows by bytes per unit, not kilobytes.
+//! works as documented, and a sweep's memory grows by bytes per unit, not kilobytes;
+//! `prompts` and `features` stream their records a chunk at a time, to the same bytes.
 
 mod common;
 
@@ -47,6 +48,14 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
+
+/// Held by every test that computes in this process, so that a measured heap is one
+/// test's alone (the test threads share the allocator).
+static IN_THIS_PROCESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    IN_THIS_PROCESS.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// `channels` series of `rows` hours (an index column): random walks with a daily cycle.
 fn made_file(dir: &Path, rows: usize, channels: usize) -> PathBuf {
@@ -319,6 +328,7 @@ fn a_sweeps_memory_grows_by_bytes_per_unit() {
     use wavebench_core::config::Config;
     use wavebench_core::prompt::Prompter;
     use wavebench_core::run_spec::{Purpose, RunSpec};
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let (rows, channels) = (12_000, 40);
     let data = made_file(dir.path(), rows, channels);
@@ -362,4 +372,203 @@ fn a_sweeps_memory_grows_by_bytes_per_unit() {
         "the sweep's heap grew {grown} bytes for {units} units ({scored} scored): bound {bound}"
     );
     assert_eq!(s.rows.len(), 1);
+}
+
+/// The command line run in this process (its heap counted), as `wavebench ARGS` runs it.
+fn in_process(args: &[&str]) {
+    use clap::FromArgMatches;
+    let m = wavebench::cli::command()
+        .try_get_matches_from(std::iter::once("wavebench").chain(args.iter().copied()))
+        .unwrap();
+    let cli = wavebench::cli::Cli::from_arg_matches(&m).unwrap();
+    wavebench::cli::run(cli.command.unwrap()).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+}
+
+/// The records of every unit of `data`, computed at once through the library and written
+/// whole: what the streamed commands must equal.
+fn written_whole(data: &Path, extra: &[&str], prompts: Option<&Path>, features: Option<&Path>) {
+    use wavebench_core::config::Config;
+    use wavebench_core::engine::Selected;
+    use wavebench_core::run_spec::{Purpose, RunSpec};
+    use wavebench_core::timing::Timer;
+    let mut cfg = Config {
+        seq_len: Some(96),
+        pred_len: 24,
+        description: "made".into(),
+        ..Config::default()
+    };
+    if let [_, "batch", _, b] = extra {
+        cfg.aggregate = wavebench_core::features::Aggregate::Batch;
+        cfg.batch_size = b.parse().unwrap();
+    }
+    let spec = RunSpec::new(cfg.clone(), Purpose::Features, &wavebench::backend::LOCAL).unwrap();
+    let table = spec.load(data).unwrap();
+    let prepared = spec.prepare(&table).unwrap();
+    let units = prepared
+        .features(
+            &table,
+            &mut Selected::native(),
+            &mut Timer::default(),
+            |_| true,
+        )
+        .unwrap();
+    if let Some(out) = prompts {
+        let source = wavebench_core::prompt::builtin(&cfg.template).unwrap();
+        let prompter = wavebench_core::prompt::Prompter::new(source).unwrap();
+        let texts = prompter
+            .render_all(&units, &cfg.description, 96, cfg.pred_len)
+            .unwrap();
+        wavebench::export::write_prompts(out, &units, &texts).unwrap();
+    }
+    if let Some(out) = features {
+        let format = wavebench::export::FeatureFormat::for_path(out).unwrap();
+        wavebench::export::write_features(out, format, &units, true).unwrap();
+    }
+}
+
+/// `prompts` and `features` write a chunk of units at a time: over a file of several
+/// chunks (and a batch aggregate whose batches could straddle one), every format's bytes
+/// equal those of all units computed and written at once.
+#[test]
+fn streamed_records_equal_the_whole_runs() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    // 2,905 windows × 41 channels (the hour column is a channel too): 119,105 units, four
+    // chunks.
+    let data = made_file(dir.path(), 3_000, 40);
+    let d = data.to_str().unwrap();
+    let at = |name: &str| dir.path().join(name);
+    for extra in [&[][..], &["--aggregate", "batch", "--batch-size", "5"][..]] {
+        let args = |cmd: &str, out: &Path| {
+            let mut a = vec![cmd, d, "--seq-len", "96", "--pred-len", "24", "-q"];
+            a.extend_from_slice(extra);
+            a.extend(
+                ["--description", "made", "-o", out.to_str().unwrap()]
+                    .iter()
+                    .copied(),
+            );
+            a.into_iter().map(String::from).collect::<Vec<_>>()
+        };
+        let run = |a: Vec<String>| in_process(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        run(args("prompts", &at("streamed.jsonl")));
+        written_whole(&data, extra, Some(&at("whole.jsonl")), None);
+        for ext in ["jsonl", "csv", "parquet"] {
+            let streamed = at(&format!("streamed-features.{ext}"));
+            let whole = at(&format!("whole-features.{ext}"));
+            run(args("features", &streamed));
+            written_whole(&data, extra, None, Some(&whole));
+            let (s, w) = (
+                std::fs::read(&streamed).unwrap(),
+                std::fs::read(&whole).unwrap(),
+            );
+            assert!(!w.is_empty());
+            assert!(
+                s == w,
+                "{extra:?} features .{ext}: {} streamed bytes, {} whole",
+                s.len(),
+                w.len()
+            );
+        }
+        let (s, w) = (
+            std::fs::read(at("streamed.jsonl")).unwrap(),
+            std::fs::read(at("whole.jsonl")).unwrap(),
+        );
+        let lines = w.iter().filter(|&&b| b == b'\n').count();
+        let want = match extra {
+            [] => 2_905 * 41,
+            _ => 2_905usize.div_ceil(5),
+        };
+        assert_eq!(lines, want, "{extra:?}: one prompt per unit");
+        assert!(
+            s == w,
+            "{extra:?} prompts: {} streamed bytes, {} whole",
+            s.len(),
+            w.len()
+        );
+    }
+}
+
+/// A Parquet feature table of more units than a row group holds is whole when read back:
+/// every unit once, in order.
+#[test]
+fn a_streamed_parquet_table_holds_every_unit_in_order() {
+    use polars::prelude::*;
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    // 6,905 windows × 41 channels: 283,105 units, two row groups.
+    let data = made_file(dir.path(), 7_000, 40);
+    let out = dir.path().join("f.parquet");
+    in_process(&[
+        "features",
+        data.to_str().unwrap(),
+        "--seq-len",
+        "96",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let df = ParquetReader::new(std::fs::File::open(&out).unwrap())
+        .finish()
+        .unwrap();
+    assert_eq!(df.height(), 6_905 * 41);
+    let window = df.column("window").unwrap().u64().unwrap();
+    let column = df.column("column").unwrap().str().unwrap();
+    assert_eq!((window.len(), column.len()), (df.height(), df.height()));
+    for i in 0..df.height() {
+        let name = match i % 41 {
+            0 => "hour".to_string(),
+            c => format!("c{}", c - 1),
+        };
+        assert_eq!(window.get(i), Some((i / 41) as u64), "row {i}");
+        assert_eq!(column.get(i), Some(name.as_str()), "row {i}");
+    }
+}
+
+/// The peak heap of `args` run in this process, beyond what was in use before.
+fn peak_of(args: &[&str]) -> usize {
+    let before = IN_USE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    in_process(args);
+    PEAK.load(Ordering::Relaxed).saturating_sub(before)
+}
+
+/// `prompts` and `features` hold a chunk of units, not the run: three times the units
+/// add at most the larger table's bytes, where holding them would add kilobytes per unit.
+#[test]
+fn streamed_records_hold_a_chunk_not_the_run() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["small", "large"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    let small = made_file(&dir.path().join("small"), 3_000, 40);
+    let large = made_file(&dir.path().join("large"), 9_000, 40);
+    let units = |rows: usize| (rows - 96 + 1) * 41;
+    let added = units(9_000) - units(3_000);
+    for (cmd, out) in [("prompts", "/dev/null"), ("features", "f.jsonl")] {
+        let out = match out {
+            "/dev/null" => out.to_string(),
+            name => dir.path().join(name).to_str().unwrap().to_string(),
+        };
+        let peak = |data: &Path| {
+            peak_of(&[
+                cmd,
+                data.to_str().unwrap(),
+                "--seq-len",
+                "96",
+                "-q",
+                "-o",
+                &out,
+            ])
+        };
+        let (p_small, p_large) = (peak(&small), peak(&large));
+        // The larger table is 6,000 rows × 41 channels of f64 more: 2 MB.
+        let bound = 4_000_000 + 16 * added;
+        assert!(
+            p_large < p_small + bound,
+            "{cmd}: peak heap {p_small} bytes for {} units, {p_large} for {}: grew more than {bound}",
+            units(3_000),
+            units(9_000)
+        );
+    }
 }

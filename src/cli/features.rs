@@ -10,10 +10,13 @@ use wavebench_core::pipeline::NoSlide;
 pub fn run(path: &Path, output: &Path, common: &Common, opts: &PromptOpts) -> Result<()> {
     let format = export::FeatureFormat::for_path(output)?;
     let r = Run::prepare(path, common, opts)?;
-    let (files, _) = r.units("features", Err(NoSlide::FeaturesWritten))?;
-    let units: Vec<_> = files.into_iter().flat_map(|f| f.units).collect();
     // CSV shards after the first leave out the header: `cat` of the shards is the whole
     // run's file, as it is for JSON lines.
     let header = opts.shard.is_none_or(|s| s.index == 1);
-    export::write_features(output, format, &units, header)
+    export::stream_features(output, format, header, |put| {
+        r.each_chunk("features", Err(NoSlide::FeaturesWritten), |f, _| {
+            put(&f.units)
+        })
+        .map(|_| ())
+    })
 }

@@ -16,26 +16,27 @@ pub fn run(
 ) -> Result<()> {
     let r = Run::prepare(path, common, opts)?;
     let prompter = r.prompter()?;
-    let (files, mut timer) = r.units("prompts", r.spec.slide(&prompter, true))?;
     let cfg = r.cfg();
-    let mut units = Vec::new();
-    let mut prompts = Vec::new();
-    for f in files {
-        let rendered = timer.time(Stage::Render, || {
-            prompter.render_all(&f.units, &cfg.description, f.seq_len, cfg.pred_len)
-        });
-        prompts.extend(rendered.map_err(|source| Error::Template {
-            place: format!("template '{}'", cfg.template),
-            source,
-        })?);
-        units.extend(f.units);
-    }
+    // Each chunk's prompts are rendered and written before the next is computed.
+    export::stream_prompts(output, |put| {
+        r.each_chunk("prompts", r.spec.slide(&prompter, true), |f, timer| {
+            let prompts = timer
+                .time(Stage::Render, || {
+                    prompter.render_all(&f.units, &cfg.description, f.seq_len, cfg.pred_len)
+                })
+                .map_err(|source| Error::Template {
+                    place: format!("template '{}'", cfg.template),
+                    source,
+                })?;
+            put(&f.units, &prompts)
+        })
+        .map(|_| ())
+    })?;
     if cfg.description.is_empty() && prompter.variables().iter().any(|v| v == "description") {
         eprintln!(
             "wavebench: warning: the description is empty, so every prompt says \"Dataset description: \" and nothing after it (give --description TEXT or @FILE)"
         );
     }
-    export::write_prompts(output, &units, &prompts)?;
     if let Some(dir) = timellm_bank {
         let file = write_timellm_bank(dir, path, &cfg.description)?;
         if !common.data.quiet {

@@ -175,14 +175,16 @@ impl Run {
         }
     }
 
-    /// The pipeline's units over every file (this shard's windows of each), with a progress
-    /// bar and the engine's notice on stderr, each said once.
-    /// `slide` says whether the run may take the sliding path (`Shape::slide`).
-    pub fn units(
+    /// The pipeline's units over every file (this shard's windows of each), handed to
+    /// `each` a chunk of about `CHUNK_UNITS` at a time, in order, so a run over any file
+    /// holds one chunk; with a progress bar and the engine's notice on stderr, each said
+    /// once. `slide` says whether the run may take the sliding path (`Shape::slide`).
+    pub fn each_chunk(
         &self,
         what: &str,
         slide: Result<wavebench_core::features::Reads, NoSlide>,
-    ) -> Result<(Vec<FileUnits>, Timer)> {
+        mut each: impl FnMut(FileUnits, &mut Timer) -> Result<()>,
+    ) -> Result<Timer> {
         let files = &self.set.files;
         // A shard needs every file's window count first, to cut the whole run evenly. A
         // single file is kept from that pass rather than loaded twice.
@@ -209,7 +211,7 @@ impl Run {
         notice(&engine.notice, self.quiet);
         let said = engine.notice.clone();
         let mut timer = Timer::new(self.spec.cfg.precise_timing);
-        let mut out = Vec::with_capacity(files.len());
+        let mut constant = ConstantUnits::default();
         for (k, file) in files.iter().enumerate() {
             if parts.as_ref().is_some_and(|p| p[k].is_empty()) {
                 continue;
@@ -226,36 +228,47 @@ impl Run {
                 None => prepared,
             }
             .sliding(slide.clone());
-            prepared.check_memory(&self.spec, &table)?;
             let label = if files.len() > 1 {
                 format!("{what} (file {} of {})", k + 1, files.len())
             } else {
                 what.to_string()
             };
-            let bar = progress(prepared.windows.count, self.quiet, &label);
-            let mut units = prepared.features(&table, &mut engine, &mut timer, |done| {
-                bar.set_position(done as u64);
-                true
-            })?;
-            bar.finish_and_clear();
-            if self.set.is_set {
-                let name: Arc<str> = self.set.file_name(&self.input, file).into();
-                for u in &mut units {
-                    u.file = Some(name.clone());
+            let name: Option<Arc<str>> = self
+                .set
+                .is_set
+                .then(|| self.set.file_name(&self.input, file).into());
+            let count = prepared.windows.count;
+            let bar = progress(count, self.quiet, &label);
+            let step = prepared.chunk_windows(table.channels.len());
+            for first in (0..count).step_by(step) {
+                let chunk = prepared.part(first..(first + step).min(count));
+                let mut units = chunk.features(&table, &mut engine, &mut timer, |done| {
+                    bar.set_position((first + done) as u64);
+                    true
+                })?;
+                if let Some(name) = &name {
+                    for u in &mut units {
+                        u.file = Some(name.clone());
+                    }
                 }
+                constant.count(&units);
+                each(
+                    FileUnits {
+                        seq_len: prepared.windows.seq_len,
+                        units,
+                    },
+                    &mut timer,
+                )?;
             }
-            out.push(FileUnits {
-                seq_len: prepared.windows.seq_len,
-                units,
-            });
+            bar.finish_and_clear();
         }
         if engine.notice != said {
             notice(&engine.notice, self.quiet);
         }
-        if let Some(w) = constant_warning(&out) {
+        if let Some(w) = constant.warning() {
             eprintln!("wavebench: {w}");
         }
-        Ok((out, timer))
+        Ok(timer)
     }
 
     pub fn prompter(&self) -> Result<Prompter> {
@@ -284,38 +297,60 @@ pub fn template(spec: &str) -> Result<Prompter> {
     Prompter::new(&src).map_err(failed(spec.to_string()))
 }
 
-/// The run's one line about its constant units: how many, in which columns (the most
-/// first), and what their prompts say.
-fn constant_warning(files: &[FileUnits]) -> Option<String> {
-    use wavebench_core::features::Degenerate;
-    let units = files.iter().flat_map(|f| &f.units);
-    let total = units.clone().count();
-    // A count per column (a data set may have thousands), the most first, then by name.
-    let mut counts: std::collections::HashMap<&str, usize> = Default::default();
-    for u in units.filter(|u| u.features.degenerate == Some(Degenerate::Constant)) {
-        *counts
-            .entry(u.column.as_deref().unwrap_or("all channels"))
-            .or_default() += 1;
+/// The run's constant units, counted chunk by chunk, for its one line about them.
+#[derive(Default)]
+struct ConstantUnits {
+    total: usize,
+    /// A count per column (a data set may have thousands).
+    by_column: std::collections::HashMap<String, usize>,
+}
+
+impl ConstantUnits {
+    fn count(&mut self, units: &[Unit]) {
+        use wavebench_core::features::Degenerate;
+        self.total += units.len();
+        for u in units
+            .iter()
+            .filter(|u| u.features.degenerate == Some(Degenerate::Constant))
+        {
+            let column = u.column.as_deref().unwrap_or("all channels");
+            match self.by_column.get_mut(column) {
+                Some(n) => *n += 1,
+                None => {
+                    self.by_column.insert(column.to_string(), 1);
+                }
+            }
+        }
     }
-    let constant: usize = counts.values().sum();
-    if constant == 0 {
-        return None;
+
+    /// How many, in which columns (the most first, then by name), and what their prompts
+    /// say.
+    fn warning(&self) -> Option<String> {
+        let constant: usize = self.by_column.values().sum();
+        if constant == 0 {
+            return None;
+        }
+        let mut by_column: Vec<(&str, usize)> = self
+            .by_column
+            .iter()
+            .map(|(c, &n)| (c.as_str(), n))
+            .collect();
+        by_column.sort_by_key(|&(c, n)| (std::cmp::Reverse(n), c));
+        const SHOWN: usize = 5;
+        let mut columns: Vec<String> = by_column
+            .iter()
+            .take(SHOWN)
+            .map(|(c, n)| format!("'{c}' {n}"))
+            .collect();
+        if by_column.len() > SHOWN {
+            columns.push(format!("{} more columns", by_column.len() - SHOWN));
+        }
+        Some(format!(
+            "warning: {constant} of {} prompts describe a constant window ({}): they say \"constant input\" instead of band claims and lags, and their records are flagged degenerate: \"constant\" (--seed-compatible describes them as the seed did)",
+            self.total,
+            columns.join(", ")
+        ))
     }
-    let mut by_column: Vec<(&str, usize)> = counts.into_iter().collect();
-    by_column.sort_by_key(|&(c, n)| (std::cmp::Reverse(n), c));
-    const SHOWN: usize = 5;
-    let mut columns: Vec<String> = by_column
-        .iter()
-        .take(SHOWN)
-        .map(|(c, n)| format!("'{c}' {n}"))
-        .collect();
-    if by_column.len() > SHOWN {
-        columns.push(format!("{} more columns", by_column.len() - SHOWN));
-    }
-    Some(format!(
-        "warning: {constant} of {total} prompts describe a constant window ({}): they say \"constant input\" instead of band claims and lags, and their records are flagged degenerate: \"constant\" (--seed-compatible describes them as the seed did)",
-        columns.join(", ")
-    ))
 }
 
 /// A report's format from `-o`: Markdown on stdout (no `-o`, `-`, or a stream), else the

@@ -3,9 +3,10 @@
 //! file; a symbolic link is followed and its target replaced, never the link; a device, a
 //! FIFO or a socket (`/dev/stdout`, a pipe) is written to directly; `-` is standard output.
 
+mod feature_table;
 mod records;
 
-pub use records::{write_features, write_prompts, FeatureFormat};
+pub use records::{stream_features, stream_prompts, write_features, write_prompts, FeatureFormat};
 
 use crate::error::{Error, Result};
 use std::io::{self, BufWriter, Write};
@@ -165,66 +166,178 @@ pub fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<()> {
-    if path.as_os_str() == "-" {
-        if stdout_is_closed() {
-            return Err(closed_stdout());
-        }
-        let stdout = io::stdout();
-        let mut w = BufWriter::new(stdout.lock());
-        return match fill(&mut w).and_then(|_| w.flush()) {
-            // The reader has gone (`| head`): what it wanted it has; stop quietly, as
-            // Unix tools do.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-            other => {
-                other.map_err(|e| Error::input(format!("cannot write to standard output: {e}")))
-            }
+    let mut out = Output::create(path)?;
+    out.write(fill)?;
+    out.finish()
+}
+
+/// An output being written by the module's rules, a piece at a time (a run that streams
+/// its records writes each chunk as it is computed): nothing appears at `path` until
+/// [`Output::finish`]; dropped unfinished, the temporary file is removed.
+pub struct Output {
+    path: PathBuf,
+    to: To,
+    /// The reader of standard output has gone (`| head`): what it wanted it has, so
+    /// further writes are dropped and the run may stop early, as Unix tools do.
+    reader_gone: bool,
+    /// Where writes go once the output has failed or been discarded.
+    sink: io::Sink,
+}
+
+enum To {
+    Stdout(BufWriter<io::StdoutLock<'static>>),
+    /// A device, FIFO or socket: cannot be replaced (and must not be), so streamed to.
+    Stream(BufWriter<std::fs::File>),
+    Replace {
+        w: BufWriter<std::fs::File>,
+        tmp: PathBuf,
+        target: PathBuf,
+        /// A file being replaced keeps its permissions and owner (a private 0600 output
+        /// stays private).
+        replaced: Option<std::fs::Metadata>,
+    },
+    Done,
+}
+
+impl Output {
+    pub fn create(path: &Path) -> Result<Self> {
+        let output = |to| Output {
+            path: path.to_path_buf(),
+            to,
+            reader_gone: false,
+            sink: io::sink(),
         };
-    }
-    let target = resolve(path)?;
-    let special = std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir());
-    if special {
-        // Devices, FIFOs and sockets cannot be replaced (and must not be): stream to them.
-        let result = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&target)
-            .and_then(|f| {
-                let mut w = BufWriter::new(f);
-                fill(&mut w)?;
-                w.flush()
-            });
-        return result.map_err(|e| Error::io(path, "write", e));
-    }
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = target
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| Error::input(format!("{}: not a file path", path.display())))?;
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    // A file being replaced keeps its permissions and owner (a private 0600 output stays
-    // private).
-    let replaced = std::fs::metadata(&target).ok().filter(|m| m.is_file());
-    track(&tmp, true);
-    let result = (|| -> io::Result<()> {
-        let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
-        fill(&mut w)?;
-        w.flush()?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        if let Some(old) = &replaced {
-            use std::os::unix::fs::MetadataExt;
-            file.set_permissions(old.permissions())?;
-            // Only root may give a file away; for anyone else the owner is already theirs.
-            let _ = std::os::unix::fs::fchown(&file, Some(old.uid()), Some(old.gid()));
+        if path.as_os_str() == "-" {
+            if stdout_is_closed() {
+                return Err(closed_stdout());
+            }
+            return Ok(output(To::Stdout(BufWriter::new(io::stdout().lock()))));
         }
-        file.sync_all()?;
-        std::fs::rename(&tmp, &target)
-    })();
-    let result = result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(path, "write", e)
-    });
-    track(&tmp, false);
-    result
+        let target = resolve(path)?;
+        let special = std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        if special {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .map_err(|e| Error::io(path, "write", e))?;
+            return Ok(output(To::Stream(BufWriter::new(f))));
+        }
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = target
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| Error::input(format!("{}: not a file path", path.display())))?;
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let replaced = std::fs::metadata(&target).ok().filter(|m| m.is_file());
+        let file = std::fs::File::create(&tmp).map_err(|e| Error::io(path, "write", e))?;
+        track(&tmp, true);
+        Ok(output(To::Replace {
+            w: BufWriter::new(file),
+            tmp,
+            target,
+            replaced,
+        }))
+    }
+
+    /// Whether the reader of standard output has gone: nothing more needs computing.
+    pub fn reader_gone(&self) -> bool {
+        self.reader_gone
+    }
+
+    /// Write what `fill` produces next.
+    pub fn write(&mut self, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+        if self.reader_gone {
+            return Ok(());
+        }
+        let written = match &mut self.to {
+            To::Stdout(w) => fill(w),
+            To::Stream(w) | To::Replace { w, .. } => fill(w),
+            To::Done => Ok(()),
+        };
+        written.or_else(|e| self.failed(e))
+    }
+
+    /// The writer itself, for a format that keeps it between pieces (Parquet's row
+    /// groups); an error there ends the run, and the dropped output its temporary file.
+    pub fn writer(&mut self) -> &mut dyn Write {
+        match &mut self.to {
+            To::Stdout(w) => w,
+            To::Stream(w) | To::Replace { w, .. } => w,
+            To::Done => &mut self.sink,
+        }
+    }
+
+    /// A failed write as the run's error, naming the output; standard output's reader
+    /// having gone is no error.
+    pub fn failed(&mut self, e: io::Error) -> Result<()> {
+        match &self.to {
+            To::Stdout(_) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.reader_gone = true;
+                Ok(())
+            }
+            To::Stdout(_) => Err(Error::input(format!(
+                "cannot write to standard output: {e}"
+            ))),
+            _ => {
+                self.discard();
+                Err(Error::io(&self.path, "write", e))
+            }
+        }
+    }
+
+    /// Flush, and put a replaced file in place.
+    pub fn finish(mut self) -> Result<()> {
+        match std::mem::replace(&mut self.to, To::Done) {
+            To::Done => Ok(()),
+            To::Stdout(mut w) => match w.flush() {
+                Ok(()) => Ok(()),
+                Err(e) => {
+                    self.to = To::Stdout(w);
+                    self.failed(e)
+                }
+            },
+            To::Stream(mut w) => w.flush().map_err(|e| Error::io(&self.path, "write", e)),
+            To::Replace {
+                w,
+                tmp,
+                target,
+                replaced,
+            } => {
+                let placed = (|| -> io::Result<()> {
+                    let file = w.into_inner().map_err(|e| e.into_error())?;
+                    if let Some(old) = &replaced {
+                        use std::os::unix::fs::MetadataExt;
+                        file.set_permissions(old.permissions())?;
+                        // Only root may give a file away; for anyone else the owner is
+                        // already theirs.
+                        let _ = std::os::unix::fs::fchown(&file, Some(old.uid()), Some(old.gid()));
+                    }
+                    file.sync_all()?;
+                    std::fs::rename(&tmp, &target)
+                })();
+                if placed.is_err() {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                track(&tmp, false);
+                placed.map_err(|e| Error::io(&self.path, "write", e))
+            }
+        }
+    }
+
+    /// Remove the temporary file of an output that will not be finished.
+    fn discard(&mut self) {
+        if let To::Replace { tmp, .. } = std::mem::replace(&mut self.to, To::Done) {
+            let _ = std::fs::remove_file(&tmp);
+            track(&tmp, false);
+        }
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        self.discard();
+    }
 }

@@ -20,10 +20,6 @@ use wavebench_core::timing::Timer;
 /// Prompts a thread renders at a time when a configuration's prompts are rendered.
 const RENDER_PIECE: usize = 2048;
 
-/// Units (windows × channels) whose features are held at a time: ~1 kB each, so a chunk
-/// is ~30 MB, whatever the data set's size.
-const CHUNK_UNITS: usize = 32_768;
-
 /// What one grid point accumulates as its chunks of units go through.
 struct Counts {
     tally: Tally,
@@ -118,7 +114,7 @@ impl<'a> Scoring<'a> {
                 .prepare(table)
                 .map_err(|e| Error::from(e).within(&place(name, table)))?;
             approx_len = prepared.plan.band_lens[0];
-            let step = (CHUNK_UNITS / table.channels.len().max(1)).max(1);
+            let step = prepared.chunk_windows(table.channels.len());
             for first in h.scored.clone().step_by(step) {
                 let chunk = first..(first + step).min(h.scored.end);
                 let part = prepared.part(chunk).sliding(self.slide.clone());

@@ -230,14 +230,18 @@ impl RunSpec {
     }
 }
 
+/// Units a run that streams them (the sweep, `prompts`, `features`) computes at once:
+/// with their prompts, about 200 MB.
+pub const CHUNK_UNITS: usize = 32_768;
+
 /// Bytes one prompt unit holds until the output is written (features, lists, the prompt's
 /// text and its JSON line), measured on ETTh1: ≈ 0.7 GB for 118,363 units.
 const BYTES_PER_UNIT: u64 = 6_000;
 
 impl Prepared {
     /// The run's peak memory beyond the loaded table, estimated before anything is
-    /// allocated: decomposition keeps the batch and every coefficient; features keep
-    /// every unit until written.
+    /// allocated: decomposition keeps the batch and every coefficient; features stream,
+    /// holding one chunk of units (`chunk_windows`) until it is written.
     pub fn estimate_bytes(&self, spec: &RunSpec, channels: usize) -> u64 {
         let series = (self.windows.count as u64) * channels as u64;
         match spec.purpose {
@@ -256,7 +260,8 @@ impl Prepared {
                         (self.windows.count as u64).div_ceil(spec.cfg.batch_size as u64)
                     }
                 };
-                units * BYTES_PER_UNIT
+                let chunk = self.chunk_windows(channels) as u64 * channels as u64;
+                units.min(chunk) * BYTES_PER_UNIT
             }
         }
     }
@@ -288,6 +293,17 @@ impl Prepared {
         Prepared {
             windows: self.windows.part(range),
             ..self.clone()
+        }
+    }
+
+    /// The windows of one chunk of about [`CHUNK_UNITS`] units over `channels` channels, a
+    /// whole number of batches under `--aggregate batch` (a prompt never spans two
+    /// chunks).
+    pub fn chunk_windows(&self, channels: usize) -> usize {
+        let windows = (CHUNK_UNITS / channels.max(1)).max(1);
+        match self.aggregate {
+            Aggregate::Batch => windows.next_multiple_of(self.batch_size.max(1)),
+            Aggregate::Series | Aggregate::Sample => windows,
         }
     }
 
