@@ -894,7 +894,7 @@ fn auto_path_slides_only_where_the_sample_says_it_pays() {
     let rain = report("rain", "auto");
     assert!(
         rain.contains("per window (auto: sliding recomputed")
-            && rain.contains("of the first 278 windows, so the rest went window by window"),
+            && rain.contains("of the first 139 windows, so the rest went window by window"),
         "{rain}"
     );
     assert!(report("rain", "sliding").contains("Band summaries: sliding ("));

@@ -167,7 +167,7 @@ fn timing() {
             ),
         ],
     ));
-    timing.open_proposals = Some(true);
+    timing.open_variants = Some(true);
     snapshot("timing", [640.0, 560.0], |ui| {
         timing.ui(
             ui,

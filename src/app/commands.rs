@@ -1,5 +1,5 @@
 //! The app's actions as commands, as Rerun's viewer routes its `UICommand`s: menus,
-//! shortcuts, panes and dropped files push a [`Command`] during the frame, and the shell
+//! shortcuts, panes and dropped files push a [`UiCommand`] during the frame, and the shell
 //! carries them out in one place ([`Workbench::execute`]) after drawing, so no view holds
 //! a reference to the app or signals through flags.
 
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 /// Something the user asked for.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Command {
+pub enum UiCommand {
     /// Open a data file.
     Open(PathBuf),
     /// Ask for a data file, then open it.
@@ -26,7 +26,7 @@ pub enum Command {
     ExportSweepRow(Box<wavebench_core::config::Config>),
     CopyPrompt,
     StartSweep,
-    StartProposals,
+    MeasureVariants,
     CancelJob,
     PinForCompare,
     StopComparing,
@@ -38,29 +38,29 @@ pub enum Command {
     ToggleHelp,
 }
 
-impl Command {
+impl UiCommand {
     /// What menus and the help overlay call it.
     pub fn label(&self) -> String {
         match self {
-            Command::Open(p) => format!("Open {}", p.display()),
-            Command::PickAndOpen => "Open...".into(),
-            Command::ExportPrompts => "Export prompts (JSONL)...".into(),
-            Command::ExportFeatures => "Export features (Parquet/CSV)...".into(),
-            Command::ExportTiming => "Export timing (JSON/CSV/Markdown)...".into(),
-            Command::ExportPlots => "Export plots (PNG)...".into(),
-            Command::ExportConfiguration => "Export configuration (TOML)...".into(),
-            Command::ExportSweepRow(_) => "Export configuration ...".into(),
-            Command::CopyPrompt => "Copy the prompt".into(),
-            Command::StartSweep => "Run sweep".into(),
-            Command::StartProposals => "Measure".into(),
-            Command::CancelJob => "Cancel".into(),
-            Command::PinForCompare => "Pin for compare".into(),
-            Command::StopComparing => "Stop comparing".into(),
-            Command::TogglePane(p) => p.title().into(),
-            Command::ResetLayout => "Reset layout".into(),
-            Command::SetTheme { dark: true } => "Dark theme".into(),
-            Command::SetTheme { dark: false } => "Light theme".into(),
-            Command::ToggleHelp => "Keyboard shortcuts".into(),
+            UiCommand::Open(p) => format!("Open {}", p.display()),
+            UiCommand::PickAndOpen => "Open...".into(),
+            UiCommand::ExportPrompts => "Export prompts (JSONL)...".into(),
+            UiCommand::ExportFeatures => "Export features (Parquet/CSV)...".into(),
+            UiCommand::ExportTiming => "Export timing (JSON/CSV/Markdown)...".into(),
+            UiCommand::ExportPlots => "Export plots (PNG)...".into(),
+            UiCommand::ExportConfiguration => "Export configuration (TOML)...".into(),
+            UiCommand::ExportSweepRow(_) => "Export configuration ...".into(),
+            UiCommand::CopyPrompt => "Copy the prompt".into(),
+            UiCommand::StartSweep => "Run sweep".into(),
+            UiCommand::MeasureVariants => "Measure".into(),
+            UiCommand::CancelJob => "Cancel".into(),
+            UiCommand::PinForCompare => "Pin for compare".into(),
+            UiCommand::StopComparing => "Stop comparing".into(),
+            UiCommand::TogglePane(p) => p.title().into(),
+            UiCommand::ResetLayout => "Reset layout".into(),
+            UiCommand::SetTheme { dark: true } => "Dark theme".into(),
+            UiCommand::SetTheme { dark: false } => "Light theme".into(),
+            UiCommand::ToggleHelp => "Keyboard shortcuts".into(),
         }
     }
 
@@ -69,31 +69,31 @@ impl Command {
     pub fn shortcut(&self) -> Option<egui::KeyboardShortcut> {
         use egui::{Key, KeyboardShortcut, Modifiers};
         match self {
-            Command::PickAndOpen => Some(KeyboardShortcut::new(Modifiers::COMMAND, Key::O)),
-            Command::ExportPrompts => Some(KeyboardShortcut::new(Modifiers::COMMAND, Key::E)),
-            Command::CopyPrompt => Some(KeyboardShortcut::new(
+            UiCommand::PickAndOpen => Some(KeyboardShortcut::new(Modifiers::COMMAND, Key::O)),
+            UiCommand::ExportPrompts => Some(KeyboardShortcut::new(Modifiers::COMMAND, Key::E)),
+            UiCommand::CopyPrompt => Some(KeyboardShortcut::new(
                 Modifiers::COMMAND | Modifiers::SHIFT,
                 Key::C,
             )),
-            Command::ToggleHelp => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F1)),
+            UiCommand::ToggleHelp => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F1)),
             _ => None,
         }
     }
 
     /// Every command with a shortcut, in the help overlay's order.
-    pub fn with_shortcuts() -> [Command; 4] {
+    pub fn with_shortcuts() -> [UiCommand; 4] {
         [
-            Command::PickAndOpen,
-            Command::ExportPrompts,
-            Command::CopyPrompt,
-            Command::ToggleHelp,
+            UiCommand::PickAndOpen,
+            UiCommand::ExportPrompts,
+            UiCommand::CopyPrompt,
+            UiCommand::ToggleHelp,
         ]
     }
 }
 
 impl Workbench {
     /// Ask for `command` to be carried out after this frame's drawing.
-    pub fn queue(&mut self, command: Command) {
+    pub fn queue(&mut self, command: UiCommand) {
         self.commands.push(command);
     }
 
@@ -105,41 +105,41 @@ impl Workbench {
     }
 
     /// Carry out one command: the one place the app's actions are decided.
-    pub fn execute(&mut self, ctx: &egui::Context, command: Command) {
+    pub fn execute(&mut self, ctx: &egui::Context, command: UiCommand) {
         let have_data = self.table.is_some() && self.job.is_none();
         match command {
-            Command::Open(path) => self.open(path),
-            Command::PickAndOpen => match rfd::FileDialog::new().pick_file() {
+            UiCommand::Open(path) => self.open(path),
+            UiCommand::PickAndOpen => match rfd::FileDialog::new().pick_file() {
                 Some(p) => self.open(p),
                 None => self.status = DIALOG_HINT.into(),
             },
-            Command::ExportPrompts if have_data => {
+            UiCommand::ExportPrompts if have_data => {
                 if let Some(p) = save_as("prompts.jsonl") {
                     self.export_prompts(p);
                 }
             }
-            Command::ExportFeatures if have_data => {
+            UiCommand::ExportFeatures if have_data => {
                 if let Some(p) = save_as("features.parquet") {
                     self.export_features(p);
                 }
             }
-            Command::ExportPrompts | Command::ExportFeatures => {}
-            Command::ExportTiming => {
+            UiCommand::ExportPrompts | UiCommand::ExportFeatures => {}
+            UiCommand::ExportTiming => {
                 if let Some(p) = save_as("timing.json") {
                     self.export_timing(&p);
                 }
             }
-            Command::ExportPlots => {
+            UiCommand::ExportPlots => {
                 if let Some(p) = save_as("wavebench.png") {
                     self.export_png(ctx, p);
                 }
             }
-            Command::ExportConfiguration => {
+            UiCommand::ExportConfiguration => {
                 if let Some(p) = save_as("wavebench.toml") {
                     self.export_configuration(p);
                 }
             }
-            Command::ExportSweepRow(cfg) => {
+            UiCommand::ExportSweepRow(cfg) => {
                 let name = format!(
                     "{}-level{}.toml",
                     cfg.transform.wavelet.name, cfg.transform.level
@@ -149,31 +149,31 @@ impl Workbench {
                     self.write_file("configuration export", p, toml.into_bytes());
                 }
             }
-            Command::CopyPrompt => {
+            UiCommand::CopyPrompt => {
                 if let Some(Ok(p)) = self.result.as_ref().map(|r| &r.prompt) {
                     ctx.copy_text(p.clone());
                     self.status = format!("prompt copied ({} characters)", p.chars().count());
                 }
             }
-            Command::StartSweep => self.start_sweep(),
-            Command::StartProposals => self.start_proposals(),
-            Command::CancelJob => self.cancel_job(),
-            Command::PinForCompare => {
+            UiCommand::StartSweep => self.start_sweep(),
+            UiCommand::MeasureVariants => self.measure_variants(),
+            UiCommand::CancelJob => self.cancel_job(),
+            UiCommand::PinForCompare => {
                 self.pin_for_compare();
                 layout::focus(self.layout_mut(), Pane::Compare);
             }
-            Command::StopComparing => self.compare = None,
-            Command::TogglePane(pane) => layout::toggle(self.layout_mut(), pane),
-            Command::ResetLayout => self.layout = Some(layout::default_layout()),
-            Command::SetTheme { dark } => self.set_theme(dark),
-            Command::ToggleHelp => self.show_help = !self.show_help,
+            UiCommand::StopComparing => self.compare = None,
+            UiCommand::TogglePane(pane) => layout::toggle(self.layout_mut(), pane),
+            UiCommand::ResetLayout => self.layout = Some(layout::default_layout()),
+            UiCommand::SetTheme { dark } => self.set_theme(dark),
+            UiCommand::ToggleHelp => self.show_help = !self.show_help,
         }
     }
 
-    /// Each command's shortcut (`Command::shortcut`), and `?` for the help where no text
+    /// Each command's shortcut (`UiCommand::shortcut`), and `?` for the help where no text
     /// field has the keyboard (←/→ step the window, in the data view).
     pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
-        for command in Command::with_shortcuts() {
+        for command in UiCommand::with_shortcuts() {
             let Some(shortcut) = command.shortcut() else {
                 continue;
             };
@@ -189,7 +189,7 @@ impl Workbench {
                     .any(|e| matches!(e, egui::Event::Text(t) if t == "?"))
         });
         if question {
-            self.queue(Command::ToggleHelp);
+            self.queue(UiCommand::ToggleHelp);
         }
     }
 
@@ -197,12 +197,12 @@ impl Workbench {
         let have_data = self.table.is_some() && self.job.is_none();
         ui.menu_button("File", |ui| {
             let items = [
-                (Command::PickAndOpen, true),
-                (Command::ExportPrompts, have_data),
-                (Command::ExportFeatures, have_data),
-                (Command::ExportTiming, true),
-                (Command::ExportPlots, true),
-                (Command::ExportConfiguration, true),
+                (UiCommand::PickAndOpen, true),
+                (UiCommand::ExportPrompts, have_data),
+                (UiCommand::ExportFeatures, have_data),
+                (UiCommand::ExportTiming, true),
+                (UiCommand::ExportPlots, true),
+                (UiCommand::ExportConfiguration, true),
             ];
             for (command, enabled) in items {
                 let keys = command
@@ -222,15 +222,15 @@ impl Workbench {
             for pane in Pane::ALL {
                 let mut open = layout::is_open(self.layout_mut(), pane);
                 if ui.checkbox(&mut open, pane.title()).changed() {
-                    self.queue(Command::TogglePane(pane));
+                    self.queue(UiCommand::TogglePane(pane));
                 }
             }
             ui.separator();
             let dark = ui.visuals().dark_mode;
             for command in [
-                Command::ResetLayout,
-                Command::SetTheme { dark: !dark },
-                Command::ToggleHelp,
+                UiCommand::ResetLayout,
+                UiCommand::SetTheme { dark: !dark },
+                UiCommand::ToggleHelp,
             ] {
                 let keys = command
                     .shortcut()
@@ -255,12 +255,12 @@ pub(super) fn help_overlay(ctx: &egui::Context, open: &mut bool) {
         .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
         .show(ctx, |ui| {
             egui::Grid::new("shortcuts").num_columns(2).show(ui, |ui| {
-                for command in Command::with_shortcuts() {
+                for command in UiCommand::with_shortcuts() {
                     let Some(k) = command.shortcut() else {
                         continue;
                     };
                     let mut keys = ctx.format_shortcut(&k);
-                    if command == Command::ToggleHelp {
+                    if command == UiCommand::ToggleHelp {
                         keys += " or ?";
                     }
                     ui.strong(keys);
@@ -286,11 +286,11 @@ pub(super) fn help_overlay(ctx: &egui::Context, open: &mut bool) {
 
 #[cfg(test)]
 mod tests {
-    use super::Command;
+    use super::UiCommand;
 
     #[test]
     fn each_shortcut_belongs_to_one_command() {
-        let all = Command::with_shortcuts();
+        let all = UiCommand::with_shortcuts();
         let keys: Vec<egui::KeyboardShortcut> = all
             .iter()
             .map(|c| c.shortcut().expect("listed with a shortcut"))
@@ -303,7 +303,7 @@ mod tests {
             );
         }
         // The rest have none, so the list is the whole of them.
-        assert!(Command::ExportFeatures.shortcut().is_none());
+        assert!(UiCommand::ExportFeatures.shortcut().is_none());
         assert!(all.iter().all(|c| !c.label().is_empty()));
     }
 }

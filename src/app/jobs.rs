@@ -1,4 +1,4 @@
-//! Data-set-wide work (sweep, the proposals' timing, exports): one job at a time, on its
+//! Data-set-wide work (sweep, the variants' timing, exports): one job at a time, on its
 //! own thread, with progress and cancel; the shell polls its answer (`replies.rs`).
 
 use super::error::in_template;
@@ -48,13 +48,13 @@ impl Workbench {
         });
     }
 
-    /// Measure the switched-on proposals beside the baseline in the background.
-    pub fn start_proposals(&mut self) {
+    /// Measure the switched-on variants beside the baseline in the background.
+    pub fn measure_variants(&mut self) {
         if self.job.is_some() {
             return;
         }
         let chosen = self.timing_view.chosen();
-        self.start("proposal timing", |table, settings| JobKind::Variants {
+        self.start("variant timing", |table, settings| JobKind::Variants {
             table,
             settings,
             chosen,

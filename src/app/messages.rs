@@ -60,7 +60,7 @@ pub enum JobKind {
 
 pub enum JobOutput {
     Sweep(Box<crate::sweep::Sweep>),
-    /// The proposals' rows, and the settings they were measured with, in words.
+    /// The variants' rows, and the settings they were measured with, in words.
     Variants {
         label: String,
         rows: Vec<crate::variants::Measured>,

@@ -1,7 +1,7 @@
 //! The workbench window (docs/app.md): this file is the shell — the state, the frame, the
 //! menu bar. The UI thread only draws: a worker thread owns the data and the engines
 //! (`worker.rs`) and answers requests tagged with a generation number (`replies.rs`); what
-//! the user asks for is a `Command` carried out in one place (`commands.rs`); jobs,
+//! the user asks for is a `UiCommand` carried out in one place (`commands.rs`); jobs,
 //! exports, compare and the panes have their rooms; each view lives in `views/`; what is
 //! remembered between sessions is `state::Settings`.
 
@@ -24,7 +24,7 @@ pub mod worker;
 /// Where the pane arrangement is saved (beside the settings).
 const LAYOUT_KEY: &str = "wavebench-layout";
 
-use commands::Command;
+use commands::UiCommand;
 use compare::Compare;
 pub use error::AppError;
 use latest::Latest;
@@ -104,7 +104,7 @@ pub struct Workbench {
     layout: Option<layout::Layout>,
     show_help: bool,
     /// What the user asked for this frame, carried out after drawing.
-    commands: Vec<Command>,
+    commands: Vec<UiCommand>,
     /// Why the view's settings give no result (shown in the panes instead of a spinner).
     failed: Option<String>,
     /// The status line of the loaded file, shown again once an error is fixed.
@@ -190,7 +190,7 @@ impl Workbench {
                 .collect()
         });
         if let Some(p) = dropped.into_iter().next() {
-            self.queue(Command::Open(p));
+            self.queue(UiCommand::Open(p));
         }
         self.shortcuts(ui.ctx());
         let theme = if self.settings.dark_theme {
@@ -214,10 +214,10 @@ impl Workbench {
                         )
                         .clicked()
                     {
-                        self.queue(Command::PinForCompare);
+                        self.queue(UiCommand::PinForCompare);
                     }
                 } else if ui.button("Stop comparing").clicked() {
-                    self.queue(Command::StopComparing);
+                    self.queue(UiCommand::StopComparing);
                 }
                 if self.busy {
                     ui.spinner();
@@ -234,7 +234,7 @@ impl Workbench {
                             .desired_width(400.0),
                     );
                     if ui.button("Cancel").clicked() {
-                        self.queue(Command::CancelJob);
+                        self.queue(UiCommand::CancelJob);
                     }
                 });
             });

@@ -1,5 +1,5 @@
 //! The dashboard's panes (egui_tiles): each drawn by its view from the app's state; an
-//! action a pane offers is queued as a [`Command`].
+//! action a pane offers is queued as a [`UiCommand`].
 
 use super::layout::Pane;
 use super::views;

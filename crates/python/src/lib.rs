@@ -16,13 +16,15 @@ use pyo3::types::{PyDict, PyList};
 use seed::{seed_dict, seed_prompt};
 
 use std::sync::{Arc, Mutex, PoisonError};
-use wavebench_core::data::Normalize;
+use wavebench_core::config::Config;
+use wavebench_core::data::{DataError, Normalize};
 use wavebench_core::engine::Plan;
 use wavebench_core::features::degenerate::Describe;
 use wavebench_core::features::{Aggregate, Features};
 use wavebench_core::names::UnknownName;
 use wavebench_core::prompt::{self};
-use wavebench_core::stats::TOP_LAGS;
+use wavebench_core::run_spec::{Purpose, RunSpec, NATIVE_ONLY};
+use wavebench_core::stats::{LagRule, TOP_LAGS};
 use wavebench_core::transform;
 use wavebench_core::wavelet::{self, Mode};
 
@@ -40,8 +42,49 @@ fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<transform::Tran
     })
 }
 
-/// The plan for series of `t` samples, checked as the seed and the CLI check them.
-fn plan_for(s: &transform::Transform, t: usize) -> PyResult<Plan> {
+/// The run the keyword arguments describe, through the core's one door to a run
+/// ([`RunSpec`]): its checks, its normalisation default and its description of units
+/// are the CLI's. Options are worded as the keyword arguments (`level`, `seq_len`).
+fn spec(transform: transform::Transform, how: How) -> PyResult<RunSpec> {
+    let cfg = Config {
+        transform,
+        normalize: Some(how.normalize),
+        aggregate: how.aggregate,
+        seed_compatible: how.seed_compatible,
+        lags: how.lags,
+        ..Config::default()
+    };
+    RunSpec::new(cfg, Purpose::Features, &NATIVE_ONLY).map_err(data_error)
+}
+
+/// What the keyword arguments say beyond the transform.
+#[derive(Clone, Copy)]
+struct How {
+    normalize: Normalize,
+    aggregate: Aggregate,
+    seed_compatible: bool,
+    lags: LagRule,
+}
+
+impl How {
+    /// The seed's: all B·N series together, unnormalised, described as the seed did.
+    const SEED: How = How {
+        normalize: Normalize::None,
+        aggregate: Aggregate::Batch,
+        seed_compatible: true,
+        lags: LagRule::Timellm,
+    };
+}
+
+/// A core error as Python's ValueError, its options named as the keyword arguments.
+fn data_error(e: DataError) -> PyErr {
+    value_error(e.worded(|o| o.name().to_string()))
+}
+
+/// The plan for series of `t` samples and how their units are described, checked as the
+/// seed and the CLI check them.
+fn plan_for(spec: &RunSpec, t: usize) -> PyResult<(Plan, Describe)> {
+    let s = spec.cfg.transform;
     // The seed's own check first, with its wording, then the level rule of docs/transform.md#levels.
     if s.level >= usize::BITS as usize || t < (1usize << s.level) {
         return Err(PyRuntimeError::new_err(format!(
@@ -53,8 +96,9 @@ fn plan_for(s: &transform::Transform, t: usize) -> PyResult<Plan> {
         )));
     }
     let plan = Plan::new(s.wavelet, s.mode, s.level, t).map_err(|e| value_error(e.to_string()))?;
-    plan.check_level().map_err(|e| value_error(e.to_string()))?;
-    Ok(plan)
+    spec.check_level(&plan).map_err(data_error)?;
+    let describe = spec.describe(&plan);
+    Ok((plan, describe))
 }
 
 /// The features of each group of the batch (series, sample or batch aggregation),
@@ -80,25 +124,30 @@ fn group_features(
 fn described_features<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
-    transform: transform::Transform,
-    aggregate: Aggregate,
-    normalize: &str,
-    seed_compatible: bool,
-    lags: &str,
+    spec: &RunSpec,
 ) -> PyResult<(Batch<'py>, Vec<Features>)> {
     let batch = read(x)?;
-    let plan = plan_for(&transform, batch.t)?;
-    let describe = Describe::new(&plan, seed_compatible).with_lags(parse("lags", lags)?);
+    let (plan, describe) = plan_for(spec, batch.t)?;
     let feats = group_features(
         py,
         &batch,
         &plan,
-        aggregate,
-        parse("normalize", normalize)?,
+        spec.cfg.aggregate,
+        spec.normalize(),
         true,
         describe,
     )?;
     Ok((batch, feats))
+}
+
+/// The keyword arguments that features and prompts share, parsed.
+fn how(normalize: &str, aggregate: Aggregate, seed_compatible: bool, lags: &str) -> PyResult<How> {
+    Ok(How {
+        normalize: parse("normalize", normalize)?,
+        aggregate,
+        seed_compatible,
+        lags: parse("lags", lags)?,
+    })
 }
 
 fn parse<T: std::str::FromStr<Err = UnknownName>>(what: &str, v: &str) -> PyResult<T> {
@@ -123,17 +172,12 @@ fn features<'py>(
     seed_compatible: bool,
     lags: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let transform = settings(wavelet, level, mode)?;
     let aggregate: Aggregate = parse("aggregate", aggregate)?;
-    let (batch, feats) = described_features(
-        py,
-        x,
-        transform,
-        aggregate,
-        normalize,
-        seed_compatible,
-        lags,
+    let spec = spec(
+        settings(wavelet, level, mode)?,
+        how(normalize, aggregate, seed_compatible, lags)?,
     )?;
+    let (batch, feats) = described_features(py, x, &spec)?;
     let d = PyDict::new(py);
     let f: Vec<&Features> = feats.iter().collect();
     // Each unit's sample, and channel (-1 for a unit of several channels).
@@ -207,17 +251,18 @@ fn features<'py>(
 /// plan was ~2 % of a step's call when it was made per call).
 #[pyclass(frozen, module = "wavebench._wavebench")]
 struct Transform {
-    settings: transform::Transform,
-    plan: Mutex<Option<Arc<Plan>>>,
+    /// The seed's run: batch aggregation, unnormalised, described as the seed did.
+    spec: RunSpec,
+    plan: Mutex<Option<Arc<(Plan, Describe)>>>,
 }
 
 impl Transform {
-    fn plan(&self, t: usize) -> PyResult<Arc<Plan>> {
+    fn plan(&self, t: usize) -> PyResult<Arc<(Plan, Describe)>> {
         let mut kept = self.plan.lock().unwrap_or_else(PoisonError::into_inner);
         match kept.as_ref() {
-            Some(plan) if plan.len == t => Ok(plan.clone()),
+            Some(plan) if plan.0.len == t => Ok(plan.clone()),
             _ => {
-                let plan = Arc::new(plan_for(&self.settings, t)?);
+                let plan = Arc::new(plan_for(&self.spec, t)?);
                 *kept = Some(plan.clone());
                 Ok(plan)
             }
@@ -232,7 +277,7 @@ impl Transform {
     #[pyo3(signature = (wavelet="db4", level=3, mode="reflect"))]
     fn new(wavelet: &str, level: usize, mode: &str) -> PyResult<Self> {
         Ok(Transform {
-            settings: settings(wavelet, level, mode)?,
+            spec: spec(settings(wavelet, level, mode)?, How::SEED)?,
             plan: Mutex::new(None),
         })
     }
@@ -245,17 +290,18 @@ impl Transform {
         x: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let batch = read(x)?;
-        let plan = self.plan(batch.t)?;
+        let planned = self.plan(batch.t)?;
+        let (plan, describe) = &*planned;
         // The seed's dict has no statistics (they are not computed) and no flags: its
         // features are the seed's, constant input included.
         let feats = group_features(
             py,
             &batch,
-            &plan,
-            Aggregate::Batch,
-            Normalize::None,
+            plan,
+            self.spec.cfg.aggregate,
+            self.spec.normalize(),
             false,
-            Describe::new(&plan, true),
+            *describe,
         )?;
         let [f] = feats.as_slice() else {
             return Err(PyRuntimeError::new_err(format!(
@@ -270,7 +316,7 @@ impl Transform {
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (String, usize, String))> {
-        let s = slf.get().settings;
+        let s = slf.get().spec.cfg.transform;
         Ok((
             slf.get_type(),
             (s.wavelet.name.clone(), s.level, s.mode.to_string()),
@@ -278,7 +324,7 @@ impl Transform {
     }
 
     fn __repr__(&self) -> String {
-        let s = self.settings;
+        let s = self.spec.cfg.transform;
         format!(
             "Transform(wavelet={:?}, level={}, mode={:?})",
             s.wavelet.name,
@@ -351,16 +397,11 @@ fn prompts(
             names.join(", ")
         ))
     })?;
-    let transform = settings(wavelet, level, mode)?;
-    let (batch, feats) = described_features(
-        py,
-        x,
-        transform,
-        Aggregate::Series,
-        normalize,
-        seed_compatible,
-        lags,
+    let spec = spec(
+        settings(wavelet, level, mode)?,
+        how(normalize, Aggregate::Series, seed_compatible, lags)?,
     )?;
+    let (batch, feats) = described_features(py, x, &spec)?;
     let texts = py.detach(|| {
         feats
             .iter()

@@ -4,7 +4,7 @@
 //! labels, a colour scale and hover values; clicking a row or a cell loads that
 //! configuration.
 
-use crate::app::commands::Command;
+use crate::app::commands::UiCommand;
 use crate::app::state::Settings;
 use crate::sweep::{self, RankBy, Sweep, SweepRow};
 use wavebench_core::score::Split;
@@ -46,7 +46,7 @@ impl SweepView {
         ui: &mut egui::Ui,
         s: &mut Settings,
         running: bool,
-        commands: &mut Vec<Command>,
+        commands: &mut Vec<UiCommand>,
         step_ms: Option<f64>,
     ) {
         let mut start = false;
@@ -83,7 +83,7 @@ impl SweepView {
             ui.colored_label(ui.visuals().error_fg_color, format!("split {e}"));
         }
         if start {
-            commands.push(Command::StartSweep);
+            commands.push(UiCommand::StartSweep);
         }
         self.claims.ui(ui, s);
         let Some(sw) = &self.sweep else {
@@ -230,7 +230,7 @@ impl SweepView {
                                 }
                                 r.context_menu(|ui| {
                                     if ui.button("Export configuration ...").clicked() {
-                                        commands.push(Command::ExportSweepRow(Box::new(
+                                        commands.push(UiCommand::ExportSweepRow(Box::new(
                                             sw.config_of(row),
                                         )));
                                         ui.close();

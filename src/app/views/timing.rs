@@ -3,7 +3,7 @@
 //! the whole data set beside the baseline; and the last runs' stages as a stacked area,
 //! all in the same stage colours.
 
-use crate::app::commands::Command;
+use crate::app::commands::UiCommand;
 use crate::variants::{Measured, Variant};
 use egui_plot::{Line, Plot, PlotPoints};
 use std::collections::VecDeque;
@@ -13,7 +13,7 @@ use wavebench_core::timing::Stage;
 const HISTORY: usize = 120;
 
 /// The proposals the view can switch on, in the order shown.
-const PROPOSALS: [Variant; 4] = [
+const VARIANTS: [Variant; 4] = [
     Variant::Cache,
     Variant::AdaptiveLevel,
     Variant::Bf16,
@@ -23,13 +23,13 @@ const PROPOSALS: [Variant; 4] = [
 pub struct TimingView {
     /// Milliseconds per stage (in `Stage::ALL` order) of the last runs.
     history: VecDeque<Vec<f64>>,
-    /// Which of `PROPOSALS` are switched on.
-    pub chosen: [bool; PROPOSALS.len()],
+    /// Which of `VARIANTS` are switched on.
+    pub chosen: [bool; VARIANTS.len()],
     /// The last measurement of the proposals: what it ran on, and its rows.
     pub measured: Option<(String, Vec<Measured>)>,
     /// Open (or close) the proposals' section on the next frame; it starts closed so the
     /// first screen shows the stages and their history.
-    pub open_proposals: Option<bool>,
+    pub open_variants: Option<bool>,
 }
 
 impl Default for TimingView {
@@ -38,7 +38,7 @@ impl Default for TimingView {
             history: VecDeque::new(),
             chosen: [true, true, true, false],
             measured: None,
-            open_proposals: None,
+            open_variants: None,
         }
     }
 }
@@ -65,7 +65,7 @@ impl TimingView {
 
     /// The proposals switched on.
     pub fn chosen(&self) -> Vec<Variant> {
-        PROPOSALS
+        VARIANTS
             .iter()
             .zip(self.chosen)
             .filter(|(_, on)| *on)
@@ -82,7 +82,7 @@ impl TimingView {
         r: &Inspection,
         current: &str,
         running: bool,
-        commands: &mut Vec<Command>,
+        commands: &mut Vec<UiCommand>,
     ) {
         // Scrolls when the proposals' table is open in a small pane.
         let measure = egui::ScrollArea::vertical()
@@ -91,7 +91,7 @@ impl TimingView {
             .show(ui, |ui| self.contents(ui, r, current, running))
             .inner;
         if measure {
-            commands.push(Command::StartProposals);
+            commands.push(UiCommand::MeasureVariants);
         }
     }
 
@@ -143,7 +143,7 @@ impl TimingView {
                 }
             });
         ui.add_space(4.0);
-        let measure = self.proposals_ui(ui, current, running);
+        let measure = self.variants_ui(ui, current, running);
         ui.add_space(4.0);
         // Stacked area of the last runs: each stage a band between the running sums.
         let runs: Vec<&Vec<f64>> = self.history.iter().collect();
@@ -188,14 +188,14 @@ impl TimingView {
     /// The proposals' switches and, once measured, one row per variant: a bar of its
     /// stages (scaled to the slowest), its total against the baseline's, the prompts it
     /// changed and the cache's hit rate. Returns true when a measurement is asked for.
-    fn proposals_ui(&mut self, ui: &mut egui::Ui, current: &str, running: bool) -> bool {
+    fn variants_ui(&mut self, ui: &mut egui::Ui, current: &str, running: bool) -> bool {
         let mut measure = false;
         egui::CollapsingHeader::new("The seed's proposals, over the whole data set")
             .id_salt("proposals")
-            .open(self.open_proposals.take())
+            .open(self.open_variants.take())
             .show(ui, |ui| {
                 ui.horizontal_wrapped(|ui| {
-                    for (v, on) in PROPOSALS.iter().zip(&mut self.chosen) {
+                    for (v, on) in VARIANTS.iter().zip(&mut self.chosen) {
                         // Live: each switch measures again at once (when nothing runs).
                         measure |= ui.checkbox(on, v.name()).on_hover_text(v.about()).changed();
                     }
@@ -217,15 +217,15 @@ impl TimingView {
                     " (the settings have changed since: Measure again)".into()
                 };
                 ui.small(format!("Measured on {label}{stale}."));
-                proposal_rows(ui, rows);
+                variant_rows(ui, rows);
             });
         measure && !running
     }
 }
 
-/// One row per measured variant (see `TimingView::proposals_ui`): its name, then a bar of
+/// One row per measured variant (see `TimingView::variants_ui`): its name, then a bar of
 /// its stages with its numbers beneath, so the rows fit a narrow pane.
-fn proposal_rows(ui: &mut egui::Ui, rows: &[Measured]) {
+fn variant_rows(ui: &mut egui::Ui, rows: &[Measured]) {
     let total_ms = |m: &Measured| {
         m.median_run()
             .map_or(0.0, |t| t.total().as_secs_f64() * 1e3)

@@ -56,7 +56,7 @@ pub(crate) fn inspect(
     let one = rows.batch();
     let sums = engine::with_fallback(engine, notice, |e| {
         let stats = StatsRequest {
-            lags: shape.describe.lags,
+            lags: shape.method.describe.lags,
             ..StatsRequest::ALL
         };
         e.summarize_windows(&one, shape.plan, Some(stats), &mut timer)
@@ -64,6 +64,7 @@ pub(crate) fn inspect(
     let batch = one.gather();
     let mut features = timer.time(Stage::Difficulty, || features::compute(&sums));
     shape
+        .method
         .describe
         .apply(&mut features, rows.constant_series().first() == Some(&true));
     let prompt = timer.time(Stage::Render, || {

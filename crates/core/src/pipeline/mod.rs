@@ -28,18 +28,16 @@ use std::time::Instant;
 /// Windows per chunk (times the channels): a few MB of samples at a time.
 const CHUNK_WINDOWS: usize = 4096;
 
-/// How the run is shaped.
+/// How a run computes its units beyond its windows and plan: what a prepared run
+/// (`run_spec::Prepared`) holds and the pipeline reads through [`Shape`].
 #[derive(Debug, Clone)]
-pub(crate) struct Shape<'a> {
-    pub table: &'a Table,
-    pub windows: Windows,
-    pub plan: &'a Plan,
+pub struct Method {
     pub normalize: Normalize,
     pub dtype: DType,
     pub aggregate: Aggregate,
     pub batch_size: usize,
-    /// Compute min/max/median/trend/lags (docs/features.md#time-llm-statistics). Off when only the wavelet features
-    /// are wanted (the seed's dict): they are then 0 and empty.
+    /// Compute min/max/median/trend/lags (docs/features.md#time-llm-statistics). Off when
+    /// only the wavelet features are wanted (the seed's dict): they are then 0 and empty.
     pub statistics: bool,
     /// What the prompts' text reads, when the run may take the sliding path, which gives
     /// exactly those prompts (see `sliding_path`); else why not (feature values are
@@ -50,6 +48,16 @@ pub(crate) struct Shape<'a> {
     pub slide_on_trial: bool,
     /// How degenerate units are flagged and described.
     pub describe: Describe,
+}
+
+/// How the run is shaped: a prepared run's windows, plan and method, borrowed, over a
+/// table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape<'a> {
+    pub table: &'a Table,
+    pub windows: Windows,
+    pub plan: &'a Plan,
+    pub method: &'a Method,
 }
 
 impl<'a> Shape<'a> {
@@ -66,7 +74,7 @@ impl<'a> Shape<'a> {
         // TASK_WINDOWS - 1 windows before the chunk's first: its rows come too, so a
         // window's summary is the same in every chunk and shard. A run that cannot slide
         // reads only its windows' rows.
-        let lead = match self.slide {
+        let lead = match self.method.slide {
             Ok(_) => (part.first % sliding::TASK_WINDOWS * part.stride).min(part.first_row),
             Err(_) => 0,
         };
@@ -84,8 +92,8 @@ impl<'a> Shape<'a> {
                 first_row: if part.count == 0 { 0 } else { lead },
                 ..part
             },
-            normalize: self.normalize,
-            dtype: self.dtype,
+            normalize: self.method.normalize,
+            dtype: self.method.dtype,
         }
     }
 }
@@ -127,7 +135,7 @@ impl ChunkRows<'_> {
 /// The groups of a chunk of windows `w`: (series range within the chunk, unit identity).
 fn groups(shape: &Shape<'_>, w: Range<usize>) -> Groups {
     let n = shape.table.channels.len();
-    match shape.aggregate {
+    match shape.method.aggregate {
         Aggregate::Series => {
             let names: Vec<Arc<str>> = shape
                 .table
@@ -148,9 +156,9 @@ fn groups(shape: &Shape<'_>, w: Range<usize>) -> Groups {
             .collect(),
         Aggregate::Batch => w
             .clone()
-            .step_by(shape.batch_size)
+            .step_by(shape.method.batch_size)
             .map(|i| {
-                let end = (i + shape.batch_size).min(w.end);
+                let end = (i + shape.method.batch_size).min(w.end);
                 ((i - w.start) * n..(end - w.start) * n, i, None)
             })
             .collect(),
@@ -168,22 +176,22 @@ pub(crate) fn features(
 ) -> Result<Vec<Unit>, EngineError> {
     let total = shape.windows.count;
     // Chunks hold whole batches, so a batch never straddles two chunks.
-    let chunk = if shape.aggregate == Aggregate::Batch {
-        (CHUNK_WINDOWS / shape.batch_size).max(1) * shape.batch_size
+    let chunk = if shape.method.aggregate == Aggregate::Batch {
+        (CHUNK_WINDOWS / shape.method.batch_size).max(1) * shape.method.batch_size
     } else {
         CHUNK_WINDOWS
     };
     // Lags are read from each group's first series only.
     let channels = shape.table.channels.len();
     let lags = StatsRequest {
-        lags_every: match shape.aggregate {
+        lags_every: match shape.method.aggregate {
             Aggregate::Series => 1,
             Aggregate::Sample => channels,
-            Aggregate::Batch => channels * shape.batch_size,
+            Aggregate::Batch => channels * shape.method.batch_size,
         },
-        lags: shape.describe.lags,
+        lags: shape.method.describe.lags,
     };
-    let stats = shape.statistics.then_some(lags);
+    let stats = shape.method.statistics.then_some(lags);
     let mut slide = sliding_path(engine.kind(), shape);
     let mut path = PathUsed {
         sliding: slide.is_ok(),
@@ -198,22 +206,23 @@ pub(crate) fn features(
     engine.discard_queued();
     let mut queued_on: Option<EngineKind> = None;
     let mut queued_series = 0;
-    // On trial, the first chunk is the sample: a 32nd of the windows (at least 64, whole
+    // On trial, the first chunk is the sample: a 64th of the windows (at least 32, whole
     // batches), so a run of one chunk (weather: 2,488 windows) can still change course
     // (it was the whole run, and slid with 2,224 windows recomputed), and a sample that
     // says no costs little: its windows are computed twice, sliding at up to 3.5x the
-    // per-window time.
+    // per-window time (a 32nd cost weather 1.17x the per-window run; a 64th, 38 windows
+    // of 21 channels, still tells).
     let trial_len = {
-        let whole = if shape.aggregate == Aggregate::Batch {
-            shape.batch_size
+        let whole = if shape.method.aggregate == Aggregate::Batch {
+            shape.method.batch_size
         } else {
             1
         };
-        ((total / 32).max(64).div_ceil(whole) * whole).min(chunk)
+        ((total / 64).max(32).div_ceil(whole) * whole).min(chunk)
     };
     let mut w0 = 0;
     while w0 < total {
-        let len = if w0 == 0 && shape.slide_on_trial && slide.is_ok() {
+        let len = if w0 == 0 && shape.method.slide_on_trial && slide.is_ok() {
             trial_len
         } else {
             chunk
@@ -229,7 +238,7 @@ pub(crate) fn features(
                 // On trial, the first chunk is the sample: where most of its windows had
                 // to be computed again, the rest go window by window (each once). The
                 // prompts are the same either way.
-                if shape.slide_on_trial && w0 == 0 && w.end < total && 2 * redone > w.len() {
+                if shape.method.slide_on_trial && w0 == 0 && w.end < total && 2 * redone > w.len() {
                     let why = NoSlide::OnTrial {
                         redone,
                         windows: w.len(),
@@ -253,7 +262,7 @@ pub(crate) fn features(
         chunks.push(Chunk {
             windows: w.clone(),
             // Only a run that words constant input needs to know it.
-            constant: if shape.describe.seed_compatible {
+            constant: if shape.method.describe.seed_compatible {
                 Vec::new()
             } else {
                 rows.constant_series()
@@ -296,7 +305,7 @@ pub(crate) fn features(
         units.par_extend(groups.into_par_iter().zip(feats).map_init(
             || None::<(usize, Arc<str>)>,
             |last_time, ((series, window, column), mut features)| {
-                shape.describe.apply(
+                shape.method.describe.apply(
                     &mut features,
                     series.clone().all(|k| constant.get(k) == Some(&true)),
                 );

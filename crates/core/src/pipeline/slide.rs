@@ -60,7 +60,7 @@ pub(crate) fn sliding_path(
     engine: EngineKind,
     shape: &Shape<'_>,
 ) -> Result<(SlidePlan, Reads), NoSlide> {
-    let reads = shape.slide.clone()?;
+    let reads = shape.method.slide.clone()?;
     if shape.windows.count < 2 {
         return Err(NoSlide::OneWindow);
     }
@@ -76,7 +76,7 @@ pub(crate) fn sliding_path(
     if w.stride * 4 > w.seq_len {
         return Err(NoSlide::WideStride(w.stride));
     }
-    if shape.plan.mode.extrapolates() && shape.dtype == DType::F32 {
+    if shape.plan.mode.extrapolates() && shape.method.dtype == DType::F32 {
         return Err(NoSlide::Extrapolates(shape.plan.mode));
     }
     let sp = SlidePlan::new(shape.plan).ok_or(NoSlide::ShortWindows)?;
@@ -95,7 +95,7 @@ pub(super) fn slide_chunk(
     stats: Option<StatsRequest>,
     timer: &mut Timer,
 ) -> (Vec<Features>, usize) {
-    let work = shape.plan.work_dtype(shape.dtype);
+    let work = shape.plan.work_dtype(shape.method.dtype);
     let clock = StageClock::default();
     let t = Instant::now();
     let (sums, tols) = match work {

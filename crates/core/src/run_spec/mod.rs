@@ -16,7 +16,7 @@ use crate::data::{self, DataError, Normalize, Opt, RowRange, Table, Windows, OPT
 use crate::engine::{DType, EngineError, Plan, Selected};
 use crate::features::degenerate::{level_is_degenerate, Describe};
 use crate::features::{Aggregate, Reads, Unit};
-use crate::pipeline::{self, Inspection, NoSlide, PathChoice, Shape};
+use crate::pipeline::{self, Inspection, Method, NoSlide, PathChoice, Shape};
 use crate::prompt::Prompter;
 use crate::timing::Timer;
 use std::path::Path;
@@ -66,19 +66,11 @@ pub struct Prepared {
     pub plan: Plan,
     /// pywt's warning for a decomposition level above the maximum, if it applies.
     pub warning: Option<String>,
-    normalize: Normalize,
-    dtype: DType,
-    aggregate: Aggregate,
-    batch_size: usize,
+    /// Synchronise the device at stage boundaries (`--precise-timing`).
     precise: bool,
-    /// Whether the run may take the sliding path (see [`Prepared::sliding`]).
-    slide: Result<Reads, NoSlide>,
-    /// `--path auto`: sliding is tried on the first chunk (`Shape::slide_on_trial`).
-    slide_on_trial: bool,
-    /// Whether units get Time-LLM's statistics (min, max, median, trend, lags).
-    statistics: bool,
-    /// How degenerate units are described (see `Shape::describe`).
-    describe: Describe,
+    /// Everything else the pipeline reads (normalisation, precision, aggregation,
+    /// statistics, whether it may slide, how degenerate units are described).
+    method: Method,
 }
 
 impl RunSpec {
@@ -149,15 +141,12 @@ impl RunSpec {
             self.check_range(table, &windows)?;
         }
         let max = t.max_level(windows.seq_len);
+        self.check_level(&plan)?;
         let level_warning = match self.purpose {
-            Purpose::Features => {
-                plan.check_level()
-                    .map_err(|e| DataError::about(&[Opt::Level], format!("{OPTION}: {e}")))?;
-                degenerate_level(&plan)
-            }
+            Purpose::Features => degenerate_level(&plan),
             Purpose::Decompose => None,
         };
-        let describe = Describe::new(&plan, self.cfg.seed_compatible).with_lags(self.cfg.lags);
+        let describe = self.describe(&plan);
         let warning = match self.purpose {
             Purpose::Features => level_warning,
             Purpose::Decompose => (t.level > max).then(|| {
@@ -171,16 +160,36 @@ impl RunSpec {
             windows,
             plan,
             warning,
-            normalize: self.normalize(),
-            dtype: self.cfg.dtype,
-            aggregate: self.cfg.aggregate,
-            batch_size: self.cfg.batch_size,
             precise: self.cfg.precise_timing,
-            slide: Err(NoSlide::FeaturesWritten),
-            slide_on_trial: self.cfg.path == PathChoice::Auto,
-            statistics: true,
-            describe,
+            method: Method {
+                normalize: self.normalize(),
+                dtype: self.cfg.dtype,
+                aggregate: self.cfg.aggregate,
+                batch_size: self.cfg.batch_size,
+                statistics: true,
+                slide: Err(NoSlide::FeaturesWritten),
+                slide_on_trial: self.cfg.path == PathChoice::Auto,
+                describe,
+            },
         })
+    }
+
+    /// The level rule for the purpose (docs/transform.md#levels): features need `1 <=
+    /// level <= max_level` for the plan's length; a decomposition computes any level, as
+    /// pywt does. Every front end checks a plan here, the wheel each batch's length.
+    pub fn check_level(&self, plan: &Plan) -> Result<(), DataError> {
+        match self.purpose {
+            Purpose::Features => plan
+                .check_level()
+                .map_err(|e| DataError::about(&[Opt::Level], format!("{OPTION}: {e}"))),
+            Purpose::Decompose => Ok(()),
+        }
+    }
+
+    /// How the run describes each unit of windows planned by `plan` (degenerate input,
+    /// which top lags).
+    pub fn describe(&self, plan: &Plan) -> Describe {
+        Describe::new(plan, self.cfg.seed_compatible).with_lags(self.cfg.lags)
     }
 
     /// Values whose squares (summed over a window) would overflow the run's precision are
@@ -301,8 +310,8 @@ impl Prepared {
     /// chunks).
     pub fn chunk_windows(&self, channels: usize) -> usize {
         let windows = (CHUNK_UNITS / channels.max(1)).max(1);
-        match self.aggregate {
-            Aggregate::Batch => windows.next_multiple_of(self.batch_size.max(1)),
+        match self.method.aggregate {
+            Aggregate::Batch => windows.next_multiple_of(self.method.batch_size.max(1)),
             Aggregate::Series | Aggregate::Sample => windows,
         }
     }
@@ -318,23 +327,22 @@ impl Prepared {
 
     /// What one prompt describes.
     pub fn aggregate(&self) -> Aggregate {
-        self.aggregate
+        self.method.aggregate
     }
 
     /// Whether the run may take the sliding path: `Ok(what the prompts read)` where it
     /// gives exactly those prompts (`RunSpec::slide`), else why not.
-    pub fn sliding(self, slide: Result<Reads, NoSlide>) -> Self {
-        Prepared { slide, ..self }
+    pub fn sliding(mut self, slide: Result<Reads, NoSlide>) -> Self {
+        self.method.slide = slide;
+        self
     }
 
     /// The same run without Time-LLM's statistics (min, max, median, trend and lags stay
     /// 0 and empty): for a caller that has them already, such as a sweep, whose every
     /// configuration has the same windows.
-    pub fn without_statistics(self) -> Self {
-        Prepared {
-            statistics: false,
-            ..self
-        }
+    pub fn without_statistics(mut self) -> Self {
+        self.method.statistics = false;
+        self
     }
 
     /// The features of every unit of `table` (the table this was prepared for, or one of
@@ -382,14 +390,7 @@ impl Prepared {
             table,
             windows: self.windows,
             plan: &self.plan,
-            normalize: self.normalize,
-            dtype: self.dtype,
-            aggregate: self.aggregate,
-            batch_size: self.batch_size,
-            statistics: self.statistics,
-            slide: self.slide.clone(),
-            slide_on_trial: self.slide_on_trial,
-            describe: self.describe,
+            method: &self.method,
         }
     }
 }
