@@ -56,7 +56,7 @@ fn main() -> wavebench::error::Result<()> {
     for run in 0..=runs {
         let r = with_wavelet(if run % 2 == 0 { "db4" } else { "sym4" })?;
         let t = Instant::now();
-        let s = Survey::of(&path, &table, &r, &mut kept, 0)?;
+        let s = Survey::of(&path, &table, &r, &mut kept, 0, None)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         if run == 0 {
             println!(
@@ -75,7 +75,7 @@ fn main() -> wavebench::error::Result<()> {
     for run in 0..runs {
         let r = with_wavelet(if run % 2 == 0 { "db4" } else { "sym4" })?;
         let t = Instant::now();
-        wavebench::sweep::one(&[(path.as_str(), &table)], &r, &mut kept)?;
+        wavebench::sweep::one(&[(path.as_str(), &table)], &r, &mut kept, None)?;
         one.push(t.elapsed().as_secs_f64() * 1e3);
     }
     one.sort_by(f64::total_cmp);

@@ -818,12 +818,13 @@ fn the_app_works_only_for_what_is_shown_and_then_rests() {
         !h.ctx.has_requested_repaint(),
         "the app keeps repainting after its job"
     );
-    // Shown, the pane surveys.
+    // Shown, the pane surveys, its progress counted to the end.
     h.get_by_label("Data set").click();
     h.step();
     step_until(&mut h, |app| {
         !app.dataset_view.computing && matches!(app.dataset_view.survey, Some(Ok(_)))
     });
+    assert_eq!(h.state().dataset_view.progress.fraction(), Some(1.0));
 }
 
 /// The Data set pane surveys the current configuration over every window: its timeline

@@ -791,7 +791,21 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
     let tables = [(name, &table)];
     let scorer = || wavebench::sweep::scorer(&tables, &request("db4", 3)).unwrap();
     let mut kept = ScoredUnits::new(scorer());
-    Survey::of(name, &table, &request("db4", 3), &mut kept, 0).unwrap();
+    // The progress the Data set pane draws: nothing counted before, every scored unit
+    // (val and test, all channels) after.
+    let progress = wavebench::sweep::Progress::default();
+    assert_eq!(progress.fraction(), None);
+    let first = Survey::of(
+        name,
+        &table,
+        &request("db4", 3),
+        &mut kept,
+        0,
+        Some(&progress),
+    );
+    let scored = first.unwrap().sweep.units;
+    assert!(scored[1] + scored[2] > 0);
+    assert_eq!(progress.fraction(), Some(1.0));
     for (wavelet, level, channel) in [
         ("sym4", 3, 0),
         ("haar", 2, 0),
@@ -799,8 +813,16 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
         ("coif1", 2, 6),
     ] {
         let r = request(wavelet, level);
-        let borrowed = Survey::of(name, &table, &r, &mut kept, channel).unwrap();
-        let fresh = Survey::of(name, &table, &r, &mut ScoredUnits::new(scorer()), channel).unwrap();
+        let borrowed = Survey::of(name, &table, &r, &mut kept, channel, None).unwrap();
+        let fresh = Survey::of(
+            name,
+            &table,
+            &r,
+            &mut ScoredUnits::new(scorer()),
+            channel,
+            None,
+        )
+        .unwrap();
         assert_eq!(
             borrowed, fresh,
             "{wavelet} level {level}, channel {channel}"

@@ -127,6 +127,8 @@ pub struct SurveyRequest {
     pub table: Arc<Table>,
     pub settings: Box<Settings>,
     pub split: wavebench_core::score::Split,
+    /// Where the survey says how far it has got.
+    pub progress: crate::sweep::Progress,
 }
 
 /// Requests the app's workers have taken up (loads, inspections, surveys): a timing job

@@ -200,11 +200,15 @@ impl Workbench {
         self.dataset_view.thinned =
             (settings.run.stride > stride.max(1)).then_some(settings.run.stride);
         self.dataset_view.computing = true;
+        // A new count for each survey: one replaced mid-way cannot move the bar.
+        let progress = crate::sweep::Progress::default();
+        self.dataset_view.progress = progress.clone();
         self.worker.survey(super::messages::SurveyRequest {
             gen,
             table: table.clone(),
             settings: Box::new(settings),
             split,
+            progress,
         });
     }
 

@@ -60,8 +60,14 @@ fn survey(
         Some((k, scored)) if k == key => scored,
         _ => crate::sweep::ScoredUnits::new(crate::sweep::scorer(&tables, &sweep_req)?),
     };
-    let result =
-        crate::sweep::survey::Survey::of(&name, &req.table, &sweep_req, &mut scored, s.channel);
+    let result = crate::sweep::survey::Survey::of(
+        &name,
+        &req.table,
+        &sweep_req,
+        &mut scored,
+        s.channel,
+        Some(&req.progress),
+    );
     *kept = Some((key, scored));
     result
 }

@@ -16,6 +16,7 @@ pub mod survey;
 
 pub use claims::defined_claims;
 pub use grid::{Grid, Levels, Point};
+pub use point::Progress;
 pub use rank::{ranked, Metric, RankBy};
 pub use result::{Difference, PartUnits, Sweep, SweepRow, FEW_EFFECTIVE};
 
@@ -135,12 +136,18 @@ pub fn run_share(
 /// One configuration (`req.base`'s wavelet, level, mode; every template of `req`): a
 /// sweep of one, on units `scorer` (made by [`scorer`] for the same tables, windows,
 /// horizon and split: a caller that scores many configurations in turn keeps it).
-pub fn one(tables: &[(&str, &Table)], req: &Request, kept: &mut ScoredUnits) -> Result<Sweep> {
+pub fn one(
+    tables: &[(&str, &Table)],
+    req: &Request,
+    kept: &mut ScoredUnits,
+    progress: Option<&Progress>,
+) -> Result<Sweep> {
     if tables.is_empty() || req.templates.is_empty() {
         return Err(Error::internal("sweep: no data or no template"));
     }
     let scorer = &kept.scorer;
-    let job = Scoring::new(tables, req, scorer)?;
+    let mut job = Scoring::new(tables, req, scorer)?;
+    job.progress = progress.cloned();
     let point = Point {
         transform: req.base.transform,
         aliases: Vec::new(),

@@ -6,6 +6,7 @@ use super::place;
 use super::{claims, defined_claims, slide, Metric, Point, Request, SweepRow};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use wavebench_core::data::Table;
 use wavebench_core::engine::{self, Selected};
@@ -19,6 +20,28 @@ use wavebench_core::timing::Timer;
 
 /// Prompts a thread renders at a time when a configuration's prompts are rendered.
 const RENDER_PIECE: usize = 2048;
+
+/// How far a grid point's units have got (done, in all), read from another thread: the
+/// app's Data set pane draws it while its survey runs.
+#[derive(Debug, Clone, Default)]
+pub struct Progress(Arc<[AtomicUsize; 2]>);
+
+impl Progress {
+    /// The share done, once the work has been counted.
+    pub fn fraction(&self) -> Option<f32> {
+        let [done, all] = [0, 1].map(|i| self.0[i].load(Ordering::Relaxed));
+        (all > 0).then(|| (done.min(all) as f64 / all as f64) as f32)
+    }
+
+    fn start(&self, all: usize) {
+        self.0[0].store(0, Ordering::Relaxed);
+        self.0[1].store(all, Ordering::Relaxed);
+    }
+
+    fn add(&self, done: usize) {
+        self.0[0].fetch_add(done, Ordering::Relaxed);
+    }
+}
 
 /// What one grid point accumulates as its chunks of units go through.
 struct Counts {
@@ -43,6 +66,8 @@ pub(super) struct Scoring<'a> {
     /// without claims).
     defined: Vec<Arc<DefinedClaim>>,
     facts: Vec<Vec<[f64; 2]>>,
+    /// Where each point says how far its units have got, if anyone is watching.
+    pub(super) progress: Option<Progress>,
 }
 
 impl<'a> Scoring<'a> {
@@ -68,6 +93,7 @@ impl<'a> Scoring<'a> {
             slide: slide(req, &defined),
             defined,
             facts,
+            progress: None,
         })
     }
 
@@ -109,6 +135,14 @@ impl<'a> Scoring<'a> {
         let mut engine = Selected::native();
         let mut approx_len = 0;
         let mut next_stats = stats.map(|s| s.iter());
+        if let Some(p) = &self.progress {
+            let units = self.tables.iter().zip(&self.scorer.files);
+            p.start(
+                units
+                    .map(|((_, t), h)| h.scored.len() * t.channels.len())
+                    .sum(),
+            );
+        }
         for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
             let prepared = spec
                 .prepare(table)
@@ -137,6 +171,9 @@ impl<'a> Scoring<'a> {
                     }
                 }
                 self.count(&mut counts, f, &units)?;
+                if let Some(p) = &self.progress {
+                    p.add(units.len());
+                }
             }
         }
         let Counts {

@@ -41,19 +41,21 @@ impl Survey {
     /// `kept` holds [`super::scorer`]'s units for this table and request, and what earlier
     /// surveys of them computed that does not depend on the wavelet (kept by a caller that
     /// surveys one data set under many configurations).
+    /// `progress` says how far the score's units have got.
     pub fn of(
         name: &str,
         table: &Table,
         req: &Request,
         kept: &mut ScoredUnits,
         channel: usize,
+        progress: Option<&super::Progress>,
     ) -> Result<Survey> {
         // The score and the timeline side by side: each has serial stretches (the tally,
         // the claims per window) that leave the other core idle when run one after the
         // other. The timeline's kept statistics travel with it and come back.
         let mut timeline = kept.timeline.take();
         let (sweep, mine) = rayon::join(
-            || super::one(&[(name, table)], req, kept),
+            || super::one(&[(name, table)], req, kept, progress),
             || timeline_units(table, req, channel, &mut timeline),
         );
         kept.timeline = timeline;

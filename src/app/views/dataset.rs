@@ -48,6 +48,8 @@ pub struct DataSetView {
     pub survey: Option<Result<Survey, String>>,
     /// A survey of newer settings is being computed.
     pub computing: bool,
+    /// How far its score's units have got.
+    pub progress: crate::sweep::Progress,
     /// The stride a big file's survey was thinned to (every Nth window), if it was.
     pub thinned: Option<usize>,
     pub timeline: Timeline,
@@ -62,6 +64,7 @@ impl Default for DataSetView {
         DataSetView {
             survey: None,
             computing: false,
+            progress: Default::default(),
             thinned: None,
             timeline: Timeline::default(),
             part: Part::Val,
@@ -83,6 +86,25 @@ const PALETTE: [egui::Color32; 8] = [
 ];
 
 impl DataSetView {
+    /// A survey under way: how far its units have got once they are counted (the scored
+    /// units are found first), a spinner until then.
+    fn busy(&self, ui: &mut egui::Ui) {
+        match self.progress.fraction() {
+            Some(f) => {
+                ui.add(
+                    egui::ProgressBar::new(f)
+                        .desired_width(90.0)
+                        .show_percentage()
+                        .animate(true),
+                )
+                .on_hover_text("the survey's scored units computed so far");
+            }
+            None => {
+                ui.spinner();
+            }
+        }
+    }
+
     pub fn ui(&mut self, ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
         let taken = self.survey.take();
         self.draw(ui, table, s, taken.as_ref());
@@ -99,7 +121,7 @@ impl DataSetView {
         let survey = match survey {
             None => {
                 ui.horizontal(|ui| {
-                    ui.spinner();
+                    self.busy(ui);
                     ui.label("Computing every window of the data set ...");
                 });
                 return;
@@ -108,7 +130,7 @@ impl DataSetView {
                 // Wrapped inside the pane: a long message on one line ran past its edge.
                 ui.horizontal_wrapped(|ui| {
                     if self.computing {
-                        ui.spinner();
+                        self.busy(ui);
                     }
                     ui.add(
                         egui::Label::new(egui::RichText::new(e).color(ui.visuals().error_fg_color))
@@ -121,7 +143,7 @@ impl DataSetView {
         };
         ui.horizontal_wrapped(|ui| {
             if self.computing {
-                ui.spinner();
+                self.busy(ui);
             }
             ui.strong(&survey.label);
             let thinned = match self.thinned {
