@@ -100,7 +100,9 @@ impl DataSetView {
                 .on_hover_text("the survey's scored units computed so far");
             }
             None => {
-                ui.spinner();
+                ui.spinner().on_hover_text(
+                    "finding the scored units and fitting the series-only forecaster",
+                );
             }
         }
     }
