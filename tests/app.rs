@@ -827,6 +827,53 @@ fn the_app_works_only_for_what_is_shown_and_then_rests() {
     assert_eq!(h.state().dataset_view.progress.fraction(), Some(1.0));
 }
 
+/// A big file's survey starts thinned (every 2nd window: the file's ~300,000 units are more
+/// than a first survey's 250,000), is refined to every window while the pane stays shown,
+/// counts its progress to the end, and then the app rests: no more frames asked for.
+#[test]
+fn a_big_files_survey_is_thinned_refined_and_then_rests() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = common::lcg_series(5, 40_000 * 7);
+    let mut csv = String::from("t,a,b,c,d,e,f,g\n");
+    for r in 0..40_000 {
+        csv.push_str(&r.to_string());
+        for c in 0..7 {
+            let v = (r as f64 / (10.0 + c as f64)).sin() + noise[r * 7 + c];
+            csv.push_str(&format!(",{v:.4}"));
+        }
+        csv.push('\n');
+    }
+    let file = dir.path().join("big.csv");
+    std::fs::write(&file, csv).unwrap();
+    let mut h = harness_at(file, with(|c| c.seq_len = Some(64), settings()), 1400.0);
+    settle(&mut h);
+    h.get_by_label("Data set").click();
+    step_until(&mut h, |app| app.dataset_view.computing);
+    assert_eq!(
+        h.state().dataset_view.thinned,
+        Some(2),
+        "the first survey, thinned"
+    );
+    step_until(&mut h, |app| {
+        !app.dataset_view.computing
+            && app.dataset_view.thinned.is_none()
+            && matches!(app.dataset_view.survey, Some(Ok(_)))
+    });
+    let windows = match &h.state().dataset_view.survey {
+        Some(Ok(s)) => s.starts.len(),
+        _ => 0,
+    };
+    assert_eq!(windows, 40_000 - 64 + 1, "refined to every window");
+    assert_eq!(h.state().dataset_view.progress.fraction(), Some(1.0));
+    for _ in 0..10 {
+        h.step();
+    }
+    assert!(
+        !h.ctx.has_requested_repaint(),
+        "the app keeps repainting after its survey"
+    );
+}
+
 /// The Data set pane surveys the current configuration over every window: its timeline
 /// has a point per window, its score is the sweep's of that configuration, and a knob
 /// change recomputes it in the background.
