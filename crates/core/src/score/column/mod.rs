@@ -65,11 +65,11 @@ fn runs(ids: &[u32], seqs: &Sequences) -> Vec<(u32, u32, u32)> {
     out
 }
 
-/// Adds `hi - lo` to `row` (one category's cell counts).
+/// Adds a run's cell counts to `row` (one category's).
 #[inline]
-fn add_difference(row: &mut [u32], hi: &[u32; CELLS], lo: &[u32; CELLS]) {
-    for ((r, h), l) in row.iter_mut().zip(hi).zip(lo) {
-        *r += h - l;
+fn add_counts(row: &mut [u32], counts: &[u32; CELLS]) {
+    for (r, c) in row.iter_mut().zip(counts) {
+        *r += c;
     }
 }
 
@@ -209,13 +209,10 @@ pub fn column_stats(
                 let len = (e - s) as usize;
                 let row = &mut joint[id as usize][..CELLS];
                 if x + len <= m {
-                    let (hi, lo) = seqs.counts(q, x, x + len);
-                    add_difference(row, &hi, &lo);
+                    add_counts(row, &seqs.counts(q, x, x + len));
                 } else {
-                    let (hi, lo) = seqs.counts(q, x, m);
-                    add_difference(row, &hi, &lo);
-                    let (hi, lo) = seqs.counts(q, 0, x + len - m);
-                    add_difference(row, &hi, &lo);
+                    add_counts(row, &seqs.counts(q, x, m));
+                    add_counts(row, &seqs.counts(q, 0, x + len - m));
                 }
             }
         } else {
@@ -266,10 +263,10 @@ pub fn column_stats(
                         let (s, e, id) = runs[i];
                         let from = (s as usize).max(gx) - r.start;
                         let to = (e as usize).min(gy) - r.start;
-                        let (h, l) = seqs.counts(q, from, to);
+                        let counts = seqs.counts(q, from, to);
                         let row = &mut table[id as usize * kk..(id as usize + 1) * kk];
-                        for ((r, h), l) in row.iter_mut().zip(&h[lo..]).zip(&l[lo..]) {
-                            *r += h - l;
+                        for (r, c) in row.iter_mut().zip(&counts[lo..]) {
+                            *r += c;
                         }
                         i += 1;
                     }
