@@ -18,8 +18,9 @@ const FIRST: f64 = 1.8e-5;
 const LATER: f64 = 6.0e-6;
 /// The process before any data: libtorch's libraries mapped and relocated.
 const PROCESS: f64 = 0.45e9;
-/// Per unit of the scorer (outcomes, train values, predictions, slots) at its peak.
-const SCORER_PER_UNIT: f64 = 48.0;
+/// Per unit of the scorer (outcomes, train values, predictions, slots, the scored units'
+/// 16-bit prefix counts) at its peak.
+const SCORER_PER_UNIT: f64 = 35.0;
 /// Per scored unit and claim column (a u32 category).
 const CLAIM: f64 = 4.0;
 /// Per scored unit and template (a prompt's two hashes).
