@@ -7,6 +7,7 @@ pub mod config;
 pub mod data;
 pub mod dataset;
 pub mod energy;
+mod evaluation;
 pub mod features;
 mod heat_map;
 pub mod prompt;
