@@ -103,7 +103,8 @@ fn run_ok(args: &[&str]) {
     );
 }
 
-fn sweep_to(data: &Path, out: &Path, extra: &[&str]) {
+/// The sweep's arguments: `data`, written to `out`, the grid, then `extra`.
+fn sweep_args<'a>(data: &'a Path, out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "sweep",
         data.to_str().unwrap(),
@@ -113,7 +114,11 @@ fn sweep_to(data: &Path, out: &Path, extra: &[&str]) {
     ];
     args.extend_from_slice(GRID);
     args.extend_from_slice(extra);
-    run_ok(&args);
+    args
+}
+
+fn sweep_to(data: &Path, out: &Path, extra: &[&str]) {
+    run_ok(&sweep_args(data, out, extra));
 }
 
 /// Every shard of `n` of a sweep with `extra`, as `dir/{name}-{i}.json`.
@@ -257,35 +262,13 @@ fn merging_refuses_parts_of_other_sweeps_and_missing_or_repeated_ones() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let o = wavebench(
-        &[
-            &[
-                "sweep",
-                data.to_str().unwrap(),
-                "-q",
-                "-o",
-                p1.to_str().unwrap(),
-            ][..],
-            GRID,
-            &["--shard", "1/2", "--write-config", "c.toml"],
-        ]
-        .concat(),
-    );
+    let o = wavebench(&sweep_args(
+        &data,
+        &p1,
+        &["--shard", "1/2", "--write-config", "c.toml"],
+    ));
     assert_input_error(&o, &["--write-config", "sweep merge"]);
-    let o = wavebench(
-        &[
-            &[
-                "sweep",
-                data.to_str().unwrap(),
-                "-q",
-                "-o",
-                p1.to_str().unwrap(),
-            ][..],
-            GRID,
-            &["--shard", "4/3"],
-        ]
-        .concat(),
-    );
+    let o = wavebench(&sweep_args(&data, &p1, &["--shard", "4/3"]));
     assert_eq!(o.status.code(), Some(2));
 }
 

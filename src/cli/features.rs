@@ -17,6 +17,5 @@ pub fn run(path: &Path, output: &Path, common: &Common, opts: &PromptOpts) -> Re
         r.each_chunk("features", Err(NoSlide::FeaturesWritten), |f, _| {
             put(&f.units)
         })
-        .map(|_| ())
     })
 }

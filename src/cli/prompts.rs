@@ -30,7 +30,6 @@ pub fn run(
                 })?;
             put(&f.units, &prompts)
         })
-        .map(|_| ())
     })?;
     if cfg.description.is_empty() && prompter.variables().iter().any(|v| v == "description") {
         eprintln!(

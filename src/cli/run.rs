@@ -184,7 +184,7 @@ impl Run {
         what: &str,
         slide: Result<wavebench_core::features::Reads, NoSlide>,
         mut each: impl FnMut(FileUnits, &mut Timer) -> Result<()>,
-    ) -> Result<Timer> {
+    ) -> Result<()> {
         let files = &self.set.files;
         // A shard needs every file's window count first, to cut the whole run evenly. A
         // single file is kept from that pass rather than loaded twice.
@@ -268,7 +268,7 @@ impl Run {
         if let Some(w) = constant.warning() {
             eprintln!("wavebench: {w}");
         }
-        Ok(timer)
+        Ok(())
     }
 
     pub fn prompter(&self) -> Result<Prompter> {
