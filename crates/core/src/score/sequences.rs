@@ -29,6 +29,16 @@ pub fn cells(outcome: [u8; 3], predicted: [u8; 3]) -> [u8; 3] {
     ]
 }
 
+/// A unit's three cells as one code, `d · 81 + m · 9 + v` (`d`, `m`, `v` its cells within
+/// each outcome's range): a table over codes counts a unit with one increment, not three.
+pub const CODES: usize = 4 * 9 * 9;
+
+/// [`CODES`]' code of a unit's cells.
+pub fn code(cells: &[u8; 3]) -> u16 {
+    let [d, m, v] = [0, 1, 2].map(|t| u16::from(cells[t]) - OFFSET[t] as u16);
+    d * 81 + m * 9 + v
+}
+
 /// The seed of the null's draws (docs/score.md#the-null).
 pub const NULL_SEED: u64 = 0x005E_ED0F_B175;
 /// The seed of the bootstrap's block starts (docs/score.md#uncertainty-and-ties).
@@ -65,7 +75,7 @@ pub(super) struct Piece {
 /// count within one never exceeds its length): half the memory, which on a Traffic-sized
 /// file is 190 MB of the sweep's peak, and half the reads of every null draw.
 #[derive(Debug, Clone)]
-enum Prefix {
+pub(super) enum Prefix {
     Narrow(Vec<[u16; CELLS]>),
     Wide(Vec<[u32; CELLS]>),
 }
@@ -73,6 +83,33 @@ enum Prefix {
 impl Default for Prefix {
     fn default() -> Self {
         Prefix::Narrow(Vec::new())
+    }
+}
+
+/// A row of prefix counts in either width: what the null's run-by-run count reads, made
+/// generic so that the width is chosen once per column, not once per run.
+pub(super) trait PrefixRow: Copy {
+    /// Adds `self - lo` to `row`, cell by cell.
+    fn add_difference(&self, lo: &Self, row: &mut [u32]);
+}
+
+impl PrefixRow for [u16; CELLS] {
+    #[inline(always)]
+    fn add_difference(&self, lo: &Self, row: &mut [u32]) {
+        let row: &mut [u32; CELLS] = (&mut row[..CELLS]).try_into().expect("a row of CELLS");
+        for i in 0..CELLS {
+            row[i] += u32::from(self[i].wrapping_sub(lo[i]));
+        }
+    }
+}
+
+impl PrefixRow for [u32; CELLS] {
+    #[inline(always)]
+    fn add_difference(&self, lo: &Self, row: &mut [u32]) {
+        let row: &mut [u32; CELLS] = (&mut row[..CELLS]).try_into().expect("a row of CELLS");
+        for i in 0..CELLS {
+            row[i] += self[i].wrapping_sub(lo[i]);
+        }
     }
 }
 
@@ -104,6 +141,38 @@ impl Prefix {
     }
 }
 
+/// The bootstrap's pieces sorted by sequence, for a count that walks each sequence once
+/// per column instead of once per replicate: per sequence, the distinct places where a
+/// piece starts or ends (`marks`, local units, ascending), and each piece as its
+/// replicate and the indices of its two marks.
+#[derive(Debug, Clone, Default)]
+pub(super) struct BootIndex {
+    pub marks: Vec<Vec<u32>>,
+    pub pieces: Vec<Vec<[u32; 3]>>,
+}
+
+impl BootIndex {
+    fn of(sequences: usize, blocks: &[Vec<Piece>]) -> BootIndex {
+        let mut marks: Vec<Vec<u32>> = vec![Vec::new(); sequences];
+        for p in blocks.iter().flatten() {
+            marks[p.seq as usize].extend([p.start, p.end]);
+        }
+        for m in &mut marks {
+            m.sort_unstable();
+            m.dedup();
+        }
+        let mut pieces: Vec<Vec<[u32; 3]>> = vec![Vec::new(); sequences];
+        for (rep, block) in blocks.iter().enumerate() {
+            for p in block {
+                let m = &marks[p.seq as usize];
+                let at = |x: u32| m.partition_point(|&v| v < x) as u32;
+                pieces[p.seq as usize].push([rep as u32, at(p.start), at(p.end)]);
+            }
+        }
+        BootIndex { marks, pieces }
+    }
+}
+
 /// One scored part's units in sequence order, their cells, and the null's shifts
 /// and the bootstrap's blocks over them.
 #[derive(Debug, Clone, Default)]
@@ -114,6 +183,8 @@ pub struct Sequences {
     pub span: usize,
     /// Each unit's cells ([`cells`]).
     pub(super) cells: Vec<[u8; 3]>,
+    /// Each unit's cells as one [`code`].
+    pub(super) codes: Vec<u16>,
     /// Per sequence `q`, its cells' counts over its first `j` units at
     /// `prefix[ranges[q].start + q + j]`.
     prefix: Prefix,
@@ -121,6 +192,8 @@ pub struct Sequences {
     pub(super) shifts: Vec<usize>,
     /// Per replicate, the pieces of its blocks in order.
     pub(super) blocks: Vec<Vec<Piece>>,
+    /// The same pieces, sequence by sequence.
+    pub(super) boot_index: BootIndex,
     /// The effective sample size of the direction outcome, summed over the sequences.
     pub n_eff: f64,
 }
@@ -130,6 +203,7 @@ impl Sequences {
     /// T + P rows in units.
     pub fn new(ranges: Vec<Range<usize>>, cells: Vec<[u8; 3]>, span: usize, p: Protocol) -> Self {
         let prefix = Prefix::of(&ranges, &cells);
+        let codes = cells.iter().map(code).collect();
         let mut rng = SplitMix64::new(NULL_SEED);
         let mut shifts = Vec::with_capacity(p.null_draws * ranges.len());
         for _ in 0..p.null_draws {
@@ -165,7 +239,8 @@ impl Sequences {
                 }
                 pieces
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let boot_index = BootIndex::of(ranges.len(), &blocks);
         let n_eff = ranges
             .iter()
             .map(|r| {
@@ -177,9 +252,11 @@ impl Sequences {
             ranges,
             span,
             cells,
+            codes,
             prefix,
             shifts,
             blocks,
+            boot_index,
             n_eff,
         }
     }
@@ -205,21 +282,23 @@ impl Sequences {
         self.ranges.iter().any(|r| r.len() >= 3)
     }
 
+    /// The prefix counts: per sequence `q`, its cells' counts over its first `j` units at
+    /// `[ranges[q].start + q + j]`.
+    pub(super) fn prefix(&self) -> &Prefix {
+        &self.prefix
+    }
+
     /// The cells' counts over units `start..end` of sequence `q` (local, `end ≤ m`): the
     /// difference of two prefix rows.
-    #[inline]
-    pub(super) fn counts(&self, q: usize, start: usize, end: usize) -> [u32; CELLS] {
+    #[cfg(test)]
+    fn counts(&self, q: usize, start: usize, end: usize) -> [u32; CELLS] {
         let base = self.ranges[q].start + q;
+        let mut out = [0; CELLS];
         match &self.prefix {
-            Prefix::Narrow(p) => {
-                let (hi, lo) = (&p[base + end], &p[base + start]);
-                std::array::from_fn(|i| u32::from(hi[i] - lo[i]))
-            }
-            Prefix::Wide(p) => {
-                let (hi, lo) = (&p[base + end], &p[base + start]);
-                std::array::from_fn(|i| hi[i] - lo[i])
-            }
+            Prefix::Narrow(p) => p[base + end].add_difference(&p[base + start], &mut out),
+            Prefix::Wide(p) => p[base + end].add_difference(&p[base + start], &mut out),
         }
+        out
     }
 }
 

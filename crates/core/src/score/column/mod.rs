@@ -10,7 +10,7 @@
 //! integer counts.
 
 use super::information::{quantile_of, XLnX};
-use super::sequences::{Sequences, CELLS, OFFSET};
+use super::sequences::{Prefix, PrefixRow, Sequences, CODES, OFFSET};
 use super::Target;
 use serde::{Deserialize, Serialize};
 
@@ -65,14 +65,6 @@ fn runs(ids: &[u32], seqs: &Sequences) -> Vec<(u32, u32, u32)> {
     out
 }
 
-/// Adds a run's cell counts to `row` (one category's).
-#[inline]
-fn add_counts(row: &mut [u32], counts: &[u32; CELLS]) {
-    for (r, c) in row.iter_mut().zip(counts) {
-        *r += c;
-    }
-}
-
 /// One category's row of a claim × cells table, padded to a power of two so that a cell
 /// index masked to it needs no bounds check in the unit-by-unit count.
 type Row = [u32; ROW];
@@ -98,6 +90,7 @@ struct Scratch {
 
 /// `I(C; O)` and `I(C; O | B̂)` of outcome `t` from a table whose rows (one per category,
 /// `stride` counts apart) hold the outcome's `kt²` cells from `offset`, over `n` units.
+#[inline(never)]
 fn information(
     table: &[u32],
     (stride, offset): (usize, usize),
@@ -172,114 +165,33 @@ pub fn column_stats(
 ) -> ColumnStats {
     let n = seqs.units();
     assert_eq!(ids.len(), n, "one claim per unit");
-    let runs = runs(ids, seqs);
-    // A run costs a difference of two prefix rows (22 counts), a unit three increments.
-    let by_runs = runs.len() * 4 <= n;
-    let mut joint: Vec<Row> = vec![[0; ROW]; k];
     let mut scratch = Scratch::default();
-    let cells = &seqs.cells;
-
-    for (&id, c) in ids.iter().zip(cells) {
+    let mut joint: Vec<Row> = vec![[0; ROW]; k];
+    for (&id, c) in ids.iter().zip(&seqs.cells) {
         count(&mut joint, id, c);
     }
     let observed = informations(&joint, n, xlnx, &mut scratch);
 
-    let nseq = seqs.ranges.len();
-    let draws = seqs.shifts.len() / nseq.max(1);
-    let mut null: [Vec<(f64, f64)>; 3] = std::array::from_fn(|_| Vec::with_capacity(draws));
-    // Per run, its sequence (runs are in sequence order).
-    let mut run_seq = Vec::with_capacity(runs.len());
-    if by_runs {
-        let mut q = 0;
-        for &(s, _, _) in &runs {
-            while seqs.ranges[q].end <= s as usize {
-                q += 1;
-            }
-            run_seq.push(q);
+    let runs = runs(ids, seqs);
+    // A run costs a difference of two prefix rows (22 counts), a unit three increments.
+    let null = if runs.len() * 4 <= n {
+        match seqs.prefix() {
+            Prefix::Narrow(p) => null_by_runs(p, &runs, k, seqs, xlnx, &mut scratch),
+            Prefix::Wide(p) => null_by_runs(p, &runs, k, seqs, xlnx, &mut scratch),
         }
-    }
-    for b in 0..draws {
-        joint.fill([0; ROW]);
-        let shifts = &seqs.shifts[b * nseq..(b + 1) * nseq];
-        if by_runs {
-            for (&(s, e, id), &q) in runs.iter().zip(&run_seq) {
-                let r = &seqs.ranges[q];
-                let m = r.len();
-                let x = (s as usize - r.start + shifts[q]) % m;
-                let len = (e - s) as usize;
-                let row = &mut joint[id as usize][..CELLS];
-                if x + len <= m {
-                    add_counts(row, &seqs.counts(q, x, x + len));
-                } else {
-                    add_counts(row, &seqs.counts(q, x, m));
-                    add_counts(row, &seqs.counts(q, 0, x + len - m));
-                }
-            }
-        } else {
-            for (q, r) in seqs.ranges.iter().enumerate() {
-                let m = r.len();
-                let kq = shifts[q];
-                let (ids, cells) = (&ids[r.clone()], &cells[r.clone()]);
-                // Unit j takes the cells of unit (j + k) mod m.
-                for (&id, c) in ids[..m - kq].iter().zip(&cells[kq..]) {
-                    count(&mut joint, id, c);
-                }
-                for (&id, c) in ids[m - kq..].iter().zip(&cells[..kq]) {
-                    count(&mut joint, id, c);
-                }
-            }
-        }
-        for (t, v) in informations(&joint, n, xlnx, &mut scratch)
-            .into_iter()
-            .enumerate()
-        {
-            null[t].push(v);
-        }
-    }
+    } else {
+        null_by_units(ids, k, seqs, xlnx, &mut scratch)
+    };
 
     // The bootstrap serves the score, which reads a claim's designated outcome only: its
     // cells alone are counted.
-    let replicates = if target.is_some() {
-        seqs.blocks.len()
-    } else {
-        0
-    };
     let mut boot: [Vec<f64>; 3] = Default::default();
     let mut boot_c: [Vec<f64>; 3] = Default::default();
     if let Some(target) = target {
         let t = target as usize;
-        let (lo, kk) = (OFFSET[t], if t == 0 { 4 } else { 9 });
-        let mut table = vec![0u32; k * kk];
-        let starts: Vec<u32> = runs.iter().map(|r| r.0).collect();
-        for pieces in &seqs.blocks[..replicates] {
-            table.fill(0);
-            for p in pieces {
-                let q = p.seq as usize;
-                let r = &seqs.ranges[q];
-                let (gx, gy) = (r.start + p.start as usize, r.start + p.end as usize);
-                if by_runs {
-                    let mut i = starts.partition_point(|&s| s as usize <= gx) - 1;
-                    while i < runs.len() && (runs[i].0 as usize) < gy {
-                        let (s, e, id) = runs[i];
-                        let from = (s as usize).max(gx) - r.start;
-                        let to = (e as usize).min(gy) - r.start;
-                        let counts = seqs.counts(q, from, to);
-                        let row = &mut table[id as usize * kk..(id as usize + 1) * kk];
-                        for (r, c) in row.iter_mut().zip(&counts[lo..]) {
-                            *r += c;
-                        }
-                        i += 1;
-                    }
-                } else {
-                    for (&id, c) in ids[gx..gy].iter().zip(&cells[gx..gy]) {
-                        table[id as usize * kk + (c[t] as usize - lo)] += 1;
-                    }
-                }
-            }
-            let (mi, cmi) = information(&table, (kk, 0), t, n, xlnx, &mut scratch);
-            boot[t].push(mi);
-            boot_c[t].push(cmi);
-        }
+        (boot[t], boot_c[t]) = bootstrap(ids, k, t, seqs, xlnx, &mut scratch, SNAPSHOT_COUNTS)
+            .into_iter()
+            .unzip();
     }
 
     let mut info = [Info::default(); 3];
@@ -296,6 +208,257 @@ pub fn column_stats(
         boot,
         boot_complementary: boot_c,
     }
+}
+
+/// Per outcome, each null draw's `(I(C; O), I(C; O | B̂))`.
+type Null = [Vec<(f64, f64)>; 3];
+
+/// The null draws counted run by run: a run of one category, shifted, adds the
+/// difference of two prefix rows (`P` either width, chosen once for the column).
+#[inline(never)]
+fn null_by_runs<P: PrefixRow>(
+    prefix: &[P],
+    runs: &[(u32, u32, u32)],
+    k: usize,
+    seqs: &Sequences,
+    xlnx: &XLnX,
+    scratch: &mut Scratch,
+) -> Null {
+    let n = seqs.units();
+    let nseq = seqs.ranges.len();
+    let draws = seqs.shifts.len() / nseq.max(1);
+    let mut null: Null = std::array::from_fn(|_| Vec::with_capacity(draws));
+    // Per run, its sequence (runs are in sequence order).
+    let mut run_seq = Vec::with_capacity(runs.len());
+    let mut q = 0;
+    for &(s, _, _) in runs {
+        while seqs.ranges[q].end <= s as usize {
+            q += 1;
+        }
+        run_seq.push(q as u32);
+    }
+    let mut joint: Vec<Row> = vec![[0; ROW]; k];
+    for b in 0..draws {
+        joint.fill([0; ROW]);
+        let shifts = &seqs.shifts[b * nseq..(b + 1) * nseq];
+        for (&(s, e, id), &q) in runs.iter().zip(&run_seq) {
+            let q = q as usize;
+            let r = &seqs.ranges[q];
+            let m = r.len();
+            // Sequence q's prefix rows start at `r.start + q` (one more row per sequence).
+            let base = &prefix[r.start + q..=r.end + q];
+            // Both terms are below m: a subtraction, not a division, wraps the sum.
+            let x = s as usize - r.start + shifts[q];
+            let x = if x >= m { x - m } else { x };
+            let len = (e - s) as usize;
+            let row = &mut joint[id as usize];
+            if x + len <= m {
+                base[x + len].add_difference(&base[x], row);
+            } else {
+                base[m].add_difference(&base[x], row);
+                base[x + len - m].add_difference(&base[0], row);
+            }
+        }
+        for (t, v) in informations(&joint, n, xlnx, scratch)
+            .into_iter()
+            .enumerate()
+        {
+            null[t].push(v);
+        }
+    }
+    null
+}
+
+/// Claim × code tables counted unit by unit, four units at a time into four copies:
+/// neighbouring units mostly share their category and cells, and one copy would make
+/// each increment wait on the last.
+struct Quad {
+    k: usize,
+    /// Copy `i`'s count of category `c` and code `x` at `(i · k + c) · CODES + x`.
+    tables: Vec<u32>,
+}
+
+impl Quad {
+    fn new(k: usize) -> Quad {
+        Quad {
+            k,
+            tables: vec![0; 4 * k * CODES],
+        }
+    }
+
+    /// Units `ids[j]` with codes `codes[j]`, pair by pair.
+    #[inline(always)]
+    fn add(&mut self, ids: &[u32], codes: &[u16]) {
+        let size = self.k * CODES;
+        let (t0, rest) = self.tables.split_at_mut(size);
+        let (t1, rest) = rest.split_at_mut(size);
+        let (t2, t3) = rest.split_at_mut(size);
+        let at = |id: u32, code: u16| id as usize * CODES + code as usize;
+        let mut i4 = ids.chunks_exact(4);
+        let mut c4 = codes.chunks_exact(4);
+        for (i, c) in (&mut i4).zip(&mut c4) {
+            t0[at(i[0], c[0])] += 1;
+            t1[at(i[1], c[1])] += 1;
+            t2[at(i[2], c[2])] += 1;
+            t3[at(i[3], c[3])] += 1;
+        }
+        for (&i, &c) in i4.remainder().iter().zip(c4.remainder()) {
+            t0[at(i, c)] += 1;
+        }
+    }
+
+    /// The copies summed, spread into each category's cells in `joint`, and cleared.
+    fn drain_into(&mut self, joint: &mut [Row]) {
+        let size = self.k * CODES;
+        let (t0, rest) = self.tables.split_at_mut(size);
+        for copy in rest.chunks_exact_mut(size) {
+            for (a, b) in t0.iter_mut().zip(copy.iter_mut()) {
+                *a += *b;
+                *b = 0;
+            }
+        }
+        for (row, table) in joint.iter_mut().zip(t0.chunks_exact_mut(CODES)) {
+            // code = d · 81 + m · 9 + v
+            for (d, by_d) in table.chunks_exact(81).enumerate() {
+                for (m, by_m) in by_d.chunks_exact(9).enumerate() {
+                    let mut sum = 0;
+                    for (v, &x) in by_m.iter().enumerate() {
+                        row[OFFSET[2] + v] += x;
+                        sum += x;
+                    }
+                    row[OFFSET[1] + m] += sum;
+                    row[d] += sum;
+                }
+            }
+            table.fill(0);
+        }
+    }
+}
+
+/// Categories past which a unit-by-unit null counts three cells per unit instead of one
+/// code (a claim × code table that no longer stays in the cache).
+const CODED_CATEGORIES: usize = 8;
+
+/// The null draws counted unit by unit: unit `j` takes the cells of unit `(j + k) mod m`.
+fn null_by_units(
+    ids: &[u32],
+    k: usize,
+    seqs: &Sequences,
+    xlnx: &XLnX,
+    scratch: &mut Scratch,
+) -> Null {
+    let n = seqs.units();
+    let nseq = seqs.ranges.len();
+    let draws = seqs.shifts.len() / nseq.max(1);
+    let mut null: Null = std::array::from_fn(|_| Vec::with_capacity(draws));
+    let (cells, codes) = (&seqs.cells, &seqs.codes);
+    let mut quad = (k <= CODED_CATEGORIES).then(|| Quad::new(k));
+    let mut joint: Vec<Row> = vec![[0; ROW]; k];
+    for b in 0..draws {
+        joint.fill([0; ROW]);
+        let shifts = &seqs.shifts[b * nseq..(b + 1) * nseq];
+        for (q, r) in seqs.ranges.iter().enumerate() {
+            let m = r.len();
+            let kq = shifts[q];
+            let ids = &ids[r.clone()];
+            match quad.as_mut() {
+                Some(quad) => {
+                    let codes = &codes[r.clone()];
+                    quad.add(&ids[..m - kq], &codes[kq..]);
+                    quad.add(&ids[m - kq..], &codes[..kq]);
+                }
+                None => {
+                    let cells = &cells[r.clone()];
+                    for (&id, c) in ids[..m - kq].iter().zip(&cells[kq..]) {
+                        count(&mut joint, id, c);
+                    }
+                    for (&id, c) in ids[m - kq..].iter().zip(&cells[..kq]) {
+                        count(&mut joint, id, c);
+                    }
+                }
+            }
+        }
+        if let Some(quad) = quad.as_mut() {
+            quad.drain_into(&mut joint);
+        }
+        for (t, v) in informations(&joint, n, xlnx, scratch)
+            .into_iter()
+            .enumerate()
+        {
+            null[t].push(v);
+        }
+    }
+    null
+}
+
+/// Past this many counts in one sequence's snapshots (marks × categories × cells), the
+/// bootstrap counts each replicate unit by unit instead (a claim of thousands of
+/// categories).
+const SNAPSHOT_COUNTS: usize = 1 << 22;
+
+/// Each bootstrap replicate's `(I(C; O), I(C; O | B̂))` about outcome `t`.
+///
+/// Every replicate is a concatenation of pieces of the sequences. Each sequence is walked
+/// once, its running claim × cell table kept at every place a piece starts or ends; a
+/// piece's table is then the difference of two of those. So a column's bootstrap costs
+/// one pass over the units and a few counts per piece, not a pass per replicate.
+#[inline(never)]
+fn bootstrap(
+    ids: &[u32],
+    k: usize,
+    t: usize,
+    seqs: &Sequences,
+    xlnx: &XLnX,
+    scratch: &mut Scratch,
+    snapshot_counts: usize,
+) -> Vec<(f64, f64)> {
+    let n = seqs.units();
+    let (lo, kk) = (OFFSET[t], if t == 0 { 4 } else { 9 });
+    let width = k * kk;
+    let replicates = seqs.blocks.len();
+    let cell = |c: &[u8; 3]| c[t] as usize - lo;
+    let index = &seqs.boot_index;
+    let most_marks = index.marks.iter().map(Vec::len).max().unwrap_or(0);
+    let mut tables = vec![0u32; replicates * width];
+    if most_marks.saturating_mul(width) <= snapshot_counts {
+        let mut acc = vec![0u32; width];
+        let mut snaps: Vec<u32> = Vec::new();
+        for (q, r) in seqs.ranges.iter().enumerate() {
+            acc.fill(0);
+            snaps.clear();
+            let (ids, cells) = (&ids[r.clone()], &seqs.cells[r.clone()]);
+            let mut at = 0;
+            for &mark in &index.marks[q] {
+                let mark = mark as usize;
+                for (&id, c) in ids[at..mark].iter().zip(&cells[at..mark]) {
+                    acc[id as usize * kk + cell(c)] += 1;
+                }
+                at = mark;
+                snaps.extend_from_slice(&acc);
+            }
+            for &[rep, from, to] in &index.pieces[q] {
+                let table = &mut tables[rep as usize * width..][..width];
+                let from = &snaps[from as usize * width..][..width];
+                let to = &snaps[to as usize * width..][..width];
+                for ((v, a), b) in table.iter_mut().zip(to).zip(from) {
+                    *v += a - b;
+                }
+            }
+        }
+    } else {
+        for (pieces, table) in seqs.blocks.iter().zip(tables.chunks_exact_mut(width)) {
+            for p in pieces {
+                let r = &seqs.ranges[p.seq as usize];
+                let g = r.start + p.start as usize..r.start + p.end as usize;
+                for (&id, c) in ids[g.clone()].iter().zip(&seqs.cells[g]) {
+                    table[id as usize * kk + cell(c)] += 1;
+                }
+            }
+        }
+    }
+    (0..replicates)
+        .map(|r| information(&tables[r * width..][..width], (kk, 0), t, n, xlnx, scratch))
+        .collect()
 }
 
 #[cfg(test)]

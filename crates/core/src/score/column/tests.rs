@@ -27,15 +27,20 @@ fn random_cells(n: usize, seed: u64) -> Vec<[u8; 3]> {
         .collect()
 }
 
-/// Sequences of made-up cells and a claim column in runs of `run_len`.
+/// Sequences of made-up cells and a claim column of 4 categories in runs of `run_len`.
 fn made(run_len: usize) -> (Vec<u32>, Sequences) {
+    made_of(run_len, 4)
+}
+
+/// [`made`] with `k` categories.
+fn made_of(run_len: usize, k: u64) -> (Vec<u32>, Sequences) {
     let ranges = vec![0..300, 300..420, 420..800];
     let mut next = lcg(99);
     let mut ids = Vec::new();
     let mut id = 0;
     for i in 0..800 {
         if i % run_len == 0 {
-            id = (next() % 4) as u32;
+            id = (next() % k) as u32;
         }
         ids.push(id);
     }
@@ -115,18 +120,20 @@ fn brute(ids: &[u32], s: &Sequences) -> Brute {
 
 #[test]
 fn runs_and_units_count_the_same_tables_as_the_definition() {
-    // Long runs take the run path, runs of 1 the unit path.
-    for run_len in [1, 3, 25] {
-        let (ids, s) = made(run_len);
+    // Long runs take the run path, runs of 1 the unit path (one code per unit up to
+    // CODED_CATEGORIES, three cells past it).
+    assert!(4 <= CODED_CATEGORIES && 12 > CODED_CATEGORIES);
+    for (run_len, k) in [(1, 4), (3, 4), (25, 4), (1, 12), (25, 12)] {
+        let (ids, s) = made_of(run_len, k);
         let (observed, null, boot) = brute(&ids, &s);
         for (t, target) in Target::ALL.into_iter().enumerate() {
-            let got = column_stats(&ids, 4, Some(target), &s, &XLnX::new(s.units()));
+            let got = column_stats(&ids, k as usize, Some(target), &s, &XLnX::new(s.units()));
             assert!(got
                 .boot
                 .iter()
                 .enumerate()
                 .all(|(u, b)| (u == t) != b.is_empty()));
-            let what = format!("runs of {run_len}, outcome {t}");
+            let what = format!("runs of {run_len}, {k} categories, outcome {t}");
             assert!(
                 (got.info[t].mi_bits - observed[t].0).abs() < 1e-12,
                 "{what}"
@@ -156,6 +163,23 @@ fn runs_and_units_count_the_same_tables_as_the_definition() {
                     "{what}"
                 );
             }
+        }
+    }
+}
+
+/// A claim of too many categories to keep every sequence's snapshots counts each
+/// replicate unit by unit: the same tables.
+#[test]
+fn the_bootstrap_counts_the_same_with_and_without_snapshots() {
+    for run_len in [1, 25] {
+        let (ids, s) = made(run_len);
+        let xlnx = XLnX::new(s.units());
+        for t in 0..3 {
+            let mut scratch = Scratch::default();
+            let snapped = bootstrap(&ids, 4, t, &s, &xlnx, &mut scratch, SNAPSHOT_COUNTS);
+            let direct = bootstrap(&ids, 4, t, &s, &xlnx, &mut scratch, 0);
+            assert_eq!(snapped.len(), s.blocks.len());
+            assert_eq!(snapped, direct, "runs of {run_len}, outcome {t}");
         }
     }
 }
