@@ -4,8 +4,12 @@
 //! further from its boundary than the bound can move it. Otherwise the group goes back to
 //! the per-window path.
 
-use super::{energy_ratios, Features};
-use crate::engine::{BandSummary, Bands, SeriesSummary, SeriesTol};
+use super::{energy_ratios_into, Features};
+use crate::engine::{BandSummary, SeriesSummary, SeriesTol};
+
+/// The most bands a group is settled with here (a level of 15); one with more is
+/// computed again per window.
+const MAX_BANDS: usize = 16;
 
 /// What a prompt's text reads of the wavelet features.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -127,13 +131,22 @@ pub fn settled(group: &[SeriesSummary], tols: &[SeriesTol], f: &Features, reads:
     let bands = f.energy_ratio.len();
     let m = group.len() as f64;
     let mut tol_entropy = 0.0;
-    let mut tol_ratio = vec![0.0; bands];
+    // Fixed arrays on the stack: this runs for every prompt of a sliding run, where six
+    // heap lists were a tenth of a sweep's feature time (and growable inline lists spent
+    // as long being copied). Past MAX_BANDS the group simply goes back to the per-window
+    // path.
+    if bands > MAX_BANDS {
+        return false;
+    }
+    let mut tol_ratio = [0.0; MAX_BANDS];
     let mut ambiguous = false;
-    let mut rises = vec![0.0; bands];
-    let mut tol_rises = vec![0.0; bands];
-    let mut tol_energy = vec![0.0; bands];
-    let mut tol_sum = vec![0.0; bands];
-    let mut pooled = vec![BandSummary::default(); bands];
+    let mut rises = [0.0; MAX_BANDS];
+    let mut tol_rises = [0.0; MAX_BANDS];
+    let mut tol_energy = [0.0; MAX_BANDS];
+    let mut tol_sum = [0.0; MAX_BANDS];
+    let mut pooled = [BandSummary::default(); MAX_BANDS];
+    let mut r = [0.0; MAX_BANDS];
+    let mut tr = [0.0; MAX_BANDS];
     for (s, t) in group.iter().zip(tols) {
         if s.bands.len() != bands || t.bands.len() != bands {
             return false;
@@ -144,16 +157,15 @@ pub fn settled(group: &[SeriesSummary], tols: &[SeriesTol], f: &Features, reads:
         if total - tol_total <= 2e-10 {
             return false;
         }
-        let r = energy_ratios(&s.bands);
-        let tr: Bands<f64> = r
-            .iter()
-            .zip(&t.bands)
-            .map(|(r, b)| (b.energy + r * tol_total) / (total - tol_total))
-            .collect();
+        let (r, tr) = (&mut r[..bands], &mut tr[..bands]);
+        energy_ratios_into(&s.bands, r);
+        for ((tr, r), b) in tr.iter_mut().zip(r.iter()).zip(&t.bands) {
+            *tr = (b.energy + r * tol_total) / (total - tol_total);
+        }
         // |Δ(-p ln p)| ≤ max |1 + ln p| over the interval, times its width.
         tol_entropy += r
             .iter()
-            .zip(&tr)
+            .zip(tr.iter())
             .map(|(&r, &t)| (abs_ln_bound((r - t).max(1e-10)) + 1.0) * t)
             .sum::<f64>()
             / m;
@@ -170,13 +182,12 @@ pub fn settled(group: &[SeriesSummary], tols: &[SeriesTol], f: &Features, reads:
     }
     let signs_settled = (0..bands).all(|k| clear(rises[k], 0.0, tol_rises[k]));
     // Σ(c - mean)² over the pooled coefficients = Σc² - (Σc)²/N, and its bound.
-    let tol_m2: Vec<f64> = (0..bands)
-        .map(|k| {
-            let n = pooled[k].len.max(1) as f64;
-            let sum = (pooled[k].mean * n).abs();
-            tol_energy[k] + (2.0 * sum * tol_sum[k] + tol_sum[k] * tol_sum[k]) / n
-        })
-        .collect();
+    let mut tol_m2 = [0.0; MAX_BANDS];
+    for (k, tol) in tol_m2[..bands].iter_mut().enumerate() {
+        let n = pooled[k].len.max(1) as f64;
+        let sum = (pooled[k].mean * n).abs();
+        *tol = tol_energy[k] + (2.0 * sum * tol_sum[k] + tol_sum[k] * tol_sum[k]) / n;
+    }
     // Relative bound on a band's std², None when the std could be zero.
     let rel_var =
         |k: usize| (pooled[k].m2 > tol_m2[k]).then(|| tol_m2[k] / (pooled[k].m2 - tol_m2[k]));
@@ -237,12 +248,18 @@ pub fn settled(group: &[SeriesSummary], tols: &[SeriesTol], f: &Features, reads:
             }
             if bands > 3 {
                 let std_tol = |k: usize| rel_var(k).map(|r| f.band_stds[k] * 0.5 * r * 1.01);
-                let mids: Option<Vec<f64>> = (1..last).map(std_tol).collect();
-                let (Some(mids), Some(t0), Some(tn)) = (mids, std_tol(0), std_tol(last)) else {
+                let mut tol_mids = 0.0;
+                for k in 1..last {
+                    let Some(t) = std_tol(k) else {
+                        return false;
+                    };
+                    tol_mids += t;
+                }
+                let (Some(t0), Some(tn)) = (std_tol(0), std_tol(last)) else {
                     return false;
                 };
                 let mid = f.band_stds[1..last].iter().sum::<f64>() / (last - 1) as f64;
-                let tol_mid = mids.iter().sum::<f64>() / (last - 1) as f64;
+                let tol_mid = tol_mids / (last - 1) as f64;
                 if !clear(mid, f.band_stds[0], tol_mid + t0)
                     || !clear(mid, f.band_stds[last], tol_mid + tn)
                 {

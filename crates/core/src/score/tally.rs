@@ -7,6 +7,7 @@ use super::defined::{ClaimVars, DefinedClaim, DefinedError};
 use super::information::{quantile_of, Diversity};
 use super::{AnyClaim, Claim, Horizons, Part, Scorer, Target};
 use crate::features::Features;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -188,9 +189,23 @@ impl Tally {
             .into_iter()
             .map(AnyClaim::Builtin)
             .chain(self.defined.iter().cloned().map(AnyClaim::Defined));
+        let every: Vec<AnyClaim> = every.collect();
+        assert_eq!(
+            every.len(),
+            t.claims.len(),
+            "internal: one column per claim"
+        );
+        // Column by column on every core: a configuration's columns are its serial tail
+        // (the app's survey waits on them).
+        let stats: Vec<Arc<ColumnStats>> = every
+            .par_iter()
+            .zip(&t.claims)
+            .map(|(claim, col)| {
+                scorer.column_stats(p, &col.ids, col.names.len(), claim.scored_against())
+            })
+            .collect();
         let mut claims = Vec::with_capacity(t.claims.len());
-        for (claim, col) in every.zip(&t.claims) {
-            let stats = scorer.column_stats(p, &col.ids, col.names.len(), claim.scored_against());
+        for ((claim, col), stats) in every.into_iter().zip(&t.claims).zip(stats) {
             let mut counts = vec![0usize; col.names.len()];
             for &id in &col.ids {
                 counts[id as usize] += 1;

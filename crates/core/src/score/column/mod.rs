@@ -90,7 +90,6 @@ struct Scratch {
 
 /// `I(C; O)` and `I(C; O | B̂)` of outcome `t` from a table whose rows (one per category,
 /// `stride` counts apart) hold the outcome's `kt²` cells from `offset`, over `n` units.
-#[inline(never)]
 fn information(
     table: &[u32],
     (stride, offset): (usize, usize),
@@ -215,7 +214,6 @@ type Null = [Vec<(f64, f64)>; 3];
 
 /// The null draws counted run by run: a run of one category, shifted, adds the
 /// difference of two prefix rows (`P` either width, chosen once for the column).
-#[inline(never)]
 fn null_by_runs<P: PrefixRow>(
     prefix: &[P],
     runs: &[(u32, u32, u32)],
@@ -402,7 +400,6 @@ const SNAPSHOT_COUNTS: usize = 1 << 22;
 /// once, its running claim × cell table kept at every place a piece starts or ends; a
 /// piece's table is then the difference of two of those. So a column's bootstrap costs
 /// one pass over the units and a few counts per piece, not a pass per replicate.
-#[inline(never)]
 fn bootstrap(
     ids: &[u32],
     k: usize,
