@@ -17,13 +17,6 @@ fn main() -> wavebench::error::Result<()> {
         .next()
         .unwrap_or_else(|| "sample_data/ETTh1.csv".into());
     let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
-    if std::env::var_os("WB_MALLOPT").is_some() {
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-            libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-            libc::mallopt(libc::M_TOP_PAD, 64 << 20);
-        }
-    }
     let cfg = Config {
         seq_len: Some(512),
         ..Config::default()
@@ -109,10 +102,13 @@ fn main() -> wavebench::error::Result<()> {
         let t = Instant::now();
         Survey::of(&path, &table, &r, &mut kept, 0, None)?;
         new.push(t.elapsed().as_secs_f64() * 1e3);
-        if std::env::var_os("WB_EACH").is_some() {
-            eprintln!("{w}: {:.1}", new.last().unwrap());
-        }
     }
+    let each: Vec<String> = fresh
+        .iter()
+        .zip(&new)
+        .map(|(w, ms)| format!("{w} {ms:.0}"))
+        .collect();
+    println!("each new wavelet, ms: {}", each.join(", "));
     new.sort_by(f64::total_cmp);
     println!(
         "survey after a change to a wavelet not surveyed before: best {:.1} ms, median {:.1} ms over {} runs",
