@@ -4,10 +4,12 @@
 //! complementary information `I(C; O | B̂)`.
 //!
 //! Claims change slowly from one window to the next (neighbouring windows share most of
-//! their rows), so a column is mostly long runs of one category. Where it is, a shifted or
-//! resampled table is summed run by run from the cells' prefix counts; where it
-//! is not (a large stride, a claim with many categories), unit by unit. Both give the same
-//! integer counts.
+//! their rows), so a column is mostly long runs of one category. Where it is, a shifted
+//! table is summed run by run from the cells' prefix counts; where it is not (a large
+//! stride, a claim with many categories), unit by unit. A bootstrap replicate is a
+//! concatenation of pieces of the sequences: each sequence is walked once per column and
+//! a piece's table is the difference of two snapshots of the walk. Every way gives the
+//! same integer counts as the definition (tests.rs).
 
 use super::information::{quantile_of, XLnX};
 use super::sequences::{Prefix, PrefixRow, Sequences, CODES, OFFSET};
@@ -172,7 +174,8 @@ pub fn column_stats(
     let observed = informations(&joint, n, xlnx, &mut scratch);
 
     let runs = runs(ids, seqs);
-    // A run costs a difference of two prefix rows (22 counts), a unit three increments.
+    // A run costs a difference of two prefix rows (22 counts), a unit one increment (of
+    // its claim × cells code) or three.
     let null = if runs.len() * 4 <= n {
         match seqs.prefix() {
             Prefix::Narrow(p) => null_by_runs(p, &runs, k, seqs, xlnx, &mut scratch),
