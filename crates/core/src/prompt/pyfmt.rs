@@ -213,6 +213,8 @@ impl Fixed {
     /// `|x| · 10^p` rounded to an integer, where that is certain: the product is below
     /// 1e9, so its rounding error (≤ 1.2e-7) cannot move it across the tie when it stands
     /// more than 1e-6 from it.
+    // `!(y < 1e9)` on purpose: it is also true for NaN.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     fn rounded(x: f64, p: usize) -> Option<u64> {
         const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
         let y = x.abs() * *POW10.get(p)?;

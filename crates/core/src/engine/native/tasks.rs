@@ -18,6 +18,8 @@ use std::time::Instant;
 /// in L2 while it goes through the stages one after another.
 const BLOCK_WINDOWS: usize = 16;
 
+/// One task: windows `batch.range.start + w0 ..` (as many as `sums` holds), block by block,
+/// eight series per lane group (see `lanes`).
 #[inline(always)]
 pub(super) fn summarize_task<W: Real>(
     batch: &WindowBatch<'_>,
@@ -102,14 +104,6 @@ pub(super) fn summarize_task<W: Real>(
         clock.lap(Stage::Statistics, t);
     }
 }
-
-/// Summaries of series held as rows in memory (a training step's batch), in their own
-/// precision `W` (the plan's working one): the lane kernels of `summarize_windows` read
-/// straight from the rows, so every bit is the window path's. The calling thread works
-/// too, a lane group at a time (`parallel::for_each_piece_with`). Beside each lane group's
-/// summaries, `then(summaries)`, computed by the thread that made them while they are in
-/// its cache (what a caller would otherwise compute after the pass, alone): one `U` per
-/// [`LANES`] rows. `Err(k)`: row k holds a sample that is not finite.
 
 /// One thread's working memory for `slices_task`, with the statistics asked for (and
 /// their FFTs) when there are any: made once per thread and shape (kept between calls).

@@ -59,8 +59,13 @@ pub fn summarize_windows_on<W: Real>(
     out
 }
 
-/// One task: windows `batch.range.start + w0 ..` (as many as `sums` holds), block by block,
-/// eight series per lane group (see `lanes`).
+/// Summaries of series held as rows in memory (a training step's batch), in their own
+/// precision `W` (the plan's working one): the lane kernels of `summarize_windows` read
+/// straight from the rows, so every bit is the window path's. The calling thread works
+/// too, a lane group at a time (`parallel::for_each_piece_with`). Beside each lane group's
+/// summaries, `then(summaries)`, computed by the thread that made them while they are in
+/// its cache (what a caller would otherwise compute after the pass, alone): one `U` per
+/// [`LANES`] rows. `Err(k)`: row k holds a sample that is not finite.
 #[allow(clippy::type_complexity)]
 pub fn summarize_slices<W: Real, U: Send + Default>(
     rows: &[&[W]],

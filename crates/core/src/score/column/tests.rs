@@ -122,7 +122,7 @@ fn brute(ids: &[u32], s: &Sequences) -> Brute {
 fn runs_and_units_count_the_same_tables_as_the_definition() {
     // Long runs take the run path, runs of 1 the unit path (one code per unit up to
     // CODED_CATEGORIES, three cells past it).
-    assert!(4 <= CODED_CATEGORIES && 12 > CODED_CATEGORIES);
+    const { assert!(4 <= CODED_CATEGORIES && 12 > CODED_CATEGORIES) };
     for (run_len, k) in [(1, 4), (3, 4), (25, 4), (1, 12), (25, 12)] {
         let (ids, s) = made_of(run_len, k);
         let (observed, null, boot) = brute(&ids, &s);
