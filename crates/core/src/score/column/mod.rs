@@ -215,6 +215,32 @@ pub fn column_stats(
 /// Per outcome, each null draw's `(I(C; O), I(C; O | B̂))`.
 type Null = [Vec<(f64, f64)>; 3];
 
+/// Every null draw's information, each draw's claim × cells table counted by `count_draw`
+/// from the draw's shifts (one per sequence) into a cleared table.
+fn null_draws(
+    k: usize,
+    seqs: &Sequences,
+    xlnx: &XLnX,
+    scratch: &mut Scratch,
+    mut count_draw: impl FnMut(&[usize], &mut [Row]),
+) -> Null {
+    let nseq = seqs.ranges.len();
+    let draws = seqs.shifts.len() / nseq.max(1);
+    let mut null: Null = std::array::from_fn(|_| Vec::with_capacity(draws));
+    let mut joint: Vec<Row> = vec![[0; ROW]; k];
+    for shifts in seqs.shifts.chunks_exact(nseq.max(1)).take(draws) {
+        joint.fill([0; ROW]);
+        count_draw(shifts, &mut joint);
+        for (t, v) in informations(&joint, seqs.units(), xlnx, scratch)
+            .into_iter()
+            .enumerate()
+        {
+            null[t].push(v);
+        }
+    }
+    null
+}
+
 /// The null draws counted run by run: a run of one category, shifted, adds the
 /// difference of two prefix rows (`P` either width, chosen once for the column).
 fn null_by_runs<P: PrefixRow>(
@@ -225,10 +251,6 @@ fn null_by_runs<P: PrefixRow>(
     xlnx: &XLnX,
     scratch: &mut Scratch,
 ) -> Null {
-    let n = seqs.units();
-    let nseq = seqs.ranges.len();
-    let draws = seqs.shifts.len() / nseq.max(1);
-    let mut null: Null = std::array::from_fn(|_| Vec::with_capacity(draws));
     // Per run, its sequence (runs are in sequence order).
     let mut run_seq = Vec::with_capacity(runs.len());
     let mut q = 0;
@@ -238,10 +260,7 @@ fn null_by_runs<P: PrefixRow>(
         }
         run_seq.push(q as u32);
     }
-    let mut joint: Vec<Row> = vec![[0; ROW]; k];
-    for b in 0..draws {
-        joint.fill([0; ROW]);
-        let shifts = &seqs.shifts[b * nseq..(b + 1) * nseq];
+    null_draws(k, seqs, xlnx, scratch, |shifts, joint| {
         for (&(s, e, id), &q) in runs.iter().zip(&run_seq) {
             let q = q as usize;
             let r = &seqs.ranges[q];
@@ -260,14 +279,7 @@ fn null_by_runs<P: PrefixRow>(
                 base[x + len - m].add_difference(&base[0], row);
             }
         }
-        for (t, v) in informations(&joint, n, xlnx, scratch)
-            .into_iter()
-            .enumerate()
-        {
-            null[t].push(v);
-        }
-    }
-    null
+    })
 }
 
 /// Claim × code tables counted unit by unit, four units at a time into four copies:
@@ -348,19 +360,11 @@ fn null_by_units(
     xlnx: &XLnX,
     scratch: &mut Scratch,
 ) -> Null {
-    let n = seqs.units();
-    let nseq = seqs.ranges.len();
-    let draws = seqs.shifts.len() / nseq.max(1);
-    let mut null: Null = std::array::from_fn(|_| Vec::with_capacity(draws));
     let (cells, codes) = (&seqs.cells, &seqs.codes);
     let mut quad = (k <= CODED_CATEGORIES).then(|| Quad::new(k));
-    let mut joint: Vec<Row> = vec![[0; ROW]; k];
-    for b in 0..draws {
-        joint.fill([0; ROW]);
-        let shifts = &seqs.shifts[b * nseq..(b + 1) * nseq];
-        for (q, r) in seqs.ranges.iter().enumerate() {
+    null_draws(k, seqs, xlnx, scratch, |shifts, joint| {
+        for (r, &kq) in seqs.ranges.iter().zip(shifts) {
             let m = r.len();
-            let kq = shifts[q];
             let ids = &ids[r.clone()];
             match quad.as_mut() {
                 Some(quad) => {
@@ -371,25 +375,18 @@ fn null_by_units(
                 None => {
                     let cells = &cells[r.clone()];
                     for (&id, c) in ids[..m - kq].iter().zip(&cells[kq..]) {
-                        count(&mut joint, id, c);
+                        count(joint, id, c);
                     }
                     for (&id, c) in ids[m - kq..].iter().zip(&cells[..kq]) {
-                        count(&mut joint, id, c);
+                        count(joint, id, c);
                     }
                 }
             }
         }
         if let Some(quad) = quad.as_mut() {
-            quad.drain_into(&mut joint);
+            quad.drain_into(joint);
         }
-        for (t, v) in informations(&joint, n, xlnx, scratch)
-            .into_iter()
-            .enumerate()
-        {
-            null[t].push(v);
-        }
-    }
-    null
+    })
 }
 
 /// Past this many counts in one sequence's snapshots (marks × categories × cells), the
