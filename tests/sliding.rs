@@ -6,8 +6,10 @@ use wavebench_core::config::Config;
 use wavebench_core::data::Missing;
 use wavebench_core::engine::DType;
 use wavebench_core::features::Aggregate;
+use wavebench_core::features::Unit;
+use wavebench_core::pipeline::PathChoice;
 use wavebench_core::prompt::{Prompter, BUILTINS};
-use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
 use wavebench_core::timing::Timer;
 use wavebench_core::transform::Transform;
 use wavebench_core::wavelet::Mode;
@@ -124,33 +126,7 @@ fn sliding_prompts_equal_the_per_window_prompts_on_etth1() {
 #[test]
 fn auto_goes_window_by_window_where_sliding_recomputes_most() {
     let dir = tempfile::tempdir().unwrap();
-    let noise = common_noise(2998 * 21);
-    let mut csv = String::from("date");
-    for k in 0..21 {
-        csv.push_str(&format!(",c{k}"));
-    }
-    csv.push('\n');
-    for i in 0..2998usize {
-        let m = i * 10;
-        csv.push_str(&format!(
-            "2020-01-{:02} {:02}:{:02}:00",
-            1 + m / 1440,
-            (m % 1440) / 60,
-            m % 60
-        ));
-        for k in 0..21usize {
-            let e = noise[i * 21 + k];
-            let v = match k {
-                0..7 => 1000.0 + k as f64 + 0.05 * (i as f64 / (20 + k) as f64).sin() + 0.01 * e,
-                7..14 => (e > 1.2) as u8 as f64 * e,
-                _ => 10.0 * (i as f64 / 144.0 * std::f64::consts::TAU + k as f64).sin() + e,
-            };
-            csv.push_str(&format!(",{v:.4}"));
-        }
-        csv.push('\n');
-    }
-    let file = dir.path().join("weather_like.csv");
-    std::fs::write(&file, csv).unwrap();
+    let file = weather_like(dir.path());
     let cfg = Config {
         seq_len: Some(512),
         engine: wavebench_core::engine::EngineKind::Native,
@@ -180,6 +156,172 @@ fn auto_goes_window_by_window_where_sliding_recomputes_most() {
     let (window, _) = run(prepared.sliding(Err(wavebench_core::pipeline::NoSlide::WindowPath)));
     assert_eq!(auto.len(), window.len());
     assert!(auto == window);
+}
+
+/// The weather-shaped file of `auto_goes_window_by_window_where_sliding_recomputes_most`,
+/// written into `dir`.
+fn weather_like(dir: &std::path::Path) -> std::path::PathBuf {
+    let noise = common_noise(2998 * 21);
+    let mut csv = String::from("date");
+    for k in 0..21 {
+        csv.push_str(&format!(",c{k}"));
+    }
+    csv.push('\n');
+    for i in 0..2998usize {
+        let m = i * 10;
+        csv.push_str(&format!(
+            "2020-01-{:02} {:02}:{:02}:00",
+            1 + m / 1440,
+            (m % 1440) / 60,
+            m % 60
+        ));
+        for k in 0..21usize {
+            let e = noise[i * 21 + k];
+            let v = match k {
+                0..7 => 1000.0 + k as f64 + 0.05 * (i as f64 / (20 + k) as f64).sin() + 0.01 * e,
+                7..14 => (e > 1.2) as u8 as f64 * e,
+                _ => 10.0 * (i as f64 / 144.0 * std::f64::consts::TAU + k as f64).sin() + e,
+            };
+            csv.push_str(&format!(",{v:.4}"));
+        }
+        csv.push('\n');
+    }
+    let file = dir.join("weather_like.csv");
+    std::fs::write(&file, csv).unwrap();
+    file
+}
+
+/// Levels computed together (`Prepared::features_together`, as the sweep computes a
+/// wavelet's levels) give each level the units it gets alone, to the bit: where they
+/// slide, where the trial sends them window by window, in both precisions and
+/// aggregations, and window by window as asked. Runs that differ in more than their level
+/// are refused.
+#[test]
+fn levels_together_give_each_level_its_own_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = |f: &str| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("sample_data")
+            .join(f)
+    };
+    let prompter = Prompter::new(BUILTINS[2].1).unwrap();
+    let cases = [
+        (
+            sample("co2.csv"),
+            128,
+            "db4",
+            DType::F64,
+            Aggregate::Series,
+            PathChoice::Auto,
+        ),
+        (
+            sample("sunspots.csv"),
+            96,
+            "sym5",
+            DType::F32,
+            Aggregate::Batch,
+            PathChoice::Auto,
+        ),
+        (
+            sample("nile.csv"),
+            32,
+            "haar",
+            DType::F64,
+            Aggregate::Series,
+            PathChoice::Window,
+        ),
+        (
+            weather_like(dir.path()),
+            512,
+            "db4",
+            DType::F32,
+            Aggregate::Series,
+            PathChoice::Auto,
+        ),
+    ];
+    let mut failed_trials = 0;
+    for (file, seq, wavelet, dtype, aggregate, path) in cases {
+        let wavelet = wavebench_core::wavelet::lookup(wavelet).unwrap();
+        let specs: Vec<RunSpec> = (1..=wavelet.max_level(seq))
+            .map(|level| {
+                let cfg = Config {
+                    transform: Transform {
+                        wavelet,
+                        level,
+                        mode: Mode::Reflect,
+                    },
+                    seq_len: Some(seq),
+                    dtype,
+                    aggregate,
+                    path,
+                    batch_size: 8,
+                    missing: Missing::Interpolate,
+                    engine: wavebench_core::engine::EngineKind::Native,
+                    ..Config::default()
+                };
+                RunSpec::new(cfg, Purpose::Features, &wavebench::backend::LOCAL).unwrap()
+            })
+            .collect();
+        assert!(specs.len() >= 3, "{}", file.display());
+        let table = specs[0].load(&file).unwrap();
+        let runs: Vec<Prepared> = specs
+            .iter()
+            .map(|s| {
+                s.prepare(&table)
+                    .unwrap()
+                    .sliding(s.slide(&prompter, false))
+            })
+            .collect();
+        let alone: Vec<Vec<Unit>> = runs
+            .iter()
+            .map(|r| {
+                r.features(
+                    &table,
+                    &mut specs[0].engine(),
+                    &mut Timer::default(),
+                    |_| true,
+                )
+                .unwrap()
+            })
+            .collect();
+        let mut timer = Timer::default();
+        let refs: Vec<&Prepared> = runs.iter().collect();
+        let together =
+            Prepared::features_together(&refs, &table, &mut specs[0].engine(), &mut timer).unwrap();
+        let used = timer.path.take().unwrap();
+        let at = format!("{} {dtype:?} {aggregate:?} {path:?}", file.display());
+        assert_eq!(
+            used.sliding,
+            path == PathChoice::Auto && used.why_not.is_none(),
+            "{at}: {used}"
+        );
+        failed_trials += usize::from(
+            used.why_not
+                .as_deref()
+                .is_some_and(|w| w.starts_with("auto:")),
+        );
+        assert_eq!(together.len(), alone.len(), "{at}");
+        for (level, (t, a)) in together.iter().zip(&alone).enumerate() {
+            assert_eq!(t.len(), a.len(), "{at} level {}", level + 1);
+            assert!(!t.is_empty(), "{at} level {}", level + 1);
+            // Debug prints each f64 in its shortest round-trip form: equal text, equal bits.
+            for (k, (u, v)) in t.iter().zip(a).enumerate() {
+                assert_eq!(
+                    format!("{u:?}"),
+                    format!("{v:?}"),
+                    "{at} level {}, unit {k}",
+                    level + 1
+                );
+            }
+        }
+        // Levels out of order, or another wavelet, are not one run at different levels.
+        let backwards: Vec<&Prepared> = runs.iter().rev().collect();
+        let err =
+            Prepared::features_together(&backwards, &table, &mut specs[0].engine(), &mut timer)
+                .unwrap_err();
+        assert!(err.to_string().contains("levels not increasing"), "{err}");
+    }
+    assert!(failed_trials > 0, "no level left the sliding path on trial");
 }
 
 /// Standard normal-ish noise from a fixed linear congruential generator.

@@ -230,6 +230,31 @@ pub fn share(points: &[Point], shard: Shard) -> Vec<usize> {
     mine
 }
 
+/// The `chosen` points (indices into `points`, increasing) by wavelet and mode, each
+/// group's levels increasing, the groups in the order of their first point: the points a
+/// sweep computes together.
+pub fn by_transform(points: &[Point], chosen: &[usize]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for &i in chosen {
+        let t = points[i].transform;
+        // A level asked twice (a mode listed twice) starts a group of its own.
+        let same = |g: &&mut Vec<usize>| {
+            let u = points[g[0]].transform;
+            u.wavelet.name == t.wavelet.name
+                && u.mode == t.mode
+                && g.iter().all(|&j| points[j].transform.level != t.level)
+        };
+        match groups.iter_mut().find(same) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    for g in &mut groups {
+        g.sort_by_key(|&i| points[i].transform.level);
+    }
+    groups
+}
+
 /// A configuration's relative cost: the per-unit work every configuration does (features,
 /// claims, prompts), plus its transform's, which grows with the filter's length (the
 /// levels after the first add about as much again, on halved bands).
@@ -298,6 +323,43 @@ mod tests {
                 ("db4".to_string(), vec![]),
                 ("sym4".to_string(), vec![])
             ]
+        );
+    }
+
+    /// A sweep computes each wavelet and mode's levels together: the groups hold every
+    /// chosen point once, one wavelet and mode each, levels increasing, and a mode listed
+    /// twice does not put one level twice into a group.
+    #[test]
+    fn points_group_by_wavelet_and_mode() {
+        use wavebench_core::wavelet::Mode;
+        let g = Grid {
+            wavelets: vec!["haar".into(), "db4".into()],
+            levels: Levels::Listed(vec![1, 2, 3]),
+            modes: vec![Mode::Reflect, Mode::Zero, Mode::Reflect],
+        };
+        let (points, _) = g.points(64).unwrap();
+        assert_eq!(points.len(), 18);
+        let chosen: Vec<usize> = (0..points.len()).filter(|i| i % 5 != 4).collect();
+        let groups = by_transform(&points, &chosen);
+        let mut seen: Vec<usize> = groups.concat();
+        seen.sort_unstable();
+        assert_eq!(seen, chosen);
+        for group in &groups {
+            let t = points[group[0]].transform;
+            for pair in group.windows(2) {
+                let (a, b) = (points[pair[0]].transform, points[pair[1]].transform);
+                assert!(a.level < b.level, "{a} before {b}");
+                assert_eq!(
+                    (b.wavelet.name.as_str(), b.mode),
+                    (t.wavelet.name.as_str(), t.mode)
+                );
+            }
+        }
+        // haar and db4 in reflect (twice) and zero: six groups, the first haar reflect.
+        assert_eq!(groups.len(), 6);
+        assert_eq!(
+            points[groups[0][0]].transform.to_string(),
+            "haar level 1 reflect"
         );
     }
 

@@ -96,36 +96,49 @@ pub fn run_share(
         None => (0..all.len()).collect(),
     };
     let configurations = all.len();
-    let mut rows = Vec::new();
-    let mut at = Vec::new();
-    if let Some((&first, rest)) = chosen.split_first() {
-        // The first configuration computes Time-LLM's statistics of every unit (they do
-        // not depend on the wavelet) and, unless they are too many to hold, keeps them for
-        // the others; those run side by side, a pair per core, so one's single-threaded
+    // Each wavelet and mode's levels go through together (`Scoring::points`).
+    let mut groups = grid::by_transform(&all, &chosen);
+    let mut rows: Vec<(usize, Vec<SweepRow>)> = Vec::with_capacity(chosen.len());
+    if !groups.is_empty() {
+        // The first group computes Time-LLM's statistics of every unit (they do not depend
+        // on the wavelet) and, unless they are too many to hold, keeps them for the
+        // others; those run side by side, a pair per core, so one's single-threaded
         // scoring overlaps another's transform.
-        let (r, stats) = job.point(&all[first], None, keeps_statistics(&scorer))?;
-        at.extend(std::iter::repeat_n(first, r.len()));
-        rows.extend(r);
-        if !progress(1, chosen.len()) {
+        let first = groups.remove(0);
+        let points: Vec<&Point> = first.iter().map(|&i| &all[i]).collect();
+        let (r, stats) = job.points(&points, None, keeps_statistics(&scorer))?;
+        rows.extend(first.iter().copied().zip(r));
+        let mut done = first.len();
+        if !progress(done, chosen.len()) {
             return Err(Error::Cancelled);
         }
-        let mut done = 1;
-        for chunk in rest.chunks(2 * rayon::current_num_threads()) {
-            let results: Vec<Result<(Vec<SweepRow>, _)>> = chunk
+        for chunk in groups.chunks(2 * rayon::current_num_threads()) {
+            let results: Vec<Result<(Vec<Vec<SweepRow>>, _)>> = chunk
                 .par_iter()
-                .map(|&i| job.point(&all[i], stats.as_deref(), false))
+                .map(|group| {
+                    let points: Vec<&Point> = group.iter().map(|&i| &all[i]).collect();
+                    job.points(&points, stats.as_deref(), false)
+                })
                 .collect();
-            for (&i, r) in chunk.iter().zip(results) {
-                let r = r?.0;
-                at.extend(std::iter::repeat_n(i, r.len()));
-                rows.extend(r);
+            for (group, r) in chunk.iter().zip(results) {
+                rows.extend(group.iter().copied().zip(r?.0));
+                done += group.len();
             }
-            done += chunk.len();
             if !progress(done, chosen.len()) {
                 return Err(Error::Cancelled);
             }
         }
     }
+    // In grid order, as the configurations were chosen.
+    rows.sort_by_key(|(i, _)| *i);
+    let mut at = Vec::with_capacity(rows.len());
+    let rows: Vec<SweepRow> = rows
+        .into_iter()
+        .flat_map(|(i, r)| {
+            at.extend(std::iter::repeat_n(i, r.len()));
+            r
+        })
+        .collect();
     Ok(Share {
         sweep: sweep_of(tables, req, &scorer, rows, skipped),
         at,
@@ -153,8 +166,8 @@ pub fn one(
         aliases: Vec::new(),
     };
     // The statistics of the last configuration serve this one.
-    let (rows, stats) = job.point(&point, kept.stats.as_deref(), keeps_statistics(scorer))?;
-    let sweep = sweep_of(tables, req, scorer, rows, Vec::new());
+    let (rows, stats) = job.points(&[&point], kept.stats.as_deref(), keeps_statistics(scorer))?;
+    let sweep = sweep_of(tables, req, scorer, rows.concat(), Vec::new());
     if stats.is_some() {
         kept.stats = stats;
     }

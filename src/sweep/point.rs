@@ -13,7 +13,7 @@ use wavebench_core::engine::{self, Selected};
 use wavebench_core::features::{Reads, Unit};
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::prompt::{PromptVars, Prompter};
-use wavebench_core::run_spec::{Purpose, RunSpec};
+use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
 use wavebench_core::score::{Claim, DefinedClaim, Diversity, Evaluation, Part, Scorer, Tally};
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
@@ -97,91 +97,150 @@ impl<'a> Scoring<'a> {
         })
     }
 
-    /// One grid point's rows (one per template). Without `stats` it computes the units'
-    /// statistics, and returns them (every scored window's units in order) where
+    /// The rows of grid points of one wavelet and mode at increasing levels (one row per
+    /// template each), computed together: where they slide, the levels they share are
+    /// transformed once (`Prepared::features_together`). Without `stats` it computes the
+    /// units' statistics, and returns them (every scored window's units in order) where
     /// `keep_stats` says so.
     ///
     /// The windows go through in chunks: each chunk's units are counted into the tallies,
     /// the means and each template's prompt hashes, then dropped, so memory grows by a few
     /// bytes per unit (its claims' categories, 32 bytes per prompt), not by its features
-    /// and prompt text (about 1 kB).
-    pub(super) fn point(
+    /// and prompt text (about 1 kB). A chunk holds every level's units, so it is as many
+    /// times smaller as there are levels.
+    pub(super) fn points(
         &self,
-        point: &Point,
+        points: &[&Point],
         stats: Option<&[SeriesStats]>,
         keep_stats: bool,
-    ) -> Result<(Vec<SweepRow>, Option<Vec<SeriesStats>>)> {
+    ) -> Result<(Vec<Vec<SweepRow>>, Option<Vec<SeriesStats>>)> {
         let req = self.req;
-        let spec = RunSpec::new(
-            req.config(Some(point)),
-            Purpose::Features,
-            &crate::backend::LOCAL,
-        )?;
-        let bands = engine::plan::band_names(point.transform.level);
-        let mut counts = Counts {
-            tally: self
-                .scorer
-                .tally(&bands, &self.defined, &req.base.description),
-            sums: [0.0; 6],
-            counted: 0,
-            // Sized at once: a list that doubles as it grows holds up to twice its hashes.
-            hashes: req
-                .templates
-                .iter()
-                .map(|_| [1, 2].map(|p| Vec::with_capacity(self.scorer.units[p])))
-                .collect(),
-            kept_stats: (stats.is_none() && keep_stats).then(Vec::new),
-        };
+        let specs = points
+            .iter()
+            .map(|p| {
+                RunSpec::new(
+                    req.config(Some(p)),
+                    Purpose::Features,
+                    &crate::backend::LOCAL,
+                )
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let mut counts: Vec<Counts> = points
+            .iter()
+            .enumerate()
+            .map(|(k, point)| Counts {
+                tally: self.scorer.tally(
+                    &engine::plan::band_names(point.transform.level),
+                    &self.defined,
+                    &req.base.description,
+                ),
+                sums: [0.0; 6],
+                counted: 0,
+                // Sized at once: a list that doubles as it grows holds up to twice its
+                // hashes.
+                hashes: req
+                    .templates
+                    .iter()
+                    .map(|_| [1, 2].map(|p| Vec::with_capacity(self.scorer.units[p])))
+                    .collect(),
+                // The statistics do not depend on the level: the first point keeps them.
+                kept_stats: (k == 0 && stats.is_none() && keep_stats).then(Vec::new),
+            })
+            .collect();
         let mut engine = Selected::native();
-        let mut approx_len = 0;
-        let mut next_stats = stats.map(|s| s.iter());
+        let mut approx_len = vec![0; points.len()];
+        // Where the next chunk's units start in `stats`.
+        let mut stats_at = 0;
         if let Some(p) = &self.progress {
             let units = self.tables.iter().zip(&self.scorer.files);
             p.start(
-                units
-                    .map(|((_, t), h)| h.scored.len() * t.channels.len())
-                    .sum(),
+                points.len()
+                    * units
+                        .map(|((_, t), h)| h.scored.len() * t.channels.len())
+                        .sum::<usize>(),
             );
         }
         for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
-            let prepared = spec
-                .prepare(table)
+            let prepared = specs
+                .iter()
+                .map(|spec| spec.prepare(table))
+                .collect::<std::result::Result<Vec<_>, _>>()
                 .map_err(|e| Error::from(e).within(&place(name, table)))?;
-            approx_len = prepared.plan.band_lens[0];
-            let step = prepared.chunk_windows(table.channels.len());
+            for (len, p) in approx_len.iter_mut().zip(&prepared) {
+                *len = p.plan.band_lens[0];
+            }
+            let step = (prepared[0].chunk_windows(table.channels.len()) / points.len()).max(1);
             for first in h.scored.clone().step_by(step) {
                 let chunk = first..(first + step).min(h.scored.end);
-                let part = prepared.part(chunk).sliding(self.slide.clone());
-                let part = match stats {
-                    Some(_) => part.without_statistics(),
-                    None => part,
-                };
-                let mut units = part
-                    .features(table, &mut engine, &mut Timer::default(), |_| true)
-                    .map_err(|e| {
-                        Error::from(e).within(&format!(
-                            "sweep at {}: {}",
-                            point.transform,
-                            place(name, table)
-                        ))
-                    })?;
-                if let Some(s) = next_stats.as_mut() {
-                    for (u, s) in units.iter_mut().zip(s) {
-                        u.features.set_statistics(s);
+                let parts: Vec<_> = prepared
+                    .iter()
+                    .map(|p| {
+                        let part = p.part(chunk.clone()).sliding(self.slide.clone());
+                        match stats {
+                            Some(_) => part.without_statistics(),
+                            None => part,
+                        }
+                    })
+                    .collect();
+                let mut timer = Timer::default();
+                let computed = match parts.as_slice() {
+                    [one] => one
+                        .features(table, &mut engine, &mut timer, |_| true)
+                        .map(|units| vec![units]),
+                    _ => {
+                        let runs: Vec<&Prepared> = parts.iter().collect();
+                        Prepared::features_together(&runs, table, &mut engine, &mut timer)
                     }
+                };
+                let levels = computed.map_err(|e| {
+                    Error::from(e).within(&format!(
+                        "sweep at {}: {}",
+                        label(points),
+                        place(name, table)
+                    ))
+                })?;
+                let mut done = 0;
+                for (mut units, counts) in levels.into_iter().zip(&mut counts) {
+                    if let Some(s) = stats {
+                        let s = s.get(stats_at..stats_at + units.len()).ok_or_else(|| {
+                            Error::internal(format!(
+                                "sweep: {} units' statistics lent for {} units",
+                                s.len(),
+                                stats_at + units.len()
+                            ))
+                        })?;
+                        for (u, s) in units.iter_mut().zip(s) {
+                            u.features.set_statistics(s);
+                        }
+                    }
+                    self.count(counts, f, &units)?;
+                    if let Some(p) = &self.progress {
+                        p.add(units.len());
+                    }
+                    done = units.len();
                 }
-                self.count(&mut counts, f, &units)?;
-                if let Some(p) = &self.progress {
-                    p.add(units.len());
-                }
+                stats_at += done;
             }
         }
+        let kept_stats = counts.first_mut().and_then(|c| c.kept_stats.take());
+        let rows = points
+            .iter()
+            .zip(counts)
+            .zip(approx_len)
+            .map(|((point, counts), approx_len)| self.rows(point, counts, approx_len))
+            .collect();
+        Ok((rows, kept_stats))
+    }
+
+    /// One grid point's rows (one per template) from what its units counted.
+    fn rows(&self, point: &Point, counts: Counts, approx_len: usize) -> Vec<SweepRow> {
+        let req = self.req;
         let Counts {
             tally,
             sums,
             counted: counted_units,
             hashes,
-            kept_stats,
+            ..
         } = counts;
         let means = sums.map(|s| s / counted_units.max(1) as f64);
         // The claims do not depend on the template: one evaluation per part, each
@@ -218,7 +277,7 @@ impl<'a> Scoring<'a> {
                 means,
             });
         }
-        Ok((rows, kept_stats))
+        rows
     }
 
     /// A chunk of file `f`'s units (in window-major, channel-minor order, their statistics
@@ -301,5 +360,24 @@ impl<'a> Scoring<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// How an error names points computed together: "db4 level 3 reflect", or "db4 levels
+/// 1 to 8 reflect".
+fn label(points: &[&Point]) -> String {
+    match points {
+        [first, .., last] => {
+            let t = first.transform;
+            format!(
+                "{} levels {} to {} {}",
+                t.wavelet.name,
+                t.level,
+                last.transform.level,
+                t.mode.name()
+            )
+        }
+        [one] => one.transform.to_string(),
+        [] => String::new(),
     }
 }

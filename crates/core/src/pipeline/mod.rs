@@ -3,12 +3,14 @@
 
 mod inspect;
 mod slide;
+mod together;
 
 pub use inspect::Inspection;
 pub(crate) use inspect::{inspect, InspectRequest};
 use slide::slide_chunk;
 pub(crate) use slide::sliding_path;
 pub use slide::{NoSlide, PathChoice};
+pub(crate) use together::features_together;
 
 use crate::data::{Normalize, Table, Windows};
 use crate::engine::sliding;
@@ -98,6 +100,62 @@ impl<'a> Shape<'a> {
     }
 }
 
+impl Shape<'_> {
+    /// Windows per chunk when `runs` runs go through together (their features are held at
+    /// once): whole batches, so a batch never straddles two chunks.
+    fn chunk_len(&self, runs: usize) -> usize {
+        let windows = (CHUNK_WINDOWS / runs.max(1)).max(1);
+        match self.method.aggregate {
+            Aggregate::Batch => (windows / self.method.batch_size).max(1) * self.method.batch_size,
+            Aggregate::Series | Aggregate::Sample => windows,
+        }
+    }
+
+    /// The statistics the run computes, if any: lags are read from each group's first
+    /// series only.
+    fn stats(&self) -> Option<StatsRequest> {
+        let channels = self.table.channels.len();
+        let lags = StatsRequest {
+            lags_every: match self.method.aggregate {
+                Aggregate::Series => 1,
+                Aggregate::Sample => channels,
+                Aggregate::Batch => channels * self.method.batch_size,
+            },
+            lags: self.method.describe.lags,
+        };
+        self.method.statistics.then_some(lags)
+    }
+
+    /// On trial, the first chunk is the sample: a 64th of the windows (at least 32, whole
+    /// batches), so a run of one chunk (weather: 2,488 windows) can still change course
+    /// (it was the whole run, and slid with 2,224 windows recomputed), and a sample that
+    /// says no costs little: its windows are computed twice, sliding at up to 3.5x the
+    /// per-window time (a 32nd cost weather 1.17x the per-window run; a 64th, 38 windows
+    /// of 21 channels, still tells).
+    fn trial_len(&self, chunk: usize) -> usize {
+        let whole = if self.method.aggregate == Aggregate::Batch {
+            self.method.batch_size
+        } else {
+            1
+        };
+        ((self.windows.count / 64).max(32).div_ceil(whole) * whole).min(chunk)
+    }
+
+    /// Whether a sliding run on trial that recomputed `redone` of its first chunk's
+    /// windows `w` goes window by window from now on: where most of them had to be
+    /// computed again. The prompts are the same either way.
+    fn fails_trial(&self, w: &Range<usize>, redone: usize) -> Option<NoSlide> {
+        (self.method.slide_on_trial
+            && w.start == 0
+            && w.end < self.windows.count
+            && 2 * redone > w.len())
+        .then_some(NoSlide::OnTrial {
+            redone,
+            windows: w.len(),
+        })
+    }
+}
+
 /// The rows a chunk of windows reads (see [`Shape::rows`]); its windows are renumbered
 /// from 0.
 pub struct ChunkRows<'a> {
@@ -175,23 +233,8 @@ pub(crate) fn features(
     mut progress: impl FnMut(usize) -> bool,
 ) -> Result<Vec<Unit>, EngineError> {
     let total = shape.windows.count;
-    // Chunks hold whole batches, so a batch never straddles two chunks.
-    let chunk = if shape.method.aggregate == Aggregate::Batch {
-        (CHUNK_WINDOWS / shape.method.batch_size).max(1) * shape.method.batch_size
-    } else {
-        CHUNK_WINDOWS
-    };
-    // Lags are read from each group's first series only.
-    let channels = shape.table.channels.len();
-    let lags = StatsRequest {
-        lags_every: match shape.method.aggregate {
-            Aggregate::Series => 1,
-            Aggregate::Sample => channels,
-            Aggregate::Batch => channels * shape.method.batch_size,
-        },
-        lags: shape.method.describe.lags,
-    };
-    let stats = shape.method.statistics.then_some(lags);
+    let chunk = shape.chunk_len(1);
+    let stats = shape.stats();
     let mut slide = sliding_path(engine.kind(), shape);
     let mut path = PathUsed {
         sliding: slide.is_ok(),
@@ -206,20 +249,7 @@ pub(crate) fn features(
     engine.discard_queued();
     let mut queued_on: Option<EngineKind> = None;
     let mut queued_series = 0;
-    // On trial, the first chunk is the sample: a 64th of the windows (at least 32, whole
-    // batches), so a run of one chunk (weather: 2,488 windows) can still change course
-    // (it was the whole run, and slid with 2,224 windows recomputed), and a sample that
-    // says no costs little: its windows are computed twice, sliding at up to 3.5x the
-    // per-window time (a 32nd cost weather 1.17x the per-window run; a 64th, 38 windows
-    // of 21 channels, still tells).
-    let trial_len = {
-        let whole = if shape.method.aggregate == Aggregate::Batch {
-            shape.method.batch_size
-        } else {
-            1
-        };
-        ((total / 64).max(32).div_ceil(whole) * whole).min(chunk)
-    };
+    let trial_len = shape.trial_len(chunk);
     let mut w0 = 0;
     while w0 < total {
         let len = if w0 == 0 && shape.method.slide_on_trial && slide.is_ok() {
@@ -235,14 +265,7 @@ pub(crate) fn features(
             Ok((sp, reads)) => {
                 let (f, redone) = slide_chunk(shape, &batch, sp, reads, &groups, stats, timer);
                 path.recomputed += redone;
-                // On trial, the first chunk is the sample: where most of its windows had
-                // to be computed again, the rest go window by window (each once). The
-                // prompts are the same either way.
-                if shape.method.slide_on_trial && w0 == 0 && w.end < total && 2 * redone > w.len() {
-                    let why = NoSlide::OnTrial {
-                        redone,
-                        windows: w.len(),
-                    };
+                if let Some(why) = shape.fails_trial(&w, redone) {
                     (path.sliding, path.why_not) = (false, Some(why.to_string()));
                     slide = Err(why);
                 }
@@ -294,43 +317,56 @@ pub(crate) fn features(
         let feats = features.ok_or_else(|| {
             EngineError::Internal("a chunk's summaries were never collected".into())
         })?;
-        if feats.len() != groups.len() {
-            return Err(EngineError::Internal(format!(
-                "{} feature sets for {} prompt units",
-                feats.len(),
-                groups.len()
-            )));
-        }
-        // In parallel, in order; each piece formats a window's time once for its series.
-        units.par_extend(groups.into_par_iter().zip(feats).map_init(
-            || None::<(usize, Arc<str>)>,
-            |last_time, ((series, window, column), mut features)| {
-                shape.method.describe.apply(
-                    &mut features,
-                    series.clone().all(|k| constant.get(k) == Some(&true)),
-                );
-                let start = shape.windows.start(window);
-                let start_time = match last_time {
-                    Some((s, t)) if *s == start => t.clone(),
-                    _ => {
-                        let t: Arc<str> = shape.table.time_label(start).into();
-                        *last_time = Some((start, t.clone()));
-                        t
-                    }
-                };
-                Unit {
-                    file: None,
-                    window: shape.windows.first + window,
-                    start,
-                    start_time,
-                    column,
-                    features,
-                }
-            },
-        ));
+        push_units(shape, &groups, &constant, feats, &mut units)?;
     }
     timer.add(Stage::Difficulty, t.elapsed());
     Ok(units)
+}
+
+/// A chunk's units, from its groups, which of its series are constant and its groups'
+/// features, pushed onto `units`: in parallel, in order; each piece formats a window's
+/// time once for its series.
+fn push_units(
+    shape: &Shape<'_>,
+    groups: &Groups,
+    constant: &[bool],
+    feats: Vec<Features>,
+    units: &mut Vec<Unit>,
+) -> Result<(), EngineError> {
+    if feats.len() != groups.len() {
+        return Err(EngineError::Internal(format!(
+            "{} feature sets for {} prompt units",
+            feats.len(),
+            groups.len()
+        )));
+    }
+    units.par_extend(groups.par_iter().zip(feats).map_init(
+        || None::<(usize, Arc<str>)>,
+        |last_time, ((series, window, column), mut features)| {
+            shape.method.describe.apply(
+                &mut features,
+                series.clone().all(|k| constant.get(k) == Some(&true)),
+            );
+            let start = shape.windows.start(*window);
+            let start_time = match last_time {
+                Some((s, t)) if *s == start => t.clone(),
+                _ => {
+                    let t: Arc<str> = shape.table.time_label(start).into();
+                    *last_time = Some((start, t.clone()));
+                    t
+                }
+            };
+            Unit {
+                file: None,
+                window: shape.windows.first + window,
+                start,
+                start_time,
+                column: column.clone(),
+                features,
+            }
+        },
+    ));
+    Ok(())
 }
 
 /// Series whose summaries may wait on a device before they are downloaded.

@@ -3,7 +3,7 @@
 
 use super::{features_of, Groups, Shape};
 use crate::engine::sliding::{self, SlidePlan};
-use crate::engine::{self, DType, EngineKind, StatsRequest, WindowBatch};
+use crate::engine::{self, DType, EngineKind, SeriesSummary, SeriesTol, StatsRequest, WindowBatch};
 use crate::features::{self, margin, Features, Reads};
 use crate::timing::{Stage, StageClock, Timer};
 use crate::wavelet::Mode;
@@ -103,8 +103,23 @@ pub(super) fn slide_chunk(
         DType::F64 => sliding::summarize_windows::<f64>(batch, sp, stats, &clock),
     };
     clock.charge(t.elapsed(), timer);
+    settle(shape, batch, (&sums, &tols), reads, groups, stats, timer)
+}
 
-    let mut feats = features_of(&sums, groups, timer);
+/// A chunk's features from its sliding summaries and their bounds under `shape`'s plan,
+/// those of each group that is not settled (`features::margin`) again from the
+/// per-window path's. Returns the features and how many windows were recomputed.
+pub(super) fn settle(
+    shape: &Shape<'_>,
+    batch: &WindowBatch<'_>,
+    (sums, tols): (&[SeriesSummary], &[SeriesTol]),
+    reads: &Reads,
+    groups: &Groups,
+    stats: Option<StatsRequest>,
+    timer: &mut Timer,
+) -> (Vec<Features>, usize) {
+    let work = shape.plan.work_dtype(shape.method.dtype);
+    let mut feats = features_of(sums, groups, timer);
     let t = Instant::now();
     let n = shape.table.channels.len();
     // The windows of each unsettled group; series of one window share one recomputation.

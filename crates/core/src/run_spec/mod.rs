@@ -364,6 +364,20 @@ impl Prepared {
         )
     }
 
+    /// [`Prepared::features`] of several runs over one table at once: runs of one
+    /// configuration at different levels (each made by its own `RunSpec`), by increasing
+    /// level; any other difference is refused. Each run's units are what `features` gives
+    /// it alone, to the bit; where they slide, the levels they share are transformed once.
+    pub fn features_together(
+        runs: &[&Prepared],
+        table: &Table,
+        engine: &mut Selected,
+        timer: &mut Timer,
+    ) -> Result<Vec<Vec<Unit>>, EngineError> {
+        let shapes: Vec<Shape<'_>> = runs.iter().map(|r| r.shape(table)).collect();
+        pipeline::features_together(&mut engine.engine, &mut engine.notice, &shapes, timer)
+    }
+
     /// One channel of one window through the same path as [`Prepared::features`] (its
     /// features and prompt are that unit's), plus what the app plots.
     pub fn inspect(

@@ -62,61 +62,105 @@ pub fn summarize_windows<W: Real>(
     stats: Option<StatsRequest>,
     clock: &StageClock,
 ) -> (Vec<SeriesSummary>, Vec<SeriesTol>) {
-    debug_assert_eq!(batch.seq_len(), sp.len);
+    summarize_levels::<W>(batch, std::slice::from_ref(sp), stats, clock)
+        .pop()
+        .unwrap_or_default()
+}
+
+/// [`summarize_windows`] under several plans at once: plans of one wavelet, mode and
+/// window length at increasing levels (`SlidePlan::shares_levels_with`), one result per
+/// plan, each with the bits `summarize_windows` gives it alone. Level `j`'s stationary
+/// sequences, edges and prefix sums do not depend on how deep the plan goes, so they are
+/// computed once, for the deepest; only each plan's band moments and bounds are its own
+/// (a sweep over levels 1..8 transforms 8 levels, not 36).
+pub fn summarize_levels<W: Real>(
+    batch: &WindowBatch<'_>,
+    sps: &[SlidePlan],
+    stats: Option<StatsRequest>,
+    clock: &StageClock,
+) -> Vec<(Vec<SeriesSummary>, Vec<SeriesTol>)> {
+    debug_assert!(sps.iter().all(|sp| batch.seq_len() == sp.len));
+    debug_assert!(sps.windows(2).all(|p| p[1].shares_levels_with(&p[0])));
     let n = batch.channel_count();
     // Made in place: `vec![x; n]` copies a whole default summary per item.
-    let mut sums: Vec<SeriesSummary> = (0..batch.series()).map(|_| Default::default()).collect();
-    let mut tols: Vec<SeriesTol> = (0..batch.series()).map(|_| Default::default()).collect();
-    if sums.is_empty() {
-        return (sums, tols);
+    let mut outs: Vec<(Vec<SeriesSummary>, Vec<SeriesTol>)> = sps
+        .iter()
+        .map(|_| {
+            (
+                (0..batch.series()).map(|_| Default::default()).collect(),
+                (0..batch.series()).map(|_| Default::default()).collect(),
+            )
+        })
+        .collect();
+    if batch.series() == 0 || sps.is_empty() {
+        return outs;
     }
     // A task takes consecutive windows of every channel, so its series are one contiguous
-    // run of the output and are written in place (a summary is a few hundred bytes: moving
-    // 118,363 of them into place was 8 % of a run).
-    let mut tasks = Vec::new();
-    let (mut rest_s, mut rest_t) = (&mut sums[..], &mut tols[..]);
+    // run of each output and are written in place (a summary is a few hundred bytes:
+    // moving 118,363 of them into place was 8 % of a run).
+    let mut tasks: Vec<(Range<usize>, Vec<Out<'_>>)> = Vec::new();
+    let mut rests: Vec<Out<'_>> = outs
+        .iter_mut()
+        .map(|(s, t)| Out {
+            sums: &mut s[..],
+            tols: &mut t[..],
+        })
+        .collect();
     let mut w0 = batch.range.start;
     while w0 < batch.range.end {
         let run_number = batch.windows.first + w0;
         let w1 = (w0 + TASK_WINDOWS - run_number % TASK_WINDOWS).min(batch.range.end);
-        let (s, s_rest) = std::mem::take(&mut rest_s).split_at_mut((w1 - w0) * n);
-        let (t, t_rest) = std::mem::take(&mut rest_t).split_at_mut((w1 - w0) * n);
-        tasks.push((w0..w1, s, t));
-        (rest_s, rest_t, w0) = (s_rest, t_rest, w1);
+        let mut here = Vec::with_capacity(rests.len());
+        for rest in &mut rests {
+            let (s, s_rest) = std::mem::take(&mut rest.sums).split_at_mut((w1 - w0) * n);
+            let (t, t_rest) = std::mem::take(&mut rest.tols).split_at_mut((w1 - w0) * n);
+            here.push(Out { sums: s, tols: t });
+            (rest.sums, rest.tols) = (s_rest, t_rest);
+        }
+        tasks.push((w0..w1, here));
+        w0 = w1;
     }
     let job = Job {
         batch,
-        sp,
+        sps,
         stats,
         clock,
     };
-    tasks.into_par_iter().for_each(|(w, sums, tols)| {
+    tasks.into_par_iter().for_each(|(w, mut outs)| {
         for c in 0..n {
-            run_task::<W>(&job, c, w.clone(), sums, tols);
+            run_task::<W>(&job, c, w.clone(), &mut outs);
         }
     });
-    (sums, tols)
+    outs
 }
 
-/// What every task of one `summarize_windows` call shares.
+/// One plan's summaries and bounds of a task's windows (all channels, window-major).
+#[derive(Default)]
+struct Out<'a> {
+    sums: &'a mut [SeriesSummary],
+    tols: &'a mut [SeriesTol],
+}
+
+/// What every task of one `summarize_levels` call shares.
 #[derive(Clone, Copy)]
 struct Job<'a, 'b> {
     batch: &'a WindowBatch<'b>,
-    sp: &'a SlidePlan,
+    /// The plans, by increasing level; the deepest (last) transforms.
+    sps: &'a [SlidePlan],
     stats: Option<StatsRequest>,
     clock: &'a StageClock,
+}
+
+impl Job<'_, '_> {
+    fn deepest(&self) -> &SlidePlan {
+        &self.sps[self.sps.len() - 1]
+    }
 }
 
 /// `task`, compiled for AVX2 and FMA where the CPU has them, so its sums and edge loops
 /// run in 256-bit vectors. The results are the same bits: Rust never fuses or reorders
 /// float operations by itself, and `mul_add` is fused on every target.
-fn run_task<W: Real>(
-    job: &Job<'_, '_>,
-    c: usize,
-    w: Range<usize>,
-    sums: &mut [SeriesSummary],
-    tols: &mut [SeriesTol],
-) {
+fn run_task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: &mut [Out<'_>]) {
     #[cfg(target_arch = "x86_64")]
     if Isa::active() >= Isa::Avx2 {
         #[target_feature(enable = "avx2,fma")]
@@ -124,19 +168,16 @@ fn run_task<W: Real>(
             job: &Job<'_, '_>,
             c: usize,
             w: Range<usize>,
-            sums: &mut [SeriesSummary],
-            tols: &mut [SeriesTol],
+            outs: &mut [Out<'_>],
         ) {
-            task::task::<W>(job, c, w, sums, tols)
+            task::task::<W>(job, c, w, outs)
         }
         // SAFETY: `Isa::active` checked that this CPU has AVX2 and FMA.
-        return unsafe { task_avx2::<W>(job, c, w, sums, tols) };
+        return unsafe { task_avx2::<W>(job, c, w, outs) };
     }
-    task::task::<W>(job, c, w, sums, tols)
+    task::task::<W>(job, c, w, outs)
 }
 
-/// Windows `w` of channel `c`, into `sums`/`tols`, which hold the series of windows `w`
-/// (all channels, window-major).
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,6 +293,76 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Several levels at once give each level the bits it gets alone: summaries, bounds
+    /// and statistics, for every mode, in both precisions.
+    #[test]
+    fn levels_together_are_each_level_alone() {
+        let x: Vec<f64> = (0..900)
+            .map(|i| {
+                let t = i as f64;
+                20.0 + 0.01 * t + (t / 5.0).sin() * 2.0 + ((i * 7919) % 97) as f64 / 40.0
+            })
+            .collect();
+        let y: Vec<f64> = x.iter().rev().map(|v| 3.0 - 0.5 * v).collect();
+        let len = 128;
+        let windows = Windows {
+            first_row: 0,
+            first: 7,
+            seq_len: len,
+            stride: 1,
+            count: x.len() - len + 1,
+        };
+        let mut compared = 0;
+        for name in ["haar", "db4", "sym5", "bior3.5"] {
+            for mode in Mode::ALL {
+                let w = wavelet::lookup(name).unwrap();
+                let sps: Vec<SlidePlan> = (1..=w.max_level(len))
+                    .map_while(|level| SlidePlan::new(&Plan::new(w, mode, level, len).unwrap()))
+                    .collect();
+                if sps.len() < 2 {
+                    continue;
+                }
+                for dtype in [DType::F64, DType::F32] {
+                    let batch = WindowBatch {
+                        channels: vec![&x, &y],
+                        windows,
+                        range: 3..windows.count - 2,
+                        normalize: Normalize::Revin,
+                        dtype,
+                    };
+                    let clock = StageClock::default();
+                    let req = Some(StatsRequest::ALL);
+                    let (together, alone): (Vec<_>, Vec<_>) = match dtype {
+                        DType::F32 => (
+                            summarize_levels::<f32>(&batch, &sps, req, &clock),
+                            sps.iter()
+                                .map(|sp| summarize_windows::<f32>(&batch, sp, req, &clock))
+                                .collect(),
+                        ),
+                        DType::F64 => (
+                            summarize_levels::<f64>(&batch, &sps, req, &clock),
+                            sps.iter()
+                                .map(|sp| summarize_windows::<f64>(&batch, sp, req, &clock))
+                                .collect(),
+                        ),
+                    };
+                    assert_eq!(together.len(), sps.len());
+                    for (l, (t, a)) in together.iter().zip(&alone).enumerate() {
+                        let ctx = format!("{name} {mode} {dtype:?} level {}", l + 1);
+                        assert_eq!(t.0.len(), 2 * (windows.count - 5), "{ctx}");
+                        assert_eq!(t.0[0].bands.len(), l + 2, "{ctx}");
+                        assert!(t.0[0].stats.is_some(), "{ctx}");
+                        // Debug prints each f64 in its shortest round-trip form: equal
+                        // text, equal bits.
+                        assert_eq!(format!("{t:?}"), format!("{a:?}"), "{ctx}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 40, "{compared} levels compared");
     }
 
     /// A window's summary has the same bits however the run is split (chunks, shards) and

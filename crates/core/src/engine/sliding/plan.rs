@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Where an edge coefficient's input comes from.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Src {
     /// Sample `i` of the window (level 1).
     Raw(usize),
@@ -18,7 +18,7 @@ pub(super) enum Src {
 }
 
 /// One level: which outputs slide, and the weights of the others.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct Level {
     /// `2^(j-1)`, the spacing of the previous level's sequence.
     pub(super) dil: usize,
@@ -34,7 +34,7 @@ pub(super) struct Level {
 /// `interior.end..n_out`), the inputs they read, and per input a column of weights (the
 /// low-pass filter's for each slot, then the high-pass filter's), so that each input is
 /// one multiply-add into independent sums.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct Side {
     pub(super) slots: Range<usize>,
     pub(super) refs: Vec<Src>,
@@ -235,6 +235,17 @@ impl SlidePlan {
             lo: plan.lo_rev.clone(),
             hi: plan.hi_rev.clone(),
         })
+    }
+
+    /// Whether this plan goes deeper than `shallower` through the same levels (one
+    /// wavelet, mode and window length): `sliding::summarize_levels` then computes their
+    /// levels once for both.
+    pub fn shares_levels_with(&self, shallower: &SlidePlan) -> bool {
+        self.len == shallower.len
+            && self.lo == shallower.lo
+            && self.hi == shallower.hi
+            && self.levels.len() > shallower.levels.len()
+            && self.levels.starts_with(&shallower.levels)
     }
 
     pub(super) fn bands(&self) -> usize {

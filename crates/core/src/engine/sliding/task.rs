@@ -1,15 +1,16 @@
 //! One task of the sliding path: consecutive windows of one channel, in five stages. Once
 //! per task, the span's stationary transform ([`transform`]) and its phased prefix sums
 //! ([`phased`]); then block by block, the windows' normalisation and statistics
-//! ([`statistics`]), their edge coefficients ([`edges`]) and their band moments
-//! ([`moments`]). Every stage is `inline(always)`, so it is compiled into the caller's
-//! instruction-set frame (`run_task`).
+//! ([`statistics`]), their edge coefficients ([`edges`]) and, per plan, their band moments
+//! ([`moments`]). The first four serve every plan of the job (they are the deepest plan's,
+//! and a shallower plan's levels are its first ones). Every stage is `inline(always)`, so
+//! it is compiled into the caller's instruction-set frame (`run_task`).
 
 use super::plan::{SlidePlan, Src};
 use super::products::products;
-use super::{Job, BLOCK, TASK_WINDOWS, U64};
+use super::{Job, Out, BLOCK, TASK_WINDOWS, U64};
 use crate::data::Affine;
-use crate::engine::summary::{BandSummary, BandTol, SeriesSummary, SeriesTol};
+use crate::engine::summary::{BandSummary, BandTol};
 use crate::numeric::real::{DType, Real};
 use crate::stats::{SeriesStats, SlidingOrder, StatsScratch};
 use crate::timing::Stage;
@@ -22,6 +23,25 @@ struct Phased<'a> {
     v: &'a [f64],
     sum: Vec<f64>,
     sq: Vec<f64>,
+}
+
+/// The phased sequences a job's plans read: every detail band of the deepest plan, and
+/// the approximation at each plan's level.
+struct Phases<'a> {
+    detail: Vec<Phased<'a>>,
+    /// Level `j`'s at `j - 1`, where some plan ends at level `j`.
+    approx: Vec<Option<Phased<'a>>>,
+}
+
+impl Phases<'_> {
+    fn get(&self, j: usize, is_a: bool) -> &Phased<'_> {
+        match is_a {
+            true => self.approx[j - 1]
+                .as_ref()
+                .expect("a plan's approximation band is phased"),
+            false => &self.detail[j - 1],
+        }
+    }
 }
 
 /// What the blocks of one task share.
@@ -59,26 +79,22 @@ struct Scratch<W> {
     edge_d: Vec<f64>,
     /// One side's inputs, a row of `BLOCK` windows each.
     xs: Vec<f64>,
-    deltas: [f64; BLOCK],
+    /// Each window's bound on the per-window path's error, before a plan's gain.
+    spread: [f64; BLOCK],
     edge_sums: [[f64; BLOCK]; 5],
 }
 
-/// Windows `w` of channel `c`, into `sums`/`tols`, which hold the series of windows `w`
-/// (all channels, window-major).
+/// Windows `w` of channel `c`, into each plan's `outs`, which hold the series of windows
+/// `w` (all channels, window-major).
 #[inline(always)]
-pub(super) fn task<W: Real>(
-    job: &Job<'_, '_>,
-    c: usize,
-    w: Range<usize>,
-    sums: &mut [SeriesSummary],
-    tols: &mut [SeriesTol],
-) {
+pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: &mut [Out<'_>]) {
     let Job {
         batch,
-        sp,
         stats,
         clock,
+        ..
     } = *job;
+    let sp = job.deepest();
     let t_len = sp.len;
     let windows = batch.windows;
     // The span starts at the task's first window in the run's numbering (TASK_WINDOWS),
@@ -100,7 +116,7 @@ pub(super) fn task<W: Real>(
     let origin = xs[..t_len].iter().sum::<f64>() / t_len as f64;
     let (approx, detail) = transform(sp, xs, origin);
     t = clock.lap(Stage::Decompose, t);
-    let phased = phased(sp, &approx, &detail);
+    let phases = phased(job.sps, &approx, &detail);
     t = clock.lap(Stage::Frequency, t);
 
     let mut at_level = Vec::with_capacity(sp.levels.len() + 1);
@@ -129,7 +145,7 @@ pub(super) fn task<W: Real>(
         edge_a: vec![0.0; BLOCK * slots],
         edge_d: vec![0.0; BLOCK * slots],
         xs: Vec::new(),
-        deltas: [0.0; BLOCK],
+        spread: [0.0; BLOCK],
         edge_sums: [[0.0; BLOCK]; 5],
     };
     let ws: Vec<usize> = w.collect();
@@ -139,11 +155,13 @@ pub(super) fn task<W: Real>(
         let raws: Vec<&[f64]> = block.iter().map(|&i| batch.raw(i, c)).collect();
         batch.normalize.affines_into(&raws, &mut s.maps);
         t = clock.lap(Stage::Prepare, t);
-        statistics(job, &span, block, &mut s, sums, tols);
+        statistics(job, &span, block, &mut s, outs);
         t = clock.lap(Stage::Statistics, t);
         edges(job, &span, block, &mut s);
         t = clock.lap(Stage::Decompose, t);
-        moments(job, &span, &phased, block, &mut s, sums, tols);
+        for (sp, out) in job.sps.iter().zip(outs.iter_mut()) {
+            moments(job, sp, &span, &phases, block, &mut s, out);
+        }
         t = clock.lap(Stage::Frequency, t);
     }
 }
@@ -182,38 +200,45 @@ fn transform(sp: &SlidePlan, xs: &[f64], origin: f64) -> (Vec<Vec<f64>>, Vec<Vec
     (approx, detail)
 }
 
-/// Each band's sequence with its prefix sums along the phases of its step (pywt order).
+/// Each band the plans read, with its prefix sums along the phases of its step.
 #[inline(always)]
-fn phased<'a>(sp: &SlidePlan, approx: &'a [Vec<f64>], detail: &'a [Vec<f64>]) -> Vec<Phased<'a>> {
-    (0..sp.bands())
-        .map(|k| {
-            let (j, is_a) = sp.band(k);
-            let v = if is_a { &approx[j - 1] } else { &detail[j - 1] };
-            let step = 1 << j;
-            let (mut sum, mut sq) = (v.clone(), v.iter().map(|x| x * x).collect::<Vec<_>>());
-            for q in step..v.len() {
-                sum[q] += sum[q - step];
-                sq[q] += sq[q - step];
-            }
-            Phased { v, sum, sq }
-        })
-        .collect()
+fn phased<'a>(sps: &[SlidePlan], approx: &'a [Vec<f64>], detail: &'a [Vec<f64>]) -> Phases<'a> {
+    let phase = |j: usize, v: &'a Vec<f64>| {
+        let step = 1 << j;
+        let (mut sum, mut sq) = (v.clone(), v.iter().map(|x| x * x).collect::<Vec<_>>());
+        for q in step..v.len() {
+            sum[q] += sum[q - step];
+            sq[q] += sq[q - step];
+        }
+        Phased { v, sum, sq }
+    };
+    Phases {
+        detail: (1..=detail.len())
+            .map(|j| phase(j, &detail[j - 1]))
+            .collect(),
+        approx: (1..=approx.len())
+            .map(|j| {
+                sps.iter()
+                    .any(|sp| sp.levels.len() == j)
+                    .then(|| phase(j, &approx[j - 1]))
+            })
+            .collect(),
+    }
 }
 
 /// The block's statistics (min/max/median from the sliding order, the trend, the lags
-/// where asked for), each window's tolerance `delta` against the per-window path, and its
-/// summary and tolerance cleared for the bands.
+/// where asked for), each window's tolerance `delta` against the per-window path under
+/// each plan, and its summaries and tolerances cleared for the bands.
 #[inline(always)]
 fn statistics<W: Real>(
     job: &Job<'_, '_>,
     span: &Span<'_>,
     block: &[usize],
     s: &mut Scratch<W>,
-    sums: &mut [SeriesSummary],
-    tols: &mut [SeriesTol],
+    outs: &mut [Out<'_>],
 ) {
-    let (batch, sp, stats) = (job.batch, job.sp, job.stats);
-    let (c, t_len, n) = (span.c, sp.len, batch.channel_count());
+    let (batch, stats) = (job.batch, job.stats);
+    let (c, t_len, n) = (span.c, job.deepest().len, batch.channel_count());
     let windows = batch.windows;
     for (b, (&i, aff)) in block.iter().zip(&s.maps).enumerate() {
         let start = windows.start(i);
@@ -224,14 +249,9 @@ fn statistics<W: Real>(
         // rounding, plus this path's own (f64, on values offset by the window's mean).
         let big = norm(lo_v).abs().max(norm(hi_v).abs());
         let shift = aff.mean - span.origin;
-        let delta = sp.gain * (span.unit * big + 4.0 * U64 * (big + shift.abs() * aff.scale));
-        s.deltas[b] = delta;
-        let tol = &mut tols[span.slot(i, n)];
-        tol.delta = delta;
-        tol.bands.clear();
-        let summary = &mut sums[span.slot(i, n)];
-        summary.bands.clear();
-        summary.stats = stats.map(|req| {
+        let spread = span.unit * big + 4.0 * U64 * (big + shift.abs() * aff.scale);
+        s.spread[b] = spread;
+        let mut stats = stats.map(|req| {
             let (lags, lags_clean) = match s.fft.as_mut() {
                 Some(fft) if req.lags_for((i - batch.range.start) * n + c) => {
                     for (r, &v) in s.row.iter_mut().zip(raw) {
@@ -250,6 +270,21 @@ fn statistics<W: Real>(
                 lags_clean,
             }
         });
+        let slot = span.slot(i, n);
+        let plans = job.sps.len();
+        for (k, (sp, out)) in job.sps.iter().zip(outs.iter_mut()).enumerate() {
+            let tol = &mut out.tols[slot];
+            tol.delta = sp.gain * spread;
+            tol.bands.clear();
+            let summary = &mut out.sums[slot];
+            summary.bands.clear();
+            // The last plan takes the statistics; the others a copy.
+            summary.stats = if k + 1 == plans {
+                stats.take()
+            } else {
+                stats.clone()
+            };
+        }
     }
 }
 
@@ -259,7 +294,7 @@ fn statistics<W: Real>(
 /// register tiles (`products`).
 #[inline(always)]
 fn edges<W>(job: &Job<'_, '_>, span: &Span<'_>, block: &[usize], s: &mut Scratch<W>) {
-    let (batch, sp) = (job.batch, job.sp);
+    let (batch, sp) = (job.batch, job.deepest());
     let (windows, channel) = (batch.windows, batch.channels[span.c]);
     let at_level = &span.at_level;
     let nb = block.len();
@@ -305,24 +340,25 @@ fn edges<W>(job: &Job<'_, '_>, span: &Span<'_>, block: &[usize], s: &mut Scratch
     }
 }
 
-/// Band by band, every window of the block side by side: the edge sums run over the
+/// Plan `sp`'s bands, every window of the block side by side: the edge sums run over the
 /// slot-major edges in vectors, then each window's moments (normalised) and their
 /// tolerances are assembled from the prefix sums and the edges.
 #[inline(always)]
 fn moments<W>(
     job: &Job<'_, '_>,
+    sp: &SlidePlan,
     span: &Span<'_>,
-    phased: &[Phased<'_>],
+    phases: &Phases<'_>,
     block: &[usize],
     s: &mut Scratch<W>,
-    sums: &mut [SeriesSummary],
-    tols: &mut [SeriesTol],
+    out: &mut Out<'_>,
 ) {
-    let (batch, sp) = (job.batch, job.sp);
+    let batch = job.batch;
     let (windows, channels) = (batch.windows, batch.channel_count());
     let nb = block.len();
-    for (k, ph) in phased.iter().enumerate() {
+    for k in 0..sp.bands() {
         let (j, is_a) = sp.band(k);
+        let ph = phases.get(j, is_a);
         let lv = &sp.levels[j - 1];
         let step = 1usize << j;
         let all = if is_a { &s.edge_a } else { &s.edge_d };
@@ -350,7 +386,7 @@ fn moments<W>(
             let q = windows.start(i) - span.start;
             let shift = aff.mean - span.origin;
             let scale = aff.scale;
-            let delta = s.deltas[b];
+            let delta = sp.gain * s.spread[b];
             let at = |o: usize| q + step * o;
             let before = |p: &[f64]| {
                 if lo > 0 {
@@ -374,7 +410,7 @@ fn moments<W>(
                 None => ph.v[at(o)],
             };
             let value = |o: usize| scale * (coef(o) - shift * ones[o]);
-            sums[span.slot(i, channels)].bands.push(BandSummary {
+            out.sums[span.slot(i, channels)].bands.push(BandSummary {
                 energy: q_n.max(0.0),
                 mean,
                 m2: (q_n - s_n * mean).max(0.0),
@@ -395,7 +431,7 @@ fn moments<W>(
                     + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk[b])
                     + shift * shift * sp.ones_sq[k]);
             let slide_s = 16.0 * U64 * scale * (terms + abs_edge[b] + shift.abs() * sp.ones_abs[k]);
-            tols[span.slot(i, channels)].bands.push(BandTol {
+            out.tols[span.slot(i, channels)].bands.push(BandTol {
                 energy: 2.0 * delta * (n * q_n.max(0.0)).sqrt() + n * delta * delta + slide_e,
                 sum: n * delta + slide_s,
             });
