@@ -253,7 +253,9 @@ fn announce(
     quiet: bool,
 ) -> Result<()> {
     let (points, _) = req.grid.points(req.base.seq_len.unwrap_or(0))?;
-    let count = shard.map_or(points.len(), |s| sweep::grid::share(&points, s).len());
+    let count = shard.map_or(points.len(), |s| {
+        sweep::grid::share(&points, s, sweep::together(tables)).len()
+    });
     let threads = rayon::current_num_threads();
     let e = sweep::estimate::estimate(tables, req, count, threads);
     let of = match shard {

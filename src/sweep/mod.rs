@@ -32,7 +32,7 @@ use wavebench_core::features::{Aggregate, Reads};
 use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::Prompter;
-use wavebench_core::run_spec::{Purpose, RunSpec, Shard};
+use wavebench_core::run_spec::{Purpose, RunSpec, Shard, CHUNK_UNITS};
 use wavebench_core::score::{Claim, DefinedClaim, Evaluation, Horizons, Protocol, Scorer, Split};
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::transform::Transform;
@@ -92,12 +92,12 @@ pub fn run_share(
     let job = Scoring::new(tables, req, &scorer)?;
     let (all, skipped) = req.grid.points(job.seq_len)?;
     let chosen: Vec<usize> = match shard {
-        Some(s) => grid::share(&all, s),
+        Some(s) => grid::share(&all, s, together(tables)),
         None => (0..all.len()).collect(),
     };
     let configurations = all.len();
     // Each wavelet and mode's levels go through together (`Scoring::points`).
-    let mut groups = grid::by_transform(&all, &chosen);
+    let mut groups = grid::by_transform(&all, &chosen, together(tables));
     let mut rows: Vec<(usize, Vec<SweepRow>)> = Vec::with_capacity(chosen.len());
     if !groups.is_empty() {
         // The first group computes Time-LLM's statistics of every unit (they do not depend
@@ -158,6 +158,9 @@ pub fn one(
     if tables.is_empty() || req.templates.is_empty() {
         return Err(Error::internal("sweep: no data or no template"));
     }
+    // The Data set pane surveys again on every knob change: its units' memory is kept
+    // for the next (a tenth of a survey was page faults).
+    keep_freed_memory();
     let scorer = &kept.scorer;
     let mut job = Scoring::new(tables, req, scorer)?;
     job.progress = progress.cloned();
@@ -224,6 +227,20 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
         [(name, table)] => Error::from(e).within(&place(name, table)),
         _ => Error::from(e),
     })
+}
+
+/// How many levels of one wavelet and mode a sweep computes together (`Scoring::points`):
+/// a chunk of units holds every level's, so each level's share of it is as many times
+/// smaller, and the sliding path's tasks transform `seq_len` rows beyond their windows.
+/// Each level keeps at least a task's worth of windows (`TASK_WINDOWS`): ETTh1's 7
+/// channels take 8 levels together, a Traffic-shaped file's 862 one.
+pub fn together(tables: &[(&str, &Table)]) -> usize {
+    let channels = tables
+        .iter()
+        .map(|(_, t)| t.channels.len())
+        .max()
+        .unwrap_or(1);
+    (CHUNK_UNITS / channels.max(1) / engine::sliding::TASK_WINDOWS).max(1)
 }
 
 /// Per channel name (summed over files), its left-out units, the most first.
@@ -382,10 +399,11 @@ impl ScoredUnits {
     }
 }
 
-/// Keep freed memory in the process for the next allocation. Each configuration allocates
-/// and frees the same ~100 MB (summaries, features, prompts); by default glibc returns
-/// large blocks to the kernel and the next configuration faults them back in, page by
-/// page: 3 s of system time over a sweep of ETTh1 (0.3 s with this).
+/// Keep freed memory in the process for the next allocation (once is enough; again is
+/// harmless). Each configuration allocates and frees the same ~100 MB (summaries,
+/// features, prompts); by default glibc returns large blocks to the kernel and the next
+/// configuration faults them back in, page by page: 3 s of system time over a sweep of
+/// ETTh1 (0.3 s with this).
 fn keep_freed_memory() {
     #[cfg(target_env = "gnu")]
     // SAFETY: mallopt only sets allocator parameters (the CLI's sweep and the app's sweep
