@@ -43,6 +43,9 @@ impl Progress {
     }
 }
 
+/// Each point's rows (one per template), and the statistics kept, if they were.
+type Computed = (Vec<Vec<SweepRow>>, Option<Vec<SeriesStats>>);
+
 /// What one grid point accumulates as its chunks of units go through.
 struct Counts {
     tally: Tally,
@@ -113,7 +116,7 @@ impl<'a> Scoring<'a> {
         points: &[&Point],
         stats: Option<&[SeriesStats]>,
         keep_stats: bool,
-    ) -> Result<(Vec<Vec<SweepRow>>, Option<Vec<SeriesStats>>)> {
+    ) -> Result<Computed> {
         let req = self.req;
         let specs = points
             .iter()

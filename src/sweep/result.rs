@@ -102,8 +102,8 @@ impl Sweep {
     /// The row of transform `t` (its wavelet or one of the row's aliases) with `template`.
     pub fn row(&self, t: Transform, template: &str) -> Option<&SweepRow> {
         self.rows.iter().find(|r| {
-            let same_bank = r.transform.wavelet.name == t.wavelet.name
-                || r.aliases.iter().any(|a| *a == t.wavelet.name);
+            let same_bank =
+                r.transform.wavelet.name == t.wavelet.name || r.aliases.contains(&t.wavelet.name);
             same_bank
                 && r.transform.level == t.level
                 && r.transform.mode == t.mode

@@ -20,7 +20,7 @@ mod lags;
 mod order;
 
 pub use lags::{LagRule, Lags, TOP_LAGS};
-pub use order::SlidingOrder;
+pub use order::{SlidingOrder, SlidingRange};
 
 use crate::numeric::select::{key64, value64, Select32};
 use crate::numeric::Real;

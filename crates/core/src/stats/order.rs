@@ -1,4 +1,7 @@
-//! Min, max and median of consecutive windows of one series, kept as a sorted window.
+//! Min, max and median of consecutive windows of one series, kept as a sorted window;
+//! min and max alone, kept as monotone queues.
+
+use std::collections::VecDeque;
 
 /// Min, max and median of consecutive windows of one series, kept as a sorted window.
 ///
@@ -95,10 +98,105 @@ impl SlidingOrder {
     }
 }
 
+/// Min and max of consecutive windows of one series, each kept as a monotone queue of
+/// positions: what the sliding path's error bound reads when no statistics are asked for
+/// (a sweep lends them). A sample costs O(1) amortised where [`SlidingOrder`] shifts a
+/// sorted window; the values are its min and max, ordered by `total_cmp` as it orders
+/// them.
+pub struct SlidingRange {
+    len: usize,
+    lo: VecDeque<usize>,
+    hi: VecDeque<usize>,
+    /// The window the queues hold: its start, and the first position not pushed yet.
+    at: Option<(usize, usize)>,
+}
+
+impl SlidingRange {
+    pub fn new(len: usize) -> Self {
+        SlidingRange {
+            len,
+            lo: VecDeque::with_capacity(len),
+            hi: VecDeque::with_capacity(len),
+            at: None,
+        }
+    }
+
+    /// `(min, max)` of `series[start..start + len]`: from the last window where this one
+    /// starts after it within it, else afresh.
+    pub fn window(&mut self, series: &[f64], start: usize) -> (f64, f64) {
+        let end = start + self.len;
+        let from = match self.at {
+            Some((at, next)) if at <= start && start < next => next,
+            _ => {
+                self.lo.clear();
+                self.hi.clear();
+                start
+            }
+        };
+        for (t, &v) in series[from..end].iter().enumerate() {
+            let t = from + t;
+            while self
+                .lo
+                .back()
+                .is_some_and(|&b| series[b].total_cmp(&v).is_ge())
+            {
+                self.lo.pop_back();
+            }
+            self.lo.push_back(t);
+            while self
+                .hi
+                .back()
+                .is_some_and(|&b| series[b].total_cmp(&v).is_le())
+            {
+                self.hi.pop_back();
+            }
+            self.hi.push_back(t);
+        }
+        while self.lo.front().is_some_and(|&f| f < start) {
+            self.lo.pop_front();
+        }
+        while self.hi.front().is_some_and(|&f| f < start) {
+            self.hi.pop_front();
+        }
+        self.at = Some((start, end));
+        let first = |q: &VecDeque<usize>| q.front().map_or(f64::NAN, |&i| series[i]);
+        (first(&self.lo), first(&self.hi))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::stats::StatsScratch;
+
+    /// The monotone queues give `SlidingOrder`'s min and max, bit for bit (signed zeros
+    /// included), stepping forward, jumping past the window and going back.
+    #[test]
+    fn sliding_range_is_the_sorted_windows_extremes() {
+        let series: Vec<f64> = (0..500)
+            .map(|i| match i % 11 {
+                0 => 0.0,
+                1 => -0.0,
+                _ => ((i * 37) % 23) as f64 - (i % 5) as f64 * 0.5,
+            })
+            .collect();
+        let mut starts: Vec<usize> = (0..200).collect();
+        starts.extend((200..400).step_by(7));
+        starts.extend([30, 31, 420, 0, 436]);
+        for len in [1, 2, 16, 64] {
+            let mut range = SlidingRange::new(len);
+            let mut order = SlidingOrder::new(len);
+            for &start in starts.iter().filter(|&&s| s + len <= series.len()) {
+                let (lo, hi, _) = order.window(&series, start);
+                let (l, h) = range.window(&series, start);
+                assert_eq!(
+                    (l.to_bits(), h.to_bits()),
+                    (lo.to_bits(), hi.to_bits()),
+                    "len {len}, start {start}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn sliding_order_matches_a_fresh_selection() {

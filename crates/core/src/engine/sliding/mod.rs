@@ -349,6 +349,23 @@ mod tests {
                         ),
                     };
                     assert_eq!(together.len(), sps.len());
+                    // Without statistics (a sweep lends them) the bands and bounds are the
+                    // same: min and max then come from the monotone queues.
+                    let bare = match dtype {
+                        DType::F32 => summarize_levels::<f32>(&batch, &sps, None, &clock),
+                        DType::F64 => summarize_levels::<f64>(&batch, &sps, None, &clock),
+                    };
+                    assert_eq!(bare.len(), together.len());
+                    for ((b, t), l) in bare.iter().zip(&together).zip(1..) {
+                        assert_eq!(b.0.len(), t.0.len());
+                        assert!(b.0.iter().all(|s| s.stats.is_none()));
+                        let bands = |v: &[SeriesSummary]| {
+                            format!("{:?}", v.iter().map(|s| &s.bands).collect::<Vec<_>>())
+                        };
+                        let ctx = format!("{name} {mode} {dtype:?} level {l}, no statistics");
+                        assert_eq!(bands(&b.0), bands(&t.0), "{ctx}");
+                        assert_eq!(format!("{:?}", b.1), format!("{:?}", t.1), "{ctx}");
+                    }
                     for (l, (t, a)) in together.iter().zip(&alone).enumerate() {
                         let ctx = format!("{name} {mode} {dtype:?} level {}", l + 1);
                         assert_eq!(t.0.len(), 2 * (windows.count - 5), "{ctx}");

@@ -12,7 +12,7 @@ use super::{Job, Out, BLOCK, TASK_WINDOWS, U64};
 use crate::data::Affine;
 use crate::engine::summary::{BandSummary, BandTol};
 use crate::numeric::real::{DType, Real};
-use crate::stats::{SeriesStats, SlidingOrder, StatsScratch};
+use crate::stats::{SeriesStats, SlidingOrder, SlidingRange, StatsScratch};
 use crate::timing::Stage;
 use std::ops::Range;
 use std::time::Instant;
@@ -68,9 +68,32 @@ impl Span<'_> {
     }
 }
 
+/// Each window's extremes (and median, for the statistics), as the windows slide.
+enum Order {
+    /// With the statistics: a sorted window.
+    Sorted(SlidingOrder),
+    /// Without: min and max alone, for the error bound.
+    Range(SlidingRange),
+}
+
+impl Order {
+    /// `(min, max, lower median)` of `series[start..]`'s window; the median is NaN
+    /// without the statistics, which alone read it.
+    #[inline(always)]
+    fn window(&mut self, series: &[f64], start: usize) -> (f64, f64, f64) {
+        match self {
+            Order::Sorted(o) => o.window(series, start),
+            Order::Range(r) => {
+                let (lo, hi) = r.window(series, start);
+                (lo, hi, f64::NAN)
+            }
+        }
+    }
+}
+
 /// One task's working memory for its blocks of windows.
 struct Scratch<W> {
-    order: SlidingOrder,
+    order: Order,
     fft: Option<StatsScratch>,
     row: Vec<W>,
     maps: Vec<Affine>,
@@ -138,7 +161,10 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
         at_level,
     };
     let mut s = Scratch {
-        order: SlidingOrder::for_stride(t_len, windows.stride),
+        order: match stats {
+            Some(_) => Order::Sorted(SlidingOrder::for_stride(t_len, windows.stride)),
+            None => Order::Range(SlidingRange::new(t_len)),
+        },
         fft: stats.map(|req| StatsScratch::new(t_len).ranking(req.lags)),
         row: vec![W::ZERO; t_len],
         maps: Vec::with_capacity(BLOCK),
