@@ -117,6 +117,9 @@ impl<'a> Scoring<'a> {
         stats: Option<&[SeriesStats]>,
         keep_stats: bool,
     ) -> Result<Computed> {
+        if points.is_empty() {
+            return Ok((Vec::new(), None));
+        }
         let req = self.req;
         let specs = points
             .iter()
