@@ -126,6 +126,27 @@ impl Shape<'_> {
         self.method.statistics.then_some(lags)
     }
 
+    /// The windows of the chunk that starts at window `w0`: `chunk` of them, or on trial
+    /// (a run that slides, `path = auto`) the first is the sample of [`Shape::trial_len`].
+    fn next_chunk(&self, w0: usize, chunk: usize, sliding: bool) -> Range<usize> {
+        let len = if w0 == 0 && sliding && self.method.slide_on_trial {
+            self.trial_len(chunk)
+        } else {
+            chunk
+        };
+        w0..(w0 + len).min(self.windows.count)
+    }
+
+    /// Whether each series of a chunk is constant; empty for a run that keeps the seed's
+    /// wording, the only one that does not word constant input.
+    fn constant_series(&self, rows: &ChunkRows<'_>) -> Vec<bool> {
+        if self.method.describe.seed_compatible {
+            Vec::new()
+        } else {
+            rows.constant_series()
+        }
+    }
+
     /// On trial, the first chunk is the sample: a 64th of the windows (at least 32, whole
     /// batches), so a run of one chunk (weather: 2,488 windows) can still change course
     /// (it was the whole run, and slid with 2,224 windows recomputed), and a sample that
@@ -249,15 +270,9 @@ pub(crate) fn features(
     engine.discard_queued();
     let mut queued_on: Option<EngineKind> = None;
     let mut queued_series = 0;
-    let trial_len = shape.trial_len(chunk);
     let mut w0 = 0;
     while w0 < total {
-        let len = if w0 == 0 && shape.method.slide_on_trial && slide.is_ok() {
-            trial_len
-        } else {
-            chunk
-        };
-        let w = w0..(w0 + len).min(total);
+        let w = shape.next_chunk(w0, chunk, slide.is_ok());
         let rows = shape.rows(w.clone());
         let batch = rows.batch();
         let groups = groups(shape, w.clone());
@@ -284,12 +299,7 @@ pub(crate) fn features(
         };
         chunks.push(Chunk {
             windows: w.clone(),
-            // Only a run that words constant input needs to know it.
-            constant: if shape.method.describe.seed_compatible {
-                Vec::new()
-            } else {
-                rows.constant_series()
-            },
+            constant: shape.constant_series(&rows),
             groups,
             features: feats,
         });

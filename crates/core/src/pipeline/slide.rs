@@ -95,15 +95,30 @@ pub(super) fn slide_chunk(
     stats: Option<StatsRequest>,
     timer: &mut Timer,
 ) -> (Vec<Features>, usize) {
-    let work = shape.plan.work_dtype(shape.method.dtype);
+    let (sums, tols) = summarize(shape, batch, std::slice::from_ref(sp), stats, timer)
+        .pop()
+        .unwrap_or_default();
+    settle(shape, batch, (&sums, &tols), reads, groups, stats, timer)
+}
+
+/// The sliding summaries and bounds of `batch` under each of `sps` (`shape`'s run at
+/// increasing levels, see `sliding::summarize_levels`), in the plan's working precision,
+/// their time charged to `timer`'s stages.
+pub(super) fn summarize(
+    shape: &Shape<'_>,
+    batch: &WindowBatch<'_>,
+    sps: &[SlidePlan],
+    stats: Option<StatsRequest>,
+    timer: &mut Timer,
+) -> Vec<(Vec<SeriesSummary>, Vec<SeriesTol>)> {
     let clock = StageClock::default();
     let t = Instant::now();
-    let (sums, tols) = match work {
-        DType::F32 => sliding::summarize_windows::<f32>(batch, sp, stats, &clock),
-        DType::F64 => sliding::summarize_windows::<f64>(batch, sp, stats, &clock),
+    let out = match shape.plan.work_dtype(shape.method.dtype) {
+        DType::F32 => sliding::summarize_levels::<f32>(batch, sps, stats, &clock),
+        DType::F64 => sliding::summarize_levels::<f64>(batch, sps, stats, &clock),
     };
     clock.charge(t.elapsed(), timer);
-    settle(shape, batch, (&sums, &tols), reads, groups, stats, timer)
+    out
 }
 
 /// A chunk's features from its sliding summaries and their bounds under `shape`'s plan,

@@ -3,12 +3,12 @@
 //! (`sliding::summarize_levels`); each run's features, settled prompts, trial and units
 //! are otherwise what [`features`] gives it alone, to the bit.
 
-use super::slide::{settle, sliding_path};
+use super::slide::{settle, sliding_path, summarize};
 use super::{features, features_of, groups, push_units, NoSlide, Shape};
-use crate::engine::sliding::{self, SlidePlan};
-use crate::engine::{self, DType, Engine, EngineError};
+use crate::engine::sliding::SlidePlan;
+use crate::engine::{self, Engine, EngineError};
 use crate::features::{Aggregate, Features, Reads, Unit};
-use crate::timing::{PathUsed, Stage, StageClock, Timer};
+use crate::timing::{PathUsed, Stage, Timer};
 use std::time::Instant;
 
 /// One run of the ones going through together.
@@ -119,9 +119,7 @@ fn slide_together(
     let total = shape.windows.count;
     // Every run's features of a chunk are held at once.
     let chunk = shape.chunk_len(sliding.len());
-    let trial_len = shape.trial_len(chunk);
     let stats = shape.stats();
-    let work = shape.plan.work_dtype(shape.method.dtype);
     let units = match shape.method.aggregate {
         Aggregate::Series => total * shape.table.channels.len(),
         Aggregate::Sample => total,
@@ -134,21 +132,11 @@ fn slide_together(
     let mut w0 = 0;
     while w0 < total {
         // Every run slides on the first chunk.
-        let len = if w0 == 0 && shape.method.slide_on_trial {
-            trial_len
-        } else {
-            chunk
-        };
-        let w = w0..(w0 + len).min(total);
+        let w = shape.next_chunk(w0, chunk, true);
         let rows = shape.rows(w.clone());
         let batch = rows.batch();
         let groups = groups(shape, w.clone());
-        // Only a run that words constant input needs to know it.
-        let constant = if shape.method.describe.seed_compatible {
-            Vec::new()
-        } else {
-            rows.constant_series()
-        };
+        let constant = shape.constant_series(&rows);
         let live: Vec<usize> = sliding
             .iter()
             .copied()
@@ -158,13 +146,7 @@ fn slide_together(
             .iter()
             .filter_map(|&k| runs[k].slide.as_ref().ok().map(|(sp, _)| sp.clone()))
             .collect();
-        let clock = StageClock::default();
-        let t = Instant::now();
-        let summaries = match work {
-            DType::F32 => sliding::summarize_levels::<f32>(&batch, &plans, stats, &clock),
-            DType::F64 => sliding::summarize_levels::<f64>(&batch, &plans, stats, &clock),
-        };
-        clock.charge(t.elapsed(), timer);
+        let summaries = summarize(shape, &batch, &plans, stats, timer);
         if summaries.len() != live.len() {
             return Err(EngineError::Internal(format!(
                 "{} levels summarised for {} runs",

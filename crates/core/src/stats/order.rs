@@ -1,6 +1,7 @@
 //! Min, max and median of consecutive windows of one series, kept as a sorted window;
 //! min and max alone, kept as monotone queues.
 
+use std::cmp::Ordering;
 use std::collections::VecDeque;
 
 /// Min, max and median of consecutive windows of one series, kept as a sorted window.
@@ -52,7 +53,7 @@ impl SlidingOrder {
                 s.clear();
                 s.extend_from_slice(&series[start..start + len]);
                 let (_, &mut median, _) = s.select_nth_unstable_by((len - 1) / 2, f64::total_cmp);
-                let pick = |a: f64, b: f64, want: std::cmp::Ordering| {
+                let pick = |a: f64, b: f64, want: Ordering| {
                     if b.total_cmp(&a) == want {
                         b
                     } else {
@@ -60,10 +61,7 @@ impl SlidingOrder {
                     }
                 };
                 let (lo, hi) = s.iter().fold((s[0], s[0]), |(lo, hi), &v| {
-                    (
-                        pick(lo, v, std::cmp::Ordering::Less),
-                        pick(hi, v, std::cmp::Ordering::Greater),
-                    )
+                    (pick(lo, v, Ordering::Less), pick(hi, v, Ordering::Greater))
                 });
                 self.at = None;
                 return (lo, hi, median);
@@ -133,35 +131,30 @@ impl SlidingRange {
                 start
             }
         };
-        for (t, &v) in series[from..end].iter().enumerate() {
-            let t = from + t;
-            while self
-                .lo
-                .back()
-                .is_some_and(|&b| series[b].total_cmp(&v).is_ge())
-            {
-                self.lo.pop_back();
-            }
-            self.lo.push_back(t);
-            while self
-                .hi
-                .back()
-                .is_some_and(|&b| series[b].total_cmp(&v).is_le())
-            {
-                self.hi.pop_back();
-            }
-            self.hi.push_back(t);
+        for t in from..end {
+            push(&mut self.lo, series, t, Ordering::is_ge);
+            push(&mut self.hi, series, t, Ordering::is_le);
         }
-        while self.lo.front().is_some_and(|&f| f < start) {
-            self.lo.pop_front();
-        }
-        while self.hi.front().is_some_and(|&f| f < start) {
-            self.hi.pop_front();
+        for q in [&mut self.lo, &mut self.hi] {
+            while q.front().is_some_and(|&f| f < start) {
+                q.pop_front();
+            }
         }
         self.at = Some((start, end));
         let first = |q: &VecDeque<usize>| q.front().map_or(f64::NAN, |&i| series[i]);
         (first(&self.lo), first(&self.hi))
     }
+}
+
+/// Position `t` pushed onto a monotone queue, after dropping the positions behind it whose
+/// values can no longer be the window's extreme (`gone(theirs.total_cmp(t's))`).
+#[inline(always)]
+fn push(q: &mut VecDeque<usize>, series: &[f64], t: usize, gone: fn(Ordering) -> bool) {
+    let v = series[t];
+    while q.back().is_some_and(|&b| gone(series[b].total_cmp(&v))) {
+        q.pop_back();
+    }
+    q.push_back(t);
 }
 
 #[cfg(test)]

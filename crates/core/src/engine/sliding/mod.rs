@@ -53,10 +53,10 @@ const BLOCK: usize = 64;
 /// f64's unit roundoff.
 const U64: f64 = f64::EPSILON / 2.0;
 
-/// Summaries of every series of `batch` (window-major, as the engines return them) by the
-/// sliding path, each with its tolerance against the per-window path. `W` is the plan's
-/// working precision, used for the lags exactly as the per-window path uses it.
-pub fn summarize_windows<W: Real>(
+/// [`summarize_levels`] of one plan: what the tests compare with the per-window path and
+/// with several levels at once.
+#[cfg(test)]
+fn summarize_windows<W: Real>(
     batch: &WindowBatch<'_>,
     sp: &SlidePlan,
     stats: Option<StatsRequest>,
@@ -67,9 +67,12 @@ pub fn summarize_windows<W: Real>(
         .unwrap_or_default()
 }
 
-/// [`summarize_windows`] under several plans at once: plans of one wavelet, mode and
-/// window length at increasing levels (`SlidePlan::shares_levels_with`), one result per
-/// plan, each with the bits `summarize_windows` gives it alone. Level `j`'s stationary
+/// Summaries of every series of `batch` (window-major, as the engines return them) by the
+/// sliding path, each with its tolerance against the per-window path, under each of
+/// `sps`: plans of one wavelet, mode and window length at increasing levels
+/// (`SlidePlan::shares_levels_with`), one result per plan, each with the bits it gets
+/// alone. `W` is the plan's working precision, used for the lags exactly as the
+/// per-window path uses it. Level `j`'s stationary
 /// sequences, edges and prefix sums do not depend on how deep the plan goes, so they are
 /// computed once, for the deepest; only each plan's band moments and bounds are its own
 /// (a sweep over levels 1..8 transforms 8 levels, not 36).
