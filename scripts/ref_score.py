@@ -299,6 +299,7 @@ def main():
         boot_scores = np.zeros(a.bootstrap)
         boot_comp = np.zeros(a.bootstrap)
         base_score, base_boot = 0.0, np.zeros(a.bootstrap)
+        base_comp, base_comp_boot = 0.0, np.zeros(a.bootstrap)
         for c in claim_names:
             col = [u[0][c] for u in us]
             names = {}
@@ -318,6 +319,9 @@ def main():
                 if SCORED.get(c) == o and c == "trend":  # Time-LLM's baseline
                     base_score += mi - med
                     base_boot += np.array([mutual_information(ids[r], cls[o][r]) for r in replicates]) - med
+                    bmed = complementary[c][o]["null_median"]
+                    base_comp += cm - bmed
+                    base_comp_boot += np.array([cmi(ids[r], o, r) for r in replicates]) - bmed
                 if SCORED.get(c) == o and c in PRINTED[a.template]:
                     score += mi - med
                     mi_sum += mi
@@ -334,7 +338,10 @@ def main():
                      "interval": [float(q) for q in np.quantile(boot_scores, [0.025, 0.975])],
                      "boot": [float(v) for v in boot_scores], "n_eff": n_eff,
                      "complementary_bits": comp,
-                     "baseline": {"score_bits": base_score, "boot": [float(v) for v in base_boot]},
+                     "baseline": {"score_bits": base_score, "boot": [float(v) for v in base_boot],
+                                  "complementary_bits": base_comp,
+                                  "boot_complementary": [float(v) for v in base_comp_boot]},
+                     "boot_complementary": [float(v) for v in boot_comp],
                      "complementary_interval": [float(q) for q in np.quantile(boot_comp, [0.025, 0.975])],
                      "forecaster": forecaster, "forecast_classes": [float(v) for v in [*q_fm, *q_fv]],
                      "claims": claims, "complementary": complementary, "categories": categories,

@@ -139,6 +139,8 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
     let configs = swept["configs"].as_array().unwrap();
     assert!(!configs.is_empty());
     let mut boots: Vec<Vec<f64>> = Vec::new();
+    // Each row's lower bound of its gain beyond the series, from the reference.
+    let mut complementary_lo: Vec<f64> = Vec::new();
     for c in configs {
         let level = c["level"].to_string();
         let mut args = common.to_vec();
@@ -232,6 +234,39 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
                 &format!("{what} gain interval {k}"),
             );
         }
+        // Likewise beyond the series-only forecaster.
+        close(
+            &swept["baseline"]["val"]["complementary_bits"],
+            &r["val"]["baseline"]["complementary_bits"],
+            &format!("{what} baseline beyond the series"),
+        );
+        let numbers = |v: &Value| -> Vec<f64> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        };
+        let base_c = numbers(&r["val"]["baseline"]["boot_complementary"]);
+        let mine_c = numbers(&r["val"]["boot_complementary"]);
+        assert_eq!(base_c.len(), mine_c.len(), "{what}: replicates beyond the series");
+        let gain_c: Vec<f64> = mine_c.iter().zip(&base_c).map(|(a, b)| a - b).collect();
+        close(
+            &c["complementary_gain"],
+            &serde_json::json!(
+                r["val"]["complementary_bits"].as_f64().unwrap()
+                    - r["val"]["baseline"]["complementary_bits"].as_f64().unwrap()
+            ),
+            &format!("{what} gain beyond the series"),
+        );
+        for (k, q) in [0.025, 0.975].into_iter().enumerate() {
+            close(
+                &c["complementary_gain_interval"][k],
+                &serde_json::json!(quantile(&gain_c, q)),
+                &format!("{what} gain beyond the series, interval {k}"),
+            );
+        }
+        complementary_lo.push(quantile(&gain_c, 0.025));
         boots.push(
             r["val"]["boot"]
                 .as_array()
@@ -270,6 +305,18 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
             .contains("gain over the Time-LLM baseline")
     });
     assert_eq!(warned, worded && !beaten, "the baseline warning");
+    // And one when rows beat it, but none beyond the series.
+    let beaten_beyond = ranked.iter().any(|&i| complementary_lo[i] > 0.0);
+    let warned_beyond = swept["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().unwrap().contains("the series already says"));
+    assert_eq!(
+        warned_beyond,
+        beaten && !beaten_beyond,
+        "the warning beyond the series"
+    );
     // Test ranks: the ranked rows by test score, and Spearman's ρ of the two scores.
     let score = |i: usize, part: &str| configs[i][part]["score_bits"].as_f64().unwrap();
     for &i in &ranked {

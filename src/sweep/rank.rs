@@ -152,6 +152,10 @@ pub struct Standing<'a> {
     /// Its val score minus the Time-LLM baseline's, and that difference's 95% interval.
     pub gain: f64,
     pub gain_interval: [f64; 2],
+    /// Likewise beyond the series-only forecaster: its val complementary score minus the
+    /// baseline's, and that difference's 95% interval.
+    pub complementary_gain: f64,
+    pub complementary_gain_interval: [f64; 2],
 }
 
 /// A sweep's rows in report order (ranked first, then the degenerate ones), with test
@@ -192,6 +196,11 @@ impl<'a> Standings<'a> {
                 tied: rank.is_some() && behind[0] <= 0.0 && 0.0 <= behind[1],
                 gain: row.val.score_bits - base.score_bits,
                 gain_interval: wavebench_core::score::paired_interval(&row.val.boot, &base.boot),
+                complementary_gain: row.val.complementary_bits - base.complementary_bits,
+                complementary_gain_interval: wavebench_core::score::paired_interval(
+                    &row.val.boot_complementary,
+                    &base.boot_complementary,
+                ),
             }
         };
         let mut out: Vec<Standing> = best
@@ -243,6 +252,12 @@ impl<'a> Standings<'a> {
                 sweep.baseline[0].score_bits
             ));
         }
+        if self.beats_only_before_the_series() {
+            w.push(format!(
+                "rows beat the Time-LLM baseline's score, but beyond the series-only forecaster none tells more than its trend word ({:.4} bits on val; no paired interval above 0): what their words add, the series already says",
+                sweep.baseline[0].complementary_bits
+            ));
+        }
         w
     }
 
@@ -251,6 +266,16 @@ impl<'a> Standings<'a> {
     pub fn none_beats_the_baseline(&self) -> bool {
         let ranked = || self.rows.iter().filter(|s| s.rank.is_some());
         ranked().any(|s| s.row.template != "timellm") && !ranked().any(|s| s.gain_interval[0] > 0.0)
+    }
+
+    /// Some ranked row's gain over the baseline has an interval above 0, but no row's gain
+    /// beyond the series-only forecaster does: the words beat Time-LLM's only on what the
+    /// series already tells. (Where no row beats it at all, `none_beats_the_baseline`
+    /// warns instead.)
+    pub fn beats_only_before_the_series(&self) -> bool {
+        let ranked = || self.rows.iter().filter(|s| s.rank.is_some());
+        ranked().any(|s| s.gain_interval[0] > 0.0)
+            && !ranked().any(|s| s.complementary_gain_interval[0] > 0.0)
     }
 }
 

@@ -213,8 +213,13 @@ impl SweepView {
                                     label.push_str(" (degenerate)");
                                 }
                                 let gain = format!(
-                                    "gain over the Time-LLM baseline: {:+.4} bits [{:+.3}, {:+.3}]",
-                                    st.gain, st.gain_interval[0], st.gain_interval[1]
+                                    "gain over the Time-LLM baseline: {:+.4} bits [{:+.3}, {:+.3}]; beyond the series: {:+.4} [{:+.3}, {:+.3}]",
+                                    st.gain,
+                                    st.gain_interval[0],
+                                    st.gain_interval[1],
+                                    st.complementary_gain,
+                                    st.complementary_gain_interval[0],
+                                    st.complementary_gain_interval[1]
                                 );
                                 let r = ui.selectable_label(current, label);
                                 let r = if row.aliases.is_empty() {

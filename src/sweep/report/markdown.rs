@@ -90,7 +90,7 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     let base = &s.baseline;
     let _ = writeln!(
         o,
-        "**Time-LLM baseline** (`timellm`: its trend word alone): val {}, test {}; beyond the series-only forecaster: val {:.4} [{:.4}, {:.4}]. Every row's gain is its val score minus this, with the interval of the paired difference.\n",
+        "**Time-LLM baseline** (`timellm`: its trend word alone): val {}, test {}; beyond the series-only forecaster: val {:.4} [{:.4}, {:.4}]. Every row's gain is its val score minus this, with the interval of the paired difference, and likewise beyond the series.\n",
         ci_of(base[0].score_bits, base[0].interval),
         ci_of(base[1].score_bits, base[1].interval),
         base[0].complementary_bits,
@@ -99,9 +99,9 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     );
     let _ = writeln!(
         o,
-        "| # | configuration | template | val score (bits) [95% CI] | tied | gain over Time-LLM [95% CI] | val beyond the series [95% CI] | test score (bits) [95% CI] | test rank | val bits before the null | val prompts distinct (words only) | mean SNR (dB) |"
+        "| # | configuration | template | val score (bits) [95% CI] | tied | gain over Time-LLM [95% CI] | val beyond the series [95% CI] | gain beyond the series [95% CI] | test score (bits) [95% CI] | test rank | val bits before the null | val prompts distinct (words only) | mean SNR (dB) |"
     );
-    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let ci = |e: &wavebench_core::score::Evaluation| ci_of(e.score_bits, e.interval);
     for st in &standings.rows {
         let r = st.row;
@@ -117,13 +117,14 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         }
         let _ = writeln!(
             o,
-            "| {} | {name} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} ({}) | {:.2} |",
+            "| {} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} ({}) | {:.2} |",
             st.rank.map_or("–".to_string(), |k| k.to_string()),
             r.template,
             ci(&r.val),
             if st.tied { "=" } else { "" },
             ci_of(st.gain, st.gain_interval),
             ci_of(r.val.complementary_bits, r.val.complementary_interval),
+            ci_of(st.complementary_gain, st.complementary_gain_interval),
             ci(&r.test),
             st.test_rank.map_or("–".to_string(), |k| k.to_string()),
             r.val.mi_bits_sum,
