@@ -13,6 +13,7 @@ pub mod rank;
 pub mod report;
 mod result;
 pub mod survey;
+mod texts;
 
 pub use claims::defined_claims;
 pub use grid::{Grid, Levels, Point};
@@ -89,7 +90,7 @@ pub fn run_share(
     // The scorer's transients (the table's train values, predictions) are freed: hand
     // their pages back before the configurations' chunks fill the heap again.
     release_freed_memory();
-    let job = Scoring::new(tables, req, &scorer)?;
+    let mut job = Scoring::new(tables, req, &scorer)?;
     let (all, skipped) = req.grid.points(job.seq_len)?;
     let chosen: Vec<usize> = match shard {
         Some(s) => grid::share(&all, s, together(tables)),
@@ -108,6 +109,10 @@ pub fn run_share(
         let points: Vec<&Point> = first.iter().map(|&i| &all[i]).collect();
         let (r, stats) = job.points(&points, None, keeps_statistics(&scorer))?;
         rows.extend(first.iter().copied().zip(r));
+        // What no wavelet changes in the prompts is written once for the others.
+        if let Some(stats) = &stats {
+            job.texts = texts::for_templates(&req.templates, stats, job.lengths(), &mut Vec::new());
+        }
         let mut done = first.len();
         if !progress(done, chosen.len()) {
             return Err(Error::Cancelled);
@@ -164,6 +169,9 @@ pub fn one(
     let scorer = &kept.scorer;
     let mut job = Scoring::new(tables, req, scorer)?;
     job.progress = progress.cloned();
+    if let Some(stats) = &kept.stats {
+        job.texts = texts::for_templates(&req.templates, stats, job.lengths(), &mut kept.texts);
+    }
     let point = Point {
         transform: req.base.transform,
         aliases: Vec::new(),
@@ -387,6 +395,8 @@ pub struct ScoredUnits {
     stats: Option<Vec<SeriesStats>>,
     /// The survey timeline's channel, and its statistics over every window.
     pub(crate) timeline: Option<(usize, Vec<SeriesStats>)>,
+    /// The prompt pieces no wavelet changes, of the templates last surveyed.
+    texts: Vec<Arc<texts::UnitTexts>>,
 }
 
 impl ScoredUnits {
@@ -395,6 +405,7 @@ impl ScoredUnits {
             scorer,
             stats: None,
             timeline: None,
+            texts: Vec::new(),
         }
     }
 }

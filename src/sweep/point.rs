@@ -3,6 +3,7 @@
 //! template's prompts rendered for their diversity ([`Scoring::point`]).
 
 use super::place;
+use super::texts::UnitTexts;
 use super::{claims, defined_claims, slide, Metric, Point, Request, SweepRow};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -46,6 +47,9 @@ impl Progress {
 /// Each point's rows (one per template), and the statistics kept, if they were.
 type Computed = (Vec<Vec<SweepRow>>, Option<Vec<SeriesStats>>);
 
+/// A unit counted in a part, and its place among the units whose statistics were lent.
+type Counted<'u> = (Part, &'u Unit, Option<usize>);
+
 /// What one grid point accumulates as its chunks of units go through.
 struct Counts {
     tally: Tally,
@@ -71,6 +75,9 @@ pub(super) struct Scoring<'a> {
     facts: Vec<Vec<[f64; 2]>>,
     /// Where each point says how far its units have got, if anyone is watching.
     pub(super) progress: Option<Progress>,
+    /// Per template, its prompts' pieces that no wavelet changes, where they are written
+    /// (for the units whose statistics are lent, in their order).
+    pub(super) texts: Vec<Option<Arc<UnitTexts>>>,
 }
 
 impl<'a> Scoring<'a> {
@@ -97,7 +104,13 @@ impl<'a> Scoring<'a> {
             defined,
             facts,
             progress: None,
+            texts: Vec::new(),
         })
+    }
+
+    /// What the prompts' pieces are written for: the description and the lengths.
+    pub(super) fn lengths(&self) -> (&str, usize, usize) {
+        (&self.req.base.description, self.seq_len, self.req.base.pred_len)
     }
 
     /// The rows of grid points of one wavelet and mode at increasing levels (one row per
@@ -219,7 +232,9 @@ impl<'a> Scoring<'a> {
                             u.features.set_statistics(s);
                         }
                     }
-                    self.count(counts, f, &units)?;
+                    // With statistics lent, the pieces of `texts` are those units'.
+                    let first = stats.map(|_| stats_at);
+                    self.count(counts, f, &units, first)?;
                     if let Some(p) = &self.progress {
                         p.add(units.len());
                     }
@@ -288,12 +303,19 @@ impl<'a> Scoring<'a> {
 
     /// A chunk of file `f`'s units (in window-major, channel-minor order, their statistics
     /// in place) counted into `counts`: each unit's claims, the feature means and each
-    /// template's prompt hashes over the units of val and test.
-    fn count(&self, counts: &mut Counts, f: usize, units: &[Unit]) -> Result<()> {
+    /// template's prompt hashes over the units of val and test. `first`: the first unit's
+    /// place among the units whose statistics were lent (and whose `texts` are written).
+    fn count(
+        &self,
+        counts: &mut Counts,
+        f: usize,
+        units: &[Unit],
+        first: Option<usize>,
+    ) -> Result<()> {
         let (name, table) = self.tables[f];
         let h = &self.scorer.files[f];
         let channels = table.channels.len();
-        let mut counted: Vec<(Part, &Unit)> = Vec::with_capacity(units.len());
+        let mut counted: Vec<Counted<'_>> = Vec::with_capacity(units.len());
         for (k, u) in units.iter().enumerate() {
             if let Some(kept) = counts.kept_stats.as_mut() {
                 kept.push(u.features.statistics());
@@ -312,26 +334,30 @@ impl<'a> Scoring<'a> {
                     ))
                 })?;
             if let Some(p) = part {
-                counted.push((p, u));
+                counted.push((p, u, first.map(|i| i + k)));
                 counts.counted += 1;
                 for (m, acc) in Metric::ALL.iter().zip(counts.sums.iter_mut()) {
                     *acc += m.of(&u.features);
                 }
             }
         }
-        for ((template, prompter), hashes) in self.req.templates.iter().zip(&mut counts.hashes) {
-            self.hash_prompts(template, prompter, &counted, hashes)?;
+        for (t, ((template, prompter), hashes)) in
+            self.req.templates.iter().zip(&mut counts.hashes).enumerate()
+        {
+            let texts = first.and(self.texts.get(t)).and_then(Option::as_deref);
+            self.hash_prompts(template, (prompter, texts), &counted, hashes)?;
         }
         Ok(())
     }
 
     /// The prompts of `counted` (a chunk's units with their parts) under one template,
-    /// rendered in pieces on every core, each kept as its hashes in its part's list.
+    /// rendered in pieces on every core, each kept as its hashes in its part's list; with
+    /// `texts`, the template's pieces of these units, only their words are written.
     fn hash_prompts(
         &self,
         template: &str,
-        prompter: &Prompter,
-        counted: &[(Part, &Unit)],
+        (prompter, texts): (&Prompter, Option<&UnitTexts>),
+        counted: &[Counted<'_>],
         hashes: &mut [Vec<[u128; 2]>; 2],
     ) -> Result<()> {
         let req = self.req;
@@ -341,13 +367,20 @@ impl<'a> Scoring<'a> {
                 let mut text = String::new();
                 let mut buf = Vec::new();
                 let mut out = Vec::with_capacity(piece.len());
-                for (p, u) in piece {
+                for (p, u, at) in piece {
                     let vars = PromptVars {
                         features: &u.features,
                         description: &req.base.description,
                         seq_len: self.seq_len,
                         pred_len: req.base.pred_len,
                     };
+                    let written = texts
+                        .zip(*at)
+                        .and_then(|(t, i)| t.hashes(i, &vars, &mut text, &mut buf));
+                    if let Some(h) = written {
+                        out.push((*p, h));
+                        continue;
+                    }
                     text.clear();
                     prompter
                         .render_into(&vars, &mut text)

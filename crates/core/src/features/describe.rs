@@ -1,8 +1,8 @@
 //! The wording of the features (docs/features.md#descriptions): thresholds and names in one place.
 //!
-//! Every wording that names one of the four named bands is formatted once for the process
-//! (`wordings`) and then borrowed, so a prompt's descriptions cost no allocation; only
-//! wordings with numbers or unnamed bands are made per case.
+//! Every wording is formatted once for the process (`wordings`, for up to 32 bands) and
+//! then borrowed, so a prompt's descriptions cost no allocation; only wordings of more
+//! bands are made per case.
 
 use super::Text;
 use std::sync::OnceLock;
@@ -28,12 +28,18 @@ const STABILITY_BASES: [&str; 4] = [
     "trend-dominated with low noise",
 ];
 
+/// Bands the wordings are made for once (a sweep makes them for every unit of hundreds of
+/// configurations); past this many, per case.
+const WORDED_BANDS: usize = 32;
+
 /// The wordings built from the tables above, made on first use.
 struct Wordings {
-    /// `"{base} ({band})"` per pattern base and named band.
-    patterns: Vec<[String; 4]>,
-    /// `"mostly {direction}, except {band}"` per direction and named band.
-    mostly: Vec<[String; 4]>,
+    /// `"{base} ({band})"` per pattern base and band.
+    patterns: Vec<Vec<String>>,
+    /// `"mostly {direction}, except {band}"` per direction and band.
+    mostly: Vec<Vec<String>>,
+    /// `"mixed ({up}/{n} scales upward)"` per `n` and `up`.
+    mixed: Vec<Vec<String>>,
     /// `"{base} (strong mid-frequency components)"` per stability base.
     strong_mid: Vec<String>,
 }
@@ -43,11 +49,26 @@ fn wordings() -> &'static Wordings {
     WORDINGS.get_or_init(|| Wordings {
         patterns: PATTERN_BASES
             .iter()
-            .map(|base| PATTERN_BANDS.map(|band| format!("{base} ({band})")))
+            .map(|base| {
+                (0..WORDED_BANDS)
+                    .map(|k| format!("{base} ({})", pattern_band_name(k)))
+                    .collect()
+            })
             .collect(),
         mostly: DIRECTIONS
             .iter()
-            .map(|dir| TREND_BANDS.map(|band| format!("mostly {dir}, except {band}")))
+            .map(|dir| {
+                (0..WORDED_BANDS)
+                    .map(|k| format!("mostly {dir}, except {}", trend_band_name(k)))
+                    .collect()
+            })
+            .collect(),
+        mixed: (0..=WORDED_BANDS)
+            .map(|n| {
+                (0..=n)
+                    .map(|up| format!("mixed ({up}/{n} scales upward)"))
+                    .collect()
+            })
             .collect(),
         strong_mid: STABILITY_BASES
             .iter()
@@ -101,7 +122,10 @@ pub fn trend(signs: &[i8], consistency: f64) -> Text {
         }
     } else {
         let up = signs.iter().filter(|&&s| s > 0).count();
-        format!("mixed ({up}/{} scales upward)", signs.len()).into()
+        match wordings().mixed.get(signs.len()).and_then(|m| m.get(up)) {
+            Some(text) => text.as_str().into(),
+            None => format!("mixed ({up}/{} scales upward)", signs.len()).into(),
+        }
     }
 }
 
@@ -187,5 +211,21 @@ mod tests {
         );
         assert_eq!(trend(&[1, -1, 1, -1], 0.5), "mixed (2/4 scales upward)");
         assert!(matches!(frequency_pattern(0.2, 1, 0.9), Text::Borrowed(_)));
+        // Unnamed bands and mixed trends are borrowed too, up to WORDED_BANDS bands.
+        for got in [
+            frequency_pattern(1.2, 6, 0.8),
+            trend(&[-1, -1, -1, -1, -1, 1], 5.0 / 6.0),
+            trend(&[1, -1, 1, -1], 0.5),
+        ] {
+            assert!(matches!(got, Text::Borrowed(_)), "{got}");
+        }
+        let many: Vec<i8> = (0..40).map(|i| if i % 3 == 0 { 1 } else { -1 }).collect();
+        let got = trend(&many, 0.5);
+        assert_eq!(got, "mixed (14/40 scales upward)");
+        assert!(matches!(got, Text::Owned(_)));
+        assert_eq!(
+            frequency_pattern(0.2, 35, 0.9),
+            "single-scale dominant (band35)"
+        );
     }
 }

@@ -44,13 +44,59 @@ impl Direct {
         384 + v.description.len()
     }
 
-    /// The prompt appended to `s`.
+    /// The prompt appended to `s`: its pieces in order.
     pub fn write(self, v: &PromptVars<'_>, s: &mut String) {
+        for piece in Piece::ALL {
+            self.write_piece(piece, v, s);
+        }
+    }
+
+    /// One piece of the prompt appended to `s` (see [`Piece`]).
+    pub fn write_piece(self, piece: Piece, v: &PromptVars<'_>, s: &mut String) {
         let f = v.features;
-        // Writing to a String cannot fail, hence the ignored results.
+        // A constant input's prompt says so in place of the band claims and lags.
+        let constant = f.degenerate == Some(Degenerate::Constant);
+        // Writing to a String cannot fail, hence the ignored results. Pieces are pushed
+        // one by one and integers go through `itoa`: the formatting machinery was a tenth
+        // of a Time-LLM prompt.
+        match piece {
+            Piece::Opening => self.opening(v, s),
+            Piece::Statistics => self.statistics(v, s),
+            Piece::Words if constant => s.push_str(match self {
+                Direct::TimeLlm => ", the input is constant<|<end_prompt>|>",
+                Direct::Minimal => "constant input\nCycles: none<|<end_prompt>|>",
+                Direct::Balanced => {
+                    "Pattern analysis: constant input\nDominant periodicities: none<|<end_prompt>|>"
+                }
+                Direct::Detailed => {
+                    "Multi-scale wavelet analysis: none (constant input)\nTemporal patterns: none<|<end_prompt>|>"
+                }
+            }),
+            Piece::Words => self.words(v, s),
+            Piece::Tail if constant => {}
+            Piece::Tail => {
+                // `lags[:n] | pylist` and the end marker.
+                let n_lags = match self {
+                    Direct::TimeLlm => usize::MAX,
+                    Direct::Minimal => 2,
+                    Direct::Balanced => 3,
+                    Direct::Detailed => 5,
+                };
+                s.push('[');
+                for (i, l) in f.lags.iter().take(n_lags).enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    s.push_str(itoa::Buffer::new().format(*l));
+                }
+                s.push_str("]<|<end_prompt>|>");
+            }
+        }
+    }
+
+    /// The description and the task (lengths).
+    fn opening(self, v: &PromptVars<'_>, s: &mut String) {
         // The task line Time-LLM's prompt starts with; `sep` ends each of its two parts.
-        // (Pieces pushed one by one and integers through `itoa`: the formatting machinery
-        // was a tenth of a Time-LLM prompt.)
         let task = |s: &mut String, sep: &str| {
             s.push_str("<|start_prompt|>Dataset description: ");
             s.push_str(v.description);
@@ -62,58 +108,43 @@ impl Direct {
             s.push_str(" steps information; ");
             s.push_str(sep);
         };
-        // A constant input's prompt says so in place of the band claims and lags.
-        let constant = f.degenerate == Some(Degenerate::Constant);
-        // Each template's body; then `lags[:n] | pylist` and the end marker.
-        let n_lags = match self {
+        match self {
+            Direct::TimeLlm => task(s, ""),
+            Direct::Minimal => {
+                s.push_str("<|start_prompt|>");
+                s.push_str(v.description);
+                s.push_str("\nForecast ");
+                s.push_str(itoa::Buffer::new().format(v.pred_len));
+                s.push_str(" from ");
+                s.push_str(itoa::Buffer::new().format(v.seq_len));
+                s.push_str(": ");
+            }
+            Direct::Balanced | Direct::Detailed => task(s, "\n"),
+        }
+    }
+
+    /// Time-LLM's statistics of the input: min, max and median.
+    fn statistics(self, v: &PromptVars<'_>, s: &mut String) {
+        let f = v.features;
+        match self {
             Direct::TimeLlm => {
-                task(s, "");
                 s.push_str("Input statistics: min value ");
                 let _ = Repr(f.min).write_to(s);
                 s.push_str(", max value ");
                 let _ = Repr(f.max).write_to(s);
                 s.push_str(", median value ");
                 let _ = Repr(f.median).write_to(s);
-                if constant {
-                    s.push_str(", the input is constant<|<end_prompt>|>");
-                    return;
-                }
-                s.push_str(", the trend of input is ");
-                s.push_str(if f.trend > 0.0 { "upward" } else { "downward" });
-                s.push_str(", top 5 lags are : ");
-                usize::MAX
             }
             Direct::Minimal => {
-                let _ = write!(
+                let _ = writeln!(
                     s,
-                    "<|start_prompt|>{}\nForecast {} from {}: [{},{}]@{}\n",
-                    v.description,
-                    v.pred_len,
-                    v.seq_len,
+                    "[{},{}]@{}",
                     Fixed(f.min, 1),
                     Fixed(f.max, 1),
                     Fixed(f.median, 1),
                 );
-                if constant {
-                    s.push_str("constant input\nCycles: none<|<end_prompt>|>");
-                    return;
-                }
-                let _ = write!(
-                    s,
-                    "{}, {}, {}{}\nCycles: ",
-                    f.freq_pattern,
-                    f.trend_desc,
-                    f.signal_quality,
-                    if f.difficulty == "high" {
-                        ", high difficulty"
-                    } else {
-                        ""
-                    },
-                );
-                2
             }
             Direct::Balanced => {
-                task(s, "\n");
                 let _ = writeln!(
                     s,
                     "Input statistics: range [{}, {}], median {}",
@@ -121,23 +152,8 @@ impl Direct {
                     Fixed(f.max, 2),
                     Fixed(f.median, 2),
                 );
-                if constant {
-                    s.push_str("Pattern analysis: constant input\nDominant periodicities: none<|<end_prompt>|>");
-                    return;
-                }
-                let _ = write!(
-                    s,
-                    "Pattern analysis: {}, trend is {}, signal quality is {}",
-                    f.freq_pattern, f.trend_desc, f.signal_quality,
-                );
-                if f.difficulty != "moderate" {
-                    let _ = write!(s, ", forecast difficulty: {}", f.difficulty);
-                }
-                s.push_str("\nDominant periodicities: ");
-                3
             }
             Direct::Detailed => {
-                task(s, "\n");
                 let _ = writeln!(
                     s,
                     "Input statistics:\n  - Value range: [{}, {}]\n  - Median: {}",
@@ -145,10 +161,45 @@ impl Direct {
                     Fixed(f.max, 2),
                     Fixed(f.median, 2),
                 );
-                if constant {
-                    s.push_str("Multi-scale wavelet analysis: none (constant input)\nTemporal patterns: none<|<end_prompt>|>");
-                    return;
+            }
+        }
+    }
+
+    /// What the wavelet's features say (Time-LLM's trend word for `timellm`), up to the
+    /// lags' heading.
+    fn words(self, v: &PromptVars<'_>, s: &mut String) {
+        let f = v.features;
+        match self {
+            Direct::TimeLlm => {
+                s.push_str(", the trend of input is ");
+                s.push_str(if f.trend > 0.0 { "upward" } else { "downward" });
+                s.push_str(", top 5 lags are : ");
+            }
+            Direct::Minimal => {
+                s.push_str(&f.freq_pattern);
+                s.push_str(", ");
+                s.push_str(&f.trend_desc);
+                s.push_str(", ");
+                s.push_str(&f.signal_quality);
+                if f.difficulty == "high" {
+                    s.push_str(", high difficulty");
                 }
+                s.push_str("\nCycles: ");
+            }
+            Direct::Balanced => {
+                s.push_str("Pattern analysis: ");
+                s.push_str(&f.freq_pattern);
+                s.push_str(", trend is ");
+                s.push_str(&f.trend_desc);
+                s.push_str(", signal quality is ");
+                s.push_str(&f.signal_quality);
+                if f.difficulty != "moderate" {
+                    s.push_str(", forecast difficulty: ");
+                    s.push_str(&f.difficulty);
+                }
+                s.push_str("\nDominant periodicities: ");
+            }
+            Direct::Detailed => {
                 let _ = write!(
                     s,
                     "Multi-scale wavelet analysis:\n  - Frequency pattern: {}\n  - Trend behavior: {}\n  - Signal quality: {} (SNR: {} dB)\n  - Energy entropy: {}\n  - Prediction difficulty: {}\nTemporal patterns: top periodicities are ",
@@ -159,18 +210,26 @@ impl Direct {
                     Fixed(f.energy_entropy, 2),
                     f.difficulty,
                 );
-                5
             }
-        };
-        s.push('[');
-        for (i, l) in f.lags.iter().take(n_lags).enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            s.push_str(itoa::Buffer::new().format(*l));
         }
-        s.push_str("]<|<end_prompt>|>");
     }
+}
+
+/// Where a built-in prompt is cut for a sweep, which renders the same units under many
+/// wavelets: the opening depends on the run alone (description, lengths), the statistics
+/// and the tail (the top lags) on the unit's Time-LLM statistics alone, the words on the
+/// wavelet's features. A constant input's words say so and its tail is empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    Opening,
+    Statistics,
+    Words,
+    Tail,
+}
+
+impl Piece {
+    /// The pieces in the prompt's order.
+    pub const ALL: [Piece; 4] = [Piece::Opening, Piece::Statistics, Piece::Words, Piece::Tail];
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 mod direct;
 pub mod pyfmt;
 
-use direct::Direct;
+pub use direct::{Direct, Piece};
 
 use crate::features::Features;
 use minijinja::value::Value;
@@ -206,6 +206,11 @@ impl Prompter {
             .get_template(NAME)
             .map(|t| t.undeclared_variables(false).into_iter().collect())
             .unwrap_or_default()
+    }
+
+    /// The direct writer a built-in renders through (None: minijinja renders it).
+    pub fn direct(&self) -> Option<Direct> {
+        self.direct
     }
 
     /// What this template's text reads of the wavelet features.

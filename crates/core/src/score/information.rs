@@ -189,6 +189,11 @@ impl Diversity {
         [xxh3_128(text.as_bytes()), xxh3_128(buf)]
     }
 
+    /// [`Diversity::hashes`] of a text whose mask (`mask_digits_onto`) is `masked`.
+    pub fn hashes_of(text: &[u8], masked: &[u8]) -> [u128; 2] {
+        [xxh3_128(text), xxh3_128(masked)]
+    }
+
     /// The diversity of the texts whose [`Diversity::hashes`] these are, in any order
     /// (they are sorted here; the entropies sum their counts in that order).
     pub fn of_hashes(hashes: &mut [[u128; 2]]) -> Diversity {
@@ -223,13 +228,20 @@ pub fn mask_digits(text: &str, out: &mut String) {
 }
 
 fn mask_digits_into(text: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    mask_digits_onto(text, out, false);
+}
+
+/// `text` masked as [`mask_digits`] does, appended to `out`, where the text `out` masks
+/// ends in a digit when `after_digit` (a run of digits that goes on into `text` is
+/// masked once): so the masks of a text's pieces, appended in turn, are the text's mask.
+pub fn mask_digits_onto(text: &[u8], out: &mut Vec<u8>, after_digit: bool) {
     // Eight bytes at a time: a word without a digit (most of a prompt's words) is copied
     // whole; one with a digit goes byte by byte, branch-free: every byte is written and
     // the write position moves on unless the byte continues a run of digits.
-    out.clear();
-    out.resize(text.len(), 0);
-    let mut j = 0;
-    let mut in_digits = false;
+    let mut j = out.len();
+    out.resize(j + text.len(), 0);
+    let mut in_digits = after_digit;
     let mut words = text.chunks_exact(8);
     for w in &mut words {
         let word = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
@@ -344,5 +356,37 @@ mod tests {
         let mut m = String::new();
         mask_digits("lags [0, 12, 511], x-0.25", &mut m);
         assert_eq!(m, "lags [#, #, #], x-#.#");
+    }
+
+    #[test]
+    fn a_texts_pieces_masked_in_turn_are_its_mask() {
+        // Every cut of texts whose runs of digits cross the cuts, or end or start them.
+        let texts = [
+            "range [12.5, 3] 7",
+            "123456789012345678",
+            "a1b22c333d4444e55555f",
+            "x",
+            "",
+            "9 lags [0, 12, 511]99",
+        ];
+        for text in texts {
+            let bytes = text.as_bytes();
+            let mut whole = Vec::new();
+            mask_digits_into(bytes, &mut whole);
+            for cut in 0..=bytes.len() {
+                for cut2 in cut..=bytes.len() {
+                    let mut pieces = Vec::new();
+                    let mut after = false;
+                    for piece in [&bytes[..cut], &bytes[cut..cut2], &bytes[cut2..]] {
+                        mask_digits_onto(piece, &mut pieces, after);
+                        after = match piece.last() {
+                            Some(b) => b.is_ascii_digit(),
+                            None => after,
+                        };
+                    }
+                    assert_eq!(pieces, whole, "{text:?} cut at {cut} and {cut2}");
+                }
+            }
+        }
     }
 }
