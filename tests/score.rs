@@ -249,7 +249,11 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
         };
         let base_c = numbers(&r["val"]["baseline"]["boot_complementary"]);
         let mine_c = numbers(&r["val"]["boot_complementary"]);
-        assert_eq!(base_c.len(), mine_c.len(), "{what}: replicates beyond the series");
+        assert_eq!(
+            base_c.len(),
+            mine_c.len(),
+            "{what}: replicates beyond the series"
+        );
         let gain_c: Vec<f64> = mine_c.iter().zip(&base_c).map(|(a, b)| a - b).collect();
         close(
             &c["complementary_gain"],
@@ -819,21 +823,20 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
         .unwrap()
         .load(&data)
         .unwrap();
-    let request = |wavelet: &str, level: usize| Request {
+    let with_template = |wavelet: &str, level: usize, template: &str| Request {
         base: Config {
             transform: Transform::new(wavelet, level, base.transform.mode).unwrap(),
             ..base.clone()
         },
         grid: Default::default(),
         templates: vec![(
-            "dwt-balanced".into(),
-            Arc::new(
-                Prompter::new(wavebench_core::prompt::builtin("dwt-balanced").unwrap()).unwrap(),
-            ),
+            template.into(),
+            Arc::new(Prompter::new(wavebench_core::prompt::builtin(template).unwrap()).unwrap()),
         )],
         split: Default::default(),
         protocol: Default::default(),
     };
+    let request = |wavelet: &str, level: usize| with_template(wavelet, level, "dwt-balanced");
     let name = "ETTh1";
     let tables = [(name, &table)];
     let scorer = || wavebench::sweep::scorer(&tables, &request("db4", 3)).unwrap();
@@ -853,13 +856,15 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
     let scored = first.unwrap().sweep.units;
     assert!(scored[1] + scored[2] > 0);
     assert_eq!(progress.fraction(), Some(1.0));
-    for (wavelet, level, channel) in [
-        ("sym4", 3, 0),
-        ("haar", 2, 0),
-        ("db4", 3, 6),
-        ("coif1", 2, 6),
+    // What the first survey lent (statistics, the prompts' pieces, the statistics'
+    // claims) gives what a survey computes afresh, under another template too.
+    for (wavelet, level, channel, template) in [
+        ("sym4", 3, 0, "dwt-balanced"),
+        ("haar", 2, 0, "dwt-balanced"),
+        ("db4", 3, 6, "dwt-minimal"),
+        ("coif1", 2, 6, "timellm"),
     ] {
-        let r = request(wavelet, level);
+        let r = with_template(wavelet, level, template);
         let borrowed = Survey::of(name, &table, &r, &mut kept, channel, None).unwrap();
         let fresh = Survey::of(
             name,
@@ -872,7 +877,7 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
         .unwrap();
         assert_eq!(
             borrowed, fresh,
-            "{wavelet} level {level}, channel {channel}"
+            "{wavelet} level {level}, channel {channel}, {template}"
         );
     }
 }

@@ -107,12 +107,15 @@ pub fn run_share(
         // scoring overlaps another's transform.
         let first = groups.remove(0);
         let points: Vec<&Point> = first.iter().map(|&i| &all[i]).collect();
-        let (r, stats) = job.points(&points, None, keeps_statistics(&scorer))?;
+        let (r, lent) = job.points(&points, None, keeps_statistics(&scorer))?;
         rows.extend(first.iter().copied().zip(r));
-        // What no wavelet changes in the prompts is written once for the others.
-        if let Some(stats) = &stats {
-            job.texts = texts::for_templates(&req.templates, stats, job.lengths(), &mut Vec::new());
-        }
+        // What no wavelet changes in the prompts and claims is written once for the others.
+        let stats = lent.map(|(stats, columns)| {
+            job.texts =
+                texts::for_templates(&req.templates, &stats, job.lengths(), &mut Vec::new());
+            job.columns = Some(columns);
+            stats
+        });
         let mut done = first.len();
         if !progress(done, chosen.len()) {
             return Err(Error::Cancelled);
@@ -171,16 +174,17 @@ pub fn one(
     job.progress = progress.cloned();
     if let Some(stats) = &kept.stats {
         job.texts = texts::for_templates(&req.templates, stats, job.lengths(), &mut kept.texts);
+        job.columns = kept.columns.clone();
     }
     let point = Point {
         transform: req.base.transform,
         aliases: Vec::new(),
     };
     // The statistics of the last configuration serve this one.
-    let (rows, stats) = job.points(&[&point], kept.stats.as_deref(), keeps_statistics(scorer))?;
+    let (rows, lent) = job.points(&[&point], kept.stats.as_deref(), keeps_statistics(scorer))?;
     let sweep = sweep_of(tables, req, scorer, rows.concat(), Vec::new());
-    if stats.is_some() {
-        kept.stats = stats;
+    if let Some((stats, columns)) = lent {
+        (kept.stats, kept.columns) = (Some(stats), Some(columns));
     }
     Ok(sweep)
 }
@@ -395,6 +399,8 @@ pub struct ScoredUnits {
     stats: Option<Vec<SeriesStats>>,
     /// The survey timeline's channel, and its statistics over every window.
     pub(crate) timeline: Option<(usize, Vec<SeriesStats>)>,
+    /// The columns of the claims that read only the statistics.
+    columns: Option<wavebench_core::score::StatisticsColumns>,
     /// The prompt pieces no wavelet changes, of the templates last surveyed.
     texts: Vec<Arc<texts::UnitTexts>>,
 }
@@ -405,6 +411,7 @@ impl ScoredUnits {
             scorer,
             stats: None,
             timeline: None,
+            columns: None,
             texts: Vec::new(),
         }
     }

@@ -15,7 +15,9 @@ use wavebench_core::features::{Reads, Unit};
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
-use wavebench_core::score::{Claim, DefinedClaim, Diversity, Evaluation, Part, Scorer, Tally};
+use wavebench_core::score::{
+    Claim, DefinedClaim, Diversity, Evaluation, Part, Scorer, StatisticsColumns, Tally,
+};
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
 
@@ -44,8 +46,13 @@ impl Progress {
     }
 }
 
-/// Each point's rows (one per template), and the statistics kept, if they were.
-type Computed = (Vec<Vec<SweepRow>>, Option<Vec<SeriesStats>>);
+/// What the first configuration computes that the others borrow (no wavelet changes
+/// them): every scored window's units' statistics, in order, and the columns of the
+/// claims that read only those.
+pub(super) type Lent = (Vec<SeriesStats>, StatisticsColumns);
+
+/// Each point's rows (one per template), and what was kept to lend, if it was.
+type Computed = (Vec<Vec<SweepRow>>, Option<Lent>);
 
 /// A unit counted in a part, and its place among the units whose statistics were lent.
 type Counted<'u> = (Part, &'u Unit, Option<usize>);
@@ -78,6 +85,9 @@ pub(super) struct Scoring<'a> {
     /// Per template, its prompts' pieces that no wavelet changes, where they are written
     /// (for the units whose statistics are lent, in their order).
     pub(super) texts: Vec<Option<Arc<UnitTexts>>>,
+    /// The columns of the claims that read only the statistics, for the units whose
+    /// statistics are lent.
+    pub(super) columns: Option<StatisticsColumns>,
 }
 
 impl<'a> Scoring<'a> {
@@ -105,12 +115,17 @@ impl<'a> Scoring<'a> {
             facts,
             progress: None,
             texts: Vec::new(),
+            columns: None,
         })
     }
 
     /// What the prompts' pieces are written for: the description and the lengths.
     pub(super) fn lengths(&self) -> (&str, usize, usize) {
-        (&self.req.base.description, self.seq_len, self.req.base.pred_len)
+        (
+            &self.req.base.description,
+            self.seq_len,
+            self.req.base.pred_len,
+        )
     }
 
     /// The rows of grid points of one wavelet and mode at increasing levels (one row per
@@ -148,11 +163,17 @@ impl<'a> Scoring<'a> {
             .iter()
             .enumerate()
             .map(|(k, point)| Counts {
-                tally: self.scorer.tally(
-                    &engine::plan::band_names(point.transform.level),
-                    &self.defined,
-                    &req.base.description,
-                ),
+                tally: {
+                    let mut tally = self.scorer.tally(
+                        &engine::plan::band_names(point.transform.level),
+                        &self.defined,
+                        &req.base.description,
+                    );
+                    if let (Some(_), Some(columns)) = (stats, &self.columns) {
+                        tally.with_statistics_columns(columns);
+                    }
+                    tally
+                },
                 sums: [0.0; 6],
                 counted: 0,
                 // Sized at once: a list that doubles as it grows holds up to twice its
@@ -243,14 +264,17 @@ impl<'a> Scoring<'a> {
                 stats_at += done;
             }
         }
-        let kept_stats = counts.first_mut().and_then(|c| c.kept_stats.take());
+        let kept = counts.first_mut().and_then(|c| {
+            let stats = c.kept_stats.take()?;
+            Some((stats, c.tally.statistics_columns()))
+        });
         let rows = points
             .iter()
             .zip(counts)
             .zip(approx_len)
             .map(|((point, counts), approx_len)| self.rows(point, counts, approx_len))
             .collect();
-        Ok((rows, kept_stats))
+        Ok((rows, kept))
     }
 
     /// One grid point's rows (one per template) from what its units counted.
@@ -341,8 +365,12 @@ impl<'a> Scoring<'a> {
                 }
             }
         }
-        for (t, ((template, prompter), hashes)) in
-            self.req.templates.iter().zip(&mut counts.hashes).enumerate()
+        for (t, ((template, prompter), hashes)) in self
+            .req
+            .templates
+            .iter()
+            .zip(&mut counts.hashes)
+            .enumerate()
         {
             let texts = first.and(self.texts.get(t)).and_then(Option::as_deref);
             self.hash_prompts(template, (prompter, texts), &counted, hashes)?;

@@ -4,6 +4,7 @@
 
 use super::{Metric, Request, ScoredUnits, Sweep};
 use crate::error::{Error, Result};
+use rayon::prelude::*;
 use wavebench_core::data::{Channel, Table};
 use wavebench_core::engine::Selected;
 use wavebench_core::features::Unit;
@@ -61,10 +62,11 @@ impl Survey {
         kept.timeline = timeline;
         let (sweep, (chan, mine)) = (sweep?, mine?);
         let bands = wavebench_core::engine::plan::band_names(req.base.transform.level);
-        let mut buf = String::new();
+        // Claim by claim on every core: this is the survey's serial tail.
         let claims = Claim::ALL
-            .iter()
+            .par_iter()
             .map(|&c| {
+                let mut buf = String::new();
                 let mut cats = Categories::default();
                 for u in &mine {
                     let name = c.category(&u.features, &bands, &mut buf);

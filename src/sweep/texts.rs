@@ -175,8 +175,9 @@ pub(super) fn for_templates(
             };
             match kept.iter().find(fits) {
                 Some(t) => Some(t.clone()),
-                None => UnitTexts::new(prompter, stats, description, seq_len, pred_len)
-                    .map(Arc::new),
+                None => {
+                    UnitTexts::new(prompter, stats, description, seq_len, pred_len).map(Arc::new)
+                }
             }
         })
         .collect();
@@ -249,7 +250,10 @@ mod tests {
                     );
                     assert_eq!(text, whole, "{name}, unit {i}");
                 }
-                assert_eq!(texts.hashes(units.len(), &vars_of(&none()), &mut text, &mut masked), None);
+                assert_eq!(
+                    texts.hashes(units.len(), &vars_of(&none()), &mut text, &mut masked),
+                    None
+                );
             }
         }
         // A template of the researcher's has no pieces.

@@ -25,7 +25,7 @@ pub use information::Diversity;
 pub use outcomes::{Outcome, Terciles};
 pub use sequences::{Protocol, Sequences};
 pub use split::{Borders, Part, Split, SplitError};
-pub use tally::{interval, paired_interval, ClaimInfo, Evaluation, Tally};
+pub use tally::{interval, paired_interval, ClaimInfo, Evaluation, StatisticsColumns, Tally};
 pub use units::Scorer;
 
 use crate::features::{Features, Reads};
@@ -173,6 +173,12 @@ impl Claim {
         dominant: true,
         ..Reads::DESCRIPTIONS
     };
+
+    /// Whether this claim reads only Time-LLM's statistics (the trend word, the lags), so
+    /// that no wavelet changes it.
+    pub fn of_statistics(self) -> bool {
+        matches!(self, Claim::Trend | Claim::Lags)
+    }
 
     /// The outcome this claim is scored against, if it is part of the score.
     pub fn scored_against(self) -> Option<Target> {

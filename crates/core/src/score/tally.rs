@@ -31,7 +31,29 @@ pub struct Tally {
 struct PartTally {
     /// The built-in claims' columns (in `Claim::ALL`'s order), then the defined ones'.
     claims: Vec<Column>,
+    /// Per claim, its column taken whole from another tally (units are not counted into
+    /// it; `claims` holds an empty one in its place).
+    preset: Vec<Option<Arc<Column>>>,
     filled: usize,
+}
+
+impl PartTally {
+    /// Claim `i`'s column, counted or taken.
+    fn column(&self, i: usize) -> &Column {
+        match self.preset.get(i) {
+            Some(Some(c)) => c,
+            _ => &self.claims[i],
+        }
+    }
+}
+
+/// The columns of the claims no wavelet changes ([`Claim::of_statistics`]) over each
+/// scored part, from a tally of every unit: a tally of the same units under another
+/// configuration takes them ([`Tally::with_statistics_columns`]) instead of counting them.
+#[derive(Debug, Clone, Default)]
+pub struct StatisticsColumns {
+    /// Per part, each such claim's index in `Claim::ALL` and its column.
+    parts: [Vec<(usize, Arc<Column>)>; 2],
 }
 
 /// One claim's category per unit, its categories interned.
@@ -103,6 +125,7 @@ impl Tally {
                     ..Column::default()
                 })
                 .collect(),
+            preset: Vec::new(),
             filled: 0,
         };
         Tally {
@@ -113,6 +136,46 @@ impl Tally {
             seq_len: lengths[0],
             pred_len: lengths[1],
             buf: String::new(),
+        }
+    }
+
+    /// The columns of the claims no wavelet changes, once every unit has been counted.
+    pub fn statistics_columns(&self) -> StatisticsColumns {
+        StatisticsColumns {
+            parts: self.parts.each_ref().map(|t| {
+                Claim::ALL
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.of_statistics())
+                    .map(|(i, _)| {
+                        let col = match t.preset.get(i) {
+                            Some(Some(c)) => c.clone(),
+                            _ => Arc::new(t.claims[i].clone()),
+                        };
+                        (i, col)
+                    })
+                    .collect()
+            }),
+        }
+    }
+
+    /// These claims' columns taken from a tally of the same units (the same scorer, whose
+    /// units carry the same statistics) instead of counted.
+    /// Columns of other units (another scorer's) are not taken.
+    pub fn with_statistics_columns(&mut self, columns: &StatisticsColumns) {
+        let fits = self.parts.iter().zip(&columns.parts).all(|(t, cols)| {
+            cols.iter()
+                .all(|(i, col)| *i < t.claims.len() && t.column(*i).ids.len() == col.ids.len())
+        });
+        if !fits {
+            return;
+        }
+        for (t, cols) in self.parts.iter_mut().zip(&columns.parts) {
+            t.preset.resize(t.claims.len(), None);
+            for (i, col) in cols {
+                t.claims[*i] = Column::default();
+                t.preset[*i] = Some(col.clone());
+            }
         }
     }
 
@@ -141,8 +204,10 @@ impl Tally {
         };
         let t = &mut self.parts[t];
         for (i, claim) in Claim::ALL.into_iter().enumerate() {
-            let category = claim.category(f, &self.bands, &mut self.buf);
-            t.claims[i].set(slot as usize, category);
+            if t.preset.get(i).is_none_or(Option::is_none) {
+                let category = claim.category(f, &self.bands, &mut self.buf);
+                t.claims[i].set(slot as usize, category);
+            }
         }
         if !self.defined.is_empty() {
             let vars = ClaimVars {
@@ -176,7 +241,7 @@ impl Tally {
             return Evaluation::default();
         };
         let t = &self.parts[slot];
-        let n = t.claims[0].ids.len();
+        let n = t.column(0).ids.len();
         assert_eq!(
             t.filled,
             n,
@@ -197,15 +262,16 @@ impl Tally {
         );
         // Column by column on every core: a configuration's columns are its serial tail
         // (the app's survey waits on them).
+        let columns: Vec<&Column> = (0..t.claims.len()).map(|i| t.column(i)).collect();
         let stats: Vec<Arc<ColumnStats>> = every
             .par_iter()
-            .zip(&t.claims)
+            .zip(&columns)
             .map(|(claim, col)| {
                 scorer.column_stats(p, &col.ids, col.names.len(), claim.scored_against())
             })
             .collect();
         let mut claims = Vec::with_capacity(t.claims.len());
-        for ((claim, col), stats) in every.into_iter().zip(&t.claims).zip(stats) {
+        for ((claim, col), stats) in every.into_iter().zip(columns).zip(stats) {
             let mut counts = vec![0usize; col.names.len()];
             for &id in &col.ids {
                 counts[id as usize] += 1;
