@@ -309,6 +309,18 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
             .contains("gain over the Time-LLM baseline")
     });
     assert_eq!(warned, worded && !beaten, "the baseline warning");
+    // Where none beats it, the warning counts the rows that do beyond the series.
+    if warned && beaten_beyond_count(&ranked, &complementary_lo) > 0 {
+        let n = beaten_beyond_count(&ranked, &complementary_lo);
+        assert!(
+            swept["warnings"].as_array().unwrap().iter().any(|w| {
+                w.as_str()
+                    .unwrap()
+                    .contains(&format!("beyond the series-only forecaster {n} row"))
+            }),
+            "the baseline warning counts the {n} rows that gain beyond the series"
+        );
+    }
     // And one when rows beat it, but none beyond the series.
     let beaten_beyond = ranked.iter().any(|&i| complementary_lo[i] > 0.0);
     let warned_beyond = swept["warnings"]
@@ -1090,4 +1102,12 @@ fn a_written_configuration_makes_the_rows_prompts() {
         "9",
     ]);
     common::assert_input_error_after_warnings(&o, &["--pick 9", "ranked 1 configuration"]);
+}
+
+/// How many ranked rows gain over the baseline beyond the series (lower bound above 0).
+fn beaten_beyond_count(ranked: &[usize], complementary_lo: &[f64]) -> usize {
+    ranked
+        .iter()
+        .filter(|&&i| complementary_lo[i] > 0.0)
+        .count()
 }

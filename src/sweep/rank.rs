@@ -247,9 +247,22 @@ impl<'a> Standings<'a> {
             ));
         }
         if self.none_beats_the_baseline() {
+            // Beyond the series-only forecaster, rows may still tell more than its word.
+            let beyond = self
+                .rows
+                .iter()
+                .filter(|s| s.rank.is_some() && s.complementary_gain_interval[0] > 0.0)
+                .count();
             w.push(format!(
-                "no configuration's gain over the Time-LLM baseline (its trend word alone: {:.4} bits on val) has an interval above 0: on this data the wavelet's words add nothing the data can tell from it",
-                sweep.baseline[0].score_bits
+                "no configuration's gain over the Time-LLM baseline (its trend word alone: {:.4} bits on val) has an interval above 0: on this data the wavelet's words add nothing the data can tell from it{}",
+                sweep.baseline[0].score_bits,
+                match beyond {
+                    0 => String::new(),
+                    n => format!(
+                        ", though beyond the series-only forecaster {n} row{} do (\"gain beyond the series\" above 0)",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                }
             ));
         }
         if self.beats_only_before_the_series() {
