@@ -97,6 +97,7 @@ fn main() -> wavebench::error::Result<()> {
         "bior3.5", "rbio3.5", "db3",
     ];
     let mut new = Vec::with_capacity(fresh.len());
+    let cpu0 = cpu_ms();
     for w in fresh.iter().take(runs.max(1)) {
         let r = with_wavelet(w)?;
         let t = Instant::now();
@@ -116,5 +117,26 @@ fn main() -> wavebench::error::Result<()> {
         new[new.len() / 2],
         new.len()
     );
+    // The machine's other load moves the wall time; the work itself is the CPU time.
+    if let (Some(a), Some(b)) = (cpu0, cpu_ms()) {
+        let wall: f64 = new.iter().sum();
+        println!(
+            "  CPU time per new-wavelet survey: {:.1} ms ({:.0} % of the cores' time)",
+            (b - a) / new.len() as f64,
+            100.0 * (b - a) / (wall * rayon::current_num_threads() as f64)
+        );
+    }
     Ok(())
+}
+
+/// The process's CPU time so far (user and system, every thread), from /proc/self/stat;
+/// None where there is none (not Linux).
+fn cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces), from the third on.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    // Linux reports them in USER_HZ, 100 on every platform Rust targets.
+    Some(ticks * 10.0)
 }

@@ -324,6 +324,75 @@ fn levels_together_give_each_level_its_own_units() {
     assert!(failed_trials > 0, "no level left the sliding path on trial");
 }
 
+/// A run asked for no time labels (a sweep's, the app's survey) gives the same units with
+/// an empty `start_time`, alone and levels together; the labelled run's are the dates.
+#[test]
+fn units_without_time_labels_differ_only_in_their_time_text() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/co2.csv");
+    let prompter = Prompter::new(BUILTINS[2].1).unwrap();
+    let spec = |level| {
+        let cfg = Config {
+            transform: Transform {
+                wavelet: wavebench_core::wavelet::lookup("db2").unwrap(),
+                level,
+                mode: Mode::Reflect,
+            },
+            seq_len: Some(64),
+            missing: Missing::Interpolate,
+            ..Config::default()
+        };
+        RunSpec::new(cfg, Purpose::Features, &wavebench::backend::LOCAL).unwrap()
+    };
+    let specs = [spec(1), spec(2)];
+    let table = specs[0].load(&file).unwrap();
+    let run = |s: &RunSpec, labels: bool| {
+        let p = s.prepare(&table).unwrap().sliding(s.slide(&prompter, false));
+        if labels {
+            p
+        } else {
+            p.without_time_labels()
+        }
+    };
+    let features = |p: &Prepared| {
+        p.features(&table, &mut specs[0].engine(), &mut Timer::default(), |_| true)
+            .unwrap()
+    };
+    let labelled = features(&run(&specs[0], true));
+    let bare = features(&run(&specs[0], false));
+    let runs = [run(&specs[0], false), run(&specs[1], false)];
+    let together = Prepared::features_together(
+        &runs.iter().collect::<Vec<_>>(),
+        &table,
+        &mut specs[0].engine(),
+        &mut Timer::default(),
+    )
+    .unwrap();
+    assert_eq!(labelled.len(), bare.len());
+    assert_eq!(together[0].len(), bare.len());
+    assert!(!bare.is_empty());
+    for ((l, b), t) in labelled.iter().zip(&bare).zip(&together[0]) {
+        assert_eq!(l.start_time.len(), "1958-03-29".len(), "{}", l.start_time);
+        assert_eq!(&*l.start_time, table.time_label(l.start));
+        assert_eq!(&*b.start_time, "");
+        let unlabelled = Unit {
+            start_time: b.start_time.clone(),
+            ..l.clone()
+        };
+        assert_eq!(format!("{unlabelled:?}"), format!("{b:?}"));
+        assert_eq!(format!("{t:?}"), format!("{b:?}"));
+    }
+    // A labelled run and an unlabelled one are not one run at two levels.
+    let mixed = [run(&specs[0], true), run(&specs[1], false)];
+    let err = Prepared::features_together(
+        &mixed.iter().collect::<Vec<_>>(),
+        &table,
+        &mut specs[0].engine(),
+        &mut Timer::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("method"), "{err}");
+}
+
 /// Standard normal-ish noise from a fixed linear congruential generator.
 fn common_noise(n: usize) -> Vec<f64> {
     let mut s: u64 = 0x2545F4914F6CDD1D;

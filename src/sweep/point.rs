@@ -203,7 +203,7 @@ impl<'a> Scoring<'a> {
         for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
             let prepared = specs
                 .iter()
-                .map(|spec| spec.prepare(table))
+                .map(|spec| spec.prepare(table).map(Prepared::without_time_labels))
                 .collect::<std::result::Result<Vec<_>, _>>()
                 .map_err(|e| Error::from(e).within(&place(name, table)))?;
             for (len, p) in approx_len.iter_mut().zip(&prepared) {

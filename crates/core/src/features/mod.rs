@@ -134,7 +134,8 @@ pub struct Unit {
     pub window: usize,
     pub start: usize,
     /// The time at `start` (ISO 8601 for dates), or the row number without a time axis;
-    /// shared by the series of one window.
+    /// shared by the series of one window. Empty where the run was asked for none
+    /// (`Prepared::without_time_labels`).
     pub start_time: Arc<str>,
     /// The channel, for `series` aggregation (one name shared by all its units).
     pub column: Option<Arc<str>>,

@@ -50,6 +50,10 @@ pub struct Method {
     pub slide_on_trial: bool,
     /// How degenerate units are flagged and described.
     pub describe: Describe,
+    /// Give each unit its window's time as text (`Unit::start_time`). Off for a caller that
+    /// never shows it (a sweep, the app's survey): formatting a date per window costs as
+    /// much as a claim.
+    pub time_labels: bool,
 }
 
 /// How the run is shaped: a prepared run's windows, plan and method, borrowed, over a
@@ -350,6 +354,7 @@ fn push_units(
             groups.len()
         )));
     }
+    let unlabelled: Arc<str> = Arc::from("");
     units.par_extend(groups.par_iter().zip(feats).map_init(
         || None::<(usize, Arc<str>)>,
         |last_time, ((series, window, column), mut features)| {
@@ -359,6 +364,7 @@ fn push_units(
             );
             let start = shape.windows.start(*window);
             let start_time = match last_time {
+                _ if !shape.method.time_labels => unlabelled.clone(),
                 Some((s, t)) if *s == start => t.clone(),
                 _ => {
                     let t: Arc<str> = shape.table.time_label(start).into();

@@ -97,6 +97,7 @@ fn differ(shapes: &[Shape<'_>]) -> Option<&'static str> {
             || method.statistics != m.statistics
             || method.slide_on_trial != m.slide_on_trial
             || method.slide != m.slide
+            || method.time_labels != m.time_labels
         {
             Some("method")
         } else {

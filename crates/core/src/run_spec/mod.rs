@@ -170,6 +170,7 @@ impl RunSpec {
                 slide: Err(NoSlide::FeaturesWritten),
                 slide_on_trial: self.cfg.path == PathChoice::Auto,
                 describe,
+                time_labels: true,
             },
         })
     }
@@ -342,6 +343,13 @@ impl Prepared {
     /// configuration has the same windows.
     pub fn without_statistics(mut self) -> Self {
         self.method.statistics = false;
+        self
+    }
+
+    /// The same run with units that carry no time text (`Unit::start_time` empty): for a
+    /// caller that never shows it, such as a sweep.
+    pub fn without_time_labels(mut self) -> Self {
+        self.method.time_labels = false;
         self
     }
 
