@@ -346,7 +346,10 @@ fn units_without_time_labels_differ_only_in_their_time_text() {
     let specs = [spec(1), spec(2)];
     let table = specs[0].load(&file).unwrap();
     let run = |s: &RunSpec, labels: bool| {
-        let p = s.prepare(&table).unwrap().sliding(s.slide(&prompter, false));
+        let p = s
+            .prepare(&table)
+            .unwrap()
+            .sliding(s.slide(&prompter, false));
         if labels {
             p
         } else {
@@ -354,8 +357,13 @@ fn units_without_time_labels_differ_only_in_their_time_text() {
         }
     };
     let features = |p: &Prepared| {
-        p.features(&table, &mut specs[0].engine(), &mut Timer::default(), |_| true)
-            .unwrap()
+        p.features(
+            &table,
+            &mut specs[0].engine(),
+            &mut Timer::default(),
+            |_| true,
+        )
+        .unwrap()
     };
     let labelled = features(&run(&specs[0], true));
     let bare = features(&run(&specs[0], false));

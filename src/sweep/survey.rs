@@ -125,10 +125,7 @@ fn timeline_units<'t>(
     let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)?;
     let slide = super::slide(req, &super::defined_claims(&req.base)?);
     // The timeline reads a window's place (`start`), never its time as text.
-    let prepared = spec
-        .prepare(&alone)?
-        .sliding(slide)
-        .without_time_labels();
+    let prepared = spec.prepare(&alone)?.sliding(slide).without_time_labels();
     // The channel's statistics from the last survey of it, else computed and kept.
     let known = timeline.as_ref().filter(|(c, _)| *c == channel);
     let prepared = match known {
