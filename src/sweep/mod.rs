@@ -172,19 +172,20 @@ pub fn one(
     let scorer = &kept.scorer;
     let mut job = Scoring::new(tables, req, scorer)?;
     job.progress = progress.cloned();
-    if let Some(stats) = &kept.stats {
+    if let Some((stats, columns)) = &kept.lent {
         job.texts = texts::for_templates(&req.templates, stats, job.lengths(), &mut kept.texts);
-        job.columns = kept.columns.clone();
+        job.columns = Some(columns.clone());
     }
     let point = Point {
         transform: req.base.transform,
         aliases: Vec::new(),
     };
     // The statistics of the last configuration serve this one.
-    let (rows, lent) = job.points(&[&point], kept.stats.as_deref(), keeps_statistics(scorer))?;
+    let stats = kept.lent.as_ref().map(|(stats, _)| stats.as_slice());
+    let (rows, lent) = job.points(&[&point], stats, keeps_statistics(scorer))?;
     let sweep = sweep_of(tables, req, scorer, rows.concat(), Vec::new());
-    if let Some((stats, columns)) = lent {
-        (kept.stats, kept.columns) = (Some(stats), Some(columns));
+    if lent.is_some() {
+        kept.lent = lent;
     }
     Ok(sweep)
 }
@@ -396,11 +397,11 @@ fn keeps_statistics(scorer: &Scorer) -> bool {
 /// it by everything else.
 pub struct ScoredUnits {
     pub scorer: Scorer,
-    stats: Option<Vec<SeriesStats>>,
+    /// The units' statistics and the columns of the claims that read only those, once
+    /// a configuration has computed them.
+    lent: Option<point::Lent>,
     /// The survey timeline's channel, and its statistics over every window.
     pub(crate) timeline: Option<(usize, Vec<SeriesStats>)>,
-    /// The columns of the claims that read only the statistics.
-    columns: Option<wavebench_core::score::StatisticsColumns>,
     /// The prompt pieces no wavelet changes, of the templates last surveyed.
     texts: Vec<Arc<texts::UnitTexts>>,
 }
@@ -409,9 +410,8 @@ impl ScoredUnits {
     pub fn new(scorer: Scorer) -> Self {
         ScoredUnits {
             scorer,
-            stats: None,
+            lent: None,
             timeline: None,
-            columns: None,
             texts: Vec::new(),
         }
     }

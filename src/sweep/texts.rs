@@ -23,11 +23,14 @@ pub struct UnitTexts {
     /// lengths.
     made_for: (String, String, usize, usize),
     /// The opening, the same for every unit: as written, and masked.
-    opening: [String; 2],
+    opening: String,
+    opening_masked: Vec<u8>,
     /// Every unit's statistics and then its tail, unit after unit: as written, and each
     /// piece masked on its own (as if after a letter).
-    pieces: [String; 2],
-    /// Per unit, where its statistics and its tail end in each of `pieces`.
+    pieces: String,
+    pieces_masked: Vec<u8>,
+    /// Per unit, where its statistics and its tail end in `pieces` and in
+    /// `pieces_masked`.
     ends: Vec<[[u32; 2]; 2]>,
 }
 
@@ -38,10 +41,10 @@ fn after_digit(text: &str) -> bool {
 }
 
 /// A piece's mask (made as if after a letter) appended after `text`.
-fn append_masked(masked: &mut Vec<u8>, text: &str, piece: &str, piece_masked: &str) {
+fn append_masked(masked: &mut Vec<u8>, text: &str, piece: &str, piece_masked: &[u8]) {
     // After a digit, a piece's leading run of digits continues the run already masked.
     let skip = after_digit(text) && piece.as_bytes().first().is_some_and(u8::is_ascii_digit);
-    masked.extend_from_slice(&piece_masked.as_bytes()[usize::from(skip)..]);
+    masked.extend_from_slice(&piece_masked[usize::from(skip)..]);
 }
 
 impl UnitTexts {
@@ -66,18 +69,12 @@ impl UnitTexts {
                 seq_len,
                 pred_len,
             ),
-            opening: Default::default(),
-            pieces: Default::default(),
+            opening: String::new(),
+            opening_masked: Vec::new(),
+            pieces: String::new(),
+            pieces_masked: Vec::new(),
             ends: Vec::with_capacity(stats.len()),
         };
-        let mut scratch = Vec::new();
-        let mut mask = |text: &str, into: &mut String| {
-            scratch.clear();
-            mask_digits_onto(text.as_bytes(), &mut scratch, false);
-            // Only ASCII digits were replaced, by an ASCII byte: still UTF-8.
-            into.push_str(&String::from_utf8_lossy(&scratch));
-        };
-        let mut written = String::new();
         fn vars<'a>(features: &'a Features, (d, s, p): (&'a str, usize, usize)) -> PromptVars<'a> {
             PromptVars {
                 features,
@@ -88,18 +85,18 @@ impl UnitTexts {
         }
         let run = (description, seq_len, pred_len);
         let none = Features::of_statistics(SeriesStats::default());
-        direct.write_piece(Piece::Opening, &vars(&none, run), &mut texts.opening[0]);
-        mask(&texts.opening[0].clone(), &mut texts.opening[1]);
+        direct.write_piece(Piece::Opening, &vars(&none, run), &mut texts.opening);
+        mask_digits_onto(texts.opening.as_bytes(), &mut texts.opening_masked, false);
         for s in stats {
             let f = Features::of_statistics(s.clone());
             let mut ends = [[0; 2]; 2];
             for (k, piece) in [Piece::Statistics, Piece::Tail].into_iter().enumerate() {
-                written.clear();
-                direct.write_piece(piece, &vars(&f, run), &mut written);
-                texts.pieces[0].push_str(&written);
-                mask(&written, &mut texts.pieces[1]);
-                ends[0][k] = u32::try_from(texts.pieces[0].len()).ok()?;
-                ends[1][k] = u32::try_from(texts.pieces[1].len()).ok()?;
+                let from = texts.pieces.len();
+                direct.write_piece(piece, &vars(&f, run), &mut texts.pieces);
+                let written = &texts.pieces.as_bytes()[from..];
+                mask_digits_onto(written, &mut texts.pieces_masked, false);
+                ends[0][k] = u32::try_from(texts.pieces.len()).ok()?;
+                ends[1][k] = u32::try_from(texts.pieces_masked.len()).ok()?;
             }
             texts.ends.push(ends);
         }
@@ -134,25 +131,28 @@ impl UnitTexts {
             0 => [0, 0],
             _ => self.ends[i - 1].map(|e| e[1]),
         };
-        // Piece `k` (0: statistics, 1: tail) of the written or masked texts (`m`).
-        let piece = |m: usize, k: usize| {
+        // Where piece `k` (0: statistics, 1: tail) lies in the written or masked texts
+        // (`m`).
+        let at = |m: usize, k: usize| {
             let from = if k == 0 { start[m] } else { ends[m][0] } as usize;
-            self.pieces[m].get(from..ends[m][k] as usize).unwrap_or("")
+            from..ends[m][k] as usize
         };
+        let piece = |k: usize| self.pieces.get(at(0, k)).unwrap_or("");
+        let masked_piece = |k: usize| self.pieces_masked.get(at(1, k)).unwrap_or(&[]);
         text.clear();
         masked.clear();
-        text.push_str(&self.opening[0]);
-        masked.extend_from_slice(self.opening[1].as_bytes());
-        append_masked(masked, text, piece(0, 0), piece(1, 0));
-        text.push_str(piece(0, 0));
+        text.push_str(&self.opening);
+        masked.extend_from_slice(&self.opening_masked);
+        append_masked(masked, text, piece(0), masked_piece(0));
+        text.push_str(piece(0));
         let words = text.len();
         let after = after_digit(text);
         self.direct.write_piece(Piece::Words, vars, text);
         mask_digits_onto(&text.as_bytes()[words..], masked, after);
         // A constant input's words end its prompt.
         if vars.features.degenerate != Some(Degenerate::Constant) {
-            append_masked(masked, text, piece(0, 1), piece(1, 1));
-            text.push_str(piece(0, 1));
+            append_masked(masked, text, piece(1), masked_piece(1));
+            text.push_str(piece(1));
         }
         Some(Diversity::hashes_of(text.as_bytes(), masked))
     }
