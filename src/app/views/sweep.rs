@@ -131,8 +131,12 @@ impl SweepView {
                 .map_or("–".to_string(), |r| format!("{r:.2}")),
             standings.tied().count(),
         ));
+        // One line each, the whole text on hover: wrapped, three warnings pushed the table
+        // half off the pane (the report prints them whole).
+        let warn = ui.visuals().warn_fg_color;
         for w in standings.warnings(sw) {
-            ui.colored_label(ui.visuals().warn_fg_color, format!("Warning: {w}"));
+            let text = egui::RichText::new(format!("Warning: {w}")).color(warn);
+            ui.add(egui::Label::new(text).truncate());
         }
         if let Some(best) = standings.rows.first() {
             for line in defined_lines(best.row) {
