@@ -91,8 +91,11 @@ impl Features {
     /// them once: they do not depend on the wavelet).
     pub fn set_statistics(&mut self, s: &crate::stats::SeriesStats) {
         (self.min, self.max, self.median, self.trend) = (s.min, s.max, s.median, s.trend);
-        self.lags = s.lags.clone();
-        self.lags_clean = s.lags_clean.clone();
+        // Copied into the lists in place (a sweep sets them on every unit it scores).
+        self.lags.clear();
+        self.lags.extend_from_slice(&s.lags);
+        self.lags_clean.clear();
+        self.lags_clean.extend_from_slice(&s.lags_clean);
     }
 
     /// Time-LLM's statistics alone, for a template that reads nothing else (`timellm`,
