@@ -367,14 +367,17 @@ fn units_without_time_labels_differ_only_in_their_time_text() {
     };
     let labelled = features(&run(&specs[0], true));
     let bare = features(&run(&specs[0], false));
-    let runs = [run(&specs[0], false), run(&specs[1], false)];
-    let together = Prepared::features_together(
-        &runs.iter().collect::<Vec<_>>(),
-        &table,
-        &mut specs[0].engine(),
-        &mut Timer::default(),
-    )
-    .unwrap();
+    // Levels 1 and 2 computed together, each labelled or not.
+    let together_of = |labels: [bool; 2]| {
+        let runs = [run(&specs[0], labels[0]), run(&specs[1], labels[1])];
+        Prepared::features_together(
+            &runs.iter().collect::<Vec<_>>(),
+            &table,
+            &mut specs[0].engine(),
+            &mut Timer::default(),
+        )
+    };
+    let together = together_of([false, false]).unwrap();
     assert_eq!(labelled.len(), bare.len());
     assert_eq!(together[0].len(), bare.len());
     assert!(!bare.is_empty());
@@ -390,14 +393,7 @@ fn units_without_time_labels_differ_only_in_their_time_text() {
         assert_eq!(format!("{t:?}"), format!("{b:?}"));
     }
     // A labelled run and an unlabelled one are not one run at two levels.
-    let mixed = [run(&specs[0], true), run(&specs[1], false)];
-    let err = Prepared::features_together(
-        &mixed.iter().collect::<Vec<_>>(),
-        &table,
-        &mut specs[0].engine(),
-        &mut Timer::default(),
-    )
-    .unwrap_err();
+    let err = together_of([true, false]).unwrap_err();
     assert!(err.to_string().contains("method"), "{err}");
 }
 
