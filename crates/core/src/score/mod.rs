@@ -11,6 +11,7 @@ pub mod defined;
 pub mod forecaster;
 mod horizons;
 pub mod information;
+mod masks;
 pub mod outcomes;
 pub mod sequences;
 pub mod split;

@@ -10,6 +10,7 @@
 //! a block of T + P rows keeps the dependence a unit has on its neighbours.
 
 use super::information::{uniform, SplitMix64};
+use super::masks::CellMasks;
 use std::ops::Range;
 
 /// A unit's cells, one per outcome, stacked: the outcome's class and the forecaster's
@@ -188,6 +189,8 @@ pub struct Sequences {
     /// Per sequence `q`, its cells' counts over its first `j` units at
     /// `prefix[ranges[q].start + q + j]`.
     prefix: Prefix,
+    /// The cells as bit masks, for claims of few categories.
+    pub(super) masks: CellMasks,
     /// The shift of sequence `q` in null draw `b`: `shifts[b · sequences + q]`.
     pub(super) shifts: Vec<usize>,
     /// Per replicate, the pieces of its blocks in order.
@@ -204,6 +207,7 @@ impl Sequences {
     pub fn new(ranges: Vec<Range<usize>>, cells: Vec<[u8; 3]>, span: usize, p: Protocol) -> Self {
         let prefix = Prefix::of(&ranges, &cells);
         let codes = cells.iter().map(code).collect();
+        let masks = CellMasks::of(&ranges, &cells);
         let mut rng = SplitMix64::new(NULL_SEED);
         let mut shifts = Vec::with_capacity(p.null_draws * ranges.len());
         for _ in 0..p.null_draws {
@@ -254,6 +258,7 @@ impl Sequences {
             cells,
             codes,
             prefix,
+            masks,
             shifts,
             blocks,
             boot_index,

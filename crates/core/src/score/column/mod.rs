@@ -11,8 +11,10 @@
 //! a piece's table is the difference of two snapshots of the walk. Every way gives the
 //! same integer counts as the definition (tests.rs).
 
+mod null;
+
 use super::information::{quantile_of, XLnX};
-use super::sequences::{Prefix, PrefixRow, Sequences, CODES, OFFSET};
+use super::sequences::{Sequences, OFFSET};
 use super::Target;
 use serde::{Deserialize, Serialize};
 
@@ -174,16 +176,15 @@ pub fn column_stats(
     let observed = informations(&joint, n, xlnx, &mut scratch);
 
     let runs = runs(ids, seqs);
-    // A run costs a difference of two prefix rows (22 counts), a unit one increment (of
-    // its claim × cells code) or three.
-    let null = if runs.len() * 4 <= n {
-        match seqs.prefix() {
-            Prefix::Narrow(p) => null_by_runs(p, &runs, k, seqs, xlnx, &mut scratch),
-            Prefix::Wide(p) => null_by_runs(p, &runs, k, seqs, xlnx, &mut scratch),
-        }
-    } else {
-        null_by_units(ids, k, seqs, xlnx, &mut scratch)
-    };
+    let null = null::null(
+        null::cheapest(k, runs.len(), seqs),
+        ids,
+        &runs,
+        k,
+        seqs,
+        xlnx,
+        &mut scratch,
+    );
 
     // The bootstrap serves the score, which reads a claim's designated outcome only: its
     // cells alone are counted.
@@ -210,183 +211,6 @@ pub fn column_stats(
         boot,
         boot_complementary: boot_c,
     }
-}
-
-/// Per outcome, each null draw's `(I(C; O), I(C; O | B̂))`.
-type Null = [Vec<(f64, f64)>; 3];
-
-/// Every null draw's information, each draw's claim × cells table counted by `count_draw`
-/// from the draw's shifts (one per sequence) into a cleared table.
-fn null_draws(
-    k: usize,
-    seqs: &Sequences,
-    xlnx: &XLnX,
-    scratch: &mut Scratch,
-    mut count_draw: impl FnMut(&[usize], &mut [Row]),
-) -> Null {
-    let nseq = seqs.ranges.len();
-    let draws = seqs.shifts.len() / nseq.max(1);
-    let mut null: Null = std::array::from_fn(|_| Vec::with_capacity(draws));
-    let mut joint: Vec<Row> = vec![[0; ROW]; k];
-    for shifts in seqs.shifts.chunks_exact(nseq.max(1)).take(draws) {
-        joint.fill([0; ROW]);
-        count_draw(shifts, &mut joint);
-        for (t, v) in informations(&joint, seqs.units(), xlnx, scratch)
-            .into_iter()
-            .enumerate()
-        {
-            null[t].push(v);
-        }
-    }
-    null
-}
-
-/// The null draws counted run by run: a run of one category, shifted, adds the
-/// difference of two prefix rows (`P` either width, chosen once for the column).
-fn null_by_runs<P: PrefixRow>(
-    prefix: &[P],
-    runs: &[(u32, u32, u32)],
-    k: usize,
-    seqs: &Sequences,
-    xlnx: &XLnX,
-    scratch: &mut Scratch,
-) -> Null {
-    // Per run, its sequence (runs are in sequence order).
-    let mut run_seq = Vec::with_capacity(runs.len());
-    let mut q = 0;
-    for &(s, _, _) in runs {
-        while seqs.ranges[q].end <= s as usize {
-            q += 1;
-        }
-        run_seq.push(q as u32);
-    }
-    null_draws(k, seqs, xlnx, scratch, |shifts, joint| {
-        for (&(s, e, id), &q) in runs.iter().zip(&run_seq) {
-            let q = q as usize;
-            let r = &seqs.ranges[q];
-            let m = r.len();
-            // Sequence q's prefix rows start at `r.start + q` (one more row per sequence).
-            let base = &prefix[r.start + q..=r.end + q];
-            // Both terms are below m: a subtraction, not a division, wraps the sum.
-            let x = s as usize - r.start + shifts[q];
-            let x = if x >= m { x - m } else { x };
-            let len = (e - s) as usize;
-            let row = &mut joint[id as usize];
-            if x + len <= m {
-                base[x + len].add_difference(&base[x], row);
-            } else {
-                base[m].add_difference(&base[x], row);
-                base[x + len - m].add_difference(&base[0], row);
-            }
-        }
-    })
-}
-
-/// Claim × code tables counted unit by unit, four units at a time into four copies:
-/// neighbouring units mostly share their category and cells, and one copy would make
-/// each increment wait on the last.
-struct Quad {
-    k: usize,
-    /// Copy `i`'s count of category `c` and code `x` at `(i · k + c) · CODES + x`.
-    tables: Vec<u32>,
-}
-
-impl Quad {
-    fn new(k: usize) -> Quad {
-        Quad {
-            k,
-            tables: vec![0; 4 * k * CODES],
-        }
-    }
-
-    /// Units `ids[j]` with codes `codes[j]`, pair by pair.
-    #[inline(always)]
-    fn add(&mut self, ids: &[u32], codes: &[u16]) {
-        let size = self.k * CODES;
-        let (t0, rest) = self.tables.split_at_mut(size);
-        let (t1, rest) = rest.split_at_mut(size);
-        let (t2, t3) = rest.split_at_mut(size);
-        let at = |id: u32, code: u16| id as usize * CODES + code as usize;
-        let mut i4 = ids.chunks_exact(4);
-        let mut c4 = codes.chunks_exact(4);
-        for (i, c) in (&mut i4).zip(&mut c4) {
-            t0[at(i[0], c[0])] += 1;
-            t1[at(i[1], c[1])] += 1;
-            t2[at(i[2], c[2])] += 1;
-            t3[at(i[3], c[3])] += 1;
-        }
-        for (&i, &c) in i4.remainder().iter().zip(c4.remainder()) {
-            t0[at(i, c)] += 1;
-        }
-    }
-
-    /// The copies summed, spread into each category's cells in `joint`, and cleared.
-    fn drain_into(&mut self, joint: &mut [Row]) {
-        let size = self.k * CODES;
-        let (t0, rest) = self.tables.split_at_mut(size);
-        for copy in rest.chunks_exact_mut(size) {
-            for (a, b) in t0.iter_mut().zip(copy.iter_mut()) {
-                *a += *b;
-                *b = 0;
-            }
-        }
-        for (row, table) in joint.iter_mut().zip(t0.chunks_exact_mut(CODES)) {
-            // code = d · 81 + m · 9 + v
-            for (d, by_d) in table.chunks_exact(81).enumerate() {
-                for (m, by_m) in by_d.chunks_exact(9).enumerate() {
-                    let mut sum = 0;
-                    for (v, &x) in by_m.iter().enumerate() {
-                        row[OFFSET[2] + v] += x;
-                        sum += x;
-                    }
-                    row[OFFSET[1] + m] += sum;
-                    row[d] += sum;
-                }
-            }
-            table.fill(0);
-        }
-    }
-}
-
-/// Categories past which a unit-by-unit null counts three cells per unit instead of one
-/// code (a claim × code table that no longer stays in the cache).
-const CODED_CATEGORIES: usize = 8;
-
-/// The null draws counted unit by unit: unit `j` takes the cells of unit `(j + k) mod m`.
-fn null_by_units(
-    ids: &[u32],
-    k: usize,
-    seqs: &Sequences,
-    xlnx: &XLnX,
-    scratch: &mut Scratch,
-) -> Null {
-    let (cells, codes) = (&seqs.cells, &seqs.codes);
-    let mut quad = (k <= CODED_CATEGORIES).then(|| Quad::new(k));
-    null_draws(k, seqs, xlnx, scratch, |shifts, joint| {
-        for (r, &kq) in seqs.ranges.iter().zip(shifts) {
-            let m = r.len();
-            let ids = &ids[r.clone()];
-            match quad.as_mut() {
-                Some(quad) => {
-                    let codes = &codes[r.clone()];
-                    quad.add(&ids[..m - kq], &codes[kq..]);
-                    quad.add(&ids[m - kq..], &codes[..kq]);
-                }
-                None => {
-                    let cells = &cells[r.clone()];
-                    for (&id, c) in ids[..m - kq].iter().zip(&cells[kq..]) {
-                        count(joint, id, c);
-                    }
-                    for (&id, c) in ids[m - kq..].iter().zip(&cells[..kq]) {
-                        count(joint, id, c);
-                    }
-                }
-            }
-        }
-        if let Some(quad) = quad.as_mut() {
-            quad.drain_into(joint);
-        }
-    })
 }
 
 /// Past this many counts in one sequence's snapshots (marks × categories × cells), the

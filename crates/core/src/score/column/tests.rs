@@ -1,4 +1,5 @@
 //! The column statistics against tables counted unit by unit from their definitions.
+use super::null::{null, Way, CODED_CATEGORIES, MASK_CATEGORIES};
 use super::*;
 use crate::score::information::entropy_mm;
 use crate::score::sequences::{cells, Protocol};
@@ -162,6 +163,35 @@ fn runs_and_units_count_the_same_tables_as_the_definition() {
                     (got.boot_complementary[t][r] - b[t].1).abs() < 1e-12,
                     "{what}"
                 );
+            }
+        }
+    }
+}
+
+/// Each way of counting the null gives every draw the definition's information, whatever
+/// the column: runs long or short, one category to many.
+#[test]
+fn every_way_counts_each_null_draw_as_the_definition() {
+    const { assert!(4 <= MASK_CATEGORIES && MASK_CATEGORIES < 12) };
+    for (run_len, k) in [(1, 1), (1, 2), (7, 3), (1, 4), (25, 5), (1, 12), (25, 12)] {
+        let (ids, s) = made_of(run_len, k);
+        let (_, want, _) = brute(&ids, &s);
+        let runs = runs(&ids, &s);
+        let k = k as usize;
+        let ways = [Way::Runs, Way::Units, Way::Masks];
+        for way in ways
+            .into_iter()
+            .filter(|&w| w != Way::Masks || k <= MASK_CATEGORIES)
+        {
+            let xlnx = XLnX::new(s.units());
+            let got = null(way, &ids, &runs, k, &s, &xlnx, &mut Scratch::default());
+            for (t, got) in got.iter().enumerate() {
+                assert_eq!(got.len(), want.len());
+                for (b, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let what = format!("{way:?}, runs of {run_len}, {k} categories, draw {b}");
+                    assert!((g.0 - w[t].0).abs() < 1e-12, "{what}: {g:?} {:?}", w[t]);
+                    assert!((g.1 - w[t].1).abs() < 1e-12, "{what}: {g:?} {:?}", w[t]);
+                }
             }
         }
     }
