@@ -10,7 +10,7 @@
 
 use super::{count, informations, Row, Scratch, ROW};
 use crate::score::information::XLnX;
-use crate::score::masks::{bits_at, doubled, MASKED_CELLS};
+use crate::score::masks::{bits_at, doubled, MASKED, MASKED_CELLS};
 use crate::score::sequences::{Prefix, PrefixRow, Sequences, CELLS, CODES, OFFSET};
 
 /// How a column's null draws are counted.
@@ -21,9 +21,12 @@ pub(super) enum Way {
     Units,
 }
 
-/// Categories past which a column is not counted by masks (one mask per category but
-/// the last, each read against every cell's).
-pub(super) const MASK_CATEGORIES: usize = 5;
+/// Categories past which masks are not worth counting by (one mask per category but the
+/// last, each read against every cell's): unit by unit costs the same per unit.
+pub(super) const MASK_CATEGORIES: usize = 9;
+
+/// Categories counted in one pass over the cells' masks.
+const GROUP: usize = 4;
 
 /// The way that costs least for column `ids` of `k` categories, `runs` maximal runs.
 /// Per draw a run costs a difference of two prefix rows, a unit an increment (three
@@ -56,7 +59,7 @@ pub(super) fn cheapest(k: usize, runs: usize, seqs: &Sequences) -> Way {
 const COST_RUN: f64 = 9.0;
 const COST_UNIT: f64 = 1.0;
 const COST_UNIT_CELLS: f64 = 1.5;
-const COST_MASK_WORD: f64 = 14.0;
+const COST_MASK_WORD: f64 = 8.0;
 
 /// Every null draw of column `ids` (categories `0..k`), counted the way `way`.
 pub(super) fn null(
@@ -265,10 +268,6 @@ fn null_by_masks(
     xlnx: &XLnX,
     scratch: &mut Scratch,
 ) -> Null {
-    assert!(
-        k <= MASK_CATEGORIES,
-        "internal: {k} categories counted by masks"
-    );
     let counted = k.saturating_sub(1);
     // Per sequence, its counted categories' doubled masks.
     let doubles: Vec<Vec<Vec<u64>>> = seqs
@@ -286,20 +285,36 @@ fn null_by_masks(
         sizes[id as usize] += 1;
     }
     let masks = &seqs.masks;
-    let mut rotated = Vec::new();
+    let mut rotated = vec![0u64; counted * masks.words()];
     null_draws(k, seqs, xlnx, scratch, |shifts, joint| {
+        // Each counted category's masks rotated, laid out as the cells' words.
         for (q, (r, &kq)) in seqs.ranges.iter().zip(shifts).enumerate() {
             // Bit j of the rotation is unit (j - kq) mod m: unit i's claim meets unit
             // (i + kq) mod m's cells.
             let from = r.len() - kq;
+            let words = masks.starts[q]..masks.starts[q + 1];
             for (c, d) in doubles[q].iter().enumerate() {
-                rotated.clear();
-                let words = masks.starts[q + 1] - masks.starts[q];
-                rotated.extend((0..words).map(|w| bits_at(d, from + 64 * w)));
-                let row = &mut joint[c];
-                for (i, &cell) in MASKED_CELLS.iter().enumerate() {
-                    row[cell] += shared(&rotated, masks.of_sequence(i, q));
+                let out = &mut rotated[c * masks.words()..][words.clone()];
+                for (w, out) in out.iter_mut().enumerate() {
+                    *out = bits_at(d, from + 64 * w);
                 }
+            }
+        }
+        // Four categories at a time: their byte counters fill the vector registers.
+        let words = masks.words().max(1);
+        for (g, group) in rotated.chunks(GROUP * words).enumerate() {
+            let mut add = |counts: &[[u32; MASKED]]| {
+                for (row, counts) in joint[GROUP * g..].iter_mut().zip(counts) {
+                    for (&cell, &n) in MASKED_CELLS.iter().zip(counts) {
+                        row[cell] = n;
+                    }
+                }
+            };
+            match group.len() / words {
+                1 => add(&masks.shared::<1>(group)),
+                2 => add(&masks.shared::<2>(group)),
+                3 => add(&masks.shared::<3>(group)),
+                _ => add(&masks.shared::<GROUP>(group)),
             }
         }
         for c in 0..counted {
@@ -316,28 +331,4 @@ fn null_by_masks(
             }
         }
     })
-}
-
-/// The bits two masks share.
-#[inline]
-fn shared(a: &[u64], b: &[u64]) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    if crate::numeric::simd::Isa::Avx2.supported() && std::arch::is_x86_feature_detected!("popcnt")
-    {
-        // SAFETY: the CPU has AVX2 and POPCNT.
-        return unsafe { shared_avx2(a, b) };
-    }
-    shared_in(a, b)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn shared_avx2(a: &[u64], b: &[u64]) -> u32 {
-    shared_in(a, b)
-}
-
-#[inline(always)]
-fn shared_in(a: &[u64], b: &[u64]) -> u32 {
-    assert_eq!(a.len(), b.len(), "internal: masks of one sequence");
-    a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum()
 }
