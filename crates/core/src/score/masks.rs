@@ -1,6 +1,8 @@
 //! A part's cells as bit masks: per cell, one bit per unit, each sequence starting on a
 //! word of its own. A claim of few categories is counted against a shifted sequence by
-
+//! rotating its categories' masks and counting the bits they share with each cell's mask,
+//! 256 units a few vector instructions, where counting unit by unit costs an increment
+//! per unit.
 //!
 //! Each outcome's first cell is not kept: within a category the outcome's cells sum to
 //! the category's units, so that cell is the rest.
