@@ -7,7 +7,7 @@
 //! Each outcome's first cell is not kept: within a category the outcome's cells sum to
 //! the category's units, so that cell is the rest.
 
-use super::sequences::{CELLS, OFFSET};
+use super::cells::{CELLS, OFFSET};
 use std::ops::Range;
 
 /// How many cells have masks: all but each outcome's first.

@@ -6,6 +6,7 @@
 //!
 //! The score is a proxy for a forecaster's use of the prompt, not a forecast.
 
+mod cells;
 mod column;
 pub mod defined;
 pub mod forecaster;

@@ -3,10 +3,10 @@
 //! units as sequences with the null's shifts and the bootstrap's blocks. Made once: they
 //! depend on the windows, the horizon and the split, not on the wavelet.
 
+use super::cells::{cells, OFFSET};
 use super::column::{column_stats, ColumnStats, Info};
 use super::forecaster::{ForecastClasses, Forecaster, Gram};
 use super::information::XLnX;
-use super::sequences::{cells, OFFSET};
 use super::sequences::{Protocol, Sequences};
 use super::{Horizons, Part, ScoreError, Tally, Terciles};
 use crate::data::{Table, Windows};

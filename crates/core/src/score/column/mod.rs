@@ -13,8 +13,9 @@
 
 mod null;
 
+use super::cells::OFFSET;
 use super::information::{quantile_of, XLnX};
-use super::sequences::{Sequences, OFFSET};
+use super::sequences::Sequences;
 use super::Target;
 use serde::{Deserialize, Serialize};
 

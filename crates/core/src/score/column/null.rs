@@ -9,9 +9,10 @@
 //! - unit by unit otherwise.
 
 use super::{count, informations, Row, Scratch, ROW};
+use crate::score::cells::{CELLS, CODES, OFFSET};
 use crate::score::information::XLnX;
 use crate::score::masks::{bits_at, doubled, MASKED, MASKED_CELLS};
-use crate::score::sequences::{Prefix, PrefixRow, Sequences, CELLS, CODES, OFFSET};
+use crate::score::sequences::{Prefix, PrefixRow, Sequences};
 
 /// How a column's null draws are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,8 +1,9 @@
 //! The column statistics against tables counted unit by unit from their definitions.
 use super::null::{null, Way, CODED_CATEGORIES};
 use super::*;
+use crate::score::cells::cells;
 use crate::score::information::entropy_mm;
-use crate::score::sequences::{cells, Protocol};
+use crate::score::sequences::Protocol;
 use crate::score::Target;
 use rustc_hash::FxHashMap;
 
