@@ -6,7 +6,8 @@
 //! Claims change slowly from one window to the next (neighbouring windows share most of
 //! their rows), so a column is mostly long runs of one category. Where it is, a shifted
 //! table is summed run by run from the cells' prefix counts; where it is not (a large
-//! stride, a claim with many categories), unit by unit. A bootstrap replicate is a
+//! stride), a claim of few categories is counted by bit masks and one of many unit by
+//! unit, whichever costs least (null.rs). A bootstrap replicate is a
 //! concatenation of pieces of the sequences: each sequence is walked once per column and
 //! a piece's table is the difference of two snapshots of the walk. Every way gives the
 //! same integer counts as the definition (tests.rs).

@@ -5,7 +5,7 @@
 //! - run by run, where the column is mostly long runs of one category: a shifted run adds
 //!   the difference of two prefix rows;
 //! - by masks, for a claim of few categories: each category's mask rotated against each
-//!   cell's mask, 64 units a popcount ([`CellMasks`]);
+//!   cell's mask, 256 units a few vector instructions (`score/masks.rs`);
 //! - unit by unit otherwise.
 
 use super::{count, informations, Row, Scratch, ROW};
