@@ -43,9 +43,9 @@ pub struct CellMasks {
 impl CellMasks {
     /// The masks of `cells`, sequence after sequence (`ranges`).
     pub fn of(ranges: &[Range<usize>], cells: &[[u8; 3]]) -> CellMasks {
-        let mut slot = [usize::MAX; CELLS];
+        let mut slot = [None; CELLS];
         for (i, &c) in MASKED_CELLS.iter().enumerate() {
-            slot[c] = i;
+            slot[c] = Some(i);
         }
         let mut starts = vec![0];
         for r in ranges {
@@ -58,7 +58,7 @@ impl CellMasks {
             for (j, unit) in cells[r.clone()].iter().enumerate() {
                 for &c in unit {
                     totals[c as usize] += 1;
-                    if let Some(&i) = slot.get(c as usize).filter(|&&i| i != usize::MAX) {
+                    if let Some(i) = slot[c as usize] {
                         bits[i * words + first + j / 64] |= 1 << (j % 64);
                     }
                 }

@@ -74,11 +74,11 @@ pub(super) fn null(
 ) -> Null {
     match way {
         Way::Runs => match seqs.prefix() {
-            Prefix::Narrow(p) => null_by_runs(p, runs, k, seqs, xlnx, scratch),
-            Prefix::Wide(p) => null_by_runs(p, runs, k, seqs, xlnx, scratch),
+            Prefix::Narrow(p) => null_draws(k, seqs, xlnx, scratch, by_runs(p, runs, seqs)),
+            Prefix::Wide(p) => null_draws(k, seqs, xlnx, scratch, by_runs(p, runs, seqs)),
         },
-        Way::Masks => null_by_masks(ids, k, seqs, xlnx, scratch),
-        Way::Units => null_by_units(ids, k, seqs, xlnx, scratch),
+        Way::Masks => null_draws(k, seqs, xlnx, scratch, by_masks(ids, k, seqs)),
+        Way::Units => null_draws(k, seqs, xlnx, scratch, by_units(ids, k, seqs)),
     }
 }
 
@@ -111,16 +111,13 @@ fn null_draws(
     null
 }
 
-/// The null draws counted run by run: a run of one category, shifted, adds the
-/// difference of two prefix rows (`P` either width, chosen once for the column).
-fn null_by_runs<P: PrefixRow>(
-    prefix: &[P],
-    runs: &[(u32, u32, u32)],
-    k: usize,
-    seqs: &Sequences,
-    xlnx: &XLnX,
-    scratch: &mut Scratch,
-) -> Null {
+/// A draw counted run by run: a run of one category, shifted, adds the difference of two
+/// prefix rows (`P` either width, chosen once for the column).
+fn by_runs<'a, P: PrefixRow>(
+    prefix: &'a [P],
+    runs: &'a [(u32, u32, u32)],
+    seqs: &'a Sequences,
+) -> impl FnMut(&[usize], &mut [Row]) + 'a {
     // Per run, its sequence (runs are in sequence order).
     let mut run_seq = Vec::with_capacity(runs.len());
     let mut q = 0;
@@ -130,7 +127,7 @@ fn null_by_runs<P: PrefixRow>(
         }
         run_seq.push(q as u32);
     }
-    null_draws(k, seqs, xlnx, scratch, |shifts, joint| {
+    move |shifts, joint| {
         for (&(s, e, id), &q) in runs.iter().zip(&run_seq) {
             let q = q as usize;
             let r = &seqs.ranges[q];
@@ -149,7 +146,7 @@ fn null_by_runs<P: PrefixRow>(
                 base[x + len - m].add_difference(&base[0], row);
             }
         }
-    })
+    }
 }
 
 /// Claim × code tables counted unit by unit, four units at a time into four copies:
@@ -222,17 +219,15 @@ impl Quad {
 /// code (a claim × code table that no longer stays in the cache).
 pub(super) const CODED_CATEGORIES: usize = 8;
 
-/// The null draws counted unit by unit: unit `j` takes the cells of unit `(j + k) mod m`.
-fn null_by_units(
-    ids: &[u32],
+/// A draw counted unit by unit: unit `j` takes the cells of unit `(j + k) mod m`.
+fn by_units<'a>(
+    ids: &'a [u32],
     k: usize,
-    seqs: &Sequences,
-    xlnx: &XLnX,
-    scratch: &mut Scratch,
-) -> Null {
+    seqs: &'a Sequences,
+) -> impl FnMut(&[usize], &mut [Row]) + 'a {
     let (cells, codes) = (&seqs.cells, &seqs.codes);
     let mut quad = (k <= CODED_CATEGORIES).then(|| Quad::new(k));
-    null_draws(k, seqs, xlnx, scratch, |shifts, joint| {
+    move |shifts, joint| {
         for (r, &kq) in seqs.ranges.iter().zip(shifts) {
             let m = r.len();
             let ids = &ids[r.clone()];
@@ -256,19 +251,17 @@ fn null_by_units(
         if let Some(quad) = quad.as_mut() {
             quad.drain_into(joint);
         }
-    })
+    }
 }
 
-/// The null draws counted by masks: per sequence, each category's mask (but the last's)
-/// rotated by the draw's shift and counted against each cell's mask; each outcome's first
-/// cell and the last category are the rest.
-fn null_by_masks(
+/// A draw counted by masks: per sequence, each category's mask (but the last's) rotated
+/// by the draw's shift and counted against each cell's mask; each outcome's first cell
+/// and the last category are the rest.
+fn by_masks<'a>(
     ids: &[u32],
     k: usize,
-    seqs: &Sequences,
-    xlnx: &XLnX,
-    scratch: &mut Scratch,
-) -> Null {
+    seqs: &'a Sequences,
+) -> impl FnMut(&[usize], &mut [Row]) + 'a {
     let counted = k.saturating_sub(1);
     // Per sequence, its counted categories' doubled masks.
     let doubles: Vec<Vec<Vec<u64>>> = seqs
@@ -287,7 +280,7 @@ fn null_by_masks(
     }
     let masks = &seqs.masks;
     let mut rotated = vec![0u64; counted * masks.words()];
-    null_draws(k, seqs, xlnx, scratch, |shifts, joint| {
+    move |shifts, joint| {
         // Each counted category's masks rotated, laid out as the cells' words.
         for (q, (r, &kq)) in seqs.ranges.iter().zip(shifts).enumerate() {
             // Bit j of the rotation is unit (j - kq) mod m: unit i's claim meets unit
@@ -331,5 +324,5 @@ fn null_by_masks(
                 last[cell] = masks.totals[cell] - counted.iter().map(|r| r[cell]).sum::<u32>();
             }
         }
-    })
+    }
 }
