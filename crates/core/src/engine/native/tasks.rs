@@ -31,7 +31,10 @@ pub(super) fn summarize_task<W: Real>(
 ) {
     let (n, len, stride) = (batch.channel_count(), plan.len, plan.coeffs_per_series());
     let block = BLOCK_WINDOWS * n;
-    let groups = block.div_ceil(LANES);
+    // Working memory for the series this task holds, not a whole block's: the sliding
+    // path recomputes its unsettled windows one at a time, and zeroing a block's ~1 MB
+    // for each was 2 % of a sweep.
+    let groups = block.min(sums.len()).div_ceil(LANES);
     let mut s = LaneScratch::<W>::new(plan);
     let mut xs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * len];
     let mut coeffs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * stride];
