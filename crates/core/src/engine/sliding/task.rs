@@ -1,16 +1,19 @@
-//! One task of the sliding path: consecutive windows of one channel, in five stages. Once
+//! One task of the sliding path: consecutive windows of one channel, in six stages. Once
 //! per task, the span's stationary transform ([`transform`]) and its phased prefix sums
 //! ([`phased`]); then block by block, the windows' normalisation and statistics
-//! ([`statistics`]), their edge coefficients ([`edges`]) and, per plan, their band moments
-//! ([`moments`]). The first four serve every plan of the job (they are the deepest plan's,
-//! and a shallower plan's levels are its first ones). Every stage is `inline(always)`, so
-//! it is compiled into the caller's instruction-set frame (`run_task`).
+//! ([`statistics`]), their edge coefficients ([`edges`]), the moments of every band some
+//! plan has ([`moments`]), and each plan's summaries and bounds from them ([`assemble`]).
+//! All but the last serve every plan of the job: they are the deepest plan's, a shallower
+//! plan's levels are its first ones, and detail band `j` is the same in every plan that
+//! reaches level `j` (only the approximation band is each plan's own). Every stage is
+//! `inline(always)`, so it is compiled into the caller's instruction-set frame
+//! (`run_task`).
 
 use super::plan::{SlidePlan, Src};
 use super::products::products;
 use super::{Job, Out, BLOCK, TASK_WINDOWS, U64};
 use crate::data::Affine;
-use crate::engine::summary::{BandSummary, BandTol};
+use crate::engine::summary::{BandSummary, BandTol, SeriesSummary, SeriesTol};
 use crate::numeric::real::{DType, Real};
 use crate::stats::{SeriesStats, SlidingOrder, SlidingRange, StatsScratch};
 use crate::timing::Stage;
@@ -91,6 +94,26 @@ impl Order {
     }
 }
 
+/// One band's moments in one window, and what its bound needs besides the plan's gain.
+#[derive(Clone, Copy, Default)]
+struct Moments {
+    summary: BandSummary,
+    /// `sqrt(n · energy)`.
+    root: f64,
+    /// This path's own rounding of the energy and of the sum.
+    slide_e: f64,
+    slide_s: f64,
+}
+
+/// Where band `(j, is_a)` of the job's plans sits among the bands of a block's moments
+/// (`Scratch::moments`): the detail bands first, then the approximations, by level.
+fn band_id(deepest: &SlidePlan, (j, is_a): (usize, bool)) -> usize {
+    match is_a {
+        true => deepest.levels.len() + j - 1,
+        false => j - 1,
+    }
+}
+
 /// One task's working memory for its blocks of windows.
 struct Scratch<W> {
     order: Order,
@@ -105,6 +128,8 @@ struct Scratch<W> {
     /// Each window's bound on the per-window path's error, before a plan's gain.
     spread: [f64; BLOCK],
     edge_sums: [[f64; BLOCK]; 5],
+    /// Every band's moments for the block's windows, band-major (`band_id · BLOCK + window`).
+    moments: Vec<Moments>,
 }
 
 /// Windows `w` of channel `c`, into each plan's `outs`, which hold the series of windows
@@ -173,6 +198,7 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
         xs: Vec::new(),
         spread: [0.0; BLOCK],
         edge_sums: [[0.0; BLOCK]; 5],
+        moments: vec![Moments::default(); 2 * sp.levels.len() * BLOCK],
     };
     let ws: Vec<usize> = w.collect();
     for block in ws.chunks(BLOCK) {
@@ -185,8 +211,17 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
         t = clock.lap(Stage::Statistics, t);
         edges(job, &span, block, &mut s);
         t = clock.lap(Stage::Decompose, t);
+        // The deepest plan's detail bands serve every plan; each plan's approximation
+        // band is its own.
+        let deepest = job.deepest();
+        for k in 1..deepest.bands() {
+            moments(job, deepest, k, &span, &phases, block, &mut s);
+        }
+        for sp in job.sps {
+            moments(job, sp, 0, &span, &phases, block, &mut s);
+        }
         for (sp, out) in job.sps.iter().zip(outs.iter_mut()) {
-            moments(job, sp, &span, &phases, block, &mut s, out);
+            assemble(job, sp, &span, block, &s, out);
         }
         t = clock.lap(Stage::Frequency, t);
     }
@@ -366,100 +401,133 @@ fn edges<W>(job: &Job<'_, '_>, span: &Span<'_>, block: &[usize], s: &mut Scratch
     }
 }
 
-/// Plan `sp`'s bands, every window of the block side by side: the edge sums run over the
-/// slot-major edges in vectors, then each window's moments (normalised) and their
-/// tolerances are assembled from the prefix sums and the edges.
+/// Band `k` of plan `sp`, every window of the block side by side, into its place in
+/// `s.moments`: the edge sums run over the slot-major edges in vectors, then each window's
+/// moments (normalised) and this path's rounding are assembled from the prefix sums and
+/// the edges.
 #[inline(always)]
 fn moments<W>(
     job: &Job<'_, '_>,
     sp: &SlidePlan,
+    k: usize,
     span: &Span<'_>,
     phases: &Phases<'_>,
     block: &[usize],
     s: &mut Scratch<W>,
+) {
+    let windows = job.batch.windows;
+    let nb = block.len();
+    let (j, is_a) = sp.band(k);
+    let at_band = band_id(job.deepest(), (j, is_a)) * BLOCK;
+    let ph = phases.get(j, is_a);
+    let lv = &sp.levels[j - 1];
+    let step = 1usize << j;
+    let all = if is_a { &s.edge_a } else { &s.edge_d };
+    let base = span.at_level[j - 1];
+    let edge = |e: usize| &all[(base + e) * BLOCK..][..nb];
+    for acc in s.edge_sums.iter_mut() {
+        acc[..nb].fill(0.0);
+    }
+    let [s_edge, q_edge, x_edge, abs_edge, abs_xk] = &mut s.edge_sums;
+    for (e, &o) in sp.edge_ones[k].iter().enumerate() {
+        for (b, &v) in edge(e).iter().enumerate() {
+            s_edge[b] += v;
+            q_edge[b] += v * v;
+            x_edge[b] += v * o;
+            abs_edge[b] += v.abs();
+            abs_xk[b] += (v * o).abs();
+        }
+    }
+    let ones = &sp.ones[k];
+    let (lo, hi) = (lv.interior.start, lv.interior.end);
+    let len = lv.n_out;
+    let n = len as f64;
+    let k_int = ones[lo];
+    let out = &mut s.moments[at_band..][..nb];
+    for (b, ((&i, aff), out)) in block.iter().zip(&s.maps).zip(out).enumerate() {
+        let q = windows.start(i) - span.start;
+        let shift = aff.mean - span.origin;
+        let scale = aff.scale;
+        let at = |o: usize| q + step * o;
+        let before = |p: &[f64]| {
+            if lo > 0 {
+                p[at(lo - 1)]
+            } else if q >= step {
+                p[q - step]
+            } else {
+                0.0
+            }
+        };
+        let (s_hi, s_lo) = (ph.sum[at(hi - 1)], before(&ph.sum));
+        let (q_hi, q_lo) = (ph.sq[at(hi - 1)], before(&ph.sq));
+        let (s_int, q_int) = (s_hi - s_lo, q_hi - q_lo);
+        let (sum, sq) = (s_int + s_edge[b], q_int + q_edge[b]);
+        let cross = k_int * s_int + x_edge[b];
+        let s_n = scale * (sum - shift * sp.ones_sum[k]);
+        let q_n = scale * scale * (sq - 2.0 * shift * cross + shift * shift * sp.ones_sq[k]);
+        let mean = s_n / n;
+        let coef = |o: usize| match lv.slot(o) {
+            Some(e) => edge(e)[b],
+            None => ph.v[at(o)],
+        };
+        let value = |o: usize| scale * (coef(o) - shift * ones[o]);
+        let energy = q_n.max(0.0);
+        let summary = BandSummary {
+            energy,
+            mean,
+            m2: (q_n - s_n * mean).max(0.0),
+            first: value(0),
+            last: value(len - 1),
+            len,
+        };
+        // This path's rounding: f64 sums whose terms are as large as the prefix sums
+        // (`q / step + hi` of them: `step` is a power of two).
+        let prefix = q_hi.abs() + q_lo.abs();
+        let terms = (((q >> j) + hi) as f64 * prefix).sqrt();
+        let slide_e = 16.0
+            * U64
+            * scale
+            * scale
+            * (prefix
+                + q_edge[b]
+                + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk[b])
+                + shift * shift * sp.ones_sq[k]);
+        let slide_s = 16.0 * U64 * scale * (terms + abs_edge[b] + shift.abs() * sp.ones_abs[k]);
+        *out = Moments {
+            summary,
+            root: (n * energy).sqrt(),
+            slide_e,
+            slide_s,
+        };
+    }
+}
+
+/// Plan `sp`'s summaries and bounds of the block's windows, band by band in pywt order,
+/// from the moments of its bands: a bound widens this path's rounding by the per-window
+/// path's (`delta`, the plan's gain times the window's spread).
+#[inline(always)]
+fn assemble<W>(
+    job: &Job<'_, '_>,
+    sp: &SlidePlan,
+    span: &Span<'_>,
+    block: &[usize],
+    s: &Scratch<W>,
     out: &mut Out<'_>,
 ) {
-    let batch = job.batch;
-    let (windows, channels) = (batch.windows, batch.channel_count());
+    let channels = job.batch.channel_count();
     let nb = block.len();
     for k in 0..sp.bands() {
-        let (j, is_a) = sp.band(k);
-        let ph = phases.get(j, is_a);
-        let lv = &sp.levels[j - 1];
-        let step = 1usize << j;
-        let all = if is_a { &s.edge_a } else { &s.edge_d };
-        let base = span.at_level[j - 1];
-        let edge = |e: usize| &all[(base + e) * BLOCK..][..nb];
-        for acc in s.edge_sums.iter_mut() {
-            acc[..nb].fill(0.0);
-        }
-        let [s_edge, q_edge, x_edge, abs_edge, abs_xk] = &mut s.edge_sums;
-        for (e, &o) in sp.edge_ones[k].iter().enumerate() {
-            for (b, &v) in edge(e).iter().enumerate() {
-                s_edge[b] += v;
-                q_edge[b] += v * v;
-                x_edge[b] += v * o;
-                abs_edge[b] += v.abs();
-                abs_xk[b] += (v * o).abs();
-            }
-        }
-        let ones = &sp.ones[k];
-        let (lo, hi) = (lv.interior.start, lv.interior.end);
-        let len = lv.n_out;
-        let n = len as f64;
-        let k_int = ones[lo];
-        for (b, (&i, aff)) in block.iter().zip(&s.maps).enumerate() {
-            let q = windows.start(i) - span.start;
-            let shift = aff.mean - span.origin;
-            let scale = aff.scale;
-            let delta = sp.gain * s.spread[b];
-            let at = |o: usize| q + step * o;
-            let before = |p: &[f64]| {
-                if lo > 0 {
-                    p[at(lo - 1)]
-                } else if q >= step {
-                    p[q - step]
-                } else {
-                    0.0
-                }
-            };
-            let (s_hi, s_lo) = (ph.sum[at(hi - 1)], before(&ph.sum));
-            let (q_hi, q_lo) = (ph.sq[at(hi - 1)], before(&ph.sq));
-            let (s_int, q_int) = (s_hi - s_lo, q_hi - q_lo);
-            let (sum, sq) = (s_int + s_edge[b], q_int + q_edge[b]);
-            let cross = k_int * s_int + x_edge[b];
-            let s_n = scale * (sum - shift * sp.ones_sum[k]);
-            let q_n = scale * scale * (sq - 2.0 * shift * cross + shift * shift * sp.ones_sq[k]);
-            let mean = s_n / n;
-            let coef = |o: usize| match lv.slot(o) {
-                Some(e) => edge(e)[b],
-                None => ph.v[at(o)],
-            };
-            let value = |o: usize| scale * (coef(o) - shift * ones[o]);
-            out.sums[span.slot(i, channels)].bands.push(BandSummary {
-                energy: q_n.max(0.0),
-                mean,
-                m2: (q_n - s_n * mean).max(0.0),
-                first: value(0),
-                last: value(len - 1),
-                len,
-            });
-            // This path's rounding: f64 sums whose terms are as large as the prefix sums
-            // (`q / step + hi` of them: `step` is a power of two).
-            let prefix = q_hi.abs() + q_lo.abs();
-            let terms = (((q >> j) + hi) as f64 * prefix).sqrt();
-            let slide_e = 16.0
-                * U64
-                * scale
-                * scale
-                * (prefix
-                    + q_edge[b]
-                    + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk[b])
-                    + shift * shift * sp.ones_sq[k]);
-            let slide_s = 16.0 * U64 * scale * (terms + abs_edge[b] + shift.abs() * sp.ones_abs[k]);
-            out.tols[span.slot(i, channels)].bands.push(BandTol {
-                energy: 2.0 * delta * (n * q_n.max(0.0)).sqrt() + n * delta * delta + slide_e,
-                sum: n * delta + slide_s,
+        let moments = &s.moments[band_id(job.deepest(), sp.band(k)) * BLOCK..][..nb];
+        for ((&i, m), &spread) in block.iter().zip(moments).zip(&s.spread) {
+            let slot = span.slot(i, channels);
+            let (summary, tol): (&mut SeriesSummary, &mut SeriesTol) =
+                (&mut out.sums[slot], &mut out.tols[slot]);
+            let delta = sp.gain * spread;
+            let n = m.summary.len as f64;
+            summary.bands.push(m.summary);
+            tol.bands.push(BandTol {
+                energy: 2.0 * delta * m.root + n * delta * delta + m.slide_e,
+                sum: n * delta + m.slide_s,
             });
         }
     }
