@@ -72,10 +72,11 @@ fn summarize_windows<W: Real>(
 /// `sps`: plans of one wavelet, mode and window length at increasing levels
 /// (`SlidePlan::shares_levels_with`), one result per plan, each with the bits it gets
 /// alone. `W` is the plan's working precision, used for the lags exactly as the
-/// per-window path uses it. Level `j`'s stationary
-/// sequences, edges and prefix sums do not depend on how deep the plan goes, so they are
-/// computed once, for the deepest; only each plan's band moments and bounds are its own
-/// (a sweep over levels 1..8 transforms 8 levels, not 36).
+/// per-window path uses it. Level `j`'s stationary sequences, edges and prefix sums, and
+/// detail band `j`'s moments, do not depend on how deep the plan goes, so they are
+/// computed once, for the deepest; only each plan's approximation band and its bounds
+/// (the per-window path's gain grows with depth) are its own (a sweep over levels 1..8
+/// transforms 8 levels, not 36, and takes 16 bands' moments, not 44).
 pub fn summarize_levels<W: Real>(
     batch: &WindowBatch<'_>,
     sps: &[SlidePlan],
