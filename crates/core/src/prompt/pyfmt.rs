@@ -396,13 +396,7 @@ mod tests {
     fn the_fast_fixed_equals_the_exact_one() {
         // Values of every magnitude the fast path takes and beyond it, values next to
         // ties at each precision (k + 1/2) / 10^p and their neighbours, signed zeros.
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
         let mut values = vec![0.0, -0.0, 0.5, -0.5, 1.5, 2.5, 1e9, -1e9, 999_999_999.5];
         for _ in 0..20_000 {
             let mantissa = (next() >> 11) as f64 / (1u64 << 53) as f64;

@@ -240,13 +240,7 @@ mod tests {
     /// words and the byte counters' 31 rounds, with full words (the most a counter takes).
     #[test]
     fn shared_bits_are_counted_whatever_the_length() {
-        let mut x = 0x1234_5678_9abc_def0u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x1234_5678_9abc_def0);
         for len in [1, 3, 4, 5, 123, 124, 125, 300] {
             // Two sequences, one of `len` words and one of 2.
             let (m, ranges) = (

@@ -26,6 +26,7 @@
 
 mod plan;
 mod products;
+mod span;
 mod task;
 
 pub use plan::SlidePlan;
