@@ -105,9 +105,27 @@ pub fn run_share(
         // on the wavelet) and, unless they are too many to hold, keeps them for the
         // others; those run side by side, a pair per core, so one's single-threaded
         // scoring overlaps another's transform.
-        let first = groups.remove(0);
+        // The first group runs alone, its serial counting beside nothing: the cheapest.
+        let cheapest = (0..groups.len())
+            .min_by_key(|&g| groups[g].iter().map(|&i| grid::cost(&all[i])).sum::<usize>())
+            .unwrap_or(0);
+        let first = groups.remove(cheapest);
+        // The others a few at a time, the dearest first: a few of like cost end together.
+        groups.sort_by_key(|g| {
+            std::cmp::Reverse(g.iter().map(|&i| grid::cost(&all[i])).sum::<usize>())
+        });
         let points: Vec<&Point> = first.iter().map(|&i| &all[i]).collect();
         let (r, lent) = job.points(&points, None, keeps_statistics(&scorer))?;
+        // The prompts no configuration changes are measured once.
+        job.fixed = req
+            .templates
+            .iter()
+            .enumerate()
+            .map(|(t, (_, prompter))| {
+                let row = r.first()?.get(t)?;
+                point::same_prompts(prompter).then_some([row.val.diversity, row.test.diversity])
+            })
+            .collect();
         rows.extend(first.iter().copied().zip(r));
         // What no wavelet changes in the prompts and claims is written once for the others.
         let stats = lent.map(|(stats, columns)| {

@@ -13,7 +13,7 @@ use wavebench_core::data::Table;
 use wavebench_core::engine::{self, Selected};
 use wavebench_core::features::{Reads, Unit};
 use wavebench_core::pipeline::NoSlide;
-use wavebench_core::prompt::{PromptVars, Prompter};
+use wavebench_core::prompt::{Direct, PromptVars, Prompter};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
 use wavebench_core::score::{
     Claim, DefinedClaim, Diversity, Evaluation, Part, Scorer, StatisticsColumns, Tally,
@@ -88,6 +88,17 @@ pub(super) struct Scoring<'a> {
     /// The columns of the claims that read only the statistics, for the units whose
     /// statistics are lent.
     pub(super) columns: Option<StatisticsColumns>,
+    /// Per template, its prompts' diversity over val and test where no configuration
+    /// changes it (see [`same_prompts`]), once a configuration has measured it: the
+    /// others neither render nor hash those prompts.
+    pub(super) fixed: Vec<Option<[Diversity; 2]>>,
+}
+
+/// Whether `prompter`'s prompts are the same under every wavelet, level and mode: Time-LLM's
+/// reads only the statistics and whether the input is constant (data, not transform). A
+/// template of the researcher's may read `degenerate`, which a level too deep sets.
+pub(super) fn same_prompts(prompter: &Prompter) -> bool {
+    prompter.direct() == Some(Direct::TimeLlm)
 }
 
 impl<'a> Scoring<'a> {
@@ -116,6 +127,7 @@ impl<'a> Scoring<'a> {
             progress: None,
             texts: Vec::new(),
             columns: None,
+            fixed: Vec::new(),
         })
     }
 
@@ -178,10 +190,11 @@ impl<'a> Scoring<'a> {
                 counted: 0,
                 // Sized at once: a list that doubles as it grows holds up to twice its
                 // hashes.
-                hashes: req
-                    .templates
-                    .iter()
-                    .map(|_| [1, 2].map(|p| Vec::with_capacity(self.scorer.units[p])))
+                hashes: (0..req.templates.len())
+                    .map(|t| match self.fixed_at(t) {
+                        Some(_) => [Vec::new(), Vec::new()],
+                        None => [1, 2].map(|p| Vec::with_capacity(self.scorer.units[p])),
+                    })
                     .collect(),
                 // The statistics do not depend on the level: the first point keeps them.
                 kept_stats: (k == 0 && stats.is_none() && keep_stats).then(Vec::new),
@@ -277,6 +290,12 @@ impl<'a> Scoring<'a> {
         Ok((rows, kept))
     }
 
+    /// Template `t`'s diversities over val and test, where they are the same for every
+    /// configuration and already measured.
+    fn fixed_at(&self, t: usize) -> Option<[Diversity; 2]> {
+        self.fixed.get(t).copied().flatten()
+    }
+
     /// One grid point's rows (one per template) from what its units counted.
     fn rows(&self, point: &Point, counts: Counts, approx_len: usize) -> Vec<SweepRow> {
         let req = self.req;
@@ -295,14 +314,17 @@ impl<'a> Scoring<'a> {
             || tally.evaluate(self.scorer, Part::Test, &[], Diversity::default()),
         );
         let mut rows = Vec::with_capacity(req.templates.len());
-        for ((template, prompter), [mut val_hashes, mut test_hashes]) in
-            req.templates.iter().zip(hashes)
+        for (t, ((template, prompter), [mut val_hashes, mut test_hashes])) in
+            req.templates.iter().zip(hashes).enumerate()
         {
             // The two parts' diversities side by side (each a sort of its hashes).
-            let (val_diversity, test_diversity) = rayon::join(
-                || Diversity::of_hashes(&mut val_hashes),
-                || Diversity::of_hashes(&mut test_hashes),
-            );
+            let (val_diversity, test_diversity) = match self.fixed_at(t) {
+                Some([val, test]) => (val, test),
+                None => rayon::join(
+                    || Diversity::of_hashes(&mut val_hashes),
+                    || Diversity::of_hashes(&mut test_hashes),
+                ),
+            };
             let scored = Claim::printed(prompter);
             rows.push(SweepRow {
                 transform: point.transform,
@@ -372,6 +394,9 @@ impl<'a> Scoring<'a> {
             .zip(&mut counts.hashes)
             .enumerate()
         {
+            if self.fixed_at(t).is_some() {
+                continue;
+            }
             let texts = first.and(self.texts.get(t)).and_then(Option::as_deref);
             self.hash_prompts(template, (prompter, texts), &counted, hashes)?;
         }
