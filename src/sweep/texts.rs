@@ -1,14 +1,17 @@
 //! Every unit's prompt pieces that no wavelet changes, written once per sweep: a
-//! built-in's opening, the unit's statistics and its top lags (`prompt::Piece`), as
-//! written and with their digits masked. A configuration then writes only its words to
-//! hash a prompt, and the hashes are those of the whole prompt ([`Diversity::hashes`]):
-//! formatting the numbers and masking their digits had been most of a sweep's prompts.
+//! built-in's unit statistics and its top lags (`prompt::Piece`), kept as the hashes of
+//! their text and of their masks. A configuration then writes only its words, and hashes
+//! them between those keys: prompts are told apart as by their whole texts
+//! ([`UnitTexts::hashes`]). Formatting the numbers and masking their digits had been most
+//! of a sweep's prompts, and hashing the whole texts most of the rest.
 
 use std::sync::Arc;
 use wavebench_core::features::{Degenerate, Features};
 use wavebench_core::prompt::{Direct, Piece, PromptVars, Prompter};
 use wavebench_core::score::information::mask_digits_onto;
+#[cfg(test)]
 use wavebench_core::score::Diversity;
+use xxhash_rust::xxh3::xxh3_128;
 use wavebench_core::stats::SeriesStats;
 
 /// Units past which a sweep writes each prompt whole rather than keep its pieces (about
@@ -16,22 +19,28 @@ use wavebench_core::stats::SeriesStats;
 pub(super) const KEPT_TEXTS: usize = 1_000_000;
 
 /// One built-in template's pieces of every unit that a sweep's statistics hold (in their
-/// order), for one description and pair of lengths.
+/// order), for one description and pair of lengths, kept as their hashes: a prompt is
+/// told apart from another by the hashes of its statistics and tail beside its words.
 pub struct UnitTexts {
     direct: Direct,
     /// What the pieces were written for: the template's text, the description and the
     /// lengths.
     made_for: (String, String, usize, usize),
-    /// The opening, the same for every unit: as written, and masked.
-    opening: String,
-    opening_masked: Vec<u8>,
-    /// Every unit's statistics and then its tail, unit after unit: as written, and each
-    /// piece masked on its own (as if after a letter).
-    pieces: String,
-    pieces_masked: Vec<u8>,
-    /// Per unit, where its statistics and its tail end in `pieces` and in
-    /// `pieces_masked`.
-    ends: Vec<[[u32; 2]; 2]>,
+    /// Per unit, its pieces' keys.
+    units: Vec<UnitKeys>,
+}
+
+/// The hashes of one unit's pieces that no wavelet changes, as written and as masked in
+/// place (a piece's leading digits go on a run of digits before it: `mask_digits_onto`).
+#[derive(Debug, Clone, Copy)]
+struct UnitKeys {
+    /// The statistics piece, and its mask after the opening.
+    stats: [u128; 2],
+    /// The tail, and its mask after words that end in a letter or in a digit.
+    tail: u128,
+    tail_masked: [u128; 2],
+    /// Whether the opening and statistics end in a digit (the words' mask goes on it).
+    after_digit: bool,
 }
 
 /// The whole text so far ends in a digit (so a piece that starts with one goes on its
@@ -40,11 +49,11 @@ fn after_digit(text: &str) -> bool {
     text.as_bytes().last().is_some_and(u8::is_ascii_digit)
 }
 
-/// A piece's mask (made as if after a letter) appended after `text`.
-fn append_masked(masked: &mut Vec<u8>, text: &str, piece: &str, piece_masked: &[u8]) {
-    // After a digit, a piece's leading run of digits continues the run already masked.
-    let skip = after_digit(text) && piece.as_bytes().first().is_some_and(u8::is_ascii_digit);
-    masked.extend_from_slice(&piece_masked[usize::from(skip)..]);
+/// `piece`'s mask as it reads after a text that ends in a digit when `after`.
+fn masked_key(piece: &str, after: bool, buf: &mut Vec<u8>) -> u128 {
+    buf.clear();
+    mask_digits_onto(piece.as_bytes(), buf, after);
+    xxh3_128(buf)
 }
 
 impl UnitTexts {
@@ -61,20 +70,6 @@ impl UnitTexts {
         if stats.len() > KEPT_TEXTS {
             return None;
         }
-        let mut texts = UnitTexts {
-            direct,
-            made_for: (
-                prompter.source().to_string(),
-                description.to_string(),
-                seq_len,
-                pred_len,
-            ),
-            opening: String::new(),
-            opening_masked: Vec::new(),
-            pieces: String::new(),
-            pieces_masked: Vec::new(),
-            ends: Vec::with_capacity(stats.len()),
-        };
         fn vars<'a>(features: &'a Features, (d, s, p): (&'a str, usize, usize)) -> PromptVars<'a> {
             PromptVars {
                 features,
@@ -84,23 +79,44 @@ impl UnitTexts {
             }
         }
         let run = (description, seq_len, pred_len);
+        let mut opening = String::new();
         let none = Features::of_statistics(SeriesStats::default());
-        direct.write_piece(Piece::Opening, &vars(&none, run), &mut texts.opening);
-        mask_digits_onto(texts.opening.as_bytes(), &mut texts.opening_masked, false);
-        for s in stats {
-            let f = Features::of_statistics(s.clone());
-            let mut ends = [[0; 2]; 2];
-            for (k, piece) in [Piece::Statistics, Piece::Tail].into_iter().enumerate() {
-                let from = texts.pieces.len();
-                direct.write_piece(piece, &vars(&f, run), &mut texts.pieces);
-                let written = &texts.pieces.as_bytes()[from..];
-                mask_digits_onto(written, &mut texts.pieces_masked, false);
-                ends[0][k] = u32::try_from(texts.pieces.len()).ok()?;
-                ends[1][k] = u32::try_from(texts.pieces_masked.len()).ok()?;
-            }
-            texts.ends.push(ends);
-        }
-        Some(texts)
+        direct.write_piece(Piece::Opening, &vars(&none, run), &mut opening);
+        let (mut piece, mut buf) = (String::new(), Vec::new());
+        let units = stats
+            .iter()
+            .map(|s| {
+                let f = Features::of_statistics(s.clone());
+                piece.clear();
+                direct.write_piece(Piece::Statistics, &vars(&f, run), &mut piece);
+                let stats = [
+                    xxh3_128(piece.as_bytes()),
+                    masked_key(&piece, after_digit(&opening), &mut buf),
+                ];
+                let after_digit = match piece.is_empty() {
+                    true => after_digit(&opening),
+                    false => after_digit(&piece),
+                };
+                piece.clear();
+                direct.write_piece(Piece::Tail, &vars(&f, run), &mut piece);
+                UnitKeys {
+                    stats,
+                    tail: xxh3_128(piece.as_bytes()),
+                    tail_masked: [false, true].map(|a| masked_key(&piece, a, &mut buf)),
+                    after_digit,
+                }
+            })
+            .collect();
+        Some(UnitTexts {
+            direct,
+            made_for: (
+                prompter.source().to_string(),
+                description.to_string(),
+                seq_len,
+                pred_len,
+            ),
+            units,
+        })
     }
 
     /// Whether these are the pieces of `prompter` for this description and these
@@ -116,45 +132,47 @@ impl UnitTexts {
         source == prompter.source() && d == description && *s == seq_len && *p == pred_len
     }
 
-    /// The hashes of unit `i`'s prompt (`vars`: its features, the statistics those
-    /// these pieces were written from), as [`Diversity::hashes`] gives them; `text` and
-    /// `masked` are scratch. None when there is no unit `i`.
+    /// Keys of unit `i`'s prompt (`vars`: its features, the statistics those pieces were
+    /// written from) that tell it apart from the others' prompts exactly as the hashes of
+    /// their whole texts and of their masks do ([`Diversity::hashes`]), from its words
+    /// alone; `words` and `buf` are scratch. None when there is no unit `i`.
+    ///
+    /// A built-in prompt is its opening (the same for every unit), statistics, words and
+    /// tail, and reading it back finds the pieces again: the statistics end at a fixed
+    /// heading of the words, which end at the tail's heading (no number holds a letter).
+    /// So two prompts are the same text when their pieces are, and each key hashes the
+    /// pieces' own keys with the words between them; likewise for the masks, each piece
+    /// masked as it reads in place.
     pub(super) fn hashes(
         &self,
         i: usize,
         vars: &PromptVars<'_>,
-        text: &mut String,
-        masked: &mut Vec<u8>,
+        words: &mut String,
+        buf: &mut Vec<u8>,
     ) -> Option<[u128; 2]> {
-        let ends = self.ends.get(i)?;
-        let start = match i {
-            0 => [0, 0],
-            _ => self.ends[i - 1].map(|e| e[1]),
-        };
-        // Where piece `k` (0: statistics, 1: tail) lies in the written or masked texts
-        // (`m`).
-        let at = |m: usize, k: usize| {
-            let from = if k == 0 { start[m] } else { ends[m][0] } as usize;
-            from..ends[m][k] as usize
-        };
-        let piece = |k: usize| self.pieces.get(at(0, k)).unwrap_or("");
-        let masked_piece = |k: usize| self.pieces_masked.get(at(1, k)).unwrap_or(&[]);
-        text.clear();
-        masked.clear();
-        text.push_str(&self.opening);
-        masked.extend_from_slice(&self.opening_masked);
-        append_masked(masked, text, piece(0), masked_piece(0));
-        text.push_str(piece(0));
-        let words = text.len();
-        let after = after_digit(text);
-        self.direct.write_piece(Piece::Words, vars, text);
-        mask_digits_onto(&text.as_bytes()[words..], masked, after);
+        let u = self.units.get(i)?;
+        words.clear();
+        self.direct.write_piece(Piece::Words, vars, words);
         // A constant input's words end its prompt.
-        if vars.features.degenerate != Some(Degenerate::Constant) {
-            append_masked(masked, text, piece(1), masked_piece(1));
-            text.push_str(piece(1));
+        let tail = vars.features.degenerate != Some(Degenerate::Constant);
+        buf.clear();
+        buf.extend_from_slice(&u.stats[0].to_le_bytes());
+        buf.extend_from_slice(words.as_bytes());
+        if tail {
+            buf.extend_from_slice(&u.tail.to_le_bytes());
         }
-        Some(Diversity::hashes_of(text.as_bytes(), masked))
+        let text = xxh3_128(buf);
+        buf.clear();
+        buf.extend_from_slice(&u.stats[1].to_le_bytes());
+        mask_digits_onto(words.as_bytes(), buf, u.after_digit);
+        if tail {
+            let ends_in_digit = match words.is_empty() {
+                true => u.after_digit,
+                false => after_digit(words),
+            };
+            buf.extend_from_slice(&u.tail_masked[usize::from(ends_in_digit)].to_le_bytes());
+        }
+        Some([text, xxh3_128(buf)])
     }
 }
 
@@ -171,7 +189,7 @@ pub(super) fn for_templates(
         .iter()
         .map(|(_, prompter)| {
             let fits = |t: &&Arc<UnitTexts>| {
-                t.ends.len() == stats.len() && t.serve(prompter, description, seq_len, pred_len)
+                t.units.len() == stats.len() && t.serve(prompter, description, seq_len, pred_len)
             };
             match kept.iter().find(fits) {
                 Some(t) => Some(t.clone()),
@@ -215,11 +233,32 @@ mod tests {
         out
     }
 
+    /// Pairs of units whose prompts are the same text, and whose masks are, are those
+    /// whose keys are the same: over statistics and words drawn from small pools, so that
+    /// many prompts repeat, whole or masked only.
     #[test]
-    fn pieces_hash_as_the_whole_prompt() {
-        let units = units();
-        let stats: Vec<SeriesStats> = units.iter().map(|(s, _)| s.clone()).collect();
+    fn keys_tell_prompts_apart_as_their_texts_do() {
+        let stats = units();
+        // Few statistics (some differ in their digits alone) and few words.
+        let pool: Vec<(SeriesStats, Option<Degenerate>)> = stats.into_iter().take(6).collect();
+        // Some end in a digit, which the tail's mask goes on.
         let words = ["single-scale (trend)", "mixed (2/4 scales upward)", "7"];
+        let more = ["single-scale (trend)", "mixed (2/4 scales upward)", "dual-scale 12"];
+        let mut units = Vec::new();
+        for i in 0..240 {
+            let (mut s, degenerate) = pool[i % pool.len()].clone();
+            // Other digits: a different text, most often the same mask.
+            if i % 5 == 0 {
+                s.min += 1.0;
+            }
+            // Other lags beside the same statistics: the tail alone differs.
+            if i % 4 == 1 {
+                s.lags.push(7);
+            }
+            units.push((s, degenerate, i / 7));
+        }
+        let stats: Vec<SeriesStats> = units.iter().map(|(s, ..)| s.clone()).collect();
+        let mut compared = [0usize; 2];
         for (name, _) in BUILTINS {
             let prompter = builtin_prompter(name).expect("a built-in");
             for description in ["ETTh1 2016", "", "ends in 9"] {
@@ -227,15 +266,16 @@ mod tests {
                     .expect("a built-in's pieces");
                 assert!(texts.serve(prompter, description, 512, 96));
                 assert!(!texts.serve(prompter, description, 512, 24));
-                let (mut text, mut masked, mut buf) = (String::new(), Vec::new(), Vec::new());
-                for (i, (s, degenerate)) in units.iter().enumerate() {
+                let (mut scratch, mut buf) = (String::new(), Vec::new());
+                let mut seen: Vec<([u128; 2], [u128; 2], String)> = Vec::new();
+                for (i, (s, degenerate, w)) in units.iter().enumerate() {
                     let mut f = Features::of_statistics(s.clone());
                     f.degenerate = *degenerate;
-                    f.freq_pattern = words[i % 3].into();
-                    f.trend_desc = words[(i / 3) % 3].into();
-                    f.signal_quality = words[(i / 9) % 3].into();
-                    f.difficulty = ["low", "moderate", "high"][i % 3].into();
-                    f.snr_db = i as f64 * 1.25;
+                    f.freq_pattern = more[w % 3].into();
+                    f.trend_desc = more[(w / 3) % 3].into();
+                    f.signal_quality = words[(w / 2) % 3].into();
+                    f.difficulty = ["low", "moderate", "high"][w % 3].into();
+                    f.snr_db = (w % 4) as f64 * 1.25;
                     let vars = PromptVars {
                         features: &f,
                         description,
@@ -243,19 +283,29 @@ mod tests {
                         pred_len: 96,
                     };
                     let whole = prompter.render(&vars).expect("renders");
-                    assert_eq!(
-                        texts.hashes(i, &vars, &mut text, &mut masked),
-                        Some(Diversity::hashes(&whole, &mut buf)),
-                        "{name}, unit {i}: {whole:?}"
-                    );
-                    assert_eq!(text, whole, "{name}, unit {i}");
+                    let key = texts
+                        .hashes(i, &vars, &mut scratch, &mut buf)
+                        .expect("a unit's keys");
+                    let hashes = Diversity::hashes(&whole, &mut Vec::new());
+                    for (k, h, text) in &seen {
+                        for m in 0..2 {
+                            assert_eq!(
+                                key[m] == k[m],
+                                hashes[m] == h[m],
+                                "{name}, unit {i} ({}): {whole:?} against {text:?}",
+                                ["text", "mask"][m]
+                            );
+                            compared[m] += usize::from(key[m] == k[m]);
+                        }
+                    }
+                    seen.push((key, hashes, whole));
                 }
-                assert_eq!(
-                    texts.hashes(units.len(), &vars_of(&none()), &mut text, &mut masked),
-                    None
-                );
+                let past = texts.hashes(units.len(), &vars_of(&none()), &mut scratch, &mut buf);
+                assert!(past.is_none());
             }
         }
+        // Both kinds of repeat were met, and masks repeat where texts do not.
+        assert!(compared[0] > 1000 && compared[1] > compared[0], "{compared:?}");
         // A template of the researcher's has no pieces.
         let mine = Prompter::new("{{ trend_desc }} {{ min }}").expect("compiles");
         assert!(UnitTexts::new(&mine, &stats, "", 512, 96).is_none());

@@ -194,16 +194,19 @@ impl Diversity {
         [xxh3_128(text), xxh3_128(masked)]
     }
 
-    /// The diversity of the texts whose [`Diversity::hashes`] these are, in any order
-    /// (they are sorted here; the entropies sum their counts in that order).
+    /// The diversity of the texts whose [`Diversity::hashes`] these are (or any keys
+    /// that are equal where the texts are), in any order (they are sorted here).
     pub fn of_hashes(hashes: &mut [[u128; 2]]) -> Diversity {
         let n = hashes.len();
         let runs = |hashes: &mut [[u128; 2]], i: usize| {
             hashes.sort_unstable_by_key(|h| h[i]);
-            let counts: Vec<u32> = hashes
+            let mut counts: Vec<u32> = hashes
                 .chunk_by(|a, b| a[i] == b[i])
                 .map(|run| run.len() as u32)
                 .collect();
+            // Summed in an order of their own, not the hashes': the same bits whatever
+            // keys tell the texts apart.
+            counts.sort_unstable();
             (counts.len(), entropy_plug_in(counts, n))
         };
         let (distinct, entropy_bits) = runs(hashes, 0);
