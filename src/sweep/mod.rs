@@ -106,14 +106,10 @@ pub fn run_share(
         // others; those run side by side, a pair per core, so one's single-threaded
         // scoring overlaps another's transform.
         // The first group runs alone, its serial counting beside nothing: the cheapest.
-        let cheapest = (0..groups.len())
-            .min_by_key(|&g| groups[g].iter().map(|&i| grid::cost(&all[i])).sum::<usize>())
-            .unwrap_or(0);
-        let first = groups.remove(cheapest);
         // The others a few at a time, the dearest first: a few of like cost end together.
-        groups.sort_by_key(|g| {
-            std::cmp::Reverse(g.iter().map(|&i| grid::cost(&all[i])).sum::<usize>())
-        });
+        let cost = |g: &[usize]| g.iter().map(|&i| grid::cost(&all[i])).sum::<usize>();
+        groups.sort_by_key(|g| std::cmp::Reverse(cost(g)));
+        let first = groups.pop().unwrap_or_default();
         let points: Vec<&Point> = first.iter().map(|&i| &all[i]).collect();
         let (r, lent) = job.points(&points, None, keeps_statistics(&scorer))?;
         // The prompts no configuration changes are measured once.

@@ -189,11 +189,6 @@ impl Diversity {
         [xxh3_128(text.as_bytes()), xxh3_128(buf)]
     }
 
-    /// [`Diversity::hashes`] of a text whose mask (`mask_digits_onto`) is `masked`.
-    pub fn hashes_of(text: &[u8], masked: &[u8]) -> [u128; 2] {
-        [xxh3_128(text), xxh3_128(masked)]
-    }
-
     /// The diversity of the texts whose [`Diversity::hashes`] these are (or any keys
     /// that are equal where the texts are), in any order (they are sorted here).
     pub fn of_hashes(hashes: &mut [[u128; 2]]) -> Diversity {
