@@ -11,8 +11,8 @@ use wavebench_core::prompt::{Direct, Piece, PromptVars, Prompter};
 use wavebench_core::score::information::mask_digits_onto;
 #[cfg(test)]
 use wavebench_core::score::Diversity;
-use xxhash_rust::xxh3::xxh3_128;
 use wavebench_core::stats::SeriesStats;
+use xxhash_rust::xxh3::xxh3_128;
 
 /// Units past which a sweep writes each prompt whole rather than keep its pieces (about
 /// 100 bytes a unit: 100 MB).
@@ -243,7 +243,11 @@ mod tests {
         let pool: Vec<(SeriesStats, Option<Degenerate>)> = stats.into_iter().take(6).collect();
         // Some end in a digit, which the tail's mask goes on.
         let words = ["single-scale (trend)", "mixed (2/4 scales upward)", "7"];
-        let more = ["single-scale (trend)", "mixed (2/4 scales upward)", "dual-scale 12"];
+        let more = [
+            "single-scale (trend)",
+            "mixed (2/4 scales upward)",
+            "dual-scale 12",
+        ];
         let mut units = Vec::new();
         for i in 0..240 {
             let (mut s, degenerate) = pool[i % pool.len()].clone();
@@ -305,7 +309,10 @@ mod tests {
             }
         }
         // Both kinds of repeat were met, and masks repeat where texts do not.
-        assert!(compared[0] > 1000 && compared[1] > compared[0], "{compared:?}");
+        assert!(
+            compared[0] > 1000 && compared[1] > compared[0],
+            "{compared:?}"
+        );
         // A template of the researcher's has no pieces.
         let mine = Prompter::new("{{ trend_desc }} {{ min }}").expect("compiles");
         assert!(UnitTexts::new(&mine, &stats, "", 512, 96).is_none());
