@@ -119,7 +119,9 @@ pub fn run_share(
             .enumerate()
             .map(|(t, (_, prompter))| {
                 let row = r.first()?.get(t)?;
-                point::same_prompts(prompter).then_some([row.val.diversity, row.test.diversity])
+                prompter
+                    .same_for_every_transform()
+                    .then_some([row.val.diversity, row.test.diversity])
             })
             .collect();
         rows.extend(first.iter().copied().zip(r));

@@ -13,7 +13,7 @@ use wavebench_core::data::Table;
 use wavebench_core::engine::{self, Selected};
 use wavebench_core::features::{Reads, Unit};
 use wavebench_core::pipeline::NoSlide;
-use wavebench_core::prompt::{Direct, PromptVars, Prompter};
+use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
 use wavebench_core::score::{
     Claim, DefinedClaim, Diversity, Evaluation, Part, Scorer, StatisticsColumns, Tally,
@@ -89,16 +89,9 @@ pub(super) struct Scoring<'a> {
     /// statistics are lent.
     pub(super) columns: Option<StatisticsColumns>,
     /// Per template, its prompts' diversity over val and test where no configuration
-    /// changes it (see [`same_prompts`]), once a configuration has measured it: the
-    /// others neither render nor hash those prompts.
+    /// changes it (`Prompter::same_for_every_transform`), once a configuration has
+    /// measured it: the others neither render nor hash those prompts.
     pub(super) fixed: Vec<Option<[Diversity; 2]>>,
-}
-
-/// Whether `prompter`'s prompts are the same under every wavelet, level and mode: Time-LLM's
-/// reads only the statistics and whether the input is constant (data, not transform). A
-/// template of the researcher's may read `degenerate`, which a level too deep sets.
-pub(super) fn same_prompts(prompter: &Prompter) -> bool {
-    prompter.direct() == Some(Direct::TimeLlm)
 }
 
 impl<'a> Scoring<'a> {

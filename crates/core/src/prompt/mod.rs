@@ -213,6 +213,14 @@ impl Prompter {
         self.direct
     }
 
+    /// Whether this template's prompts are the same under every wavelet, level and mode:
+    /// Time-LLM's reads only the statistics and whether the input is constant (the data's,
+    /// not the transform's). A template of the researcher's may read `degenerate`, which a
+    /// level too deep sets.
+    pub fn same_for_every_transform(&self) -> bool {
+        self.direct == Some(Direct::TimeLlm)
+    }
+
     /// What this template's text reads of the wavelet features.
     pub fn reads(&self) -> crate::features::Reads {
         use crate::features::Reads;
