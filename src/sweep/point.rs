@@ -3,7 +3,7 @@
 //! template's prompts rendered for their diversity ([`Scoring::point`]).
 
 use super::place;
-use super::texts::UnitTexts;
+use super::texts::{self, UnitTexts};
 use super::{claims, defined_claims, slide, Metric, Point, Request, SweepRow};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -412,6 +412,7 @@ impl<'a> Scoring<'a> {
             .map(|piece| {
                 let mut text = String::new();
                 let mut buf = Vec::new();
+                let mut scratch = texts::Scratch::default();
                 let mut out = Vec::with_capacity(piece.len());
                 for (p, u, at) in piece {
                     let vars = PromptVars {
@@ -422,7 +423,7 @@ impl<'a> Scoring<'a> {
                     };
                     let written = texts
                         .zip(*at)
-                        .and_then(|(t, i)| t.hashes(i, &vars, &mut text, &mut buf));
+                        .and_then(|(t, i)| t.hashes(i, &vars, &mut scratch));
                     if let Some(h) = written {
                         out.push((*p, h));
                         continue;

@@ -5,6 +5,7 @@
 //! ([`UnitTexts::hashes`]). Formatting the numbers and masking their digits had been most
 //! of a sweep's prompts, and hashing the whole texts most of the rest.
 
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 use wavebench_core::features::{Degenerate, Features};
 use wavebench_core::prompt::{Direct, Piece, PromptVars, Prompter};
@@ -135,45 +136,86 @@ impl UnitTexts {
     /// Keys of unit `i`'s prompt (`vars`: its features, the statistics those pieces were
     /// written from) that tell it apart from the others' prompts exactly as the hashes of
     /// their whole texts and of their masks do ([`Diversity::hashes`]), from its words
-    /// alone; `words` and `buf` are scratch. None when there is no unit `i`.
+    /// alone. None when there is no unit `i`.
     ///
     /// A built-in prompt is its opening (the same for every unit), statistics, words and
     /// tail, and reading it back finds the pieces again: the statistics end at a fixed
     /// heading of the words, which end at the tail's heading (no number holds a letter).
     /// So two prompts are the same text when their pieces are, and each key hashes the
-    /// pieces' own keys with the words between them; likewise for the masks, each piece
-    /// masked as it reads in place.
+    /// pieces' own keys, the words' between them; likewise for the masks, each piece
+    /// masked as it reads in place. Units whose words are the same few wordings
+    /// (`Direct::words_identity`) share their words' keys, made once per scratch.
     pub(super) fn hashes(
         &self,
         i: usize,
         vars: &PromptVars<'_>,
-        words: &mut String,
-        buf: &mut Vec<u8>,
+        scratch: &mut Scratch,
     ) -> Option<[u128; 2]> {
         let u = self.units.get(i)?;
-        words.clear();
-        self.direct.write_piece(Piece::Words, vars, words);
-        // A constant input's words end its prompt.
+        let words = match self.direct.words_identity(vars.features) {
+            Some(id) => match scratch.memo.get(&(id, u.after_digit)) {
+                Some(&keys) => keys,
+                None => {
+                    let keys = self.words_keys(vars, u.after_digit, scratch);
+                    scratch.memo.insert((id, u.after_digit), keys);
+                    keys
+                }
+            },
+            None => self.words_keys(vars, u.after_digit, scratch),
+        };
         let tail = vars.features.degenerate != Some(Degenerate::Constant);
-        buf.clear();
-        buf.extend_from_slice(&u.stats[0].to_le_bytes());
-        buf.extend_from_slice(words.as_bytes());
-        if tail {
-            buf.extend_from_slice(&u.tail.to_le_bytes());
-        }
-        let text = xxh3_128(buf);
-        buf.clear();
-        buf.extend_from_slice(&u.stats[1].to_le_bytes());
-        mask_digits_onto(words.as_bytes(), buf, u.after_digit);
-        if tail {
-            let ends_in_digit = match words.is_empty() {
-                true => u.after_digit,
-                false => after_digit(words),
-            };
-            buf.extend_from_slice(&u.tail_masked[usize::from(ends_in_digit)].to_le_bytes());
-        }
-        Some([text, xxh3_128(buf)])
+        let key = |first: u128, words: u128, last: u128| {
+            let mut bytes = [0u8; 48];
+            bytes[..16].copy_from_slice(&first.to_le_bytes());
+            bytes[16..32].copy_from_slice(&words.to_le_bytes());
+            bytes[32..].copy_from_slice(&last.to_le_bytes());
+            xxh3_128(&bytes[..if tail { 48 } else { 32 }])
+        };
+        Some([
+            key(u.stats[0], words.text, u.tail),
+            key(
+                u.stats[1],
+                words.masked,
+                u.tail_masked[usize::from(words.ends_in_digit)],
+            ),
+        ])
     }
+
+    /// The keys of a unit's words, written and masked after statistics that end in a
+    /// digit or not (`after`).
+    fn words_keys(&self, vars: &PromptVars<'_>, after: bool, s: &mut Scratch) -> WordsKeys {
+        s.words.clear();
+        self.direct.write_piece(Piece::Words, vars, &mut s.words);
+        s.buf.clear();
+        mask_digits_onto(s.words.as_bytes(), &mut s.buf, after);
+        WordsKeys {
+            text: xxh3_128(s.words.as_bytes()),
+            masked: xxh3_128(&s.buf),
+            ends_in_digit: match s.words.is_empty() {
+                true => after,
+                false => after_digit(&s.words),
+            },
+        }
+    }
+}
+
+/// The keys of one unit's words ([`UnitTexts::hashes`]).
+#[derive(Debug, Clone, Copy)]
+struct WordsKeys {
+    text: u128,
+    masked: u128,
+    /// Whether the text up to the tail ends in a digit (the tail's mask depends on it).
+    ends_in_digit: bool,
+}
+
+/// Working memory of [`UnitTexts::hashes`]: a unit's words as written and masked, and the
+/// keys of the words of each identity met so far (a configuration's prompts have a few
+/// hundred distinct words at most).
+#[derive(Default)]
+pub(super) struct Scratch {
+    words: String,
+    buf: Vec<u8>,
+    memo: FxHashMap<([usize; 9], bool), WordsKeys>,
 }
 
 /// Each of `templates`' pieces over units whose statistics are `stats` (None for a
@@ -235,7 +277,8 @@ mod tests {
 
     /// Pairs of units whose prompts are the same text, and whose masks are, are those
     /// whose keys are the same: over statistics and words drawn from small pools, so that
-    /// many prompts repeat, whole or masked only.
+    /// many prompts repeat, whole or masked only. Each wording is drawn apart from the
+    /// others, so words keyed by too few of them (one scratch serves every unit) differ.
     #[test]
     fn keys_tell_prompts_apart_as_their_texts_do() {
         let stats = units();
@@ -270,7 +313,7 @@ mod tests {
                     .expect("a built-in's pieces");
                 assert!(texts.serve(prompter, description, 512, 96));
                 assert!(!texts.serve(prompter, description, 512, 24));
-                let (mut scratch, mut buf) = (String::new(), Vec::new());
+                let mut scratch = Scratch::default();
                 let mut seen: Vec<([u128; 2], [u128; 2], String)> = Vec::new();
                 for (i, (s, degenerate, w)) in units.iter().enumerate() {
                     let mut f = Features::of_statistics(s.clone());
@@ -278,7 +321,7 @@ mod tests {
                     f.freq_pattern = more[w % 3].into();
                     f.trend_desc = more[(w / 3) % 3].into();
                     f.signal_quality = words[(w / 2) % 3].into();
-                    f.difficulty = ["low", "moderate", "high"][w % 3].into();
+                    f.difficulty = ["low", "moderate", "high"][(w / 4) % 3].into();
                     f.snr_db = (w % 4) as f64 * 1.25;
                     let vars = PromptVars {
                         features: &f,
@@ -288,7 +331,7 @@ mod tests {
                     };
                     let whole = prompter.render(&vars).expect("renders");
                     let key = texts
-                        .hashes(i, &vars, &mut scratch, &mut buf)
+                        .hashes(i, &vars, &mut scratch)
                         .expect("a unit's keys");
                     let hashes = Diversity::hashes(&whole, &mut Vec::new());
                     for (k, h, text) in &seen {
@@ -304,7 +347,7 @@ mod tests {
                     }
                     seen.push((key, hashes, whole));
                 }
-                let past = texts.hashes(units.len(), &vars_of(&none()), &mut scratch, &mut buf);
+                let past = texts.hashes(units.len(), &vars_of(&none()), &mut scratch);
                 assert!(past.is_none());
             }
         }

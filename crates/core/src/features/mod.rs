@@ -305,11 +305,57 @@ pub fn snr_db(std_first: f64, std_last: f64) -> f64 {
 /// trends pool all first differences; band stds pool all coefficients; min/max/median are
 /// means; the Time-LLM trend and lags are the first series'.
 pub fn compute(group: &[SeriesSummary]) -> Features {
+    if let [one] = group {
+        if !one.bands.is_empty() {
+            return of_series(one);
+        }
+    }
     // Each run's sums made as they are added (a series' features allocate nothing).
     from_runs(
         group,
         group.chunks(RUN).map(|run| Sums::of_run(run, group.len())),
     )
+}
+
+/// [`compute`] of a group of one series (every unit of a `series` run, a sweep's
+/// hundreds of millions), straight from its bands: the same bits as its run's sums, where
+/// the mean of one is `0.0 + x / 1.0 = 0.0 + x` (a `-0.0` becomes `0.0`), its pooled
+/// moments are its own, and its one vote goes to its largest ratio.
+fn of_series(s: &SeriesSummary) -> Features {
+    let b = &s.bands[..];
+    let mut energy_ratio: Bands<f64> = smallvec::smallvec![0.0; b.len()];
+    energy_ratios_into(b, &mut energy_ratio);
+    let totals = Totals {
+        energy_entropy: 0.0 + entropy(&energy_ratio),
+        dominant_band: argmax(&energy_ratio),
+        energy_ratio: energy_ratio.iter().map(|&r| 0.0 + r).collect(),
+        trends: b
+            .iter()
+            .map(|b| trend_of(0.0 + (b.last - b.first), b.len.saturating_sub(1)))
+            .collect(),
+        band_stds: b.iter().map(BandSummary::std).collect(),
+        with_stats: usize::from(s.stats.is_some()),
+    };
+    finish(std::slice::from_ref(s), totals)
+}
+
+/// A band's trend from its coefficients' rise over `steps` first differences.
+fn trend_of(rise: f64, steps: usize) -> f64 {
+    if steps == 0 {
+        0.0
+    } else {
+        rise / steps as f64
+    }
+}
+
+/// What a group's features are made from: its sums' totals, read.
+struct Totals {
+    energy_ratio: Bands<f64>,
+    energy_entropy: f64,
+    dominant_band: usize,
+    trends: Bands<f64>,
+    band_stds: Bands<f64>,
+    with_stats: usize,
 }
 
 /// [`compute`] with the sums of each run of [`RUN`] series given (`Sums::of_run` of
@@ -326,7 +372,6 @@ pub fn compute_from_runs(group: &[SeriesSummary], runs: Vec<Sums>) -> Features {
 /// The features of `group` from its runs' sums, in order.
 fn from_runs(group: &[SeriesSummary], mut runs: impl Iterator<Item = Sums>) -> Features {
     let bands = group.first().map_or(0, |s| s.bands.len());
-    let n = bands.saturating_sub(1);
     // The first run is the total so far: adding it to zero would give its own bits (it
     // holds no -0.0: every sum in it starts from +0.0).
     let mut total = runs.next().unwrap_or_else(|| Sums::new(bands));
@@ -346,12 +391,34 @@ fn from_runs(group: &[SeriesSummary], mut runs: impl Iterator<Item = Sums>) -> F
         .iter()
         .enumerate()
         .fold(0, |best, (i, &v)| if v > votes[best] { i } else { best });
+    let totals = Totals {
+        energy_ratio: mean_ratio,
+        energy_entropy: mean_entropy,
+        dominant_band,
+        trends: rises
+            .iter()
+            .zip(&steps)
+            .map(|(&r, &s)| trend_of(r, s))
+            .collect(),
+        band_stds: pooled.iter().map(BandSummary::std).collect(),
+        with_stats,
+    };
+    finish(group, totals)
+}
+
+/// The features of `group` from its totals: the descriptions and the statistics.
+fn finish(group: &[SeriesSummary], totals: Totals) -> Features {
+    let Totals {
+        energy_ratio: mean_ratio,
+        energy_entropy: mean_entropy,
+        dominant_band,
+        trends,
+        band_stds,
+        with_stats,
+    } = totals;
+    let bands = mean_ratio.len();
+    let n = bands.saturating_sub(1);
     let dominant_energy = mean_ratio.get(dominant_band).copied().unwrap_or(0.0);
-    let trends: Bands<f64> = rises
-        .iter()
-        .zip(&steps)
-        .map(|(&r, &s)| if s == 0 { 0.0 } else { r / s as f64 })
-        .collect();
     let trends_sign: Bands<i8> = trends.iter().map(|&t| sign(t)).collect();
     let s0 = trends_sign.first().copied().unwrap_or(0);
     let trend_consistency = if s0 == 0 {
@@ -359,7 +426,6 @@ fn from_runs(group: &[SeriesSummary], mut runs: impl Iterator<Item = Sums>) -> F
     } else {
         trends_sign.iter().filter(|&&s| s == s0).count() as f64 / bands.max(1) as f64
     };
-    let band_stds: Bands<f64> = pooled.iter().map(BandSummary::std).collect();
     let (std_first, std_last) = (
         band_stds.first().copied().unwrap_or(0.0),
         band_stds.last().copied().unwrap_or(0.0),

@@ -122,3 +122,53 @@ fn descriptions_follow_the_thresholds() {
     assert_eq!(snr_db(1.0, 0.0), 60.0);
     assert_eq!(snr_db(1.0, 1e-9), 60.0);
 }
+
+/// A group of one series takes its own path (`of_series`), which must give the bits of
+/// its run's sums: over random bands with the awkward values a sliding run makes (zero
+/// and negative-zero energies, a single coefficient, equal first and last, a band with no
+/// energy among others, every band count up to 9), with statistics and without.
+#[test]
+fn one_series_has_the_bits_of_its_run() {
+    let mut next = crate::testing::xorshift(43);
+    let mut pick = move |n: u64| next() % n;
+    let awkward = [0.0, -0.0, 1e-300, 0.5, 3.0, 1e6];
+    for case in 0..5000 {
+        let bands = 1 + pick(9) as usize;
+        let value = |p: &mut dyn FnMut(u64) -> u64| match p(3) {
+            0 => awkward[p(awkward.len() as u64) as usize],
+            _ => (p(2_000_001) as f64 - 1e6) / 1e4,
+        };
+        let series = SeriesSummary {
+            bands: (0..bands)
+                .map(|_| {
+                    let first = value(&mut pick);
+                    BandSummary {
+                        energy: value(&mut pick).abs() * if pick(7) == 0 { -0.0 } else { 1.0 },
+                        mean: value(&mut pick),
+                        m2: value(&mut pick).abs(),
+                        first,
+                        last: if pick(5) == 0 { first } else { value(&mut pick) },
+                        len: [1, 2, 3, 17, 259][pick(5) as usize],
+                    }
+                })
+                .collect(),
+            stats: (case % 3 == 0).then(|| crate::stats::SeriesStats {
+                min: value(&mut pick),
+                max: value(&mut pick),
+                median: value(&mut pick),
+                trend: value(&mut pick),
+                lags: (0..pick(6) as usize).collect(),
+                lags_clean: Default::default(),
+            }),
+        };
+        let group = std::slice::from_ref(&series);
+        let by_run = from_runs(group, std::iter::once(Sums::of_run(group, 1)));
+        // Debug prints -0.0 and NaN as such: equal text is equal bits.
+        assert_eq!(
+            format!("{:?}", of_series(&series)),
+            format!("{by_run:?}"),
+            "case {case}: {series:?}"
+        );
+        assert_eq!(format!("{:?}", compute(group)), format!("{by_run:?}"));
+    }
+}

@@ -6,7 +6,7 @@
 
 use super::pyfmt::{Fixed, Repr};
 use super::PromptVars;
-use crate::features::Degenerate;
+use crate::features::{Degenerate, Features, Text};
 use std::fmt::Write;
 
 /// Which built-in a template's source is.
@@ -91,6 +91,36 @@ impl Direct {
                 }
                 s.push_str("]<|<end_prompt>|>");
             }
+        }
+    }
+
+    /// What a unit's words are a function of, where that is a few static wordings alone
+    /// (`Minimal`, `Balanced`): whether the input is constant, and each wording's address
+    /// and length. A static wording is one string in the binary, so units of one identity
+    /// have the same words (a sweep writes and hashes them once per identity, not once
+    /// per unit); two identities may still word alike. None where the words print numbers
+    /// (`Detailed`, `TimeLlm`'s trend) or a wording was made for the case (past
+    /// `describe`'s worded bands).
+    pub fn words_identity(self, f: &Features) -> Option<[usize; 9]> {
+        let at = |t: &Text| match t {
+            Text::Borrowed(s) => Some([s.as_ptr() as usize, s.len()]),
+            Text::Owned(_) => None,
+        };
+        match self {
+            Direct::Minimal | Direct::Balanced => {
+                let mut id = [usize::from(f.degenerate == Some(Degenerate::Constant)); 9];
+                let texts = [
+                    &f.freq_pattern,
+                    &f.trend_desc,
+                    &f.signal_quality,
+                    &f.difficulty,
+                ];
+                for (k, t) in texts.into_iter().enumerate() {
+                    id[1 + 2 * k..3 + 2 * k].copy_from_slice(&at(t)?);
+                }
+                Some(id)
+            }
+            Direct::TimeLlm | Direct::Detailed => None,
         }
     }
 
