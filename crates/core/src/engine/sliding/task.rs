@@ -15,6 +15,7 @@ use super::{Job, Out, BLOCK, TASK_WINDOWS, U64};
 use crate::data::Affine;
 use crate::engine::summary::{BandSummary, BandTol, SeriesSummary, SeriesTol};
 use crate::numeric::real::{DType, Real};
+use crate::numeric::simd;
 use crate::stats::{SeriesStats, SlidingOrder, SlidingRange, StatsScratch};
 use crate::timing::Stage;
 use std::ops::Range;
@@ -174,7 +175,10 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
         moments: vec![Moments::default(); 2 * sp.levels.len() * BLOCK],
     };
     let ws: Vec<usize> = w.collect();
-    for block in ws.chunks(BLOCK) {
+    let blocks: Vec<&[usize]> = ws.chunks(BLOCK).collect();
+    ask_for(&span, blocks.first().copied(), outs, batch.channel_count());
+    for (b, &block) in blocks.iter().enumerate() {
+        ask_for(&span, blocks.get(b + 1).copied(), outs, batch.channel_count());
         // The per-window path's own normalisation, to the bit.
         s.maps.clear();
         let raws: Vec<&[f64]> = block.iter().map(|&i| batch.raw(i, c)).collect();
@@ -197,6 +201,20 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
             assemble(job, sp, &span, block, &s, out);
         }
         t = clock.lap(Stage::Frequency, t);
+    }
+}
+
+/// Ask the caches for the summaries and bounds of `block`'s windows under every plan, a
+/// block ahead: each is written in lines not touched since an earlier chunk, one series
+/// `channels` apart, and waiting on those stores was a tenth of this task.
+#[inline(always)]
+fn ask_for(span: &Span<'_>, block: Option<&[usize]>, outs: &[Out<'_>], channels: usize) {
+    for &i in block.unwrap_or_default() {
+        let slot = span.slot(i, channels);
+        for out in outs {
+            simd::prefetch(&out.sums[slot..=slot]);
+            simd::prefetch(&out.tols[slot..=slot]);
+        }
     }
 }
 
