@@ -330,9 +330,7 @@ mod tests {
                         pred_len: 96,
                     };
                     let whole = prompter.render(&vars).expect("renders");
-                    let key = texts
-                        .hashes(i, &vars, &mut scratch)
-                        .expect("a unit's keys");
+                    let key = texts.hashes(i, &vars, &mut scratch).expect("a unit's keys");
                     let hashes = Diversity::hashes(&whole, &mut Vec::new());
                     for (k, h, text) in &seen {
                         for m in 0..2 {

@@ -147,7 +147,11 @@ fn one_series_has_the_bits_of_its_run() {
                         mean: value(&mut pick),
                         m2: value(&mut pick).abs(),
                         first,
-                        last: if pick(5) == 0 { first } else { value(&mut pick) },
+                        last: if pick(5) == 0 {
+                            first
+                        } else {
+                            value(&mut pick)
+                        },
                         len: [1, 2, 3, 17, 259][pick(5) as usize],
                     }
                 })

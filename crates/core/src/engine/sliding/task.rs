@@ -176,9 +176,10 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
     };
     let ws: Vec<usize> = w.collect();
     let blocks: Vec<&[usize]> = ws.chunks(BLOCK).collect();
-    ask_for(&span, blocks.first().copied(), outs, batch.channel_count());
+    let channels = batch.channel_count();
+    ask_for(&span, blocks.first().copied(), outs, channels);
     for (b, &block) in blocks.iter().enumerate() {
-        ask_for(&span, blocks.get(b + 1).copied(), outs, batch.channel_count());
+        ask_for(&span, blocks.get(b + 1).copied(), outs, channels);
         // The per-window path's own normalisation, to the bit.
         s.maps.clear();
         let raws: Vec<&[f64]> = block.iter().map(|&i| batch.raw(i, c)).collect();
