@@ -108,7 +108,7 @@ pub fn run_share(
         // The first group runs alone, its serial counting beside nothing: the cheapest.
         // The others a few at a time, the dearest first: a few of like cost end together.
         let cost = |g: &[usize]| g.iter().map(|&i| grid::cost(&all[i])).sum::<usize>();
-        groups.sort_by_key(|g| std::cmp::Reverse(cost(g)));
+        groups.sort_by_cached_key(|g| std::cmp::Reverse(cost(g)));
         let first = groups.pop().unwrap_or_default();
         let points: Vec<&Point> = first.iter().map(|&i| &all[i]).collect();
         let (r, lent) = job.points(&points, None, keeps_statistics(&scorer))?;

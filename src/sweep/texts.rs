@@ -44,10 +44,10 @@ struct UnitKeys {
     after_digit: bool,
 }
 
-/// The whole text so far ends in a digit (so a piece that starts with one goes on its
-/// run).
-fn after_digit(text: &str) -> bool {
-    text.as_bytes().last().is_some_and(u8::is_ascii_digit)
+/// Whether the text ends in a digit once `piece` follows a text that did when `before`
+/// (so a piece that starts with one goes on its run).
+fn ends_in_digit(piece: &str, before: bool) -> bool {
+    piece.as_bytes().last().map_or(before, u8::is_ascii_digit)
 }
 
 /// `piece`'s mask as it reads after a text that ends in a digit when `after`.
@@ -90,14 +90,12 @@ impl UnitTexts {
                 let f = Features::of_statistics(s.clone());
                 piece.clear();
                 direct.write_piece(Piece::Statistics, &vars(&f, run), &mut piece);
+                let after_opening = ends_in_digit(&opening, false);
                 let stats = [
                     xxh3_128(piece.as_bytes()),
-                    masked_key(&piece, after_digit(&opening), &mut buf),
+                    masked_key(&piece, after_opening, &mut buf),
                 ];
-                let after_digit = match piece.is_empty() {
-                    true => after_digit(&opening),
-                    false => after_digit(&piece),
-                };
+                let after_digit = ends_in_digit(&piece, after_opening);
                 piece.clear();
                 direct.write_piece(Piece::Tail, &vars(&f, run), &mut piece);
                 UnitKeys {
@@ -186,15 +184,10 @@ impl UnitTexts {
     fn words_keys(&self, vars: &PromptVars<'_>, after: bool, s: &mut Scratch) -> WordsKeys {
         s.words.clear();
         self.direct.write_piece(Piece::Words, vars, &mut s.words);
-        s.buf.clear();
-        mask_digits_onto(s.words.as_bytes(), &mut s.buf, after);
         WordsKeys {
             text: xxh3_128(s.words.as_bytes()),
-            masked: xxh3_128(&s.buf),
-            ends_in_digit: match s.words.is_empty() {
-                true => after,
-                false => after_digit(&s.words),
-            },
+            masked: masked_key(&s.words, after, &mut s.buf),
+            ends_in_digit: ends_in_digit(&s.words, after),
         }
     }
 }

@@ -306,9 +306,7 @@ pub fn snr_db(std_first: f64, std_last: f64) -> f64 {
 /// means; the Time-LLM trend and lags are the first series'.
 pub fn compute(group: &[SeriesSummary]) -> Features {
     if let [one] = group {
-        if !one.bands.is_empty() {
-            return of_series(one);
-        }
+        return of_series(one);
     }
     // Each run's sums made as they are added (a series' features allocate nothing).
     from_runs(

@@ -108,7 +108,8 @@ impl Direct {
         };
         match self {
             Direct::Minimal | Direct::Balanced => {
-                let mut id = [usize::from(f.degenerate == Some(Degenerate::Constant)); 9];
+                let mut id = [0; 9];
+                id[0] = usize::from(f.degenerate == Some(Degenerate::Constant));
                 let texts = [
                     &f.freq_pattern,
                     &f.trend_desc,
