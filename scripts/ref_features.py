@@ -79,8 +79,12 @@ def features(group, wavelet, level, mode):
     dominant_energy = float(ratio[dominant])
     trends, stds = [], []
     for k in range(bands):
-        diffs = np.concatenate([np.diff(cs[k]) for cs in coeffs])
-        trends.append(float(diffs.mean()) if len(diffs) else 0.0)
+        # docs/features.md: t_k = (c[last] - c[0]) / (len - 1), pooled over the group's
+        # series. np.diff(c).mean() is the same number but rounds: where c[last] == c[0]
+        # exactly it gives +-1e-17, and so a sign the definition does not.
+        steps = sum(len(cs[k]) - 1 for cs in coeffs)
+        rise = sum(float(cs[k][-1] - cs[k][0]) for cs in coeffs)
+        trends.append(rise / steps if steps else 0.0)
         allc = np.concatenate([cs[k] for cs in coeffs])
         stds.append(float(np.std(allc, ddof=1)) if len(allc) > 1 else 0.0)
     signs = [1 if t > 0 else (-1 if t < 0 else 0) for t in trends]
