@@ -240,6 +240,50 @@ fn merging_refuses_parts_of_other_sweeps_and_missing_or_repeated_ones() {
         &merge_to(&[p1.clone(), q, p3.clone()], &out),
         &["q.json", "data"],
     );
+    // A part edited after it was written: one figure inside the packed sweep, or the
+    // shard count in its plain fields.
+    let edit = |name: &str, change: &dyn Fn(&mut serde_json::Value)| {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&p2).unwrap()).unwrap();
+        change(&mut v);
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+        p
+    };
+    let tampered = edit("tampered.json", &|v| {
+        use base64::Engine as _;
+        let engine = base64::engine::general_purpose::STANDARD;
+        let mut packed = engine.decode(v["sweep"].as_str().unwrap()).unwrap();
+        // The last byte is a figure's (the packed sweep ends in numbers); flip a bit.
+        *packed.last_mut().unwrap() ^= 1;
+        v["sweep"] = engine.encode(packed).into();
+    });
+    assert_input_error(
+        &merge_to(&[p1.clone(), tampered, p3.clone()], &out),
+        &["tampered.json", "changed after it was written"],
+    );
+    let huge = edit("huge.json", &|v| v["shard"] = "1/1000000000".into());
+    assert_input_error(
+        &merge_to(&[huge], &out),
+        &["huge.json", "not a sweep part", "100000"],
+    );
+    // The same data typed as another path (`./x.csv`) is the same data.
+    let relative = dir.path().join(".").join(data.file_name().unwrap());
+    let dotted = dir.path().join("dotted.json");
+    let mut args = vec![
+        "sweep",
+        relative.to_str().unwrap(),
+        "-q",
+        "-o",
+        dotted.to_str().unwrap(),
+    ];
+    args.extend_from_slice(GRID);
+    args.extend_from_slice(&grid);
+    args.extend_from_slice(&["--shard", "2/3"]);
+    run_ok(&args);
+    let o = merge_to(&[p1.clone(), dotted, p3.clone()], &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_file(&out).unwrap();
     // A report is not a part.
     let report = dir.path().join("report.json");
     sweep_to(&data, &report, &grid);

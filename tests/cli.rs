@@ -750,29 +750,102 @@ fn the_description_goes_where_time_llm_reads_it() {
     assert!(!stderr(&o).contains("description is empty"));
     // Another data set's description is named after its file.
     let other = write(dir.path(), "weather.csv", &csv);
+    let bank_run = |data: &str, extra: &[&str]| {
+        let mut args = vec![
+            "prompts",
+            data,
+            "--seq-len",
+            "64",
+            "--stride",
+            "32",
+            "--timellm-bank",
+            bank.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        wavebench(&args)
+    };
+    let o = bank_run(&other, &["-q", "--description", "Weather."]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(bank.join("weather.txt")).unwrap(),
+        "Weather."
+    );
+    // An empty description is refused before any prompt: it is all the bank file holds.
+    std::fs::remove_file(&out).unwrap();
+    assert_input_error(
+        &bank_run(&other, &["-q"]),
+        &["--timellm-bank", "description is empty", "weather.txt"],
+    );
+    assert!(!out.exists(), "no prompts written before the refusal");
+    // A bank file holding the researcher's own description is kept byte for byte (with
+    // --quiet too), unless --overwrite-bank.
+    let kept = "My own words, carefully chosen.\n";
+    std::fs::write(bank.join("ETT.txt"), kept).unwrap();
+    assert_input_error(
+        &bank_run(&data, &["-q", "--description", "Another text"]),
+        &["ETT.txt", "holds another description", "--overwrite-bank"],
+    );
+    assert_eq!(std::fs::read_to_string(bank.join("ETT.txt")).unwrap(), kept);
+    assert!(!out.exists(), "refused before any prompt was written");
+    // The same description again is no change, so it is not refused.
+    let o = bank_run(&data, &["-q", "--description", kept]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = bank_run(
+        &data,
+        &["-q", "--description", "Another text", "--overwrite-bank"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(bank.join("ETT.txt")).unwrap(),
+        "Another text"
+    );
+    // The bank onto a file, or under a missing parent: refused before any prompt.
+    std::fs::remove_file(&out).unwrap();
+    let bank_at = |dir: &str| {
+        wavebench(&[
+            "prompts",
+            &data,
+            "--seq-len",
+            "64",
+            "--description",
+            "d",
+            "--timellm-bank",
+            dir,
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let a_file = write(dir.path(), "not_a_folder", "x");
+    assert_input_error(&bank_at(&a_file), &["--timellm-bank", "not a folder"]);
+    let missing = dir.path().join("no/such/bank");
+    assert_input_error(
+        &bank_at(missing.to_str().unwrap()),
+        &["--timellm-bank", "does not exist"],
+    );
+    assert!(!out.exists());
+    // The bank file may not be the description file the run reads.
+    std::fs::write(bank.join("ETT.txt"), "Read from a file.").unwrap();
     let o = wavebench(&[
         "prompts",
-        &other,
+        &data,
         "--seq-len",
         "64",
-        "--stride",
-        "32",
+        "--description",
+        &format!("@{}", bank.join("ETT.txt").display()),
         "--timellm-bank",
         bank.to_str().unwrap(),
+        "--overwrite-bank",
         "-q",
         "-o",
         out.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_input_error(&o, &["ETT.txt", "would destroy the input"]);
     assert_eq!(
-        std::fs::read_to_string(bank.join("weather.txt")).unwrap(),
-        ""
-    );
-    let warned = stderr(&o);
-    assert_eq!(
-        warned.matches("the description is empty").count(),
-        1,
-        "{warned}"
+        std::fs::read_to_string(bank.join("ETT.txt")).unwrap(),
+        "Read from a file."
     );
 }
 
@@ -813,4 +886,68 @@ fn decompose_names_each_bands_periods_in_time_units() {
         bands[1]["cycles_per_sample"],
         serde_json::json!([0.0625, 0.125])
     );
+}
+
+/// Time-LLM's own ILI set-up (36-row windows, a 24-row horizon) under the default db4
+/// level 3, which such windows cannot hold: the `timellm` template prints no wavelet
+/// word, so its prompts are made, with one warning; a template that prints the bands'
+/// words is still refused over the level.
+#[test]
+fn a_template_without_wavelet_words_is_not_refused_over_the_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("date,ILITOTAL,OT\n");
+    for i in 0..120 {
+        csv.push_str(&format!(
+            "2002-{:02}-{:02},{},{}\n",
+            1 + (i / 28) % 12,
+            1 + i % 28,
+            1000.0 + 300.0 * (i as f64 / 8.0).sin(),
+            1.5 + (i % 13) as f64 / 10.0
+        ));
+    }
+    let data = write(dir.path(), "national_illness.csv", &csv);
+    let out = dir.path().join("p.jsonl");
+    let run = |template: &str| {
+        wavebench(&[
+            "prompts",
+            &data,
+            "--seq-len",
+            "36",
+            "--pred-len",
+            "24",
+            "--stride",
+            "12",
+            "--template",
+            template,
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = run("timellm");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.matches("above the maximum 2").count(), 1, "{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // (120 - 36) / 12 + 1 windows, two channels.
+    assert_eq!(lines.len(), 8 * 2);
+    let first: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert!(first["prompt"]
+        .as_str()
+        .unwrap()
+        .contains("forecast the next 24 steps given the previous 36 steps"));
+    // A template of one's own reading only the statistics is as free of the transform.
+    let own = write(
+        dir.path(),
+        "own.jinja",
+        "{{ min }} {{ max }} {{ trend }} {{ lags | pylist }}",
+    );
+    let o = run(&own);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_file(&out).unwrap();
+    assert_input_error(
+        &run("dwt-balanced"),
+        &["--level", "above the maximum level 2"],
+    );
+    assert!(!out.exists());
 }

@@ -804,7 +804,7 @@ fn bad_requests_get_one_clear_line() {
             "--claim",
             "x={% if last > mean %}above{% endif %}",
         ]),
-        &["claim 'x' renders empty", "channel", "window"],
+        &["ETTh1.csv, channel", "claim 'x' renders empty", "window"],
     );
     // At stride 1000 the val part (1,742 rows) holds at most 2 windows a channel: no
     // circular shift can move a claim away from its own outcome.
@@ -1079,21 +1079,11 @@ fn a_written_configuration_makes_the_rows_prompts() {
         "{}",
         row["val"]
     );
-    // A rank the sweep does not have is refused, naming how many it ranked.
-    let o = wavebench(&[
-        "sweep",
-        data.to_str().unwrap(),
-        "-q",
-        "--seq-len",
-        "48",
-        "--stride",
-        "4",
-        "--pred-len",
-        "12",
-        "--wavelets",
-        "db2",
-        "--levels",
-        "1",
+    // A rank the grid cannot have is refused before the sweep, naming how many rows it
+    // has.
+    let mut args = vec!["sweep", data.to_str().unwrap(), "-q"];
+    args.extend_from_slice(&ONE_CONFIGURATION);
+    args.extend_from_slice(&[
         "-o",
         out.to_str().unwrap(),
         "--write-config",
@@ -1101,8 +1091,24 @@ fn a_written_configuration_makes_the_rows_prompts() {
         "--pick",
         "9",
     ]);
-    common::assert_input_error_after_warnings(&o, &["--pick 9", "ranked 1 configuration"]);
+    let o = wavebench(&args);
+    common::assert_input_error_after_warnings(&o, &["--pick 9", "the grid has 1 row to rank"]);
 }
+
+/// One configuration of the made file: windows of 48 rows every 4, a horizon of 12, db2
+/// level 1.
+const ONE_CONFIGURATION: [&str; 10] = [
+    "--seq-len",
+    "48",
+    "--stride",
+    "4",
+    "--pred-len",
+    "12",
+    "--wavelets",
+    "db2",
+    "--levels",
+    "1",
+];
 
 /// How many ranked rows gain over the baseline beyond the series (lower bound above 0).
 fn beaten_beyond_count(ranked: &[usize], complementary_lo: &[f64]) -> usize {
@@ -1110,4 +1116,194 @@ fn beaten_beyond_count(ranked: &[usize], complementary_lo: &[f64]) -> usize {
         .iter()
         .filter(|&&i| complementary_lo[i] > 0.0)
         .count()
+}
+
+/// Nothing lost at the sweep's edges: every output is checked against every input and
+/// against the others before any work, huge values are refused in one line (not a panic
+/// or an allocation abort), settings a shard cannot use are refused rather than dropped,
+/// and a typo in an output's folder costs nothing.
+#[test]
+fn a_sweeps_outputs_and_bounds_are_checked_before_the_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let data = data.to_str().unwrap();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let template = at("t.jinja");
+    std::fs::write(&template, "{{ trend_desc }}, {{ signal_quality }}").unwrap();
+    let description = at("desc.txt");
+    std::fs::write(&description, "My data.").unwrap();
+    let report = at("out.md");
+    std::fs::write(&report, "an earlier report").unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sweep", data, "-q", "--seq-len", "48", "--pred-len", "12"];
+        args.extend_from_slice(extra);
+        wavebench(&args)
+    };
+    // --write-config onto what the run reads, or onto its own report.
+    assert_input_error(
+        &run(&["--template", &template, "--write-config", &template]),
+        &["t.jinja", "would destroy the input", "--write-config"],
+    );
+    assert_input_error(
+        &run(&[
+            "--description",
+            &format!("@{description}"),
+            "--write-config",
+            &description,
+        ]),
+        &["desc.txt", "would destroy the input"],
+    );
+    assert_input_error(
+        &run(&["-o", &report, "--write-config", &report]),
+        &["-o and --write-config name the same file"],
+    );
+    // A hard link is the same file by another name.
+    let linked = at("linked.jinja");
+    std::fs::hard_link(&template, &linked).unwrap();
+    assert_input_error(
+        &run(&["--template", &template, "-o", &linked]),
+        &["linked.jinja", "is the input", "t.jinja"],
+    );
+    assert_eq!(
+        std::fs::read_to_string(&template).unwrap(),
+        "{{ trend_desc }}, {{ signal_quality }}"
+    );
+    assert_eq!(std::fs::read_to_string(&description).unwrap(), "My data.");
+    assert_eq!(
+        std::fs::read_to_string(&report).unwrap(),
+        "an earlier report"
+    );
+    // Outputs whose folder is missing, or that name a folder, before any configuration.
+    assert_input_error(
+        &run(&["-o", &at("nodir/out.json")]),
+        &["nodir", "does not exist", "-o"],
+    );
+    assert_input_error(
+        &run(&["--write-config", &at("nodir/best.toml")]),
+        &["nodir", "does not exist", "--write-config"],
+    );
+    assert_input_error(
+        &run(&["--write-config", dir.path().to_str().unwrap()]),
+        &["--write-config names a folder"],
+    );
+    // --pick: a rank the grid can have.
+    let pick = |n: &str| {
+        run(&[
+            "--wavelets",
+            "db2",
+            "--levels",
+            "1,2",
+            "--write-config",
+            &at("best.toml"),
+            "--pick",
+            n,
+        ])
+    };
+    assert_eq!(pick("0").status.code(), Some(2));
+    assert_input_error(&pick("3"), &["--pick 3", "2 rows"]);
+    // Huge values: one line each, never a panic or an abort.
+    for (args, needles) in [
+        (
+            vec!["--pred-len", "18446744073709551615"],
+            vec!["--pred-len 18446744073709551615", "rows"],
+        ),
+        (
+            vec!["--null-draws", "1000000000"],
+            vec!["--null-draws", "9999"],
+        ),
+        (
+            vec!["--bootstrap", "1000000000"],
+            vec!["--bootstrap", "9999"],
+        ),
+        (
+            vec!["--levels", "1..1000000000000"],
+            vec!["--levels", "above 64"],
+        ),
+        (vec!["--levels", "65"], vec!["--levels", "above 64"]),
+        (
+            vec!["--shard", "1/1000000000000", "-o", "p.json"],
+            vec!["--shard", "100000"],
+        ),
+    ] {
+        let mut all = vec!["sweep", data, "-q", "--seq-len", "48", "--wavelets", "db2"];
+        all.extend(args.iter().copied());
+        // The made file's dates run past January: a warning may come first.
+        common::assert_input_error_after_warnings(&wavebench(&all), &needles);
+    }
+    // A shard ranks nothing: the merge's settings are refused, not dropped; its part is
+    // JSON whatever it is called, so another name is refused.
+    let part = at("part.json");
+    for (extra, needle) in [
+        (vec!["--by", "snr_db"], "--by"),
+        (vec!["--keep-degenerate"], "--keep-degenerate"),
+        (vec!["--write-config", "x.toml"], "--write-config"),
+    ] {
+        let mut all = vec!["--shard", "1/2", "-o", &part];
+        all.extend(extra.iter().copied());
+        assert_input_error(&run(&all), &[needle, "give it to `sweep merge`"]);
+    }
+    assert_input_error(
+        &run(&["--shard", "1/2", "-o", &at("part.md")]),
+        &["part.md", "FILE.json"],
+    );
+    assert!(!Path::new(&part).exists());
+}
+
+/// Claims take what templates take (`range`, filters), and a category too long to read
+/// is shown cut with its length in the Markdown report, whole in the JSON.
+#[test]
+fn claims_take_the_templates_functions_and_long_categories_are_cut_in_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let claim = "long={% for i in range(150) %}ab{% endfor %}{{ 'up' if last > mean else 'down' }}";
+    let args = [&ONE_CONFIGURATION[..], &["--claim", claim]].concat();
+    let json = sweep(&data, &dir.path().join("s.json"), &args);
+    let cats = &json["configs"][0]["val"]["categories"]["long"];
+    let whole = format!("{}up", "ab".repeat(150));
+    assert!(
+        cats.get(&whole).is_some(),
+        "the JSON keeps it whole: {cats}"
+    );
+    let md = dir.path().join("s.md");
+    let mut all = vec![
+        "sweep",
+        data.to_str().unwrap(),
+        "-q",
+        "-o",
+        md.to_str().unwrap(),
+    ];
+    all.extend_from_slice(&args);
+    let o = wavebench(&all);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(&md).unwrap();
+    let shown = format!("\"{}… (302 characters)\"", &whole[..200]);
+    assert!(md.contains(&shown), "cut with its length: {md}");
+    assert!(!md.contains(&whole), "never whole in the Markdown");
+}
+
+/// A sweep whose estimate, the bootstrap's replicates included (every configuration keeps
+/// its claims' replicates), is more than the machine's memory is refused before any work,
+/// with the way around it named.
+#[test]
+fn a_sweep_beyond_the_memory_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("long.csv");
+    let rows: String = (0..150_000)
+        .map(|i| format!("{}\n", (i % 97) as f64 / 7.0))
+        .collect();
+    std::fs::write(&csv, format!("x\n{rows}")).unwrap();
+    // Every filter bank at every level a window of 100,000 rows allows, in all nine modes:
+    // about ten thousand configurations of 9,999 replicates each.
+    let o = wavebench(&[
+        "sweep",
+        csv.to_str().unwrap(),
+        "--seq-len",
+        "100000",
+        "--modes",
+        "zero,constant,symmetric,periodic,smooth,periodization,reflect,antisymmetric,antireflect",
+        "--bootstrap",
+        "9999",
+        "-q",
+    ]);
+    assert_input_error(&o, &["may need about", "GB", "--bootstrap", "--force"]);
 }

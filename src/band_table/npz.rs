@@ -77,7 +77,14 @@ pub(super) fn write(w: &mut dyn io::Write, t: &BandTable) -> io::Result<()> {
 /// The band arrays of an `.npz`: `cA{n}`, `cD{n}` … `cD1` as decompose names them, else
 /// `arr_0 … arr_k` in order (`np.savez(f, *coeffs)`).
 pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs> {
-    let get = |name: &str| arrays.iter().find(|(n, _)| n == name).map(|(_, a)| a);
+    // By name, so an archive of many members reads in linear time (the first of a name
+    // given twice, as a scan in order would find).
+    let mut by_name: std::collections::HashMap<&str, &npy::Array> =
+        std::collections::HashMap::with_capacity(arrays.len());
+    for (n, a) in &arrays {
+        by_name.entry(n.as_str()).or_insert(a);
+    }
+    let get = |name: &str| by_name.get(name).copied();
     let text0 = |name: &str| match get(name).map(|a| &a.data) {
         Some(npy::Owned::Text(v)) => v.first().cloned(),
         _ => None,

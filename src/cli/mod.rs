@@ -15,6 +15,7 @@ mod wavelets;
 mod waverec;
 
 use crate::error::{Error, Result};
+use crate::export::Destination;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use wavebench_core::config::Config;
@@ -79,6 +80,9 @@ pub enum Command {
         /// file, else DIR/<file stem>.txt (Time-LLM's dataset/prompt_bank)
         #[arg(long, value_name = "DIR")]
         timellm_bank: Option<PathBuf>,
+        /// Replace a bank file that holds another description (without it, that is refused)
+        #[arg(long, requires = "timellm_bank")]
+        overwrite_bank: bool,
     },
     /// Time the whole pipeline per engine and write the timing report (docs/timing.md).
     Bench {
@@ -208,40 +212,62 @@ pub fn command() -> clap::Command {
 }
 
 impl Command {
-    /// The output and every file the command reads (data, `--config`, a template file,
-    /// `--description @FILE`), for the check that no output overwrites an input.
-    fn output_and_inputs(&self) -> Option<(&Path, Vec<&Path>)> {
-        let (input, output, common, prompt) = match self {
+    /// The files the command writes and every file it reads (data, `--config`, template
+    /// files, `--description @FILE`, merge parts), for the check that no output overwrites
+    /// an input or another output, made before any work.
+    fn outputs_and_inputs(&self) -> Result<(Vec<Destination>, Vec<&Path>)> {
+        let o = |path: &Path| Destination::file("-o", path);
+        let (input, outputs, common, prompt) = match self {
             Command::Features {
                 input,
                 output,
                 common,
                 prompt,
-            }
-            | Command::Prompts {
+            } => (input, vec![o(output)], common, Some(prompt)),
+            Command::Prompts {
                 input,
                 output,
                 common,
                 prompt,
+                timellm_bank,
                 ..
-            } => (input, output.as_path(), common, Some(prompt)),
+            } => {
+                let mut outputs = vec![o(output)];
+                if let Some(bank) = timellm_bank {
+                    outputs.push(Destination {
+                        option: "--timellm-bank",
+                        path: prompts::bank_file(bank, input)?,
+                        makes_folder: true,
+                    });
+                }
+                (input, outputs, common, Some(prompt))
+            }
             Command::Bench {
                 input,
                 output: Some(output),
                 common,
                 prompt,
                 ..
-            } => (input, output.as_path(), common, Some(prompt)),
+            } => (input, vec![o(output)], common, Some(prompt)),
             Command::Sweep {
-                then: Some(sweep::SweepCommand::Merge { parts, output, .. }),
+                then:
+                    Some(sweep::SweepCommand::Merge {
+                        parts,
+                        output,
+                        report,
+                    }),
                 ..
             } => {
-                let output = output.as_deref()?;
-                return Some((output, parts.iter().map(PathBuf::as_path).collect()));
+                let outputs = output.as_deref().map(o).into_iter();
+                let outputs = outputs.chain(report.write_config.as_deref().map(write_config));
+                return Ok((
+                    outputs.collect(),
+                    parts.iter().map(PathBuf::as_path).collect(),
+                ));
             }
             Command::Sweep {
                 input: Some(input),
-                output: Some(output),
+                output,
                 data,
                 sweep,
                 ..
@@ -249,14 +275,10 @@ impl Command {
                 let mut inputs = vec![input.as_path()];
                 inputs.extend(data.config.as_deref());
                 inputs.extend(sweep.template.iter().map(Path::new));
-                inputs.extend(
-                    sweep
-                        .description
-                        .as_deref()
-                        .and_then(|d| d.strip_prefix('@'))
-                        .map(Path::new),
-                );
-                return Some((output.as_path(), inputs));
+                inputs.extend(description_file(sweep.description.as_deref()));
+                let outputs = output.as_deref().map(o).into_iter();
+                let outputs = outputs.chain(sweep.report.write_config.as_deref().map(write_config));
+                return Ok((outputs.collect(), inputs));
             }
             Command::Decompose {
                 input,
@@ -272,29 +294,32 @@ impl Command {
                 input,
                 output,
                 common,
-            } => (input, output.as_path(), common, None),
-            _ => return None,
+            } => (input, vec![o(output)], common, None),
+            _ => return Ok((Vec::new(), Vec::new())),
         };
         let mut inputs = vec![input.as_path()];
         inputs.extend(common.data.config.as_deref());
         if let Some(p) = prompt {
             inputs.extend(p.template.as_deref().map(Path::new));
-            inputs.extend(
-                p.description
-                    .as_deref()
-                    .and_then(|d| d.strip_prefix('@'))
-                    .map(Path::new),
-            );
+            inputs.extend(description_file(p.description.as_deref()));
         }
-        Some((output, inputs))
+        Ok((outputs, inputs))
     }
+}
+
+fn write_config(path: &Path) -> Destination {
+    Destination::file("--write-config", path)
+}
+
+/// The file a `--description @FILE` reads.
+fn description_file(description: Option<&str>) -> Option<&Path> {
+    description.and_then(|d| d.strip_prefix('@')).map(Path::new)
 }
 
 /// Run a subcommand (the app is opened by main).
 pub fn run(command: Command) -> Result<()> {
-    if let Some((output, inputs)) = command.output_and_inputs() {
-        crate::export::refuse_input_as_output(output, &inputs)?;
-    }
+    let (outputs, inputs) = command.outputs_and_inputs()?;
+    crate::export::check_outputs(&outputs, &inputs)?;
     match command {
         Command::Wavelets { json } => wavelets::run(json),
         Command::Completions { shell } => completions::completions(shell),
@@ -332,7 +357,14 @@ pub fn run(command: Command) -> Result<()> {
             common,
             prompt,
             timellm_bank,
-        } => prompts::run(&path, &output, &common, &prompt, timellm_bank.as_deref()),
+            overwrite_bank,
+        } => {
+            let bank = timellm_bank.map(|dir| prompts::Bank {
+                dir,
+                overwrite: overwrite_bank,
+            });
+            prompts::run(&path, &output, &common, &prompt, bank.as_ref())
+        }
         Command::Bench {
             input: path,
             engines,

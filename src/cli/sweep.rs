@@ -58,10 +58,14 @@ pub struct SweepOpts {
     #[arg(long = "claim", value_name = "NAME[:OUTCOME]=TEMPLATE")]
     pub claims: Vec<String>,
     /// Compute only part I of N of the grid's configurations (1-based, balanced by their
-    /// cost) and write them to -o FILE as a part that `sweep merge` combines with the
-    /// others into the whole sweep
+    /// cost; N at most 100000) and write them to -o FILE.json as a part that `sweep merge`
+    /// combines with the others into the whole sweep
     #[arg(long, value_name = "I/N", requires = "output")]
     pub shard: Option<Shard>,
+    /// Run even where the up-front estimate says the sweep needs more memory than the
+    /// machine has available
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub report: ReportOpts,
 }
@@ -70,9 +74,9 @@ pub struct SweepOpts {
 /// `sweep merge`'s.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReportOpts {
-    /// Rank by the val score, a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio), or one claim's bits about one outcome (lags:direction)
-    #[arg(long, default_value = "score")]
-    pub by: RankBy,
+    /// Rank by the val score, a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio), or one claim's bits about one outcome (lags:direction) [default: score]
+    #[arg(long)]
+    pub by: Option<RankBy>,
     /// Rank levels whose approximation band has fewer than 2 coefficients too
     #[arg(long)]
     pub keep_degenerate: bool,
@@ -81,8 +85,16 @@ pub struct ReportOpts {
     #[arg(long, value_name = "FILE.toml")]
     pub write_config: Option<PathBuf>,
     /// Which ranked row --write-config writes (1 = the best by --by)
-    #[arg(long, value_name = "N", default_value_t = 1, requires = "write_config")]
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "write_config",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub pick: usize,
+}
+
+impl ReportOpts {
+    /// What the rows are ranked by.
+    pub fn by(&self) -> RankBy {
+        self.by.unwrap_or_default()
+    }
 }
 
 /// What `sweep` does besides sweeping.
@@ -103,31 +115,23 @@ pub enum SweepCommand {
 }
 
 pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts) -> Result<()> {
-    // A shard writes a part file whatever its name; the report's format is merge's.
     let format = match opts.shard {
-        Some(_) => "part",
+        Some(shard) => {
+            if shard.count > partial::MAX_SHARDS {
+                return Err(Error::input(format!(
+                    "--shard {}/{}: a sweep has at most {} shards",
+                    shard.index,
+                    shard.count,
+                    partial::MAX_SHARDS
+                )));
+            }
+            refuse_ranking_on_a_shard(&opts.report)?;
+            part_name(output)?;
+            "part"
+        }
         None => super::run::report_format(output, "file")?,
     };
-    if opts.shard.is_some() && opts.report.write_config.is_some() {
-        return Err(Error::input(
-            "--write-config: a shard ranks nothing; give it to `sweep merge`",
-        ));
-    }
-    if let Some(file) = &opts.report.write_config {
-        let mut inputs = vec![path];
-        inputs.extend(data.config.as_deref());
-        export::refuse_input_as_output(file, &inputs)?;
-    }
-    if opts.null_draws == 0 {
-        return Err(Error::input(
-            "--null-draws 0: the null needs at least 1 draw (99 by default)",
-        ));
-    }
-    if opts.bootstrap == 0 {
-        return Err(Error::input(
-            "--bootstrap 0: the intervals and ties need at least 1 replicate (199 by default)",
-        ));
-    }
+    check_protocol(opts.null_draws, opts.bootstrap)?;
     let mut base = data.config()?;
     PromptOpts {
         description: opts.description.clone(),
@@ -167,13 +171,25 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         let p = super::run::template(&n)?;
         templates.push((n, Arc::new(p)));
     }
+    let grid = Grid {
+        wavelets: opts.wavelets.clone(),
+        levels: opts.levels.clone(),
+        modes: opts.modes.clone(),
+    };
+    if opts.report.write_config.is_some() {
+        // The rows a sweep can rank, known before it runs.
+        let rows = grid.points(base.seq_len.unwrap_or(0))?.0.len() * templates.len();
+        if opts.report.pick > rows {
+            return Err(Error::input(format!(
+                "--pick {}: the grid has {rows} row{} to rank; pick 1 to {rows}",
+                opts.report.pick,
+                if rows == 1 { "" } else { "s" }
+            )));
+        }
+    }
     let req = Request {
         base: base.clone(),
-        grid: Grid {
-            wavelets: opts.wavelets.clone(),
-            levels: opts.levels.clone(),
-            modes: opts.modes.clone(),
-        },
+        grid,
         templates,
         split: opts.split,
         protocol: Protocol {
@@ -201,7 +217,7 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
     }
     let named: Vec<(&str, &wavebench_core::data::Table)> =
         tables.iter().map(|(n, t)| (n.as_str(), t)).collect();
-    announce(&named, &req, opts.shard, data.quiet)?;
+    announce(&named, &req, opts.shard, data.quiet, opts.force)?;
     let bar = progress_of(0, data.quiet, "sweep", "configurations");
     let result = sweep::run_share(&named, &req, opts.shard, |done, total| {
         bar.set_length(total as u64);
@@ -244,13 +260,72 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
     write_report(&s, &input, output, format, &opts.report, data.quiet)
 }
 
+/// A shard ranks nothing: what ranks and picks belongs to the merge, and is refused here
+/// rather than dropped.
+fn refuse_ranking_on_a_shard(report: &ReportOpts) -> Result<()> {
+    let given = [
+        (report.write_config.is_some(), "--write-config"),
+        (report.by.is_some(), "--by"),
+        (report.keep_degenerate, "--keep-degenerate"),
+    ];
+    match given.iter().find(|(on, _)| *on) {
+        Some((_, flag)) => Err(Error::input(format!(
+            "{flag}: a shard ranks nothing; give it to `sweep merge`"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// A part is JSON whatever its name says; a name that says otherwise is refused.
+fn part_name(output: Option<&Path>) -> Result<()> {
+    let out = output.ok_or_else(|| Error::input("--shard: give the part's file with -o"))?;
+    if out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        return Ok(());
+    }
+    Err(Error::input(format!(
+        "-o {}: a shard writes a JSON part; name it FILE.json (`sweep merge` writes the report)",
+        out.display()
+    )))
+}
+
+/// The null's draws and the bootstrap's replicates: at least one of each, at most
+/// [`Protocol::MAX_DRAWS`] (past that the figures' precision no longer changes, and the
+/// time and memory grow without bound).
+fn check_protocol(null_draws: usize, bootstrap: usize) -> Result<()> {
+    let max = Protocol::MAX_DRAWS;
+    if null_draws == 0 {
+        return Err(Error::from(wavebench_core::score::ScoreError::NoDraws));
+    }
+    if null_draws > max {
+        return Err(Error::input(format!(
+            "--null-draws {null_draws}: at most {max} (the null's p-values then resolve 1e-4)"
+        )));
+    }
+    if bootstrap == 0 {
+        return Err(Error::input(
+            "--bootstrap 0: the intervals and ties need at least 1 replicate (199 by default)",
+        ));
+    }
+    if bootstrap > max {
+        return Err(Error::input(format!(
+            "--bootstrap {bootstrap}: at most {max} replicates"
+        )));
+    }
+    Ok(())
+}
+
 /// Before a long sweep, one line with its estimated time and memory on this machine; a
-/// warning wherever the memory it needs is more than the machine has available.
+/// refusal where the memory it needs is more than the machine has available, unless
+/// `--force`.
 fn announce(
     tables: &[(&str, &wavebench_core::data::Table)],
     req: &Request,
     shard: Option<Shard>,
     quiet: bool,
+    force: bool,
 ) -> Result<()> {
     let (points, _) = req.grid.points(req.base.seq_len.unwrap_or(0))?;
     let count = shard.map_or(points.len(), |s| {
@@ -273,11 +348,15 @@ fn announce(
     }
     if let Some(have) = wavebench_core::run_spec::available_memory() {
         if e.bytes > have as f64 {
-            eprintln!(
-                "wavebench: warning: this sweep may need about {:.1} GB, and {:.1} GB is available: give fewer --columns or --rows, or shard it over machines (--shard)",
+            let text = format!(
+                "this sweep may need about {:.1} GB, and {:.1} GB is available: give fewer --columns or --rows, fewer --null-draws or --bootstrap, or shard it over machines (--shard)",
                 e.bytes / 1e9,
                 have as f64 / 1e9
             );
+            if !force {
+                return Err(Error::input(format!("{text}; --force runs it anyway")));
+            }
+            eprintln!("wavebench: warning: {text}");
         }
     }
     Ok(())
@@ -289,10 +368,6 @@ const LONG_SWEEP: f64 = 10.0;
 /// `sweep merge`: the parts' sweep, reported as one process's sweep would be.
 pub fn merge(parts: &[PathBuf], output: Option<&Path>, report: &ReportOpts) -> Result<()> {
     let format = super::run::report_format(output, "file")?;
-    if let Some(file) = &report.write_config {
-        let inputs: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
-        export::refuse_input_as_output(file, &inputs)?;
-    }
     let mut read = Vec::with_capacity(parts.len());
     for p in parts {
         read.push((p.clone(), Partial::read(p)?));
@@ -311,23 +386,24 @@ fn write_report(
     opts: &ReportOpts,
     quiet: bool,
 ) -> Result<()> {
-    for w in sweep::rank::Standings::of(s, opts.by, opts.keep_degenerate).warnings(s) {
+    let by = opts.by();
+    for w in sweep::rank::Standings::of(s, by, opts.keep_degenerate).warnings(s) {
         eprintln!("wavebench: warning: {w}");
     }
     let bytes = match format {
         "json" => {
-            let mut v = serde_json::to_vec_pretty(&report::json(s, opts.by, opts.keep_degenerate))
+            let mut v = serde_json::to_vec_pretty(&report::json(s, by, opts.keep_degenerate))
                 .map_err(|e| Error::internal(e.to_string()))?;
             v.push(b'\n');
             v
         }
-        "csv" => report::csv(s, opts.by, opts.keep_degenerate)?,
-        _ => report::markdown(s, opts.by, opts.keep_degenerate, input).into_bytes(),
+        "csv" => report::csv(s, by, opts.keep_degenerate)?,
+        _ => report::markdown(s, by, opts.keep_degenerate, input).into_bytes(),
     };
     let out: PathBuf = output.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     export::write_atomic(&out, |w| w.write_all(&bytes))?;
     if let Some(file) = &opts.write_config {
-        let standings = sweep::rank::Standings::of(s, opts.by, opts.keep_degenerate);
+        let standings = sweep::rank::Standings::of(s, by, opts.keep_degenerate);
         let ranked = standings.rows.iter().filter(|st| st.rank.is_some()).count();
         let st = standings
             .rows
@@ -344,7 +420,7 @@ fn write_report(
             "# wavebench sweep {}: #{} by {}, {} {}\n{}",
             input,
             opts.pick,
-            opts.by.name(),
+            by.name(),
             st.row.transform,
             st.row.template,
             crate::config::to_toml(&s.config_of(st.row))
@@ -357,7 +433,7 @@ fn write_report(
                 st.row.transform,
                 st.row.template,
                 opts.pick,
-                opts.by.name()
+                by.name()
             );
         }
     }

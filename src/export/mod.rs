@@ -95,20 +95,97 @@ fn closed_stdout() -> Error {
     )
 }
 
-/// Refuse, before any work, an output that cannot be written (a closed standard output)
-/// or that would overwrite one of the run's inputs: `output` is, or lies inside, one of
-/// `inputs` (files, folders, or glob patterns, whose matches count), after following
-/// links. Devices and FIFOs are streams, never refused.
+/// One file a command will write, and the option that names it (`-o`, `--write-config`).
+#[derive(Debug, Clone)]
+pub struct Destination {
+    pub option: &'static str,
+    pub path: PathBuf,
+    /// The run creates the file's folder (`--timellm-bank DIR`): the folder may be
+    /// missing, and then its parent must take it.
+    pub makes_folder: bool,
+}
+
+impl Destination {
+    /// A file in a folder that must exist.
+    pub fn file(option: &'static str, path: &Path) -> Destination {
+        Destination {
+            option,
+            path: path.to_path_buf(),
+            makes_folder: false,
+        }
+    }
+}
+
+/// Refuse, before any work, an output that cannot be written or that would destroy what
+/// the run reads or writes: a closed standard output; an output that is, or lies inside,
+/// one of `inputs` (files, folders, or glob patterns, whose matches count) after following
+/// links and `..`, or is the same file by another name (a hard link: same device and
+/// inode); two outputs that are one file; an output whose folder is missing or not
+/// writable. Devices and FIFOs are streams, never refused.
+pub fn check_outputs(outputs: &[Destination], inputs: &[&Path]) -> Result<()> {
+    let mut written: Vec<(&Destination, Place)> = Vec::with_capacity(outputs.len());
+    for out in outputs {
+        let path = out.path.as_path();
+        if path.as_os_str() == "-" && stdout_is_closed() {
+            // Said before any work, not after it.
+            return Err(closed_stdout());
+        }
+        if path.as_os_str() == "-" || is_stream(path) {
+            continue;
+        }
+        let place = Place::of(path)?;
+        for &input in inputs {
+            if let Some(how) = place.overlaps(input)? {
+                return Err(Error::input(format!(
+                    "{}: the output {how} the input {}; writing it would destroy the input: choose another {}",
+                    path.display(),
+                    input.display(),
+                    out.option
+                )));
+            }
+        }
+        if let Some((other, _)) = written.iter().find(|(_, p)| p.same_file(&place)) {
+            return Err(Error::input(format!(
+                "{}: {} and {} name the same file ({}); one would overwrite the other: give them different files",
+                path.display(),
+                other.option,
+                out.option,
+                other.path.display()
+            )));
+        }
+        writable_folder(&place.real, out)?;
+        written.push((out, place));
+    }
+    Ok(())
+}
+
+/// Refuse, before any work, `output` (a `-o`) when [`check_outputs`] would.
 pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> Result<()> {
-    if output.as_os_str() == "-" && stdout_is_closed() {
-        // Said before any work, not after it.
-        return Err(closed_stdout());
+    check_outputs(&[Destination::file("-o", output)], inputs)
+}
+
+/// Where a file's bytes live: its absolute path after links, and its device and inode
+/// where it exists (another name for it, a hard link, has the same).
+struct Place {
+    real: PathBuf,
+    id: Option<(u64, u64)>,
+}
+
+impl Place {
+    fn of(path: &Path) -> Result<Place> {
+        let real = real_place(path)?;
+        Ok(Place {
+            id: file_id(&real),
+            real,
+        })
     }
-    if output.as_os_str() == "-" || is_stream(output) {
-        return Ok(());
+
+    fn same_file(&self, other: &Place) -> bool {
+        self.real == other.real || (self.id.is_some() && self.id == other.id)
     }
-    let out = real_place(output)?;
-    for &input in inputs {
+
+    /// How this output overlaps `input` ("is", "lies inside"), if it does.
+    fn overlaps(&self, input: &Path) -> Result<Option<&'static str>> {
         // A file or folder as itself; a glob as the files the run will read (the data
         // set's own expansion, so the two cannot disagree).
         let places: Vec<PathBuf> = if input.exists() {
@@ -118,21 +195,73 @@ pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> Result<()> {
         };
         for place in places {
             let place = std::fs::canonicalize(&place).unwrap_or(place);
-            let inside = place.is_dir() && out.starts_with(&place);
-            if out == place || inside {
-                let how = if inside { "lies inside" } else { "is" };
-                return Err(Error::about(
-                    &[Opt::Output],
-                    format!(
-                        "{}: the output {how} the input {}; writing it would destroy the input: choose another {OPTION}",
-                        output.display(),
-                        input.display()
-                    ),
-                ));
+            if place.is_dir() && self.real.starts_with(&place) {
+                return Ok(Some("lies inside"));
+            }
+            let id = file_id(&place);
+            if self.real == place || (id.is_some() && id == self.id) {
+                return Ok(Some("is"));
             }
         }
+        Ok(None)
     }
-    Ok(())
+}
+
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// The folder an output will be written into exists, is a folder, and this process may
+/// create files in it; and the output itself is not a folder.
+fn writable_folder(real: &Path, out: &Destination) -> Result<()> {
+    if real.is_dir() {
+        return Err(Error::input(format!(
+            "{}: {} names a folder; give a file",
+            out.path.display(),
+            out.option
+        )));
+    }
+    let mut dir = match real.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if out.makes_folder && !dir.exists() && std::fs::symlink_metadata(dir).is_err() {
+        dir = dir.parent().unwrap_or(Path::new("."));
+    }
+    folder_is_writable(dir).map_err(|why| {
+        Error::input(format!(
+            "{}: {why}; {} is checked before the run so that no work is lost: create the folder or choose another {}",
+            out.path.display(),
+            out.option,
+            out.option
+        ))
+    })
+}
+
+/// Whether files can be made in `dir`: it exists, is a folder, and is writable by this
+/// process (a read-only file system too); else why not, naming it.
+pub fn folder_is_writable(dir: &Path) -> std::result::Result<(), String> {
+    use std::os::unix::ffi::OsStrExt;
+    match std::fs::metadata(dir) {
+        Err(_) => return Err(format!("the folder {} does not exist", dir.display())),
+        Ok(m) if !m.is_dir() => return Err(format!("{} is not a folder", dir.display())),
+        Ok(_) => {}
+    }
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return Err(format!("{} is not a path the system takes", dir.display()));
+    };
+    // SAFETY: `c` is a valid NUL-terminated path; access only reads it.
+    let ok = unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0;
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "the folder {} is not writable ({})",
+            dir.display(),
+            io::Error::last_os_error()
+        ))
+    }
 }
 
 /// A device, FIFO or socket (`/dev/stdout`, a named pipe): written as a stream, in the

@@ -1,7 +1,6 @@
 //! The claims a researcher defines, as a sweep reads them: compiled from the run's
 //! `[claims]`, and the `last` and `mean` of every scored unit they see besides the features.
 
-use super::place;
 use crate::error::{Error, Result};
 use std::sync::Arc;
 use wavebench_core::config::Config;
@@ -25,10 +24,9 @@ pub(super) fn facts_of(
 ) -> Result<Vec<Vec<[f64; 2]>>> {
     let normalize = base.normalize();
     let mut out = Vec::with_capacity(tables.len());
-    for ((name, table), h) in tables.iter().zip(&scorer.files) {
-        let prepared = base
-            .prepare(table)
-            .map_err(|e| Error::from(e).within(&place(name, table)))?;
+    for ((_, table), h) in tables.iter().zip(&scorer.files) {
+        // A plan's errors name the file already.
+        let prepared = base.prepare(table)?;
         let w = &prepared.windows;
         let values: Vec<Vec<f64>> = table.channels.iter().map(|c| c.values.to_f64()).collect();
         let mut facts = Vec::with_capacity(h.scored.len() * values.len());

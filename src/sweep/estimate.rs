@@ -5,7 +5,7 @@
 
 use super::Request;
 use wavebench_core::data::Table;
-use wavebench_core::score::Part;
+use wavebench_core::score::{Part, Protocol};
 
 /// CPU seconds per multiply-add of the forecaster's normal equations (a train unit adds
 /// (T+1)²/2 of them).
@@ -29,6 +29,19 @@ const PROMPT_HASHES: f64 = 32.0;
 const STATISTICS: f64 = 130.0;
 /// A chunk of windows' features in flight, per configuration running.
 const CHUNK: f64 = 40e6;
+/// CPU seconds per null draw, scored unit and claim column of a configuration, beyond
+/// the default 99 draws that `LATER` and `FIRST` include.
+const NULL_DRAW: f64 = 3.6e-10;
+/// CPU seconds per bootstrap replicate, scored unit and claim column of a configuration,
+/// beyond the default 199 replicates.
+const BOOT_REPLICATE: f64 = 4.0e-11;
+/// Bytes per replicate a configuration keeps per part and claim column (its designated
+/// outcome's bits and complementary bits, shared by the configuration's rows), and a row
+/// per part (its score's and complementary score's).
+const REPLICATE: f64 = 16.0;
+/// Bytes per replicate of the bootstrap's blocks, per block of scored units (a piece or
+/// two of 12 bytes).
+const BLOCK_PIECE: f64 = 18.0;
 
 /// A sweep's estimated wall time and peak resident memory.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,8 +69,8 @@ pub fn estimate(
         let rows = table.rows();
         let channels = table.channels.len();
         table_bytes += (rows * channels * 8) as f64;
-        let windows =
-            |rows: usize| rows.saturating_sub(t + p) / stride + usize::from(rows >= t + p);
+        let need = t.saturating_add(p);
+        let windows = |rows: usize| rows.saturating_sub(need) / stride + usize::from(rows >= need);
         units += windows(rows) * channels;
         if let Ok(b) = req.split.borders(0, rows) {
             // Train units: horizons within train's rows; the rest of the windows from the
@@ -74,19 +87,39 @@ pub fn estimate(
         0 => 0.0,
         n => FIRST + LATER * (n - 1) as f64,
     };
-    let seconds = OUTCOME * units as f64 + (GRAM_FMA * fma + per_unit * scored as f64) / threads;
+    let claims = (wavebench_core::score::Claim::ALL.len() + req.base.claims.len()) as f64;
+    let default = Protocol::default();
+    let (draws, replicates) = (
+        req.protocol.null_draws as f64,
+        req.protocol.bootstrap as f64,
+    );
+    // Draws and replicates past the defaults the rates were measured at.
+    let resampling = configurations as f64
+        * scored as f64
+        * claims
+        * (NULL_DRAW * (draws - default.null_draws as f64)
+            + BOOT_REPLICATE * (replicates - default.bootstrap as f64));
+    let seconds = OUTCOME * units as f64
+        + (GRAM_FMA * fma + per_unit * scored as f64 + resampling.max(0.0)) / threads;
     let kept = if scored <= super::KEPT_STATISTICS {
         STATISTICS
     } else {
         0.0
     };
-    let claims = (wavebench_core::score::Claim::ALL.len() + req.base.claims.len()) as f64;
     let running = (2.0 * threads).min(configurations.max(1) as f64);
+    // Every configuration keeps its claims' replicates, and every row (a configuration
+    // under a template) its scores', for val and test; the blocks and shifts are shared.
+    let rows = (configurations * req.templates.len().max(1)) as f64;
+    let span = (t.saturating_add(p) as f64 / stride as f64).max(1.0);
+    let kept_replicates = 2.0 * replicates * REPLICATE * (configurations as f64 * claims + rows)
+        + replicates * (scored as f64 / span + 1.0) * BLOCK_PIECE
+        + draws * 8.0 * (units as f64 / span).max(1.0);
     let bytes = PROCESS
         + 2.0 * table_bytes
         + SCORER_PER_UNIT * units as f64
         + scored as f64 * (claims * CLAIM + PROMPT_HASHES * req.templates.len() as f64 + kept)
-        + CHUNK * running;
+        + CHUNK * running
+        + kept_replicates;
     Estimate {
         seconds,
         bytes,

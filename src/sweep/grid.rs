@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 use wavebench_core::names::{Opt, OPTION};
-use wavebench_core::run_spec::Shard;
+use wavebench_core::run_spec::{Shard, MAX_LEVEL};
 use wavebench_core::transform::Transform;
 use wavebench_core::wavelet::{self, Mode, Wavelet};
 
@@ -49,8 +49,12 @@ impl FromStr for Levels {
             return Ok(Levels::Valid);
         }
         let level = |t: &str| -> Result<usize> {
-            match t.trim().parse::<usize>() {
-                Ok(l) if l >= 1 => Ok(l),
+            match t.trim().parse::<u128>() {
+                Ok(l) if l > MAX_LEVEL as u128 => Err(Error::input(format!(
+                    "level {} is above {MAX_LEVEL}, the deepest any run takes",
+                    t.trim()
+                ))),
+                Ok(l) if l >= 1 => Ok(l as usize),
                 _ => Err(Error::input(format!("'{t}' is not a level (1 or more)"))),
             }
         };

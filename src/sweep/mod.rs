@@ -214,9 +214,8 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
     let mut windows = Vec::with_capacity(tables.len());
     let mut seq_len = None;
     for (name, table) in tables {
-        let prepared = base
-            .prepare(table)
-            .map_err(|e| Error::from(e).within(&place(name, table)))?;
+        // A plan's errors name the file already.
+        let prepared = base.prepare(table)?;
         let rows = table.rows();
         let range = base
             .rows

@@ -15,6 +15,10 @@ use wavebench_core::data::Table;
 use wavebench_core::run_spec::Shard;
 use wavebench_core::score::Evaluation;
 
+/// The most shards a sweep may be cut into: the merge keeps a slot per shard, and a grid
+/// of more configurations than this is not a sweep anyone runs.
+pub const MAX_SHARDS: usize = 100_000;
+
 /// What a part file's first field says it is.
 const FORMAT: &str = "wavebench sweep part";
 
@@ -39,7 +43,7 @@ pub struct Partial {
 }
 
 /// The file's form: plain fields a reader (or `jq`) can see, the sweep packed.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, Clone)]
 struct Envelope {
     format: String,
     version: String,
@@ -54,6 +58,27 @@ struct Envelope {
     rows: Vec<String>,
     /// MessagePack of [`Packed`], in base64.
     sweep: String,
+    /// SHA-256 of every field above as written ([`Envelope::digest_of`]): a part edited
+    /// after it was written is refused by the merge.
+    #[serde(default)]
+    digest: String,
+}
+
+impl Envelope {
+    /// The SHA-256 (hex) of the envelope's JSON with an empty digest.
+    fn digest_of(&self) -> Result<String> {
+        use sha2::Digest as _;
+        let unsigned = Envelope {
+            digest: String::new(),
+            ..self.clone()
+        };
+        let bytes = serde_json::to_vec(&unsigned)
+            .map_err(|e| Error::internal(format!("sweep part: {e}")))?;
+        Ok(sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect())
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -115,7 +140,7 @@ impl Partial {
             sweep: self.sweep.clone(),
         })
         .map_err(|e| Error::internal(format!("sweep part: {e}")))?;
-        let envelope = Envelope {
+        let mut envelope = Envelope {
             format: FORMAT.to_string(),
             version: self.version.clone(),
             shard: format!("{}/{}", self.shard.index, self.shard.count),
@@ -125,7 +150,9 @@ impl Partial {
             configurations: self.configurations,
             rows: self.sweep.rows.iter().map(|r| r.label_full()).collect(),
             sweep: base64::engine::general_purpose::STANDARD.encode(packed),
+            digest: String::new(),
         };
+        envelope.digest = envelope.digest_of()?;
         let mut v = serde_json::to_vec_pretty(&envelope)
             .map_err(|e| Error::internal(format!("sweep part: {e}")))?;
         v.push(b'\n');
@@ -152,7 +179,13 @@ impl Partial {
         let shard: Shard = e
             .shard
             .parse()
-            .map_err(|_| not_a_part(format!("shard '{}'", e.shard)))?;
+            .map_err(|err: wavebench_core::names::BadValue| not_a_part(err.to_string()))?;
+        if shard.count > MAX_SHARDS {
+            return Err(not_a_part(format!(
+                "shard '{}': a sweep has at most {MAX_SHARDS} shards",
+                e.shard
+            )));
+        }
         let packed = base64::engine::general_purpose::STANDARD
             .decode(e.sweep.as_bytes())
             .map_err(|e| not_a_part(format!("its sweep: {e}")))?;
@@ -164,8 +197,20 @@ impl Partial {
                 version()
             )));
         }
+        if e.digest != e.digest_of()? {
+            return Err(Error::input(format!(
+                "{p}: the part was changed after it was written (its digest does not match its contents): write it again with `sweep --shard {}`",
+                e.shard
+            )));
+        }
         let Packed { at, sweep } =
             rmp_serde::from_slice(&packed).map_err(|e| not_a_part(format!("its sweep: {e}")))?;
+        if let Some(beyond) = at.iter().find(|&&a| a >= e.configurations) {
+            return Err(not_a_part(format!(
+                "configuration {beyond} of a grid of {}",
+                e.configurations
+            )));
+        }
         if at.len() != sweep.rows.len() {
             return Err(not_a_part(format!(
                 "{} rows but {} places",
@@ -210,11 +255,12 @@ pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
                 &count.to_string(),
             ));
         }
-        if p.data != first.data || p.input != first.input {
+        // The data by its content, not by how its path was typed (`x.csv`, `./x.csv`).
+        if p.data != first.data {
             return Err(differs(
                 "its data",
-                &format!("{} {}", p.input, &p.data[..8.min(p.data.len())]),
-                &format!("{} {}", first.input, &first.data[..8.min(first.data.len())]),
+                &format!("{}, content {}", p.input, short(&p.data)),
+                &format!("{}, content {}", first.input, short(&first.data)),
             ));
         }
         if p.settings != first.settings {
@@ -281,6 +327,11 @@ pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
         [r.val.clone(), r.test.clone()].map(Evaluation::baseline)
     });
     Ok((sweep, input))
+}
+
+/// A content hash's first 8 digits, as messages show it.
+fn short(hash: &str) -> &str {
+    &hash[..8.min(hash.len())]
 }
 
 /// The first line where `a` and `b` differ.

@@ -210,8 +210,8 @@ impl<'a> Scoring<'a> {
             let prepared = specs
                 .iter()
                 .map(|spec| spec.prepare(table).map(Prepared::without_time_labels))
-                .collect::<std::result::Result<Vec<_>, _>>()
-                .map_err(|e| Error::from(e).within(&place(name, table)))?;
+                // A plan's errors name the file already.
+                .collect::<std::result::Result<Vec<_>, _>>()?;
             for (len, p) in approx_len.iter_mut().zip(&prepared) {
                 *len = p.plan.band_lens[0];
             }
@@ -368,8 +368,10 @@ impl<'a> Scoring<'a> {
                 .push(h, u.window, c, &u.features, facts)
                 .map_err(|e| {
                     Error::input(format!(
-                        "{name}, channel {}, window {}: {e}",
-                        table.channels[c].name, u.window
+                        "{}, channel {}, window {}: {e}",
+                        place(name, table),
+                        table.channels[c].name,
+                        u.window
                     ))
                 })?;
             if let Some(p) = part {

@@ -42,7 +42,8 @@ pub(super) fn shares(ui: &mut egui::Ui, e: &Evaluation) {
                 .take(12)
                 .map(|(name, n)| {
                     format!(
-                        "{name}: {n} ({:.1} %)",
+                        "{}: {n} ({:.1} %)",
+                        crate::sweep::report::category_shown(name),
                         100.0 * *n as f64 / total.max(1) as f64
                     )
                 })

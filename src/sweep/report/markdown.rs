@@ -261,7 +261,7 @@ fn defined_section(o: &mut String, best: &SweepRow) {
         let cats: Vec<String> = val
             .categories
             .iter()
-            .map(|(k, n)| format!("\"{k}\" {n}"))
+            .map(|(k, n)| format!("\"{}\" {n}", super::category_shown(k)))
             .collect();
         let _ = writeln!(
             o,

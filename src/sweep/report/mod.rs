@@ -13,6 +13,19 @@ use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
 use wavebench_core::score::{AnyClaim, Claim, ClaimInfo, Evaluation, Part, Target};
 
+/// The most characters of a claim's category a report or the app shows: a defined claim
+/// may render whole paragraphs (or megabytes); the JSON keeps each category whole.
+pub const CATEGORY_SHOWN: usize = 200;
+
+/// A category as reports and the app show it: whole up to [`CATEGORY_SHOWN`]
+/// characters, else cut there with its length said.
+pub fn category_shown(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(CATEGORY_SHOWN) {
+        None => text.into(),
+        Some((cut, _)) => format!("{}… ({} characters)", &text[..cut], text.chars().count()).into(),
+    }
+}
+
 fn range(r: &std::ops::Range<usize>) -> Value {
     json!([r.start, r.end])
 }

@@ -92,6 +92,20 @@ pub struct Prompter {
 
 const NAME: &str = "prompt";
 
+/// The variables whose values no wavelet, level or mode changes: the window's statistics
+/// and lags and the run's words and lengths.
+pub const TRANSFORM_FREE: [&str; 9] = [
+    "min",
+    "max",
+    "median",
+    "trend",
+    "lags",
+    "lags_clean",
+    "description",
+    "seq_len",
+    "pred_len",
+];
+
 /// Template steps one prompt may take (minijinja's fuel): a prompt takes hundreds, this
 /// allows templates far richer than the built-ins and stops a runaway loop in about a
 /// second.
@@ -200,12 +214,32 @@ impl Prompter {
             .map(|(n, _)| *n)
     }
 
-    /// The variables the template reads (minijinja's undeclared variables).
+    /// The variables the template reads of its context: minijinja's undeclared variables
+    /// less the environment's own functions (`range`, `dict`, `namespace`, …), which every
+    /// template may call.
     pub fn variables(&self) -> Vec<String> {
+        let globals: Vec<&str> = self.env.globals().map(|(name, _)| name).collect();
         self.env
             .get_template(NAME)
-            .map(|t| t.undeclared_variables(false).into_iter().collect())
+            .map(|t| {
+                t.undeclared_variables(false)
+                    .into_iter()
+                    .filter(|v| !globals.contains(&v.as_str()))
+                    .collect()
+            })
             .unwrap_or_default()
+    }
+
+    /// Whether this template's prompts are the same at every wavelet, level and mode, so
+    /// the transform need not fit the window: every variable it reads is among
+    /// [`TRANSFORM_FREE`], or it is Time-LLM's own (which reads `degenerate` only to say
+    /// the input is constant, a fact of the data).
+    pub fn transform_free(&self) -> bool {
+        self.direct == Some(Direct::TimeLlm)
+            || self
+                .variables()
+                .iter()
+                .all(|v| TRANSFORM_FREE.contains(&v.as_str()))
     }
 
     /// The direct writer a built-in renders through (None: minijinja renders it).

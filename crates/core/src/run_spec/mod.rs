@@ -44,6 +44,10 @@ pub struct RunSpec {
     pub purpose: Purpose,
     pub rows: Option<RowRange>,
     backend: &'static dyn Backend,
+    /// The run's template prints nothing the transform changes
+    /// ([`Prompter::transform_free`]): a level the windows cannot hold is computed anyway,
+    /// with a warning, instead of refused.
+    transform_free: bool,
 }
 
 impl RunSpec {
@@ -105,7 +109,15 @@ impl RunSpec {
             purpose,
             rows,
             backend,
+            transform_free: false,
         })
+    }
+
+    /// The spec for prompts rendered by `prompter`: a template that prints no wavelet word
+    /// is not refused over the wavelet's level (Time-LLM's ILI set-up, 36-row windows
+    /// under the default db4 level 3).
+    pub fn renders_with(&mut self, prompter: &Prompter) {
+        self.transform_free = prompter.transform_free();
     }
 
     pub fn load_options(&self) -> LoadOptions {
@@ -143,6 +155,12 @@ impl RunSpec {
         let max = t.max_level(windows.seq_len);
         self.check_level(&plan)?;
         let level_warning = match self.purpose {
+            Purpose::Features if self.transform_free && plan.check_level().is_err() => {
+                Some(format!(
+                    "warning: level {} is above the maximum {max} for windows of {} rows and '{}'; the template prints no wavelet word, so its prompts are made all the same (the records' wavelet features are computed as pywt would, past the maximum)",
+                    t.level, windows.seq_len, t.wavelet.name
+                ))
+            }
             Purpose::Features => degenerate_level(&plan),
             Purpose::Decompose => None,
         };
@@ -180,10 +198,10 @@ impl RunSpec {
     /// pywt does. Every front end checks a plan here, the wheel each batch's length.
     pub fn check_level(&self, plan: &Plan) -> Result<(), DataError> {
         match self.purpose {
-            Purpose::Features => plan
+            Purpose::Features if !self.transform_free => plan
                 .check_level()
                 .map_err(|e| DataError::about(&[Opt::Level], format!("{OPTION}: {e}"))),
-            Purpose::Decompose => Ok(()),
+            Purpose::Features | Purpose::Decompose => Ok(()),
         }
     }
 

@@ -54,8 +54,16 @@ impl Horizons {
         if pred_len < 2 {
             return Err(ScoreError::ShortHorizon(pred_len));
         }
-        let borders = split.borders(rows.start, rows.len())?;
         let t = windows.seq_len;
+        // A window and its horizon must fit the rows (checked: a huge horizon would wrap).
+        if t.checked_add(pred_len).is_none_or(|need| need > rows.len()) {
+            return Err(ScoreError::LongerThanData {
+                seq_len: t,
+                pred_len,
+                rows: rows.len(),
+            });
+        }
+        let borders = split.borders(rows.start, rows.len())?;
         let part_of = |w: usize| {
             let s = windows.start(w - windows.first);
             borders.holding(&(s + t..s + t + pred_len))

@@ -59,6 +59,12 @@ pub enum ScoreError {
         stride: usize,
         pred_len: usize,
     },
+    #[error("a window of {seq_len} rows and a horizon of {pred_len} rows need more than the data's {rows} rows")]
+    LongerThanData {
+        seq_len: usize,
+        pred_len: usize,
+        rows: usize,
+    },
     #[error("the null needs at least 1 draw (99 by default)")]
     NoDraws,
     #[error("the series-only forecaster cannot be fit: no train unit has a finite outcome")]
@@ -124,6 +130,16 @@ impl ScoreError {
             ScoreError::TooShortToShift { .. } => Phrase::about(
                 &[Stride, PredLen, SeqLen, Split],
                 format!("{self}: lower {OPTION}, {OPTION} or {OPTION}, or change {OPTION}"),
+            ),
+            &ScoreError::LongerThanData {
+                seq_len,
+                pred_len,
+                rows,
+            } => Phrase::about(
+                &[PredLen, SeqLen],
+                format!(
+                    "{OPTION} {pred_len}: a window of {OPTION} {seq_len} rows and a horizon that long need more than the data's {rows} rows"
+                ),
             ),
             ScoreError::NoDraws => Phrase::about(&[NullDraws], format!("{OPTION} 0: {self}")),
             ScoreError::NoForecaster => Phrase::about(
