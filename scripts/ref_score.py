@@ -334,7 +334,11 @@ def main():
         texts = [u[2] for u in us]
         distinct, entropy = plug_in_bits(texts)
         distinct_m, entropy_m = plug_in_bits([re.sub(r"[0-9]+", "#", x) for x in texts])
+        # docs/score.md#intervals-withheld: no channel sequence of two blocks, no interval.
+        longest = max((s1 - s0 for s0, s1 in seqs), default=0)
         out[name] = {"units": len(us), "score_bits": score, "mi_bits_sum": mi_sum,
+                     "longest": longest, "span": span,
+                     "intervals_withheld": bool(longest < 2 * span),
                      "interval": [float(q) for q in np.quantile(boot_scores, [0.025, 0.975])],
                      "boot": [float(v) for v in boot_scores], "n_eff": n_eff,
                      "complementary_bits": comp,

@@ -1367,7 +1367,7 @@ fn errors_name_the_controls_and_the_sizes() {
     let status = h.state().status().to_string();
     assert!(
         status.contains("prediction length 500: the val part holds 400 rows")
-            && status.contains("give prediction length 400 or less, or change split"),
+            && status.contains("give prediction length 398 or less, or change split"),
         "{status}"
     );
     assert!(!status.contains("--"), "{status}");

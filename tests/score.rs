@@ -57,9 +57,18 @@ fn same_part(ours: &Value, theirs: &Value, what: &str) {
     for f in ["score_bits", "mi_bits_sum", "complementary_bits"] {
         close(&ours[f], &theirs[f], &format!("{what} {f}"));
     }
+    let withheld = theirs["intervals_withheld"].as_bool().unwrap();
     for f in ["interval", "complementary_interval"] {
-        for k in 0..2 {
-            close(&ours[f][k], &theirs[f][k], &format!("{what} {f} {k}"));
+        let (lo, hi) = (
+            theirs[f][0].as_f64().unwrap(),
+            theirs[f][1].as_f64().unwrap(),
+        );
+        if withheld || hi - lo < 1e-12 {
+            assert!(ours[f].is_null(), "{what} {f}: withheld, {}", ours[f]);
+        } else {
+            for k in 0..2 {
+                close(&ours[f][k], &theirs[f][k], &format!("{what} {f} {k}"));
+            }
         }
     }
     let claims = ours["claims"].as_object().unwrap();
@@ -106,6 +115,29 @@ fn same_part(ours: &Value, theirs: &Value, what: &str) {
         &r["entropy_masked_bits"],
         &format!("{what} masked entropy"),
     );
+}
+
+/// A reported interval against the reference's replicates: null where the part
+/// withholds its intervals or the percentiles collapse (docs/score.md#intervals-withheld).
+fn same_interval(ours: &Value, replicates: &[f64], withheld: bool, what: &str) {
+    let (lo, hi) = (quantile(replicates, 0.025), quantile(replicates, 0.975));
+    if withheld || hi - lo < 1e-12 {
+        assert!(ours.is_null(), "{what}: withheld, {ours}");
+    } else {
+        close(&ours[0], &serde_json::json!(lo), &format!("{what} lo"));
+        close(&ours[1], &serde_json::json!(hi), &format!("{what} hi"));
+    }
+}
+
+/// Spearman's ρ from its definition: Pearson's correlation of the average ranks.
+fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    let (ra, rb) = (ranks(a), ranks(b));
+    let m = (ra.len() as f64 + 1.0) / 2.0;
+    let num: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - m) * (y - m)).sum();
+    let den = (ra.iter().map(|x| (x - m).powi(2)).sum::<f64>()
+        * rb.iter().map(|y| (y - m).powi(2)).sum::<f64>())
+    .sqrt();
+    num / den
 }
 
 /// numpy's default (linear) quantile, from its definition.
@@ -227,13 +259,13 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
             .map(|v| v.as_f64().unwrap())
             .collect();
         let gain: Vec<f64> = mine.iter().zip(&base).map(|(a, b)| a - b).collect();
-        for (k, q) in [0.025, 0.975].into_iter().enumerate() {
-            close(
-                &c["gain_interval"][k],
-                &serde_json::json!(quantile(&gain, q)),
-                &format!("{what} gain interval {k}"),
-            );
-        }
+        let withheld = r["val"]["intervals_withheld"].as_bool().unwrap();
+        same_interval(
+            &c["gain_interval"],
+            &gain,
+            withheld,
+            &format!("{what} gain"),
+        );
         // Likewise beyond the series-only forecaster.
         close(
             &swept["baseline"]["val"]["complementary_bits"],
@@ -263,14 +295,17 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
             ),
             &format!("{what} gain beyond the series"),
         );
-        for (k, q) in [0.025, 0.975].into_iter().enumerate() {
-            close(
-                &c["complementary_gain_interval"][k],
-                &serde_json::json!(quantile(&gain_c, q)),
-                &format!("{what} gain beyond the series, interval {k}"),
-            );
-        }
-        complementary_lo.push(quantile(&gain_c, 0.025));
+        same_interval(
+            &c["complementary_gain_interval"],
+            &gain_c,
+            withheld,
+            &format!("{what} gain beyond the series"),
+        );
+        complementary_lo.push(if withheld {
+            f64::NAN
+        } else {
+            quantile(&gain_c, 0.025)
+        });
         boots.push(
             r["val"]["boot"]
                 .as_array()
@@ -286,23 +321,38 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
         .filter(|&i| configs[i]["rank"].is_u64())
         .collect();
     let best = &boots[ranked[0]];
-    for &i in &ranked {
+    let withheld = swept["parts"]["val"]["intervals_withheld"].is_string();
+    for &i in ranked.iter().skip(1) {
         let d: Vec<f64> = best.iter().zip(&boots[i]).map(|(a, b)| a - b).collect();
-        let (lo, hi) = (quantile(&d, 0.025), quantile(&d, 0.975));
         let behind = &configs[i]["behind_best"];
-        close(&behind[0], &serde_json::json!(lo), "behind_best lo");
-        close(&behind[1], &serde_json::json!(hi), "behind_best hi");
-        assert_eq!(configs[i]["tied"], lo <= 0.0 && 0.0 <= hi, "row {i} tied");
+        same_interval(behind, &d, withheld, "behind_best");
+        let (lo, hi) = (quantile(&d, 0.025), quantile(&d, 0.975));
+        let tied = if behind.is_null() {
+            Value::Null
+        } else {
+            (lo <= 0.0 && 0.0 <= hi).into()
+        };
+        assert_eq!(configs[i]["tied"], tied, "row {i} tied");
     }
-    assert_eq!(
-        configs[ranked[0]]["tied"], true,
-        "the best is tied with itself"
-    );
-    // A warning exactly when no ranked row with wavelet words beats the baseline.
-    let beaten = ranked
+    // The best is behind itself by nothing: tied with itself, unless val withholds.
+    let (top_tied, top_behind) = if withheld {
+        (Value::Null, Value::Null)
+    } else {
+        (true.into(), serde_json::json!([0.0, 0.0]))
+    };
+    assert_eq!(configs[ranked[0]]["tied"], top_tied, "the best and itself");
+    assert_eq!(configs[ranked[0]]["behind_best"], top_behind);
+    // A warning exactly when no ranked row with wavelet words beats the baseline, among
+    // rows whose gain has an interval.
+    let judged: Vec<f64> = ranked
         .iter()
-        .any(|&i| configs[i]["gain_interval"][0].as_f64().unwrap() > 0.0);
-    let worded = ranked.iter().any(|&i| configs[i]["template"] != "timellm");
+        .filter_map(|&i| configs[i]["gain_interval"][0].as_f64())
+        .collect();
+    let beaten = judged.iter().any(|&lo| lo > 0.0);
+    let worded = !judged.is_empty()
+        && ranked
+            .iter()
+            .any(|&i| configs[i]["covers"].as_array().unwrap().is_empty());
     let warned = swept["warnings"].as_array().unwrap().iter().any(|w| {
         w.as_str()
             .unwrap()
@@ -346,16 +396,9 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
     let val: Vec<f64> = ranked.iter().map(|&i| score(i, "val")).collect();
     let test: Vec<f64> = ranked.iter().map(|&i| score(i, "test")).collect();
     if ranked.len() >= 3 {
-        let (rv, rt) = (ranks(&val), ranks(&test));
-        let n = rv.len() as f64;
-        let m = (n + 1.0) / 2.0;
-        let num: f64 = rv.iter().zip(&rt).map(|(a, b)| (a - m) * (b - m)).sum();
-        let den = (rv.iter().map(|a| (a - m).powi(2)).sum::<f64>()
-            * rt.iter().map(|b| (b - m).powi(2)).sum::<f64>())
-        .sqrt();
         close(
             &swept["spearman_val_test"],
-            &serde_json::json!(num / den),
+            &serde_json::json!(spearman(&val, &test)),
             "Spearman's ρ",
         );
     }
@@ -415,11 +458,20 @@ fn sweep_equals_the_reference_on_a_made_file() {
             "1..2",
             "--template",
             "dwt-balanced,timellm",
+            "--split",
+            "0.5,0.3,0.2",
         ],
     );
-    // haar = db1: one row each, under haar, with db1 named as its alias.
+    // haar = db1: one row each, under haar, with db1 named as its alias; timellm's
+    // prompts print no wavelet word, so its rows are one, covering the other 5.
     let configs = swept["configs"].as_array().unwrap();
-    assert_eq!(configs.len(), 3 * 2 * 2);
+    assert_eq!(configs.len(), 3 * 2 + 1);
+    let timellm: Vec<&Value> = configs
+        .iter()
+        .filter(|c| c["template"] == "timellm")
+        .collect();
+    assert_eq!(timellm.len(), 1);
+    assert_eq!(timellm[0]["covers"].as_array().unwrap().len(), 5);
     let haar: Vec<&Value> = configs.iter().filter(|c| c["wavelet"] == "haar").collect();
     assert!(haar
         .iter()
@@ -434,11 +486,21 @@ fn sweep_equals_the_reference_on_a_made_file() {
         .map(|c| c["val"]["score_bits"].as_f64().unwrap())
         .collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
-    assert_eq!(swept["split"]["val"], serde_json::json!([630, 720]));
+    assert_eq!(swept["split"]["val"], serde_json::json!([450, 720]));
+    assert!(swept["parts"]["val"]["intervals_withheld"].is_null());
     check_against_reference(
         &data,
         &swept,
-        &["--seq-len", "64", "--stride", "3", "--pred-len", "16"],
+        &[
+            "--seq-len",
+            "64",
+            "--stride",
+            "3",
+            "--pred-len",
+            "16",
+            "--split",
+            "0.5,0.3,0.2",
+        ],
     );
 }
 
@@ -599,6 +661,7 @@ fn sweep_equals_the_reference_on_etth1_with_ett_months() {
 fn csv_and_markdown_carry_the_same_ranking() {
     let dir = tempfile::tempdir().unwrap();
     let data = made_file(dir.path());
+    // A val part of two bootstrap blocks and more, so that it has intervals and ties.
     let args = [
         "--seq-len",
         "64",
@@ -610,8 +673,11 @@ fn csv_and_markdown_carry_the_same_ranking() {
         "db2,sym3",
         "--levels",
         "1..2",
+        "--split",
+        "0.5,0.3,0.2",
     ];
     let json = sweep(&data, &dir.path().join("s.json"), &args);
+    assert!(json["parts"]["val"]["intervals_withheld"].is_null());
     let csv_path = dir.path().join("s.csv");
     sweep_raw(&data, &csv_path, &args);
     let mut r = csv::Reader::from_path(&csv_path).unwrap();
@@ -635,7 +701,7 @@ fn csv_and_markdown_carry_the_same_ranking() {
     let md = std::fs::read_to_string(&md_path).unwrap();
     // It says how to act on a row: the file that makes its prompts.
     assert!(
-        md.contains("--write-config row.toml --pick N")
+        md.contains("wavebench sweep pick SWEEP.json --pick N --write-config row.toml")
             && md.contains("--config row.toml -o prompts.jsonl"),
         "{md}"
     );
@@ -740,7 +806,8 @@ fn bad_requests_get_one_clear_line() {
         &run(&["--seq-len", "512", "--pred-len", "2000"]),
         &[
             "ETTh1.csv: --pred-len 2000: the val part holds 1742 rows",
-            "give --pred-len 1742 or less",
+            // The longest horizon that leaves val three units to shift.
+            "give --pred-len 1740 or less",
         ],
     );
     assert_input_error(
@@ -965,7 +1032,7 @@ fn short_windows_sweep_what_they_allow() {
         &o,
         &[
             "made.csv: --pred-len 120: the val part holds 90 rows",
-            "give --pred-len 90 or less",
+            "give --pred-len 88 or less",
         ],
     );
     // The sweep's help lists only what it takes.
@@ -1306,4 +1373,421 @@ fn a_sweep_beyond_the_memory_is_refused_up_front() {
         "-q",
     ]);
     assert_input_error(&o, &["may need about", "GB", "--bootstrap", "--force"]);
+}
+
+/// A val part none of whose sequences holds two bootstrap blocks gives no interval, no
+/// tie and no gain verdict, and its warning names a split that gives it two blocks: that
+/// split runs, and then its intervals are there.
+#[test]
+fn a_part_shorter_than_two_blocks_reports_no_interval_and_names_a_fix_that_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    // Val (90 rows) holds 25 units a channel; two blocks of T + P are 54.
+    let args = [
+        "--seq-len",
+        "64",
+        "--stride",
+        "3",
+        "--pred-len",
+        "16",
+        "--wavelets",
+        "db2,sym3",
+        "--levels",
+        "1..2",
+    ];
+    let s = sweep(&data, &dir.path().join("short.json"), &args);
+    let why = s["parts"]["val"]["intervals_withheld"].as_str().unwrap();
+    assert!(why.contains("2 bootstrap blocks"), "{why}");
+    for c in s["configs"].as_array().unwrap() {
+        for f in [
+            "tied",
+            "behind_best",
+            "gain_interval",
+            "complementary_gain_interval",
+        ] {
+            assert!(c[f].is_null(), "{f}: {}", c[f]);
+        }
+        assert!(c["val"]["interval"].is_null());
+        assert!(c["val"]["complementary_interval"].is_null());
+    }
+    assert!(s["baseline"]["val"]["interval"].is_null());
+    let warnings: Vec<&str> = s["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("has an interval above 0")),
+        "no verdict from withheld intervals: {warnings:?}"
+    );
+    let warning = warnings
+        .iter()
+        .find(|w| w.starts_with("val: no channel sequence holds 2 bootstrap blocks"))
+        .unwrap_or_else(|| panic!("{warnings:?}"));
+    let split = warning
+        .split("give --split ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("a split to give: {warning}"));
+    let fixed = [&args[..], &["--split", split]].concat();
+    let s = sweep(&data, &dir.path().join("fixed.json"), &fixed);
+    assert!(
+        s["parts"]["val"]["intervals_withheld"].is_null(),
+        "--split {split}: {}",
+        s["parts"]["val"]
+    );
+    let first = &s["configs"][0];
+    assert_eq!(first["tied"], true);
+    assert!(first["val"]["interval"].is_array());
+}
+
+/// Ranked by the complementary score, every figure follows it: the gap to the best and
+/// the ties come from the complementary replicates (the reference's), the test ranks
+/// and Spearman's ρ from the complementary test scores, and `--pick` writes its rows.
+#[test]
+fn ranked_by_the_complementary_score_everything_follows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let common = [
+        "--seq-len",
+        "64",
+        "--stride",
+        "3",
+        "--pred-len",
+        "16",
+        "--split",
+        "0.5,0.3,0.2",
+    ];
+    let best_toml = dir.path().join("best.toml");
+    let mut args = common.to_vec();
+    args.extend([
+        "--wavelets",
+        "haar,db2,sym3",
+        "--levels",
+        "1..2",
+        "--by",
+        "complementary",
+        "--write-config",
+        best_toml.to_str().unwrap(),
+    ]);
+    let s = sweep(&data, &dir.path().join("c.json"), &args);
+    assert_eq!(s["ranked_by"], "complementary");
+    let configs = s["configs"].as_array().unwrap();
+    let value = |i: usize, part: &str| configs[i][part]["complementary_bits"].as_f64().unwrap();
+    let ranked: Vec<usize> = (0..configs.len())
+        .filter(|&i| configs[i]["rank"].is_u64())
+        .collect();
+    assert!(ranked.len() >= 4);
+    assert!(ranked
+        .windows(2)
+        .all(|w| value(w[0], "val") >= value(w[1], "val")));
+    // The reference's complementary replicates, row by row.
+    let boots: Vec<Vec<f64>> = ranked
+        .iter()
+        .map(|&i| {
+            let c = &configs[i];
+            let level = c["level"].to_string();
+            let mut a = common.to_vec();
+            a.extend([
+                "--wavelet",
+                c["wavelet"].as_str().unwrap(),
+                "--level",
+                &level,
+                "--template",
+                c["template"].as_str().unwrap(),
+            ]);
+            let r = reference(&data, &a);
+            close(
+                &c["val"]["complementary_bits"],
+                &r["val"]["complementary_bits"],
+                "val",
+            );
+            r["val"]["boot_complementary"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        })
+        .collect();
+    for (k, &i) in ranked.iter().enumerate().skip(1) {
+        let d: Vec<f64> = boots[0].iter().zip(&boots[k]).map(|(a, b)| a - b).collect();
+        same_interval(&configs[i]["behind_best"], &d, false, "behind the best");
+        let (lo, hi) = (quantile(&d, 0.025), quantile(&d, 0.975));
+        if !configs[i]["tied"].is_null() {
+            assert_eq!(configs[i]["tied"], lo <= 0.0 && 0.0 <= hi, "row {i} tied");
+        }
+    }
+    assert_eq!(configs[ranked[0]]["tied"], true);
+    // Test ranks of the complementary test scores (competition: equal values share).
+    for &i in &ranked {
+        let above = ranked
+            .iter()
+            .filter(|&&j| value(j, "test") > value(i, "test") + 1e-12)
+            .count();
+        assert_eq!(
+            configs[i]["test_rank"].as_u64().unwrap() as usize,
+            above + 1
+        );
+    }
+    let val: Vec<f64> = ranked.iter().map(|&i| value(i, "val")).collect();
+    let test: Vec<f64> = ranked.iter().map(|&i| value(i, "test")).collect();
+    close(
+        &s["spearman_val_test"],
+        &serde_json::json!(spearman(&val, &test)),
+        "ρ",
+    );
+    // --write-config writes the best by the complementary score.
+    let toml = std::fs::read_to_string(&best_toml).unwrap();
+    let top = &configs[ranked[0]];
+    let wavelet = format!("wavelet = \"{}\"", top["wavelet"].as_str().unwrap());
+    assert!(toml.lines().any(|l| l == wavelet), "{toml}");
+    assert!(toml.starts_with("# wavebench sweep") && toml.contains("by complementary"));
+}
+
+/// A value given twice runs once, and one note says so.
+#[test]
+fn repeated_values_run_once_with_one_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let out = dir.path().join("r.json");
+    let o = wavebench(&[
+        "sweep",
+        data.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+        "--seq-len",
+        "48",
+        "--stride",
+        "4",
+        "--pred-len",
+        "12",
+        "--wavelets",
+        "db2,DB2",
+        "--levels",
+        "1,1",
+        "--modes",
+        "reflect,reflect",
+        "--template",
+        "dwt-balanced,dwt-balanced",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("note:")).collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    for said in [
+        "db2 given 2 times in --wavelets",
+        "1 given 2 times in --levels",
+        "reflect given 2 times in --modes",
+        "dwt-balanced given 2 times in --template",
+    ] {
+        assert!(notes[0].contains(said), "{said}: {}", notes[0]);
+    }
+    let s: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(s["configs"].as_array().unwrap().len(), 1);
+}
+
+/// Every refusal that suggests a value (`--pred-len`, `--seq-len`, `--stride`) found it
+/// with the same count that refused: the run with the suggestion starts and finishes.
+#[test]
+fn every_suggested_value_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    // Time-LLM's ILI shape: 966 weekly rows.
+    let mut csv = String::from("date,ILITOTAL,OT\n");
+    let walk = common::lcg_series(3, 966);
+    for (i, w) in walk.iter().enumerate() {
+        let t = i as f64;
+        csv.push_str(&format!(
+            "{},{},{}\n",
+            i,
+            1000.0 + 300.0 * (t / 8.0).sin() + 20.0 * w,
+            1.5 + (t / 13.0).cos() + 0.1 * w
+        ));
+    }
+    let data = dir.path().join("national_illness.csv");
+    std::fs::write(&data, csv).unwrap();
+    let data = data.to_str().unwrap();
+    let out = dir.path().join("s.json");
+    let run = |args: &[&str]| {
+        let mut all = vec![
+            "sweep",
+            data,
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+            "--wavelets",
+            "haar",
+            "--levels",
+            "1",
+        ];
+        all.extend_from_slice(args);
+        wavebench(&all)
+    };
+    for (given, option, expected) in [
+        // Val holds 97 rows: a 97-row horizon fits once, and a shift needs 3 units.
+        (
+            vec!["--seq-len", "36", "--pred-len", "200"],
+            "--pred-len",
+            "95",
+        ),
+        (
+            vec!["--seq-len", "36", "--pred-len", "97"],
+            "--pred-len",
+            "95",
+        ),
+        // Train holds 676 rows: no window of 700 fits in it with a horizon after it.
+        (
+            vec!["--seq-len", "700", "--pred-len", "24"],
+            "--seq-len",
+            "652",
+        ),
+        // At a stride of 60, val's 97 rows hold one unit a channel.
+        (
+            vec!["--seq-len", "36", "--pred-len", "24", "--stride", "60"],
+            "--stride",
+            "32",
+        ),
+    ] {
+        let o = run(&given);
+        assert_eq!(o.status.code(), Some(2), "{given:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let advice = format!("give {option} {expected} or less");
+        assert!(err.contains(&advice), "{given:?}: '{advice}' not in {err}");
+        let mut fixed = given.clone();
+        let at = fixed.iter().position(|a| *a == option).unwrap();
+        fixed[at + 1] = expected;
+        let o = run(&fixed);
+        assert!(
+            o.status.success(),
+            "{fixed:?} (the suggestion) fails: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// `sweep pick` writes a row's configuration from a saved JSON report (or a sweep's parts)
+/// byte for byte as the sweep's own `--write-config --pick N` does, under any `--by`,
+/// without computing anything; bad input gets one clear line.
+#[test]
+fn a_saved_report_picks_the_rows_configuration_without_a_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let at = |name: &str| dir.path().join(name);
+    let grid = [
+        "--seq-len",
+        "48",
+        "--stride",
+        "4",
+        "--pred-len",
+        "12",
+        "--wavelets",
+        "db2,sym3",
+        "--levels",
+        "1,2",
+        "--template",
+        "dwt-balanced,timellm",
+    ];
+    let report = at("s.json");
+    for (by, n) in [("score", "2"), ("complementary", "3"), ("snr_db", "1")] {
+        let direct = at(&format!("direct-{by}.toml"));
+        let mut args = grid.to_vec();
+        args.extend([
+            "--by",
+            by,
+            "--pick",
+            n,
+            "--write-config",
+            direct.to_str().unwrap(),
+        ]);
+        sweep(&data, &report, &args);
+        let picked = at(&format!("picked-{by}.toml"));
+        let o = wavebench(&[
+            "sweep",
+            "pick",
+            report.to_str().unwrap(),
+            "--by",
+            by,
+            "--pick",
+            n,
+            "--write-config",
+            picked.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (a, b) = (
+            std::fs::read(&direct).unwrap(),
+            std::fs::read(&picked).unwrap(),
+        );
+        assert_eq!(a.len(), b.len(), "--by {by}: lengths");
+        assert!(
+            a == b,
+            "--by {by} --pick {n}: sweep pick differs from --write-config"
+        );
+    }
+    // From a sharded sweep's parts too.
+    let parts: Vec<String> = (1..=2)
+        .map(|i| {
+            let p = at(&format!("part{i}.json"));
+            let shard = format!("{i}/2");
+            let mut args = grid.to_vec();
+            args.extend(["--shard", &shard]);
+            let mut all = vec![
+                "sweep",
+                data.to_str().unwrap(),
+                "-q",
+                "-o",
+                p.to_str().unwrap(),
+            ];
+            all.extend_from_slice(&args);
+            let o = wavebench(&all);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            p.to_str().unwrap().to_string()
+        })
+        .collect();
+    let from_parts = at("from-parts.toml");
+    let mut args = vec!["sweep", "pick"];
+    args.extend(parts.iter().map(String::as_str));
+    args.extend([
+        "--by",
+        "snr_db",
+        "--write-config",
+        from_parts.to_str().unwrap(),
+    ]);
+    let o = wavebench(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        std::fs::read(&from_parts).unwrap() == std::fs::read(at("direct-snr_db.toml")).unwrap()
+    );
+    // Bad input: a rank it does not have, a file that is not a sweep's, no output.
+    let pick = |args: &[&str]| {
+        let mut all = vec!["sweep", "pick"];
+        all.extend_from_slice(args);
+        wavebench(&all)
+    };
+    let out = at("x.toml");
+    let out = out.to_str().unwrap();
+    assert_input_error(
+        &pick(&[
+            report.to_str().unwrap(),
+            "--pick",
+            "99",
+            "--write-config",
+            out,
+        ]),
+        &["--pick 99", "ranked"],
+    );
+    assert_input_error(
+        &pick(&[data.to_str().unwrap(), "--write-config", out]),
+        &["made.csv", "not a sweep's JSON report"],
+    );
+    let md = at("s.md");
+    std::fs::write(&md, "# Sweep").unwrap();
+    assert_input_error(
+        &pick(&[md.to_str().unwrap(), "--write-config", out]),
+        &["s.md", "not a sweep's JSON report"],
+    );
+    assert_input_error(&pick(&[report.to_str().unwrap()]), &["--write-config"]);
+    assert!(!Path::new(out).exists());
 }

@@ -95,10 +95,11 @@ mod tests {
             seq_len: 36,
             stride: 1,
             pred_len: 120,
+            fix: Some(wavebench_core::score::Fix::PredLen(95)),
         });
         assert_eq!(
             said(&s),
-            "prediction length 120: the val part holds 97 rows, so a horizon fits only up to 97 rows: give prediction length 97 or less, or change split"
+            "prediction length 120: the val part holds 97 rows, so a horizon fits only up to 97 rows: give prediction length 95 or less, or change split"
         );
     }
 }

@@ -266,6 +266,16 @@ impl Command {
                 ));
             }
             Command::Sweep {
+                then: Some(sweep::SweepCommand::Pick { reports, report }),
+                ..
+            } => {
+                let outputs = report.write_config.as_deref().map(write_config);
+                return Ok((
+                    outputs.into_iter().collect(),
+                    reports.iter().map(PathBuf::as_path).collect(),
+                ));
+            }
+            Command::Sweep {
                 input: Some(input),
                 output,
                 data,
@@ -391,6 +401,10 @@ pub fn run(command: Command) -> Result<()> {
                 }),
             ..
         } => sweep::merge(&parts, output.as_deref(), &report),
+        Command::Sweep {
+            then: Some(sweep::SweepCommand::Pick { reports, report }),
+            ..
+        } => sweep::pick(&reports, &report),
         Command::Sweep {
             input: Some(path),
             output,

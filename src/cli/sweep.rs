@@ -74,7 +74,7 @@ pub struct SweepOpts {
 /// `sweep merge`'s.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReportOpts {
-    /// Rank by the val score, a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio), or one claim's bits about one outcome (lags:direction) [default: score]
+    /// Rank by: score (the val score), complementary (its bits beyond the series-only forecaster), a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio: no ties or verdicts), or one claim's bits about one outcome (CLAIM:OUTCOME, e.g. trend_desc:direction); ties, test ranks and ρ follow it [default: score]
     #[arg(long)]
     pub by: Option<RankBy>,
     /// Rank levels whose approximation band has fewer than 2 coefficients too
@@ -109,6 +109,15 @@ pub enum SweepCommand {
         /// SWEEP.json, SWEEP.csv or SWEEP.md (Markdown on stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportOpts,
+    },
+    /// Write a ranked row's configuration from a saved sweep, without computing anything:
+    /// a JSON report (`sweep ... -o SWEEP.json`) or every part of a sharded sweep.
+    Pick {
+        /// SWEEP.json, or the part files of one sweep
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
         #[command(flatten)]
         report: ReportOpts,
     },
@@ -161,11 +170,18 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
             "--seq-len: a sweep scores windows of a given length (Time-LLM uses 512)",
         ));
     }
-    let names = if opts.template.is_empty() {
+    let given = if opts.template.is_empty() {
         vec![base.template.clone()]
     } else {
         opts.template.clone()
     };
+    // Each template once, in the order first given.
+    let names: Vec<String> = given
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| !given[..*i].contains(n))
+        .map(|(_, n)| n.clone())
+        .collect();
     let mut templates = Vec::with_capacity(names.len());
     for n in names {
         let p = super::run::template(&n)?;
@@ -176,6 +192,9 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         levels: opts.levels.clone(),
         modes: opts.modes.clone(),
     };
+    if let Some(note) = grid.repeats(&[("--template", &given)]) {
+        eprintln!("wavebench: note: {note}");
+    }
     if opts.report.write_config.is_some() {
         // The rows a sweep can rank, known before it runs.
         let rows = grid.points(base.seq_len.unwrap_or(0))?.0.len() * templates.len();
@@ -376,6 +395,25 @@ pub fn merge(parts: &[PathBuf], output: Option<&Path>, report: &ReportOpts) -> R
     write_report(&s, &input, output, format, report, false)
 }
 
+/// `sweep pick`: the row of `--pick` by `--by` from a saved JSON report or a sweep's parts,
+/// written as `--write-config` would have written it.
+pub fn pick(reports: &[PathBuf], opts: &ReportOpts) -> Result<()> {
+    let file = opts.write_config.as_deref().ok_or_else(|| {
+        Error::input("sweep pick: give the configuration's file with --write-config FILE.toml")
+    })?;
+    let (s, input) = match reports {
+        [one] if partial::is_report(one)? => partial::read_report(one)?,
+        parts => {
+            let mut read = Vec::with_capacity(parts.len());
+            for p in parts {
+                read.push((p.clone(), Partial::read(p)?));
+            }
+            partial::merge(read)?
+        }
+    };
+    write_config(&s, &input, file, opts, false, "")
+}
+
 /// Write sweep `s` (of the data `input` names) as `format` to `output`, its warnings to
 /// stderr, and the chosen row's configuration where asked.
 fn write_report(
@@ -392,8 +430,11 @@ fn write_report(
     }
     let bytes = match format {
         "json" => {
-            let mut v = serde_json::to_vec_pretty(&report::json(s, by, opts.keep_degenerate))
-                .map_err(|e| Error::internal(e.to_string()))?;
+            let mut doc = report::json(s, by, opts.keep_degenerate);
+            // What `sweep pick` reads back: the data as given and the sweep itself.
+            partial::keep_in_report(&mut doc, s, input)?;
+            let mut v =
+                serde_json::to_vec_pretty(&doc).map_err(|e| Error::internal(e.to_string()))?;
             v.push(b'\n');
             v
         }
@@ -402,7 +443,25 @@ fn write_report(
     };
     let out: PathBuf = output.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     export::write_atomic(&out, |w| w.write_all(&bytes))?;
-    if let Some(file) = &opts.write_config {
+    match &opts.write_config {
+        Some(file) => write_config(s, input, file, opts, quiet, " (the report is written)"),
+        None => Ok(()),
+    }
+}
+
+/// Write the configuration of the row ranked `opts.pick` by `opts.by` to `file`, as
+/// `--config` reads it (`sweep --write-config` and `sweep pick` alike); `after` ends the
+/// refusal of a rank the sweep does not have.
+fn write_config(
+    s: &sweep::Sweep,
+    input: &str,
+    file: &Path,
+    opts: &ReportOpts,
+    quiet: bool,
+    after: &str,
+) -> Result<()> {
+    let by = opts.by();
+    {
         let standings = sweep::rank::Standings::of(s, by, opts.keep_degenerate);
         let ranked = standings.rows.iter().filter(|st| st.rank.is_some()).count();
         let st = standings
@@ -411,7 +470,7 @@ fn write_report(
             .find(|st| st.rank == Some(opts.pick))
             .ok_or_else(|| {
                 Error::input(format!(
-                    "--pick {}: the sweep ranked {ranked} configuration{} (the report is written)",
+                    "--pick {}: the sweep ranked {ranked} configuration{}{after}",
                     opts.pick,
                     if ranked == 1 { "" } else { "s" }
                 ))

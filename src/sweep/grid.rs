@@ -66,9 +66,8 @@ impl FromStr for Levels {
             }
             return Ok(Levels::Listed(r.collect()));
         }
-        let mut v: Vec<usize> = s.split(',').map(level).collect::<Result<_, _>>()?;
-        v.sort_unstable();
-        v.dedup();
+        // In the order given, repeats kept: the grid runs each once and says so.
+        let v: Vec<usize> = s.split(',').map(level).collect::<Result<_, _>>()?;
         Ok(Levels::Listed(v))
     }
 }
@@ -123,6 +122,28 @@ impl Grid {
         Ok(out)
     }
 
+    /// Values given more than once (each runs once), in the grid's options and `others`
+    /// (the templates, say), as one line.
+    pub fn repeats(&self, others: &[(&str, &[String])]) -> Option<String> {
+        let wavelets: Vec<String> = self
+            .wavelets
+            .iter()
+            .map(|w| w.trim().to_ascii_lowercase())
+            .collect();
+        let levels: Vec<String> = match &self.levels {
+            Levels::Valid => Vec::new(),
+            Levels::Listed(v) => v.iter().map(usize::to_string).collect(),
+        };
+        let modes: Vec<String> = self.modes.iter().map(|m| m.name().to_string()).collect();
+        let mut options: Vec<(&str, &[String])> = vec![
+            ("--wavelets", &wavelets),
+            ("--levels", &levels),
+            ("--modes", &modes),
+        ];
+        options.extend_from_slice(others);
+        repeated(&options)
+    }
+
     /// Every (wavelet, level, mode) a window of `seq_len` allows, and a line for each kind
     /// of what it left out (levels above a wavelet's maximum, wavelets with no valid
     /// level); an error when nothing is left.
@@ -133,6 +154,14 @@ impl Grid {
                 format!("{OPTION}: no mode given"),
             ));
         }
+        // Each mode once, in the order first given.
+        let modes: Vec<Mode> = self
+            .modes
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| !self.modes[..*i].contains(m))
+            .map(|(_, m)| *m)
+            .collect();
         let mut out = Vec::new();
         // Wavelets with no valid level; (wavelet, its maximum, the levels asked above it).
         let mut none: Vec<&str> = Vec::new();
@@ -141,18 +170,25 @@ impl Grid {
             let max = w.max_level(seq_len);
             let levels: Vec<usize> = match &self.levels {
                 Levels::Valid => (1..=max).collect(),
-                Levels::Listed(v) => v.iter().copied().filter(|&l| l <= max).collect(),
+                Levels::Listed(v) => {
+                    let mut v: Vec<usize> = v.iter().copied().filter(|&l| l <= max).collect();
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                }
             };
             if max == 0 {
                 none.push(&w.name);
             } else if let Levels::Listed(v) = &self.levels {
-                let skipped: Vec<usize> = v.iter().copied().filter(|&l| l > max).collect();
+                let mut skipped: Vec<usize> = v.iter().copied().filter(|&l| l > max).collect();
+                skipped.sort_unstable();
+                skipped.dedup();
                 if !skipped.is_empty() {
                     above.push((&w.name, max, skipped));
                 }
             }
             for level in levels {
-                for &mode in &self.modes {
+                for &mode in &modes {
                     out.push(Point {
                         transform: Transform {
                             wavelet: w,
@@ -195,6 +231,21 @@ impl Grid {
         }
         Ok((out, skipped))
     }
+}
+
+/// "db4 given 2 times in --wavelets, 3 given 2 times in --levels; each runs once": each
+/// option's values given more than once, or None.
+fn repeated(options: &[(&str, &[String])]) -> Option<String> {
+    let mut said = Vec::new();
+    for (option, values) in options {
+        for (i, v) in values.iter().enumerate() {
+            let times = values.iter().filter(|x| *x == v).count();
+            if times > 1 && !values[..i].contains(v) {
+                said.push(format!("{v} given {times} times in {option}"));
+            }
+        }
+    }
+    (!said.is_empty()).then(|| format!("{}; each runs once", said.join(", ")))
 }
 
 /// The first few of `names`, then how many more.
@@ -289,9 +340,10 @@ mod tests {
             "1..3".parse::<Levels>().unwrap(),
             Levels::Listed(vec![1, 2, 3])
         );
+        // As given: the grid runs each level once and notes the repeat.
         assert_eq!(
             "3,2,3".parse::<Levels>().unwrap(),
-            Levels::Listed(vec![2, 3])
+            Levels::Listed(vec![3, 2, 3])
         );
         assert_eq!("valid".parse::<Levels>().unwrap(), Levels::Valid);
         assert!("0..2"
@@ -354,8 +406,13 @@ mod tests {
             levels: Levels::Listed(vec![1, 2, 3]),
             modes: vec![Mode::Reflect, Mode::Zero, Mode::Reflect],
         };
+        // Reflect given twice runs once.
         let (points, _) = g.points(64).unwrap();
-        assert_eq!(points.len(), 18);
+        assert_eq!(points.len(), 12);
+        assert!(g
+            .repeats(&[])
+            .unwrap()
+            .contains("reflect given 2 times in --modes"));
         let chosen: Vec<usize> = (0..points.len()).filter(|i| i % 5 != 4).collect();
         let groups = by_transform(&points, &chosen, 8);
         let mut seen: Vec<usize> = groups.concat();
@@ -372,8 +429,8 @@ mod tests {
                 );
             }
         }
-        // haar and db4 in reflect (twice) and zero: six groups, the first haar reflect.
-        assert_eq!(groups.len(), 6);
+        // haar and db4 in reflect and zero: four groups, the first haar reflect.
+        assert_eq!(groups.len(), 4);
         assert_eq!(
             points[groups[0][0]].transform.to_string(),
             "haar level 1 reflect"

@@ -14,6 +14,7 @@ pub mod report;
 mod result;
 pub mod survey;
 mod texts;
+pub mod withheld;
 
 pub use claims::defined_claims;
 pub use grid::{Grid, Levels, Point};
@@ -34,6 +35,7 @@ use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::pipeline::{NoSlide, PathChoice};
 use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Purpose, RunSpec, Shard, CHUNK_UNITS};
+use wavebench_core::score::Layout;
 use wavebench_core::score::{Claim, DefinedClaim, Evaluation, Horizons, Protocol, Scorer, Split};
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::transform::Transform;
@@ -210,24 +212,38 @@ pub fn one(
 /// data options, the horizon and the split, not on the wavelet, level, mode or template.
 pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
     let base = RunSpec::new(req.data_config(), Purpose::Features, &crate::backend::LOCAL)?;
+    let ranges: Vec<std::ops::Range<usize>> = tables
+        .iter()
+        .map(|(_, t)| {
+            let rows = t.rows();
+            base.rows
+                .map_or(0..rows, |r| r.start..r.end.unwrap_or(rows).min(rows))
+        })
+        .collect();
+    // A refusal about the units' count names a value that passes the same count.
+    let fixed = |e: wavebench_core::score::ScoreError| {
+        let layout = Layout {
+            files: ranges.clone(),
+            seq_len: base.cfg.seq_len.unwrap_or(0),
+            pred_len: req.base.pred_len,
+            stride: base.cfg.stride,
+        };
+        e.with_fix(&layout, &req.split)
+    };
     let mut horizons = Vec::with_capacity(tables.len());
     let mut windows = Vec::with_capacity(tables.len());
     let mut seq_len = None;
-    for (name, table) in tables {
+    for ((name, table), range) in tables.iter().zip(&ranges) {
         // A plan's errors name the file already.
         let prepared = base.prepare(table)?;
-        let rows = table.rows();
-        let range = base
-            .rows
-            .map_or(0..rows, |r| r.start..r.end.unwrap_or(rows));
         let h = Horizons::new(
             table,
             &prepared.windows,
             req.base.pred_len,
             &req.split,
-            range,
+            range.clone(),
         )
-        .map_err(|e| Error::from(e).within(&place(name, table)))?;
+        .map_err(|e| Error::from(fixed(e)).within(&place(name, table)))?;
         match seq_len {
             None => seq_len = Some(prepared.windows.seq_len),
             Some(s) if s != prepared.windows.seq_len => {
@@ -252,8 +268,8 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
         .collect();
     Scorer::new(data, req.protocol).map_err(|e| match tables {
         // One file: the message is about it.
-        [(name, table)] => Error::from(e).within(&place(name, table)),
-        _ => Error::from(e),
+        [(name, table)] => Error::from(fixed(e)).within(&place(name, table)),
+        _ => Error::from(fixed(e)),
     })
 }
 
@@ -339,6 +355,7 @@ fn sweep_of(
             PartUnits {
                 sequences: q.ranges.len(),
                 shortest: q.shortest(),
+                longest: q.longest(),
                 span: q.span,
                 n_eff: q.n_eff,
                 conservative: q.conservative(),

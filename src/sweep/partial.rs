@@ -67,17 +67,13 @@ struct Envelope {
 impl Envelope {
     /// The SHA-256 (hex) of the envelope's JSON with an empty digest.
     fn digest_of(&self) -> Result<String> {
-        use sha2::Digest as _;
         let unsigned = Envelope {
             digest: String::new(),
             ..self.clone()
         };
         let bytes = serde_json::to_vec(&unsigned)
             .map_err(|e| Error::internal(format!("sweep part: {e}")))?;
-        Ok(sha2::Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect())
+        Ok(sha256(&bytes))
     }
 }
 
@@ -85,6 +81,96 @@ impl Envelope {
 struct Packed {
     at: Vec<usize>,
     sweep: Sweep,
+}
+
+/// The key under which a JSON report keeps its sweep packed ([`keep_in_report`]).
+const REPORT_SWEEP: &str = "sweep_packed";
+
+/// A JSON report keeps what `sweep pick` needs to rank and write any row again without
+/// computing anything: the data as given, this build's version, and the sweep itself
+/// packed as a part packs it (every replicate of every quantity `--by` can name), with its
+/// SHA-256.
+pub fn keep_in_report(doc: &mut serde_json::Value, s: &Sweep, input: &str) -> Result<()> {
+    let packed = pack(&Packed {
+        at: Vec::new(),
+        sweep: s.clone(),
+    })?;
+    let digest = sha256(packed.as_bytes());
+    if let Some(m) = doc.as_object_mut() {
+        m.insert("input".into(), input.into());
+        m.insert("version".into(), version().into());
+        m.insert(REPORT_SWEEP.into(), packed.into());
+        m.insert("sweep_digest".into(), digest.into());
+    }
+    Ok(())
+}
+
+/// Whether `path` is a sweep's JSON report (not a part).
+pub fn is_report(path: &Path) -> Result<bool> {
+    let head = read_json(path)?;
+    Ok(head.get(REPORT_SWEEP).is_some())
+}
+
+/// The sweep a JSON report keeps, and its input; errors name the file.
+pub fn read_report(path: &Path) -> Result<(Sweep, String)> {
+    let p = path.display();
+    let doc = read_json(path)?;
+    let field = |k: &str| {
+        doc.get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    if field("version") != version() {
+        return Err(Error::input(format!(
+            "{p}: written by wavebench {}, this is {}: pick from a report this wavebench wrote",
+            field("version"),
+            version()
+        )));
+    }
+    let packed = field(REPORT_SWEEP);
+    if sha256(packed.as_bytes()) != field("sweep_digest") {
+        return Err(Error::input(format!(
+            "{p}: the report was changed after it was written (its digest does not match its sweep)"
+        )));
+    }
+    let Packed { sweep, .. } =
+        unpack(&packed).map_err(|e| Error::input(format!("{p}: not a sweep report ({e})")))?;
+    Ok((sweep, field("input")))
+}
+
+/// A JSON file, or a one-line refusal naming it.
+fn read_json(path: &Path) -> Result<serde_json::Value> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read", e))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        Error::input(format!(
+            "{}: not a sweep's JSON report or part ({e}); `sweep ... -o SWEEP.json` writes one",
+            path.display()
+        ))
+    })
+}
+
+/// MessagePack of `p`, in base64.
+fn pack(p: &Packed) -> Result<String> {
+    let bytes = rmp_serde::to_vec_named(p).map_err(|e| Error::internal(format!("sweep: {e}")))?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
+/// [`pack`]'s inverse.
+fn unpack(text: &str) -> std::result::Result<Packed, String> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.as_bytes())
+        .map_err(|e| e.to_string())?;
+    rmp_serde::from_slice(&bytes).map_err(|e| e.to_string())
+}
+
+/// SHA-256 in hex.
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// This build's version, as `--version` prints it.
@@ -135,11 +221,10 @@ pub fn settings(req: &Request) -> String {
 impl Partial {
     /// The part file's bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let packed = rmp_serde::to_vec_named(&Packed {
+        let packed = pack(&Packed {
             at: self.at.clone(),
             sweep: self.sweep.clone(),
-        })
-        .map_err(|e| Error::internal(format!("sweep part: {e}")))?;
+        })?;
         let mut envelope = Envelope {
             format: FORMAT.to_string(),
             version: self.version.clone(),
@@ -149,7 +234,7 @@ impl Partial {
             settings: self.settings.lines().map(str::to_string).collect(),
             configurations: self.configurations,
             rows: self.sweep.rows.iter().map(|r| r.label_full()).collect(),
-            sweep: base64::engine::general_purpose::STANDARD.encode(packed),
+            sweep: packed,
             digest: String::new(),
         };
         envelope.digest = envelope.digest_of()?;

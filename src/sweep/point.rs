@@ -319,6 +319,12 @@ impl<'a> Scoring<'a> {
                 ),
             };
             let scored = Claim::printed(prompter);
+            let transform_free = prompter.transform_free()
+                && self
+                    .defined
+                    .iter()
+                    .filter(|c| c.target.is_some())
+                    .all(|c| c.transform_free());
             rows.push(SweepRow {
                 transform: point.transform,
                 aliases: point.aliases.iter().map(|a| a.to_string()).collect(),
@@ -335,6 +341,7 @@ impl<'a> Scoring<'a> {
                 }
                 .rescored(&scored),
                 means,
+                transform_free,
             });
         }
         rows

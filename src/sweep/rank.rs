@@ -5,7 +5,8 @@ use super::SweepRow;
 use crate::error::Result;
 use serde::Serialize;
 use wavebench_core::features::Features;
-use wavebench_core::score::{Claim, Target};
+use wavebench_core::score::{AnyClaim, Claim, Evaluation, Part, Target};
+use wavebench_core::transform::Transform;
 
 /// A feature whose mean over the scored units a sweep also reports: a description of how
 /// the features move with the configuration, with no claim that more is better.
@@ -90,15 +91,60 @@ impl RankBy {
         }
     }
 
+    /// The row's val value of what this ranks by.
     pub fn of(self, row: &SweepRow) -> f64 {
+        self.value(row, &row.val)
+    }
+
+    /// The row's test value of what this ranks by.
+    pub fn on_test(self, row: &SweepRow) -> f64 {
+        self.value(row, &row.test)
+    }
+
+    /// The value of what this ranks by in `e`, one of `row`'s parts.
+    fn value(self, row: &SweepRow, e: &Evaluation) -> f64 {
         match self {
-            RankBy::Score => row.val.score_bits,
-            RankBy::Complementary => row.val.complementary_bits,
+            RankBy::Score => e.score_bits,
+            RankBy::Complementary => e.complementary_bits,
             RankBy::Mean(m) => row.mean(m),
-            RankBy::Pair(c, t) => row
-                .val
-                .info(c, t)
-                .map_or(f64::NEG_INFINITY, |i| i.excess_bits),
+            RankBy::Pair(c, t) => e.info(c, t).map_or(f64::NEG_INFINITY, |i| i.excess_bits),
+        }
+    }
+
+    /// The row's val value in each bootstrap replicate (the same blocks for every row), or
+    /// None where it has none: a feature's mean, and a claim's bits about an outcome it is
+    /// not designated for, rank without ties, gaps or verdicts.
+    pub fn replicates(self, row: &SweepRow) -> Option<Vec<f64>> {
+        let e = &row.val;
+        let v = match self {
+            RankBy::Score => e.boot.clone(),
+            RankBy::Complementary => e.boot_complementary.clone(),
+            RankBy::Mean(_) => return None,
+            RankBy::Pair(c, t) => {
+                let claim = e.claims.iter().find(|x| x.claim == AnyClaim::Builtin(c))?;
+                let null = claim.info(t).null_median;
+                claim.stats.boot[t as usize]
+                    .iter()
+                    .map(|b| b - null)
+                    .collect()
+            }
+        };
+        (!v.is_empty()).then_some(v)
+    }
+
+    /// Whether this ranking has a test value to check the val ranking against (a
+    /// feature's mean is over val and test together).
+    pub fn has_test(self) -> bool {
+        !matches!(self, RankBy::Mean(_))
+    }
+
+    /// The gain over the Time-LLM baseline this ranking's verdicts read: the score's, or
+    /// the complementary score's; None for what the baseline has no value of.
+    fn verdict(self, st: &Standing<'_>) -> Option<[f64; 2]> {
+        match self {
+            RankBy::Score => Some(st.gain_interval),
+            RankBy::Complementary => Some(st.complementary_gain_interval),
+            RankBy::Mean(_) | RankBy::Pair(..) => None,
         }
     }
 }
@@ -126,26 +172,67 @@ impl std::str::FromStr for RankBy {
 }
 
 /// The rows best first by `by` (ties in grid order), degenerate ones left out unless
-/// `keep_degenerate`.
+/// `keep_degenerate`, each transform-free template's rows as one (its first in grid
+/// order, [`Candidate::covers`] the others).
 pub fn ranked(rows: &[SweepRow], by: RankBy, keep_degenerate: bool) -> Vec<&SweepRow> {
-    let mut order: Vec<&SweepRow> = rows
-        .iter()
-        .filter(|r| keep_degenerate || !r.degenerate())
+    let mut order: Vec<&SweepRow> = candidates(rows)
+        .into_iter()
+        .filter(|c| keep_degenerate || !c.degenerate())
+        .map(|c| c.row)
         .collect();
     order.sort_by(|a, b| by.of(b).total_cmp(&by.of(a)));
     order
 }
 
-/// One row's place in a ranking, and how far its score stands from the best's.
-#[derive(Debug, Clone, Copy)]
+/// A row as the ranking sees it: a transform-free template's prompts are the same under
+/// every transform, so its rows are one row, which covers the others' transforms.
+#[derive(Debug, Clone)]
+struct Candidate<'a> {
+    row: &'a SweepRow,
+    covers: Vec<Transform>,
+}
+
+impl Candidate<'_> {
+    /// A level too deep for its band is no fault of a row that prints no band's word.
+    fn degenerate(&self) -> bool {
+        !self.row.transform_free && self.row.degenerate()
+    }
+}
+
+/// Every row once: a transform-free template's first row in grid order, covering the rest.
+fn candidates(rows: &[SweepRow]) -> Vec<Candidate<'_>> {
+    let mut out: Vec<Candidate<'_>> = Vec::with_capacity(rows.len());
+    for row in rows {
+        let first = row.transform_free.then(|| {
+            out.iter_mut()
+                .find(|c| c.row.transform_free && c.row.template == row.template)
+        });
+        match first.flatten() {
+            Some(c) => c.covers.push(row.transform),
+            None => out.push(Candidate {
+                row,
+                covers: Vec::new(),
+            }),
+        }
+    }
+    out
+}
+
+/// One row's place in a ranking, and how far it stands from the best by the same
+/// quantity.
+#[derive(Debug, Clone)]
 pub struct Standing<'a> {
     pub row: &'a SweepRow,
+    /// The other transforms a transform-free template's row stands for (its prompts are
+    /// the same under each).
+    pub covers: Vec<Transform>,
     /// Its place by the ranking (None: degenerate, left unranked).
     pub rank: Option<usize>,
-    /// Its place among the ranked rows by the test score.
+    /// Its place among the ranked rows by the same quantity on test (competition ranking:
+    /// values within 1e-12 share a place); None for a feature's mean.
     pub test_rank: Option<usize>,
-    /// The 95% bootstrap interval of (the best val score − its val score), the best
-    /// being the ranked row with the highest val score.
+    /// The 95% bootstrap interval of (the best's value − its value) of what is ranked,
+    /// the best being the first ranked row; [NaN, NaN] where that has no replicates.
     pub behind: [f64; 2],
     /// `behind` contains 0: the data cannot tell it from the best.
     pub tied: bool,
@@ -158,77 +245,119 @@ pub struct Standing<'a> {
     pub complementary_gain_interval: [f64; 2],
 }
 
+impl Standing<'_> {
+    /// "db4 level 3", or for a row that covers other transforms its template's name and
+    /// how many it stands for.
+    pub fn label(&self) -> String {
+        match self.covers.len() {
+            0 => self.row.label(),
+            n => format!("{} (any of {} transforms)", self.row.template, n + 1),
+        }
+    }
+
+    /// The label with the mode where it is not reflect, and the template.
+    pub fn label_full(&self) -> String {
+        match self.covers.len() {
+            0 => self.row.label_full(),
+            _ => self.label(),
+        }
+    }
+}
+
 /// A sweep's rows in report order (ranked first, then the degenerate ones), with test
-/// ranks, ties and Spearman's ρ of the val and test scores.
+/// ranks, ties and Spearman's ρ of the val and test values, all of the quantity ranked.
 #[derive(Debug, Clone)]
 pub struct Standings<'a> {
+    pub by: RankBy,
     pub rows: Vec<Standing<'a>>,
-    /// Spearman's rank correlation of val and test scores over the ranked rows (None
-    /// under 3 rows or when either score is constant).
+    /// Spearman's rank correlation of val and test values over the ranked rows (None
+    /// under 3 rows, when either is constant, or for a feature's mean).
     pub spearman: Option<f64>,
-    /// Where in `rows` the ranked row with the best val score is.
+    /// Where in `rows` the best ranked row is.
     top: Option<usize>,
 }
 
+/// Test values within this of each other share a test rank.
+const TEST_TIE: f64 = 1e-12;
+
 impl<'a> Standings<'a> {
     pub fn of(sweep: &'a super::Sweep, by: RankBy, keep_degenerate: bool) -> Standings<'a> {
-        let rows = &sweep.rows;
         let base = &sweep.baseline[0];
-        let best = ranked(rows, by, keep_degenerate);
-        let mut by_test = best.clone();
-        by_test.sort_by(|a, b| b.test.score_bits.total_cmp(&a.test.score_bits));
-        let top = ranked(rows, RankBy::Score, keep_degenerate)
-            .first()
-            .copied();
-        let standing = |rank: Option<usize>, row: &'a SweepRow| {
-            let test_rank = by_test
-                .iter()
-                .position(|r| std::ptr::eq(*r, row))
-                .map(|i| i + 1);
-            let behind = top.map_or([f64::NAN; 2], |t| {
-                wavebench_core::score::paired_interval(&t.val.boot, &row.val.boot)
-            });
+        let all = candidates(&sweep.rows);
+        let (mut best, left): (Vec<Candidate>, Vec<Candidate>) = all
+            .into_iter()
+            .partition(|c| keep_degenerate || !c.degenerate());
+        // Stable: equal values keep grid order.
+        best.sort_by(|a, b| by.of(b.row).total_cmp(&by.of(a.row)));
+        let tests: Vec<f64> = best.iter().map(|c| by.on_test(c.row)).collect();
+        let test_ranks = competition_ranks(&tests);
+        let top_boot = best.first().and_then(|c| by.replicates(c.row));
+        let top_row = best.first().map(|c| c.row);
+        // Val's intervals, as the reports show them (withheld where the part cannot
+        // give them, or where a figure's percentiles collapse).
+        let shown = |i: [f64; 2]| sweep.shown(Part::Val, i);
+        let paired = |a: &[f64], b: &[f64]| shown(wavebench_core::score::paired_interval(a, b));
+        let standing = |rank: Option<usize>, test_rank: Option<usize>, c: Candidate<'a>| {
+            let row = c.row;
+            let is_top = top_row.is_some_and(|t| std::ptr::eq(t, row));
+            let behind = match (&top_boot, by.replicates(row)) {
+                // The best is behind itself by nothing in every replicate.
+                (Some(_), Some(_)) if is_top && !sweep.withholds(Part::Val) => [0.0; 2],
+                (Some(t), Some(r)) => paired(t, &r),
+                _ => [f64::NAN; 2],
+            };
             Standing {
                 row,
+                covers: c.covers,
                 rank,
-                test_rank,
+                test_rank: test_rank.filter(|_| by.has_test()),
                 behind,
                 tied: rank.is_some() && behind[0] <= 0.0 && 0.0 <= behind[1],
                 gain: row.val.score_bits - base.score_bits,
-                gain_interval: wavebench_core::score::paired_interval(&row.val.boot, &base.boot),
+                gain_interval: paired(&row.val.boot, &base.boot),
                 complementary_gain: row.val.complementary_bits - base.complementary_bits,
-                complementary_gain_interval: wavebench_core::score::paired_interval(
+                complementary_gain_interval: paired(
                     &row.val.boot_complementary,
                     &base.boot_complementary,
                 ),
             }
         };
+        let val: Vec<f64> = best.iter().map(|c| by.of(c.row)).collect();
+        let spearman = if by.has_test() {
+            spearman(&val, &tests)
+        } else {
+            None
+        };
         let mut out: Vec<Standing> = best
-            .iter()
+            .into_iter()
+            .zip(test_ranks)
             .enumerate()
-            .map(|(i, r)| standing(Some(i + 1), r))
+            .map(|(i, (c, t))| standing(Some(i + 1), Some(t), c))
             .collect();
-        out.extend(
-            rows.iter()
-                .filter(|r| !keep_degenerate && r.degenerate())
-                .map(|r| standing(None, r)),
-        );
-        let val: Vec<f64> = best.iter().map(|r| r.val.score_bits).collect();
-        let test: Vec<f64> = best.iter().map(|r| r.test.score_bits).collect();
+        let top = (!out.is_empty()).then_some(0);
+        out.extend(left.into_iter().map(|c| standing(None, None, c)));
         Standings {
-            spearman: spearman(&val, &test),
-            top: top.and_then(|t| out.iter().position(|s| std::ptr::eq(s.row, t))),
+            by,
+            spearman,
+            top,
             rows: out,
         }
     }
 
-    /// The ranked rows tied with the best val score (the best among them).
+    /// Whether the ranked quantity has intervals, and so ties and gaps to the best.
+    pub fn has_intervals(&self) -> bool {
+        self.rows
+            .first()
+            .is_some_and(|s| s.behind.iter().all(|v| v.is_finite()))
+    }
+
+    /// The ranked rows tied with the best (the best among them).
     pub fn tied(&self) -> impl Iterator<Item = &Standing<'a>> {
         self.rows.iter().filter(|s| s.tied)
     }
 
-    /// Whether the best val score's configuration is outside the test top 10%, and so
-    /// does not generalise: its test rank and the ranked rows.
+    /// Whether the best by the ranking is outside the test top 10% by the same quantity,
+    /// and so does not generalise: its test rank and the ranked rows.
     pub fn val_best_falls(&self) -> Option<(&Standing<'a>, usize, usize)> {
         let ranked = self.rows.iter().filter(|s| s.rank.is_some()).count();
         let top = &self.rows[self.top?];
@@ -237,33 +366,44 @@ impl<'a> Standings<'a> {
     }
 
     /// The sweep's warnings and this ranking's: too few effective units, a conservative
-    /// null, a val best that falls on test.
+    /// null, a val best that falls on test, and the verdicts on the Time-LLM baseline of
+    /// the quantity ranked.
     pub fn warnings(&self, sweep: &super::Sweep) -> Vec<String> {
         let mut w = sweep.warnings();
         if let Some((s, k, n)) = self.val_best_falls() {
             w.push(format!(
-                "val's best ({}) ranks {k} of {n} on test, outside the test top 10%: the choice does not carry over",
-                s.row.label()
+                "val's best by {} ({}) ranks {k} of {n} on test, outside the test top 10%: the choice does not carry over",
+                self.by.name(),
+                s.label()
             ));
         }
         if self.none_beats_the_baseline() {
-            // Beyond the series-only forecaster, rows may still tell more than its word.
-            let beyond = self
-                .rows
-                .iter()
-                .filter(|s| s.rank.is_some() && s.complementary_gain_interval[0] > 0.0)
-                .count();
-            w.push(format!(
-                "no configuration's gain over the Time-LLM baseline (its trend word alone: {:.4} bits on val) has an interval above 0: on this data the wavelet's words add nothing the data can tell from it{}",
-                sweep.baseline[0].score_bits,
-                match beyond {
-                    0 => String::new(),
-                    n => format!(
-                        ", though beyond the series-only forecaster {n} row{} do (\"gain beyond the series\" above 0)",
-                        if n == 1 { "" } else { "s" }
-                    ),
+            let base = &sweep.baseline[0];
+            w.push(match self.by {
+                RankBy::Complementary => format!(
+                    "no configuration's gain beyond the series over the Time-LLM baseline (its trend word alone: {:.4} bits beyond the series on val) has an interval above 0: on this data the wavelet's words add nothing beyond the series the data can tell from it",
+                    base.complementary_bits
+                ),
+                _ => {
+                    // Beyond the series-only forecaster, rows may still tell more than its
+                    // word.
+                    let beyond = self
+                        .ranked()
+                        .filter(|s| s.complementary_gain_interval[0] > 0.0)
+                        .count();
+                    format!(
+                        "no configuration's gain over the Time-LLM baseline (its trend word alone: {:.4} bits on val) has an interval above 0: on this data the wavelet's words add nothing the data can tell from it{}",
+                        base.score_bits,
+                        match beyond {
+                            0 => String::new(),
+                            n => format!(
+                                ", though beyond the series-only forecaster {n} row{} do (\"gain beyond the series\" above 0)",
+                                if n == 1 { "" } else { "s" }
+                            ),
+                        }
+                    )
                 }
-            ));
+            });
         }
         if self.beats_only_before_the_series() {
             w.push(format!(
@@ -274,22 +414,68 @@ impl<'a> Standings<'a> {
         w
     }
 
-    /// Rows with wavelet words are ranked, and none's gain over Time-LLM's own prompt has
-    /// an interval wholly above 0.
-    pub fn none_beats_the_baseline(&self) -> bool {
-        let ranked = || self.rows.iter().filter(|s| s.rank.is_some());
-        ranked().any(|s| s.row.template != "timellm") && !ranked().any(|s| s.gain_interval[0] > 0.0)
+    fn ranked(&self) -> impl Iterator<Item = &Standing<'a>> {
+        self.rows.iter().filter(|s| s.rank.is_some())
     }
 
-    /// Some ranked row's gain over the baseline has an interval above 0, but no row's gain
-    /// beyond the series-only forecaster does: the words beat Time-LLM's only on what the
-    /// series already tells. (Where no row beats it at all, `none_beats_the_baseline`
-    /// warns instead.)
-    pub fn beats_only_before_the_series(&self) -> bool {
-        let ranked = || self.rows.iter().filter(|s| s.rank.is_some());
-        ranked().any(|s| s.gain_interval[0] > 0.0)
-            && !ranked().any(|s| s.complementary_gain_interval[0] > 0.0)
+    /// Rows with wavelet words are ranked, and none's gain over Time-LLM's own prompt, in
+    /// the quantity ranked, has an interval wholly above 0 (no verdict for a quantity the
+    /// baseline has no value of).
+    pub fn none_beats_the_baseline(&self) -> bool {
+        let by = self.by;
+        if by.verdict_free() {
+            return false;
+        }
+        // Withheld intervals (NaN) give no verdict either way.
+        let judged = || {
+            self.ranked()
+                .filter_map(|s| by.verdict(s))
+                .filter(|i| i[0].is_finite())
+        };
+        self.ranked().any(|s| !s.row.transform_free)
+            && judged().next().is_some()
+            && !judged().any(|i| i[0] > 0.0)
     }
+
+    /// Ranked by the score: some ranked row's gain over the baseline has an interval
+    /// above 0, but no row's gain beyond the series-only forecaster does: the words beat
+    /// Time-LLM's only on what the series already tells. (Where no row beats it at all,
+    /// `none_beats_the_baseline` warns instead.)
+    pub fn beats_only_before_the_series(&self) -> bool {
+        self.by == RankBy::Score
+            && self.ranked().any(|s| s.gain_interval[0] > 0.0)
+            && !self
+                .ranked()
+                .any(|s| s.complementary_gain_interval[0] > 0.0)
+    }
+}
+
+impl RankBy {
+    /// A quantity without the baseline's value: no verdict is drawn from it.
+    fn verdict_free(self) -> bool {
+        matches!(self, RankBy::Mean(_) | RankBy::Pair(..))
+    }
+}
+
+/// Competition ranks of `v` highest first (1, 2, 2, 4): values within [`TEST_TIE`] of the
+/// first of a run share its place.
+fn competition_ranks(v: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&i, &j| v[j].total_cmp(&v[i]));
+    let mut ranks = vec![0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let lead = v[order[i]];
+        let mut j = i + 1;
+        while j < order.len() && (lead - v[order[j]]).abs() <= TEST_TIE {
+            j += 1;
+        }
+        for &k in &order[i..j] {
+            ranks[k] = i + 1;
+        }
+        i = j;
+    }
+    ranks
 }
 
 /// Spearman's ρ: Pearson's correlation of the ranks (average ranks for ties).
@@ -340,5 +526,12 @@ mod tests {
         assert!((r - 0.8207826816681233).abs() < 1e-12, "{r}");
         assert_eq!(spearman(&[1.0, 2.0], &[1.0, 2.0]), None);
         assert_eq!(spearman(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
+    }
+
+    #[test]
+    fn test_ranks_share_a_place_within_their_tolerance() {
+        let v = [0.5, 0.7, 0.7 + 5e-13, 0.1, 0.7 - 1e-13, 0.2];
+        assert_eq!(competition_ranks(&v), vec![4, 1, 1, 6, 1, 5]);
+        assert_eq!(competition_ranks(&[]), Vec::<usize>::new());
     }
 }

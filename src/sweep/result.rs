@@ -23,6 +23,11 @@ pub struct SweepRow {
     pub test: Evaluation,
     /// Each [`Metric`]'s mean over the val and test units.
     pub means: [f64; 6],
+    /// Its prompts, and the claims every row's score adds, are the same under every
+    /// transform ([`wavebench_core::prompt::Prompter::transform_free`]): the ranking
+    /// takes its rows as one.
+    #[serde(default)]
+    pub transform_free: bool,
 }
 
 impl SweepRow {
@@ -149,6 +154,10 @@ impl Difference {
 pub struct PartUnits {
     pub sequences: usize,
     pub shortest: usize,
+    /// The longest channel sequence's units: under two bootstrap blocks, the part's
+    /// intervals are withheld ([`PartUnits::withheld`]).
+    #[serde(default)]
+    pub longest: usize,
     pub span: usize,
     pub n_eff: f64,
     /// Some sequence is shorter than 2(T + P): shifted pairs share rows.
@@ -172,8 +181,9 @@ impl Sweep {
                 val.n_eff, self.units[1]
             ));
         }
+        w.extend(self.withheld_warnings());
         for (p, name) in self.parts.iter().zip(["val", "test"]) {
-            if p.shortest <= p.span {
+            if p.shortest <= p.span && p.withheld().is_none() {
                 w.push(format!(
                     "{name}: its shortest channel sequence holds {} units, no more than one bootstrap block (T + P = {} units): its replicates barely vary, so its intervals understate the uncertainty",
                     p.shortest, p.span

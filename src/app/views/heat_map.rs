@@ -40,12 +40,13 @@ impl HeatOf {
 /// Wavelets down, levels across, coloured by the metric; a colour bar beneath.
 pub(super) fn heat_map(
     ui: &mut egui::Ui,
-    rows: &[SweepRow],
+    sweep: &crate::sweep::Sweep,
     (heat, m): (HeatOf, RankBy),
     degenerate: bool,
     s: &mut Settings,
     step_ms: Option<f64>,
 ) {
+    let rows = &sweep.rows;
     let value = |r: &SweepRow| heat.of(r, m);
     let shown: Vec<&SweepRow> = rows
         .iter()
@@ -186,11 +187,12 @@ pub(super) fn heat_map(
                     s.run.transform = t;
                 }
                 response.on_hover_text(format!(
-                    "{}: val score {:.4} [{:.4}, {:.4}], test {:.4}, beyond the series {:.4}{}{}",
+                    "{}: val score {}, test {:.4}, beyond the series {:.4}{}{}",
                     r.label(),
-                    r.val.score_bits,
-                    r.val.interval[0],
-                    r.val.interval[1],
+                    super::interval_text(
+                        r.val.score_bits,
+                        sweep.shown(wavebench_core::score::Part::Val, r.val.interval)
+                    ),
                     r.test.score_bits,
                     r.val.complementary_bits,
                     if m == RankBy::Score || m == RankBy::Complementary {

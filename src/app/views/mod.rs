@@ -60,3 +60,13 @@ pub fn value_list(v: &[f64]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// A figure and its 95% interval, `0.1234 [0.100, 0.150]`, or `0.1234 [—]` where the
+/// interval is withheld (the data cannot give it).
+pub(crate) fn interval_text(value: f64, interval: [f64; 2]) -> String {
+    if interval.iter().all(|v| v.is_finite()) {
+        format!("{value:.4} [{:.3}, {:.3}]", interval[0], interval[1])
+    } else {
+        format!("{value:.4} [—]")
+    }
+}

@@ -7,7 +7,7 @@
 use crate::app::commands::UiCommand;
 use crate::app::state::Settings;
 use crate::sweep::{self, RankBy, Sweep, SweepRow};
-use wavebench_core::score::Split;
+use wavebench_core::score::{Part, Split};
 
 use super::heat_map::heat_map;
 pub use super::heat_map::HeatOf;
@@ -124,12 +124,18 @@ impl SweepView {
         ));
         let by = self.by;
         let standings = sweep::rank::Standings::of(sw, by, self.show_degenerate);
+        let ties = if standings.has_intervals() {
+            format!("{} tied with the best (=)", standings.tied().count())
+        } else if sw.withholds(Part::Val) {
+            "no ties: val's intervals are withheld [—]".to_string()
+        } else {
+            "no ties: what is ranked has no interval".to_string()
+        };
         ui.label(format!(
-            "val against test: Spearman's rho {} · {} tied with the best val score (=) · scores are bits above a null of circular shifts, [95% bootstrap interval]",
+            "val against test: Spearman's rho {} · {ties} · scores are bits above a null of circular shifts, [95% bootstrap interval]",
             standings
                 .spearman
                 .map_or("–".to_string(), |r| format!("{r:.2}")),
-            standings.tied().count(),
         ));
         // One line each, the whole text on hover: wrapped, three warnings pushed the table
         // half off the pane (the report prints them whole).
@@ -139,7 +145,7 @@ impl SweepView {
             ui.add(egui::Label::new(text).truncate());
         }
         if let Some(best) = standings.rows.first() {
-            for line in defined_lines(best.row) {
+            for line in defined_lines(sw, best.row) {
                 ui.label(line);
             }
         }
@@ -199,9 +205,9 @@ impl SweepView {
                             if by != RankBy::Score {
                                 ui.label("");
                             }
-                            ui.label(format!(
-                                "{:.4} [{:.3}, {:.3}]",
-                                base[0].score_bits, base[0].interval[0], base[0].interval[1]
+                            ui.label(super::interval_text(
+                                base[0].score_bits,
+                                sw.shown(Part::Val, base[0].interval),
                             ));
                             ui.label("");
                             ui.label(format!("{:.4}", base[0].complementary_bits));
@@ -212,18 +218,17 @@ impl SweepView {
                                 let row = st.row;
                                 ui.label(st.rank.map_or("–".into(), |k| k.to_string()));
                                 let current = s.run.transform == row.transform;
-                                let mut label = row.label();
-                                if row.degenerate() {
+                                let mut label = st.label();
+                                if st.covers.is_empty() && row.degenerate() {
                                     label.push_str(" (degenerate)");
                                 }
                                 let gain = format!(
-                                    "gain over the Time-LLM baseline: {:+.4} bits [{:+.3}, {:+.3}]; beyond the series: {:+.4} [{:+.3}, {:+.3}]",
-                                    st.gain,
-                                    st.gain_interval[0],
-                                    st.gain_interval[1],
-                                    st.complementary_gain,
-                                    st.complementary_gain_interval[0],
-                                    st.complementary_gain_interval[1]
+                                    "gain over the Time-LLM baseline: {} bits; beyond the series: {}",
+                                    super::interval_text(st.gain, st.gain_interval),
+                                    super::interval_text(
+                                        st.complementary_gain,
+                                        st.complementary_gain_interval
+                                    ),
                                 );
                                 let r = ui.selectable_label(current, label);
                                 let r = if row.aliases.is_empty() {
@@ -248,9 +253,9 @@ impl SweepView {
                                 if by != RankBy::Score {
                                     ui.label(format!("{:.4}", by.of(row)));
                                 }
-                                ui.label(format!(
-                                    "{:.4} [{:.3}, {:.3}]",
-                                    row.val.score_bits, row.val.interval[0], row.val.interval[1]
+                                ui.label(super::interval_text(
+                                    row.val.score_bits,
+                                    sw.shown(Part::Val, row.val.interval),
                                 ));
                                 ui.label(if st.tied { "=" } else { "" });
                                 ui.label(format!("{:.4}", row.val.complementary_bits));
@@ -266,7 +271,7 @@ impl SweepView {
                 table(&mut cols[0], s);
                 heat_map(
                     &mut cols[1],
-                    &sw.rows,
+                    sw,
                     (self.heat, by),
                     self.show_degenerate,
                     s,
@@ -276,14 +281,7 @@ impl SweepView {
         } else {
             table(ui, s);
             ui.separator();
-            heat_map(
-                ui,
-                &sw.rows,
-                (self.heat, by),
-                self.show_degenerate,
-                s,
-                step_ms,
-            );
+            heat_map(ui, sw, (self.heat, by), self.show_degenerate, s, step_ms);
         }
     }
 }
@@ -291,7 +289,7 @@ impl SweepView {
 /// What each claim you defined tells on the first row's val and test units: its bits
 /// above the null about its designated outcome (or the most it tells about any), with p,
 /// and beyond the series.
-fn defined_lines(row: &SweepRow) -> Vec<String> {
+fn defined_lines(sw: &Sweep, row: &SweepRow) -> Vec<String> {
     use wavebench_core::score::{AnyClaim, Target};
     let mut out = Vec::new();
     for c in &row.val.claims {
@@ -305,7 +303,7 @@ fn defined_lines(row: &SweepRow) -> Vec<String> {
                 .unwrap_or(Target::Direction)
         });
         let test = row.test.claim(&d.name);
-        let part = |c: &wavebench_core::score::ClaimInfo| {
+        let part = |c: &wavebench_core::score::ClaimInfo, part: Part| {
             let (i, b) = (c.info(target), c.complementary(target));
             let ci = |[lo, hi]: [f64; 2]| {
                 if lo.is_finite() {
@@ -314,7 +312,7 @@ fn defined_lines(row: &SweepRow) -> Vec<String> {
                     String::new()
                 }
             };
-            let [ii, bi] = c.intervals(target);
+            let [ii, bi] = c.intervals(target).map(|i| sw.shown(part, i));
             format!(
                 "{:+.4}{} bits (p {:.2}), beyond the series {:+.4}{} (p {:.2})",
                 i.excess_bits,
@@ -334,8 +332,8 @@ fn defined_lines(row: &SweepRow) -> Vec<String> {
             } else {
                 ""
             },
-            part(c),
-            test.map_or("-".to_string(), part),
+            part(c, Part::Val),
+            test.map_or("-".to_string(), |t| part(t, Part::Test)),
             c.categories.len()
         ));
     }

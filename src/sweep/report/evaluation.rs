@@ -5,8 +5,12 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use wavebench_core::score::{Evaluation, Target};
 
-/// An evaluation in the report's JSON form.
-pub struct EvaluationJson<'a>(pub &'a Evaluation);
+/// An evaluation in the report's JSON form; `withheld`: its part's intervals are
+/// withheld (written null, as is any whose percentiles collapse).
+pub struct EvaluationJson<'a> {
+    pub evaluation: &'a Evaluation,
+    pub withheld: bool,
+}
 
 /// docs/cli.md#sweep: `{"units", "scored", "score_bits", "mi_bits_sum", "interval",
 /// "complementary_bits", "complementary_interval", "claims": {claim: {outcome: {mi_bits,
@@ -15,7 +19,11 @@ pub struct EvaluationJson<'a>(pub &'a Evaluation);
 /// docs order, then the defined ones in the order given.
 impl Serialize for EvaluationJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let e = self.0;
+        let e = self.evaluation;
+        let shown = |i: [f64; 2]| {
+            let i = crate::sweep::withheld::shown(i, self.withheld);
+            i[0].is_finite().then_some(i)
+        };
         let claims = MapOf(|| {
             e.claims.iter().map(|c| {
                 let info =
@@ -47,9 +55,9 @@ impl Serialize for EvaluationJson<'_> {
         m.serialize_entry("scored", &scored)?;
         m.serialize_entry("score_bits", &e.score_bits)?;
         m.serialize_entry("mi_bits_sum", &e.mi_bits_sum)?;
-        m.serialize_entry("interval", &e.interval)?;
+        m.serialize_entry("interval", &shown(e.interval))?;
         m.serialize_entry("complementary_bits", &e.complementary_bits)?;
-        m.serialize_entry("complementary_interval", &e.complementary_interval)?;
+        m.serialize_entry("complementary_interval", &shown(e.complementary_interval))?;
         m.serialize_entry("claims", &claims)?;
         m.serialize_entry("complementary", &complementary)?;
         m.serialize_entry("categories", &categories)?;

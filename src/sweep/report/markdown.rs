@@ -5,11 +5,15 @@ use super::super::rank::Standings;
 use super::super::{Metric, RankBy, Sweep, SweepRow};
 use super::defined;
 use std::fmt::Write;
-use wavebench_core::score::{AnyClaim, ClaimInfo, Target};
+use wavebench_core::score::{AnyClaim, ClaimInfo, Part, Target};
 
-/// `0.1234 [0.1000, 0.1500]`.
+/// `0.1234 [0.1000, 0.1500]`, or `0.1234 [—]` where the interval is withheld.
 fn ci_of(v: f64, i: [f64; 2]) -> String {
-    format!("{v:.4} [{:.4}, {:.4}]", i[0], i[1])
+    if i.iter().all(|x| x.is_finite()) {
+        format!("{v:.4} [{:.4}, {:.4}]", i[0], i[1])
+    } else {
+        format!("{v:.4} [—]")
+    }
 }
 
 /// A page a researcher reads: what was scored and how, what to be wary of, the ranking
@@ -56,20 +60,20 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     for w in standings.warnings(s) {
         let _ = writeln!(o, "> **Warning:** {w}\n");
     }
-    let tied: Vec<String> = standings.tied().map(|t| t.row.label_full()).collect();
+    let tied: Vec<String> = standings.tied().map(|t| t.label_full()).collect();
     let _ = writeln!(
         o,
-        "Ranked by {}{}. {} configuration{} tied with the best val score{}.\n",
+        "Ranked by {}{}. {}\n",
         match by {
             RankBy::Score => "the val score".to_string(),
             RankBy::Complementary =>
-                "the val complementary score (bits beyond the series-only forecaster)".to_string(),
+                "the val complementary score (bits beyond the series-only forecaster); ties, test ranks and ρ are of the complementary scores".to_string(),
             RankBy::Mean(m) => format!(
-                "the mean {} (a description: higher is not better)",
+                "the mean {} (a description: higher is not better; a mean has no interval, so no ties or verdicts are drawn from it)",
                 m.name()
             ),
             RankBy::Pair(c, t) => format!(
-                "the val bits {} tells about {} above their null",
+                "the val bits {} tells about {} above their null; ties, test ranks and ρ are of those bits",
                 c.name(),
                 t.name()
             ),
@@ -79,30 +83,42 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         } else {
             ", degenerate levels (approximation band < 2 coefficients) listed last without a rank"
         },
-        tied.len(),
-        if tied.len() == 1 { " is" } else { "s are" },
-        if tied.len() <= 8 && !tied.is_empty() {
-            format!(": {}", tied.join("; "))
+        if standings.has_intervals() {
+            format!(
+                "{} configuration{} tied with the best{}.",
+                tied.len(),
+                if tied.len() == 1 { " is" } else { "s are" },
+                if tied.len() <= 8 && !tied.is_empty() {
+                    format!(": {}", tied.join("; "))
+                } else {
+                    String::new()
+                },
+            )
+        } else if s.withholds(Part::Val) {
+            "No ties are drawn: val's intervals are withheld (the warning above says why).".to_string()
         } else {
-            String::new()
+            "No ties are drawn: what is ranked has no interval.".to_string()
         },
     );
     let base = &s.baseline;
     let _ = writeln!(
         o,
-        "**Time-LLM baseline** (`timellm`: its trend word alone): val {}, test {}; beyond the series-only forecaster: val {:.4} [{:.4}, {:.4}]. Every row's gain is its val score minus this, with the interval of the paired difference, and likewise beyond the series.\n",
-        ci_of(base[0].score_bits, base[0].interval),
-        ci_of(base[1].score_bits, base[1].interval),
-        base[0].complementary_bits,
-        base[0].complementary_interval[0],
-        base[0].complementary_interval[1],
+        "**Time-LLM baseline** (`timellm`: its trend word alone): val {}, test {}; beyond the series-only forecaster: val {}. Every row's gain is its val score minus this, with the interval of the paired difference, and likewise beyond the series.\n",
+        ci_of(base[0].score_bits, s.shown(Part::Val, base[0].interval)),
+        ci_of(base[1].score_bits, s.shown(Part::Test, base[1].interval)),
+        ci_of(
+            base[0].complementary_bits,
+            s.shown(Part::Val, base[0].complementary_interval)
+        ),
     );
     let _ = writeln!(
         o,
         "| # | configuration | template | val score (bits) [95% CI] | tied | gain over Time-LLM [95% CI] | val beyond the series [95% CI] | gain beyond the series [95% CI] | test score (bits) [95% CI] | test rank | val bits before the null | val prompts distinct (words only) | mean SNR (dB) |"
     );
     let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    let ci = |e: &wavebench_core::score::Evaluation| ci_of(e.score_bits, e.interval);
+    let ci = |e: &wavebench_core::score::Evaluation, part: Part| {
+        ci_of(e.score_bits, s.shown(part, e.interval))
+    };
     for st in &standings.rows {
         let r = st.row;
         let mut name = r.label();
@@ -112,7 +128,13 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         if !r.aliases.is_empty() {
             let _ = write!(name, " (= {})", r.aliases.join(", "));
         }
-        if r.degenerate() {
+        if !st.covers.is_empty() {
+            // Its prompts are the same under every transform: one row stands for them.
+            name = format!(
+                "any of {} transforms (no wavelet word)",
+                st.covers.len() + 1
+            );
+        } else if r.degenerate() {
             name.push_str(" (degenerate)");
         }
         let _ = writeln!(
@@ -120,12 +142,15 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
             "| {} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} ({}) | {:.2} |",
             st.rank.map_or("–".to_string(), |k| k.to_string()),
             r.template,
-            ci(&r.val),
+            ci(&r.val, Part::Val),
             if st.tied { "=" } else { "" },
             ci_of(st.gain, st.gain_interval),
-            ci_of(r.val.complementary_bits, r.val.complementary_interval),
+            ci_of(
+                r.val.complementary_bits,
+                s.shown(Part::Val, r.val.complementary_interval)
+            ),
             ci_of(st.complementary_gain, st.complementary_gain_interval),
-            ci(&r.test),
+            ci(&r.test, Part::Test),
             st.test_rank.map_or("–".to_string(), |k| k.to_string()),
             r.val.mi_bits_sum,
             r.val.diversity.distinct,
@@ -136,13 +161,14 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     // How to act on a row: its configuration as a file the other commands read.
     let _ = writeln!(
         o,
-        "\nTo use a row: run this sweep again with `--write-config row.toml --pick N` (N its rank; 1 by default), then `wavebench prompts {data} --config row.toml -o prompts.jsonl` writes its prompts (docs/cli.md)."
+        "\nTo use a row: `wavebench sweep pick SWEEP.json --pick N --write-config row.toml` writes row N's configuration from this sweep's JSON report (`-o SWEEP.json`) or its parts without computing anything (or run the sweep with `--write-config row.toml --pick N`), then `wavebench prompts {data} --config row.toml -o prompts.jsonl` writes its prompts (docs/cli.md)."
     );
-    if let Some(best) = standings.rows.first().map(|s| s.row) {
+    if let Some(first) = standings.rows.first() {
+        let best = first.row;
         let _ = writeln!(
             o,
             "\n## What each claim of the first row, {}, tells (val, bits: observed − null median = excess; p)\n",
-            best.label()
+            first.label()
         );
         if !tied.is_empty() && tied.len() > 1 {
             let _ = writeln!(
@@ -200,14 +226,14 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
                 ""
             }
         );
-        defined_section(&mut o, best);
+        defined_section(&mut o, s, best, &first.label());
     }
     o
 }
 
 /// What each defined claim tells on val and test, before and beyond the series, and its
 /// categories: the answer to "should my prompt say this?".
-fn defined_section(o: &mut String, best: &SweepRow) {
+fn defined_section(o: &mut String, s: &Sweep, best: &SweepRow, label: &str) {
     let claims: Vec<(&ClaimInfo, Option<&ClaimInfo>)> = defined(&best.val)
         .map(|c| (c, best.test.claim(c.claim.name())))
         .collect();
@@ -216,8 +242,7 @@ fn defined_section(o: &mut String, best: &SweepRow) {
     }
     let _ = writeln!(
         o,
-        "\n## Claims you defined ({}; bits: observed − null median = excess [95% bootstrap interval, designated outcome ◆ only], p; beyond the series: the excess of I(claim; outcome | forecaster's class))\n",
-        best.label()
+        "\n## Claims you defined ({label}; bits: observed − null median = excess [95% bootstrap interval, designated outcome ◆ only], p; beyond the series: the excess of I(claim; outcome | forecaster's class))\n"
     );
     let _ = writeln!(o, "| claim | part | outcome | bits | beyond the series |");
     let _ = writeln!(o, "|---|---|---|---|---|");
@@ -225,13 +250,14 @@ fn defined_section(o: &mut String, best: &SweepRow) {
         let AnyClaim::Defined(d) = &val.claim else {
             continue;
         };
-        for (part, c) in [("val", Some(*val)), ("test", *test)] {
+        for (part, c) in [(Part::Val, Some(*val)), (Part::Test, *test)] {
             let Some(c) = c else { continue };
             for t in Target::ALL {
                 let i = c.info(t);
                 let b = c.complementary(t);
-                // The designated outcome has replicates: its intervals.
-                let [ci, cb] = c.intervals(t).map(|[lo, hi]| {
+                // The designated outcome has replicates: its intervals, where the part
+                // can give them.
+                let [ci, cb] = c.intervals(t).map(|i| s.shown(part, i)).map(|[lo, hi]| {
                     if d.target == Some(t) && lo.is_finite() {
                         format!(" [{lo:+.4}, {hi:+.4}]")
                     } else {
@@ -240,9 +266,10 @@ fn defined_section(o: &mut String, best: &SweepRow) {
                 });
                 let _ = writeln!(
                     o,
-                    "| {}{} | {part} | {} | {:.4} − {:.4} = {:+.4}{ci} (p {:.2}) | {:+.4}{cb} (p {:.2}) |",
+                    "| {}{} | {} | {} | {:.4} − {:.4} = {:+.4}{ci} (p {:.2}) | {:+.4}{cb} (p {:.2}) |",
                     d.name,
                     if d.target == Some(t) { " ◆" } else { "" },
+                    part.name(),
                     t.name(),
                     i.mi_bits,
                     i.null_median,

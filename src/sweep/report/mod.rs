@@ -68,7 +68,7 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             json!({
                 "rank": st.rank,
                 "test_rank": st.test_rank,
-                "tied": st.tied,
+                "tied": tie(st),
                 "behind_best": finite(st.behind),
                 "gain": st.gain,
                 "gain_interval": finite(st.gain_interval),
@@ -76,13 +76,14 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
                 "complementary_gain_interval": finite(st.complementary_gain_interval),
                 "wavelet": r.transform.name(),
                 "aliases": r.aliases,
+                "covers": st.covers.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "level": r.transform.level,
                 "mode": r.transform.mode.name(),
                 "template": r.template,
                 "approx_len": r.approx_len,
                 "degenerate": r.degenerate(),
-                "val": EvaluationJson(&r.val),
-                "test": EvaluationJson(&r.test),
+                "val": EvaluationJson { evaluation: &r.val, withheld: s.withholds(Part::Val) },
+                "test": EvaluationJson { evaluation: &r.test, withheld: s.withholds(Part::Test) },
                 "means": means,
             })
         })
@@ -91,6 +92,8 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
         json!({
             "sequences": p.sequences,
             "shortest": p.shortest,
+            "longest": p.longest,
+            "intervals_withheld": p.withheld(),
             "n_eff": p.n_eff,
             "conservative": p.conservative,
             "forecaster": {
@@ -130,8 +133,8 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
         "baseline": {
             "template": "timellm",
             "scored": Claim::BASELINE.map(|c| c.name()),
-            "val": baseline(&s.baseline[0]),
-            "test": baseline(&s.baseline[1]),
+            "val": baseline(&s.baseline[0], s.withholds(Part::Val)),
+            "test": baseline(&s.baseline[1], s.withholds(Part::Test)),
         },
         "defined_claims": s.base.claims.iter().map(|(key, template)| {
             let (name, outcome) = key.split_once(':').map_or((key.as_str(), None), |(n, o)| (n, Some(o)));
@@ -144,13 +147,24 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
     })
 }
 
+/// Whether a row is tied with the best: null where what is ranked has no interval (a
+/// feature's mean), so that no tie is read from it.
+fn tie(st: &super::rank::Standing<'_>) -> Value {
+    if st.behind.iter().all(|v| v.is_finite()) {
+        json!(st.tied)
+    } else {
+        Value::Null
+    }
+}
+
 /// The Time-LLM baseline's scores over one part.
-fn baseline(e: &wavebench_core::score::Evaluation) -> Value {
+fn baseline(e: &wavebench_core::score::Evaluation, withheld: bool) -> Value {
+    let shown = |i| finite(super::withheld::shown(i, withheld));
     json!({
         "score_bits": e.score_bits,
-        "interval": finite(e.interval),
+        "interval": shown(e.interval),
         "complementary_bits": e.complementary_bits,
-        "complementary_interval": finite(e.complementary_interval),
+        "complementary_interval": shown(e.complementary_interval),
     })
 }
 
@@ -198,6 +212,7 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
         "complementary_gain_hi",
         "wavelet",
         "aliases",
+        "covers",
         "level",
         "mode",
         "template",
@@ -253,7 +268,11 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
         let mut rec: Vec<String> = vec![
             opt(st.rank),
             opt(st.test_rank),
-            st.tied.to_string(),
+            // Empty where what is ranked has no interval (no tie is drawn).
+            match tie(&st) {
+                Value::Bool(b) => b.to_string(),
+                _ => String::new(),
+            },
             st.behind[0].to_string(),
             st.behind[1].to_string(),
             st.gain.to_string(),
@@ -264,21 +283,30 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
             st.complementary_gain_interval[1].to_string(),
             r.transform.name().into(),
             r.aliases.join(" "),
+            st.covers
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
             r.transform.level.to_string(),
             r.transform.mode.name().into(),
             r.template.clone(),
             r.approx_len.to_string(),
             r.degenerate().to_string(),
         ];
-        for e in [&r.val, &r.test] {
+        for (e, part) in [(&r.val, Part::Val), (&r.test, Part::Test)] {
+            let (score, complementary) = (
+                s.shown(part, e.interval),
+                s.shown(part, e.complementary_interval),
+            );
             rec.push(e.units.to_string());
             rec.push(e.score_bits.to_string());
-            rec.push(e.interval[0].to_string());
-            rec.push(e.interval[1].to_string());
+            rec.push(score[0].to_string());
+            rec.push(score[1].to_string());
             rec.push(e.mi_bits_sum.to_string());
             rec.push(e.complementary_bits.to_string());
-            rec.push(e.complementary_interval[0].to_string());
-            rec.push(e.complementary_interval[1].to_string());
+            rec.push(complementary[0].to_string());
+            rec.push(complementary[1].to_string());
         }
         for e in [&r.val, &r.test] {
             let pairs = scored_pairs().chain([(Claim::Lags, Target::Direction)]);

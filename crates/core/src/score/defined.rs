@@ -251,6 +251,15 @@ impl DefinedClaim {
         &self.variables
     }
 
+    /// Whether its category is the same under every wavelet, level and mode: every
+    /// variable it reads is the window's own (`last`, `mean`) or among
+    /// [`crate::prompt::TRANSFORM_FREE`].
+    pub fn transform_free(&self) -> bool {
+        self.variables.iter().all(|v| {
+            v == "last" || v == "mean" || crate::prompt::TRANSFORM_FREE.contains(&v.as_str())
+        })
+    }
+
     /// What the template reads of the wavelet features (a sweep slides only where these
     /// come out as the per-window path's).
     pub fn reads(&self) -> Reads {

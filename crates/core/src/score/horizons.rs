@@ -61,6 +61,7 @@ impl Horizons {
                 seq_len: t,
                 pred_len,
                 rows: rows.len(),
+                fix: None,
             });
         }
         let borders = split.borders(rows.start, rows.len())?;

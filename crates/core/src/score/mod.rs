@@ -12,6 +12,7 @@ pub mod defined;
 pub mod forecaster;
 mod horizons;
 pub mod information;
+mod layout;
 mod masks;
 pub mod outcomes;
 pub mod sequences;
@@ -24,6 +25,7 @@ pub use defined::{ClaimVars, DefinedClaim, DefinedError};
 pub use forecaster::{ForecastClasses, Forecaster};
 pub use horizons::Horizons;
 pub use information::Diversity;
+pub use layout::{Fix, Layout};
 pub use outcomes::{Outcome, Terciles};
 pub use sequences::{Protocol, Sequences};
 pub use split::{Borders, Part, Split, SplitError};
@@ -58,19 +60,72 @@ pub enum ScoreError {
         seq_len: usize,
         stride: usize,
         pred_len: usize,
+        /// A value that passes the check, where the caller searched one ([`Layout`]).
+        fix: Option<Fix>,
     },
     #[error("a window of {seq_len} rows and a horizon of {pred_len} rows need more than the data's {rows} rows")]
     LongerThanData {
         seq_len: usize,
         pred_len: usize,
         rows: usize,
+        fix: Option<Fix>,
     },
     #[error("the null needs at least 1 draw (99 by default)")]
     NoDraws,
     #[error("the series-only forecaster cannot be fit: no train unit has a finite outcome")]
     NoForecaster,
     #[error("the {part} part's longest channel sequence holds {longest} units: a circular shift needs at least 3")]
-    TooShortToShift { part: &'static str, longest: usize },
+    TooShortToShift {
+        part: &'static str,
+        longest: usize,
+        fix: Option<Fix>,
+    },
+}
+
+impl ScoreError {
+    /// The same refusal with a value that passes the check, searched over `layout` under
+    /// `split` ([`Layout`]: the same count the check makes), where the refusal is about
+    /// the units' count and one exists.
+    pub fn with_fix(mut self, layout: &Layout, split: &Split) -> Self {
+        let found = match &self {
+            ScoreError::LongerThanData { .. } => layout
+                .longest_pred_len(split)
+                .map(Fix::PredLen)
+                .or_else(|| layout.longest_seq_len(split).map(Fix::SeqLen)),
+            &ScoreError::NoUnits {
+                part,
+                rows,
+                seq_len,
+                pred_len,
+                ..
+            } => if part == "train" && seq_len >= rows {
+                layout.longest_seq_len(split).map(Fix::SeqLen)
+            } else if pred_len > rows.saturating_sub(if part == "train" { seq_len } else { 0 }) {
+                layout.longest_pred_len(split).map(Fix::PredLen)
+            } else {
+                layout.largest_stride(split).map(Fix::Stride)
+            }
+            .or_else(|| layout.fix(split)),
+            ScoreError::TooShortToShift { .. } => layout.fix(split),
+            _ => None,
+        };
+        if let ScoreError::LongerThanData { fix, .. }
+        | ScoreError::NoUnits { fix, .. }
+        | ScoreError::TooShortToShift { fix, .. } = &mut self
+        {
+            *fix = found;
+        }
+        self
+    }
+}
+
+/// "give --pred-len 95 or less", the fix's option named.
+fn advice(fix: Option<Fix>) -> Option<(Opt, String)> {
+    Some(match fix? {
+        Fix::PredLen(n) => (Opt::PredLen, format!("give {OPTION} {n} or less")),
+        Fix::SeqLen(n) => (Opt::SeqLen, format!("give {OPTION} {n} or less")),
+        Fix::Stride(n) => (Opt::Stride, format!("give {OPTION} {n} or less")),
+    })
 }
 use crate::names::{Opt, Phrase, OPTION};
 
@@ -97,6 +152,7 @@ impl ScoreError {
                 seq_len,
                 stride,
                 pred_len,
+                fix,
             } => {
                 // A horizon in train follows a whole window inside it; in val or test the
                 // window may reach back into the part before.
@@ -110,37 +166,55 @@ impl ScoreError {
                 } else {
                     String::new()
                 };
-                if part == "train" && seq_len >= rows {
-                    Phrase::about(
-                        &[SeqLen, SeqLen, Split],
-                        format!("{OPTION} {seq_len}: the train part holds {rows} rows, no more than a window: give {OPTION} {} or less, or change {OPTION}", rows.saturating_sub(pred_len).max(1)),
+                let (mut options, head) = if part == "train" && seq_len >= rows {
+                    (
+                        vec![SeqLen],
+                        format!("{OPTION} {seq_len}: the train part holds {rows} rows, no more than a window"),
                     )
                 } else if pred_len > room {
-                    Phrase::about(
-                        &[PredLen, PredLen, Split],
-                        format!("{OPTION} {pred_len}: the {part} part holds {rows} rows, so a horizon{t} fits only up to {room} rows: give {OPTION} {room} or less, or change {OPTION}"),
+                    (
+                        vec![PredLen],
+                        format!("{OPTION} {pred_len}: the {part} part holds {rows} rows, so a horizon{t} fits only up to {room} rows"),
                     )
                 } else {
-                    Phrase::about(
-                        &[Stride, Stride, Split],
-                        format!("{self}: at {OPTION} {stride} no window's horizon lands in it; lower {OPTION}, or change {OPTION}"),
+                    (
+                        vec![Stride],
+                        format!("{self}: at {OPTION} {stride} no window's horizon lands in it"),
                     )
-                }
+                };
+                let text = match advice(fix) {
+                    Some((o, a)) => {
+                        options.extend([o, Split]);
+                        format!("{head}: {a}, or change {OPTION}")
+                    }
+                    None => {
+                        options.push(Split);
+                        format!("{head}; change {OPTION}")
+                    }
+                };
+                Phrase::about(&options, text)
             }
-            ScoreError::TooShortToShift { .. } => Phrase::about(
-                &[Stride, PredLen, SeqLen, Split],
-                format!("{self}: lower {OPTION}, {OPTION} or {OPTION}, or change {OPTION}"),
-            ),
+            &ScoreError::TooShortToShift { fix, .. } => match advice(fix) {
+                Some((o, a)) => Phrase::about(&[o, Split], format!("{self}: {a}, or change {OPTION}")),
+                None => Phrase::about(
+                    &[Stride, PredLen, SeqLen, Split],
+                    format!("{self}: lower {OPTION}, {OPTION} or {OPTION}, or change {OPTION}"),
+                ),
+            },
             &ScoreError::LongerThanData {
                 seq_len,
                 pred_len,
                 rows,
-            } => Phrase::about(
-                &[PredLen, SeqLen],
-                format!(
+                fix,
+            } => {
+                let head = format!(
                     "{OPTION} {pred_len}: a window of {OPTION} {seq_len} rows and a horizon that long need more than the data's {rows} rows"
-                ),
-            ),
+                );
+                match advice(fix) {
+                    Some((o, a)) => Phrase::about(&[PredLen, SeqLen, o], format!("{head}: {a}")),
+                    None => Phrase::about(&[PredLen, SeqLen], head),
+                }
+            }
             ScoreError::NoDraws => Phrase::about(&[NullDraws], format!("{OPTION} 0: {self}")),
             ScoreError::NoForecaster => Phrase::about(
                 &[Split, PredLen],

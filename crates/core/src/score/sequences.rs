@@ -256,6 +256,10 @@ impl Sequences {
         self.ranges.iter().map(|r| r.len()).min().unwrap_or(0)
     }
 
+    pub fn longest(&self) -> usize {
+        self.ranges.iter().map(|r| r.len()).max().unwrap_or(0)
+    }
+
     /// Whether some sequence is shorter than 2(T + P) rows: its shifts cannot all keep a
     /// claim apart from the outcomes it shares rows with, so the null leans towards the
     /// observed value (conservative).

@@ -46,6 +46,7 @@ fn no_units(files: &[Horizons], p: Part) -> ScoreError {
             seq_len: h.seq_len,
             stride: h.stride,
             pred_len: h.pred_len,
+            fix: None,
         },
         None => ScoreError::NoForecaster,
     }
@@ -172,6 +173,7 @@ impl Scorer {
             if !s.shiftable() {
                 return Err(ScoreError::TooShortToShift {
                     part: part.name(),
+                    fix: None,
                     longest: s.ranges.iter().map(|r| r.len()).max().unwrap_or(0),
                 });
             }
