@@ -88,12 +88,28 @@ const REPORT_SWEEP: &str = "sweep_packed";
 
 /// A JSON report keeps what `sweep pick` needs to rank and write any row again without
 /// computing anything: the data as given, this build's version, and the sweep itself
-/// packed as a part packs it (every replicate of every quantity `--by` can name), with its
-/// SHA-256.
+/// packed as a part packs it (val's replicates of every quantity `--by` can name; test's
+/// values without their replicates), with its SHA-256.
 pub fn keep_in_report(doc: &mut serde_json::Value, s: &Sweep, input: &str) -> Result<()> {
+    // Only val's replicates rank: test's values stay, its replicates go (half the size).
+    let mut kept = s.clone();
+    for e in kept
+        .rows
+        .iter_mut()
+        .map(|r| &mut r.test)
+        .chain(kept.baseline.iter_mut().skip(1))
+    {
+        e.boot = Vec::new();
+        e.boot_complementary = Vec::new();
+        for c in &mut e.claims {
+            let stats = std::sync::Arc::make_mut(&mut c.stats);
+            stats.boot = Default::default();
+            stats.boot_complementary = Default::default();
+        }
+    }
     let packed = pack(&Packed {
         at: Vec::new(),
-        sweep: s.clone(),
+        sweep: kept,
     })?;
     let digest = sha256(packed.as_bytes());
     if let Some(m) = doc.as_object_mut() {
