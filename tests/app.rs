@@ -297,13 +297,16 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
     assert!(tied >= 1, "the best is tied with itself");
     assert_eq!(h.get_all_by_label("=").count(), tied + 1);
     assert!(h.query_by_label_contains("computed for").is_none());
-    // The Time-LLM baseline's row, with its val score and interval.
+    // The Time-LLM baseline's row, with its val score and interval at one precision, or
+    // "—" where val cannot give one.
     h.get_by_label("Time-LLM baseline");
     let base = &sweep.baseline[0];
-    h.get_by_label(&format!(
-        "{:.4} [{:.3}, {:.3}]",
-        base.score_bits, base.interval[0], base.interval[1]
-    ));
+    let shown = sweep.shown(wavebench_core::score::Part::Val, base.interval);
+    h.get_by_label(&if shown[0].is_finite() {
+        format!("{:.4} [{:.4}, {:.4}]", base.score_bits, shown[0], shown[1])
+    } else {
+        format!("{:.4} [—]", base.score_bits)
+    });
     // A knob the sweep depends on changes: the table says so and waits to be run again.
     let pred_len = h.state().settings.run.pred_len;
     h.state_mut().settings.run.pred_len = pred_len / 2;

@@ -951,3 +951,14 @@ fn a_template_without_wavelet_words_is_not_refused_over_the_level() {
     );
     assert!(!out.exists());
 }
+
+/// `wavebench app`, the word a new user tries, opens the app as `gui` does.
+#[test]
+fn app_is_another_name_for_gui() {
+    let o = wavebench(&["app", "--help"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(help.contains("Open the workbench app"), "{help}");
+    let top = String::from_utf8_lossy(&wavebench(&["--help"]).stdout).into_owned();
+    assert!(top.contains("[alias: app]"), "{top}");
+}

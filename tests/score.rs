@@ -1041,6 +1041,12 @@ fn short_windows_sweep_what_they_allow() {
         assert!(!help.contains(refused), "{refused} in sweep --help");
     }
     assert!(help.contains("--wavelets") && help.contains("--seq-len"));
+    // Its window length has no whole-series default: the help says it is required.
+    assert!(
+        help.contains("required: a sweep scores windows of one length")
+            && !help.contains("the whole series"),
+        "{help}"
+    );
 }
 
 /// `--write-config` writes the picked row's run: `prompts --config` with it gives the
@@ -1790,4 +1796,32 @@ fn a_saved_report_picks_the_rows_configuration_without_a_sweep() {
     );
     assert_input_error(&pick(&[report.to_str().unwrap()]), &["--write-config"]);
     assert!(!Path::new(out).exists());
+}
+
+/// A claim with as many categories as half its val units (its window's last value, say)
+/// is said to carry nothing, whatever its bits.
+#[test]
+fn a_claim_as_varied_as_its_units_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let mut args = ONE_CONFIGURATION.to_vec();
+    args.extend([
+        "--claim",
+        "last={{ last }}",
+        "--claim",
+        "side={{ 'up' if last > mean else 'down' }}",
+    ]);
+    let s = sweep(&data, &dir.path().join("v.json"), &args);
+    let warnings: Vec<&str> = s["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    let said: Vec<&&str> = warnings
+        .iter()
+        .filter(|w| w.contains("cannot carry information"))
+        .collect();
+    assert_eq!(said.len(), 1, "{warnings:?}");
+    assert!(said[0].starts_with("claim 'last' has"), "{}", said[0]);
 }

@@ -34,6 +34,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Open the workbench app, optionally on a data file.
+    #[command(visible_alias = "app")]
     Gui { file: Option<PathBuf> },
     /// List the wavelets: names, families, filter lengths, orthogonality.
     Wavelets {
@@ -192,6 +193,12 @@ pub fn command() -> clap::Command {
         .get_subcommands()
         .map(|s| s.get_name().to_string())
         .collect();
+    // A sweep scores windows of a given length: it has no whole-series default.
+    cmd = cmd.mut_subcommand("sweep", |sub| {
+        sub.mut_arg("seq_len", |a| {
+            a.help("Window length in rows (required: a sweep scores windows of one length; Time-LLM uses 512)")
+        })
+    });
     for name in names {
         cmd = cmd.mut_subcommand(name, |mut sub| {
             for id in DEFAULTED {

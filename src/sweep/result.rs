@@ -182,6 +182,7 @@ impl Sweep {
             ));
         }
         w.extend(self.withheld_warnings());
+        w.extend(self.too_varied());
         for (p, name) in self.parts.iter().zip(["val", "test"]) {
             if p.shortest <= p.span && p.withheld().is_none() {
                 w.push(format!(
@@ -202,6 +203,29 @@ impl Sweep {
 }
 
 impl Sweep {
+    /// A claim with as many distinct val categories as half its val units sees each about
+    /// once or twice: it cannot carry information, whatever its bits say (the first row's
+    /// claims, in grid order).
+    fn too_varied(&self) -> Vec<String> {
+        let Some(first) = self.rows.first() else {
+            return Vec::new();
+        };
+        let units = first.val.units;
+        first
+            .val
+            .claims
+            .iter()
+            .filter(|c| units > 0 && 2 * c.categories.len() >= units)
+            .map(|c| {
+                format!(
+                    "claim '{}' has {} distinct categories over {units} val units, at least half: each is seen about once, so it cannot carry information; group its values into a few words",
+                    c.claim.name(),
+                    c.categories.len()
+                )
+            })
+            .collect()
+    }
+
     /// "left out (…)" and, when any, the channels: "OT 2203, HUFL 4".
     pub fn left_out_text(&self) -> String {
         const SHOWN: usize = 5;
@@ -213,11 +237,32 @@ impl Sweep {
             let named: Vec<String> = self
                 .left_out_channels
                 .iter()
-                .map(|(c, n)| format!("{c} {n}"))
+                .map(|(c, n)| format!("{} {n}", channel_name(c)))
                 .collect();
             t += &format!(": {}", super::first_few(&named, SHOWN, " channels"));
         }
         t.push(')');
         t
+    }
+}
+
+/// A channel's name where a count follows it: quoted when it reads as a number ("'4' 102",
+/// not "4 102"), as it is where it reads as a word.
+pub fn channel_name(name: &str) -> String {
+    if name.trim().parse::<f64>().is_ok() || name.contains(' ') {
+        format!("'{name}'")
+    } else {
+        name.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_name_that_reads_as_a_number_is_quoted_before_its_count() {
+        assert_eq!(super::channel_name("4"), "'4'");
+        assert_eq!(super::channel_name("-1.5e3"), "'-1.5e3'");
+        assert_eq!(super::channel_name("OT"), "OT");
+        assert_eq!(super::channel_name("oil temp"), "'oil temp'");
     }
 }

@@ -168,17 +168,16 @@ impl DataSetView {
             let e = if self.part == Part::Val { &row.val } else { &row.test };
             // Short lines: the pane is narrow in the default layout, and a wrapped line
             // ran under the neighbouring pane's edge.
+            // Intervals as the reports show them: withheld where the part cannot give
+            // them (docs/score.md#intervals-withheld).
+            let shown = |i| survey.sweep.shown(self.part, i);
             ui.label(format!(
-                "{} {} units of all channels, {}\nscore {:.4} bits above the null [{:.3}, {:.3}]\nbeyond the series {:.4} [{:.3}, {:.3}]\nprompts: {} distinct, {} with digits masked ({:.2} bits)",
+                "{} {} units of all channels, {}\nscore {} bits above the null\nbeyond the series {}\nprompts: {} distinct, {} with digits masked ({:.2} bits)",
                 e.units,
                 self.part.name(),
                 survey.sweep.left_out_text(),
-                e.score_bits,
-                e.interval[0],
-                e.interval[1],
-                e.complementary_bits,
-                e.complementary_interval[0],
-                e.complementary_interval[1],
+                super::interval_text(e.score_bits, shown(e.interval)),
+                super::interval_text(e.complementary_bits, shown(e.complementary_interval)),
                 e.diversity.distinct,
                 e.diversity.distinct_masked,
                 e.diversity.entropy_masked_bits,
