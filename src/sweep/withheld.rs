@@ -15,8 +15,14 @@ pub const COLLAPSED: f64 = 1e-12;
 /// An interval as the reports show it: NaN where its part's intervals are withheld or its
 /// percentiles collapse.
 pub fn shown(interval: [f64; 2], withheld: bool) -> [f64; 2] {
-    // NaN widths (no replicates) fail the comparison too.
-    if withheld || !(interval[1] - interval[0] >= COLLAPSED) {
+    // A NaN width (no replicates) is not wide enough either.
+    let wide = (interval[1] - interval[0]).partial_cmp(&COLLAPSED);
+    if withheld
+        || !matches!(
+            wide,
+            Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
+        )
+    {
         [f64::NAN; 2]
     } else {
         interval

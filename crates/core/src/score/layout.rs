@@ -137,7 +137,7 @@ mod tests {
     #[test]
     fn the_longest_horizon_leaves_three_units_to_shift() {
         let l = Layout {
-            files: vec![0..966],
+            files: std::iter::once(0..966).collect(),
             seq_len: 36,
             pred_len: 200,
             stride: 1,
@@ -153,7 +153,7 @@ mod tests {
     #[test]
     fn units_count_the_windows_whose_horizon_lies_in_the_part() {
         let l = Layout {
-            files: vec![0..100],
+            files: std::iter::once(0..100).collect(),
             seq_len: 10,
             pred_len: 5,
             stride: 3,
