@@ -303,9 +303,9 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
     let base = &sweep.baseline[0];
     let shown = sweep.shown(wavebench_core::score::Part::Val, base.interval);
     h.get_by_label(&if shown[0].is_finite() {
-        format!("{:.4} [{:.4}, {:.4}]", base.score_bits, shown[0], shown[1])
+        format!("{:.3} [{:.3}, {:.3}]", base.score_bits, shown[0], shown[1])
     } else {
-        format!("{:.4} [—]", base.score_bits)
+        format!("{:.3} [—]", base.score_bits)
     });
     // A knob the sweep depends on changes: the table says so and waits to be run again.
     let pred_len = h.state().settings.run.pred_len;

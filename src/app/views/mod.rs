@@ -61,12 +61,13 @@ pub fn value_list(v: &[f64]) -> String {
         .join(", ")
 }
 
-/// A figure and its 95% interval at one precision, `0.1234 [0.1000, 0.1500]`, or
-/// `0.1234 [—]` where the interval is withheld (the data cannot give it).
+/// A figure and its 95% interval at one precision, `0.123 [0.100, 0.150]` (three decimals:
+/// the table's answer columns fit a laptop's pane), or `0.123 [—]` where the interval is
+/// withheld (the data cannot give it).
 pub(crate) fn interval_text(value: f64, interval: [f64; 2]) -> String {
     if interval.iter().all(|v| v.is_finite()) {
-        format!("{value:.4} [{:.4}, {:.4}]", interval[0], interval[1])
+        format!("{value:.3} [{:.3}, {:.3}]", interval[0], interval[1])
     } else {
-        format!("{value:.4} [—]")
+        format!("{value:.3} [—]")
     }
 }

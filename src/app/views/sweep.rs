@@ -137,12 +137,24 @@ impl SweepView {
                 .spearman
                 .map_or("–".to_string(), |r| format!("{r:.2}")),
         ));
-        // One line each, the whole text on hover: wrapped, three warnings pushed the table
-        // half off the pane (the report prints them whole).
-        let warn = ui.visuals().warn_fg_color;
-        for w in standings.warnings(sw) {
-            let text = egui::RichText::new(format!("Warning: {w}")).color(warn);
-            ui.add(egui::Label::new(text).truncate());
+        // One line until opened, then each warning whole: unfolded, five warnings pushed
+        // the table to three rows at 1400x900 (the report prints them whole too).
+        let warnings = standings.warnings(sw);
+        if !warnings.is_empty() {
+            let warn = ui.visuals().warn_fg_color;
+            let head = egui::RichText::new(format!(
+                "{} warning{} (open to read)",
+                warnings.len(),
+                if warnings.len() == 1 { "" } else { "s" }
+            ))
+            .color(warn);
+            egui::CollapsingHeader::new(head)
+                .id_salt("sweep warnings")
+                .show(ui, |ui| {
+                    for w in &warnings {
+                        ui.label(egui::RichText::new(w.as_str()).color(warn));
+                    }
+                });
         }
         if let Some(best) = standings.rows.first() {
             for line in defined_lines(sw, best.row) {
@@ -162,7 +174,8 @@ impl SweepView {
         // Table and heat map side by side in a wide pane; in a narrow one (the default
         // layout's tab) the table above the map, each with its share of the height.
         let wide = ui.available_width() >= 720.0;
-        let table_height = if wide { height } else { height * 0.45 };
+        // The table carries the answer: most of the height, the map below it.
+        let table_height = if wide { height } else { height * 0.6 };
         let mut table = |ui: &mut egui::Ui, s: &mut Settings| {
             // Both ways, the bars always shown: in a narrow pane the test rank is past the
             // right edge and most rows below.
@@ -210,8 +223,8 @@ impl SweepView {
                                 sw.shown(Part::Val, base[0].interval),
                             ));
                             ui.label("");
-                            ui.label(format!("{:.4}", base[0].complementary_bits));
-                            ui.label(format!("{:.4}", base[1].score_bits));
+                            ui.label(format!("{:.3}", base[0].complementary_bits));
+                            ui.label(format!("{:.3}", base[1].score_bits));
                             ui.label("");
                             ui.end_row();
                             for st in standings.rows.iter().filter(|st| st.rank.is_some()) {
@@ -251,15 +264,15 @@ impl SweepView {
                                     }
                                 });
                                 if by != RankBy::Score {
-                                    ui.label(format!("{:.4}", by.of(row)));
+                                    ui.label(format!("{:.3}", by.of(row)));
                                 }
                                 ui.label(super::interval_text(
                                     row.val.score_bits,
                                     sw.shown(Part::Val, row.val.interval),
                                 ));
                                 ui.label(if st.tied { "=" } else { "" });
-                                ui.label(format!("{:.4}", row.val.complementary_bits));
-                                ui.label(format!("{:.4}", row.test.score_bits));
+                                ui.label(format!("{:.3}", row.val.complementary_bits));
+                                ui.label(format!("{:.3}", row.test.score_bits));
                                 ui.label(st.test_rank.map_or("–".into(), |k| k.to_string()));
                                 ui.end_row();
                             }
