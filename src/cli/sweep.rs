@@ -348,7 +348,7 @@ fn announce(
 ) -> Result<()> {
     let (points, _) = req.grid.points(req.base.seq_len.unwrap_or(0))?;
     let count = shard.map_or(points.len(), |s| {
-        sweep::grid::share(&points, s, sweep::together(tables)).len()
+        sweep::deal::share(&points, s, sweep::together(tables)).len()
     });
     let threads = rayon::current_num_threads();
     let e = sweep::estimate::estimate(tables, req, count, threads);
@@ -461,40 +461,38 @@ fn write_config(
     after: &str,
 ) -> Result<()> {
     let by = opts.by();
-    {
-        let standings = sweep::rank::Standings::of(s, by, opts.keep_degenerate);
-        let ranked = standings.rows.iter().filter(|st| st.rank.is_some()).count();
-        let st = standings
-            .rows
-            .iter()
-            .find(|st| st.rank == Some(opts.pick))
-            .ok_or_else(|| {
-                Error::input(format!(
-                    "--pick {}: the sweep ranked {ranked} configuration{}{after}",
-                    opts.pick,
-                    if ranked == 1 { "" } else { "s" }
-                ))
-            })?;
-        let toml = format!(
-            "# wavebench sweep {}: #{} by {}, {} {}\n{}",
-            input,
-            opts.pick,
-            by.name(),
+    let standings = sweep::rank::Standings::of(s, by, opts.keep_degenerate);
+    let ranked = standings.rows.iter().filter(|st| st.rank.is_some()).count();
+    let st = standings
+        .rows
+        .iter()
+        .find(|st| st.rank == Some(opts.pick))
+        .ok_or_else(|| {
+            Error::input(format!(
+                "--pick {}: the sweep ranked {ranked} configuration{}{after}",
+                opts.pick,
+                if ranked == 1 { "" } else { "s" }
+            ))
+        })?;
+    let toml = format!(
+        "# wavebench sweep {}: #{} by {}, {} {}\n{}",
+        input,
+        opts.pick,
+        by.name(),
+        st.row.transform,
+        st.row.template,
+        crate::config::to_toml(&s.config_of(st.row))
+    );
+    export::write_atomic(file, |w| w.write_all(toml.as_bytes()))?;
+    if !quiet {
+        eprintln!(
+            "wavebench: {}: {}, {} (#{} by {})",
+            file.display(),
             st.row.transform,
             st.row.template,
-            crate::config::to_toml(&s.config_of(st.row))
+            opts.pick,
+            by.name()
         );
-        export::write_atomic(file, |w| w.write_all(toml.as_bytes()))?;
-        if !quiet {
-            eprintln!(
-                "wavebench: {}: {}, {} (#{} by {})",
-                file.display(),
-                st.row.transform,
-                st.row.template,
-                opts.pick,
-                by.name()
-            );
-        }
     }
     Ok(())
 }

@@ -5,11 +5,13 @@
 //! test score beside it; the mean of a few features comes along as a description.
 
 mod claims;
+pub mod deal;
 pub mod estimate;
 pub mod grid;
 pub mod partial;
 mod point;
 pub mod rank;
+mod rank_by;
 pub mod report;
 mod result;
 pub mod survey;
@@ -74,7 +76,7 @@ pub struct Share {
 }
 
 /// [`run`] over shard `shard`'s share of the grid's configurations (all of them for
-/// None, see [`grid::share`]).
+/// None, see [`deal::share`]).
 pub fn run_share(
     tables: &[(&str, &Table)],
     req: &Request,
@@ -95,12 +97,12 @@ pub fn run_share(
     let mut job = Scoring::new(tables, req, &scorer)?;
     let (all, skipped) = req.grid.points(job.seq_len)?;
     let chosen: Vec<usize> = match shard {
-        Some(s) => grid::share(&all, s, together(tables)),
+        Some(s) => deal::share(&all, s, together(tables)),
         None => (0..all.len()).collect(),
     };
     let configurations = all.len();
     // Each wavelet and mode's levels go through together (`Scoring::points`).
-    let mut groups = grid::by_transform(&all, &chosen, together(tables));
+    let mut groups = deal::by_transform(&all, &chosen, together(tables));
     let mut rows: Vec<(usize, Vec<SweepRow>)> = Vec::with_capacity(chosen.len());
     if !groups.is_empty() {
         // The first group computes Time-LLM's statistics of every unit (they do not depend
@@ -109,7 +111,7 @@ pub fn run_share(
         // scoring overlaps another's transform.
         // The first group runs alone, its serial counting beside nothing: the cheapest.
         // The others a few at a time, the dearest first: a few of like cost end together.
-        let cost = |g: &[usize]| g.iter().map(|&i| grid::cost(&all[i])).sum::<usize>();
+        let cost = |g: &[usize]| g.iter().map(|&i| deal::cost(&all[i])).sum::<usize>();
         groups.sort_by_cached_key(|g| std::cmp::Reverse(cost(g)));
         let first = groups.pop().unwrap_or_default();
         let points: Vec<&Point> = first.iter().map(|&i| &all[i]).collect();

@@ -92,29 +92,41 @@ impl Layout {
         }
     }
 
-    /// Values below `given` worth trying, largest first: none above the longest file's
-    /// rows can fit (so a huge value given is no huge search).
-    fn below(&self, given: usize, least: usize) -> impl Iterator<Item = usize> {
+    /// The largest value below `given` (and at least `least`) for which the layout that
+    /// `with` makes of it fits; none above the longest file's rows can, so a huge value
+    /// given is no huge search.
+    fn largest(
+        &self,
+        split: &Split,
+        given: usize,
+        least: usize,
+        with: impl Fn(usize) -> Layout,
+    ) -> Option<usize> {
         let rows = self.files.iter().map(|r| r.len()).max().unwrap_or(0);
-        (least..given.min(rows + 1)).rev()
+        (least..given.min(rows + 1))
+            .rev()
+            .find(|&v| with(v).fits(split))
     }
 
     /// The longest horizon that fits, if any does.
     pub fn longest_pred_len(&self, split: &Split) -> Option<usize> {
-        self.below(self.pred_len, 2)
-            .find(|&p| self.with(self.seq_len, p, self.stride).fits(split))
+        self.largest(split, self.pred_len, 2, |p| {
+            self.with(self.seq_len, p, self.stride)
+        })
     }
 
     /// The longest window that fits, if any does.
     pub fn longest_seq_len(&self, split: &Split) -> Option<usize> {
-        self.below(self.seq_len, 2)
-            .find(|&t| self.with(t, self.pred_len, self.stride).fits(split))
+        self.largest(split, self.seq_len, 2, |t| {
+            self.with(t, self.pred_len, self.stride)
+        })
     }
 
     /// The largest stride below this one that fits, if any does.
     pub fn largest_stride(&self, split: &Split) -> Option<usize> {
-        self.below(self.stride, 1)
-            .find(|&s| self.with(self.seq_len, self.pred_len, s).fits(split))
+        self.largest(split, self.stride, 1, |s| {
+            self.with(self.seq_len, self.pred_len, s)
+        })
     }
 
     /// The first of these that fits, in the order a researcher would rather change them:
