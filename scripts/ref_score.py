@@ -7,7 +7,8 @@ writes for that configuration: the units per part, the train terciles, and for v
 test every claim x outcome's mutual information (Miller-Madow) against its null of
 circular shifts (median, 95th percentile, p, excess), the score with its circular block
 bootstrap interval (and every replicate's score), the effective sample size, the claims'
-category counts and the prompts' diversity.
+category counts, the prompts' diversity, and the forecast gain of the template's claims
+and of the Time-LLM baseline's (docs/score.md#forecast-gain-beyond-the-series).
 
     python scripts/ref_score.py DATA.csv --seq-len 64 --stride 3 --pred-len 16 \\
         --wavelet db2 --level 2 --mode reflect --template dwt-balanced [--split 0.7,0.1,0.2] \\
@@ -148,7 +149,8 @@ def main():
     if a.level_claim:
         SCORED["level"] = "direction"
         for printed in PRINTED.values():
-            printed.append("level")
+            if "level" not in printed:  # dwt-balanced and dwt-detailed share one list
+                printed.append("level")
     warnings.simplefilter("ignore")
 
     with open(a.data) as fh:
@@ -168,6 +170,10 @@ def main():
 
     train_values = [[], []]
     train_windows = []  # (x, h, outcome) of every train unit with an outcome
+    # docs/score.md#forecast-gain-beyond-the-series: the fit units are the units of every
+    # k-th train window (k = ceil(T / 64), counted from window 0) with an outcome.
+    fit_every = max(1, -(-t // 64))
+    fit_units = []  # (claims, x, h, channel)
     units = {1: [], 2: []}  # part -> [(claims, outcome classes later, raw outcome, prompt)]
     left_out = 0
     for w in range(windows):
@@ -185,7 +191,8 @@ def main():
                 train_values[0].append(o[1])
                 train_values[1].append(o[2])
                 train_windows.append((col[s:s + t], col[s + t:s + t + p], o))
-                continue
+                if w % fit_every:
+                    continue
             f = rf.features([rf.revin(col[s:s + t])], a.wavelet, a.level, a.mode)
             claims = {
                 "trend": "upward" if f["trend"] > 0 else "downward",
@@ -201,6 +208,9 @@ def main():
             if a.level_claim:
                 x = col[s:s + t]
                 claims["level"] = ("above" if x[-1] > x.mean() else "below") + " its window mean"
+            if part == 0:
+                fit_units.append((claims, col[s:s + t], col[s + t:s + t + p], ch))
+                continue
             units[part].append((claims, o, rf.prompts(f, t)[a.template], ch, w, col[s:s + t]))
     q_mase = np.quantile(train_values[0], [1 / 3, 2 / 3])
     q_vol = np.quantile(train_values[1], [1 / 3, 2 / 3])
@@ -211,7 +221,7 @@ def main():
         scale = np.mean(np.abs(np.diff(x)))
         return np.append((x - x[-1]) / scale, 1.0), scale
 
-    rows, ys = [], []
+    rows, ys, hs = [], [], []
     for x, h, o in train_windows:
         z, scale = inputs(x)
         y = [(h.mean() - x[-1]) / scale, math.log(o[1]) if o[1] > 0 else -math.inf,
@@ -219,11 +229,42 @@ def main():
         if all(math.isfinite(v) for v in y):
             rows.append(z)
             ys.append(y)
+            hs.append((h - x[-1]) / scale)
     A, Y = np.array(rows), np.array(ys)
     G = A.T @ A
     lam = 1e-3 * np.trace(G[:t, :t]) / t
     G[np.arange(t), np.arange(t)] += lam
     beta = np.linalg.solve(G, A.T @ Y)  # (T + 1) x 3
+    # The horizon forecaster: the same ridge on the same units, the P targets (H - x[T-1]) / s.
+    horizon_beta = np.linalg.solve(G, A.T @ np.array(hs))  # (T + 1) x P
+
+    def residual(x, h):
+        z, scale = inputs(x)
+        return (h - x[-1]) / scale - z @ horizon_beta, scale
+
+    # Each channel's std over the train part's rows (numpy's, ddof 0; 1 where 0).
+    b0, b1 = parts[0]
+    sigma = [float(np.std(col[b0:b1])) or 1.0 for col in columns]
+    fit_r = np.array([residual(x, h)[0] for _, x, h, _ in fit_units])
+
+    def fit_claims(names):
+        """The ridge of the fit units' residuals on the claims' categories: per kept claim its
+        categories' coefficient rows, and the claims left out (over 64 categories)."""
+        cols, kept = [], []
+        for c in names:
+            cats = sorted({u[0][c] for u in fit_units})
+            if len(cats) > 64:
+                continue
+            kept.append((c, cats))
+            cols.extend((c, v) for v in cats)
+        k = len(cols)
+        if k == 0:
+            return {}, 0
+        D = np.array([[1.0 if u[0][c] == v else 0.0 for c, v in cols] for u in fit_units])
+        DtD = D.T @ D
+        mu = 1e-3 * np.trace(DtD) / k
+        b = np.linalg.solve(DtD + mu * np.eye(k), D.T @ fit_r)
+        return {cv: b[i] for i, cv in enumerate(cols)}, k
     train_pred = np.array([inputs(x)[0] @ beta for x, _, _ in train_windows])
     q_fm = np.quantile(train_pred[:, 1], [1 / 3, 2 / 3])
     q_fv = np.quantile(train_pred[:, 2], [1 / 3, 2 / 3])
@@ -330,6 +371,29 @@ def main():
                     comp += cm - cmed
                     boot_comp += np.array([cmi(ids[r], o, r) for r in replicates]) - cmed
             categories[c] = {k: col.count(k) for k in set(col)}
+        # The forecast gain of the template's claims and of the baseline's, per unit errors
+        # standardised by the channel's sigma, the same replicates.
+        res = [residual(u[5], columns[u[3]][u[4] * a.stride + t:u[4] * a.stride + t + p]) for u in us]
+        errors0 = np.array([(sc / sigma[u[3]]) ** 2 * np.sum(r ** 2) for (r, sc), u in zip(res, us)])
+        abs0 = sum(sc / sigma[u[3]] * np.sum(np.abs(r)) for (r, sc), u in zip(res, us))
+
+        def forecast(names):
+            coef, k = fit_claims([c for c in names if c != "lags"])
+            e1, abs1 = [], 0.0
+            for (r, sc), u in zip(res, us):
+                g = sum((coef[(c, u[0][c])] for c in names if (c, u[0][c]) in coef), np.zeros(p))
+                w = sc / sigma[u[3]]
+                e1.append(w * w * np.sum((g - r) ** 2))
+                abs1 += w * np.sum(np.abs(g - r))
+            e1 = np.array(e1)
+            cells = len(us) * p
+            boot = [1 - e1[r].sum() / errors0[r].sum() for r in replicates]
+            return {"mse_series": float(errors0.sum() / cells), "mse_with_claims": float(e1.sum() / cells),
+                    "mae_series": float(abs0 / cells), "mae_with_claims": float(abs1 / cells),
+                    "gain": float(1 - e1.sum() / errors0.sum()), "columns": k,
+                    "interval": [float(q) for q in np.quantile(boot, [0.025, 0.975])],
+                    "boot": [float(v) for v in boot]}
+
         n_eff = sum(effective_size(classes["direction"][s0:s1]) for s0, s1 in seqs)
         texts = [u[2] for u in us]
         distinct, entropy = plug_in_bits(texts)
@@ -348,6 +412,8 @@ def main():
                      "boot_complementary": [float(v) for v in boot_comp],
                      "complementary_interval": [float(q) for q in np.quantile(boot_comp, [0.025, 0.975])],
                      "forecaster": forecaster, "forecast_classes": [float(v) for v in [*q_fm, *q_fv]],
+                     "forecast": forecast(PRINTED[a.template]),
+                     "baseline_forecast": forecast(["trend"]),
                      "claims": claims, "complementary": complementary, "categories": categories,
                      "diversity": {"distinct": distinct, "entropy_bits": entropy,
                                    "distinct_masked": distinct_m, "entropy_masked_bits": entropy_m}}

@@ -301,6 +301,7 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
             withheld,
             &format!("{what} gain beyond the series"),
         );
+        same_forecast(c, &swept["baseline"], &r, withheld, &what);
         complementary_lo.push(if withheld {
             f64::NAN
         } else {
@@ -401,7 +402,94 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
             &serde_json::json!(spearman(&val, &test)),
             "Spearman's ρ",
         );
+        // Whether the bits' proxy agrees with the forecaster: ρ of the val complementary
+        // scores and the val forecast gains.
+        let bits: Vec<f64> = ranked
+            .iter()
+            .map(|&i| configs[i]["val"]["complementary_bits"].as_f64().unwrap())
+            .collect();
+        let gains: Vec<f64> = ranked
+            .iter()
+            .map(|&i| configs[i]["val"]["forecast"]["gain"].as_f64().unwrap())
+            .collect();
+        close(
+            &swept["forecast_gain"]["spearman_complementary_forecast"],
+            &serde_json::json!(spearman(&bits, &gains)),
+            "Spearman's ρ of the bits and the forecast gains",
+        );
     }
+}
+
+/// Within 1e-9 of the reference, relative to its size where it is over 1.
+fn close_relative(ours: &Value, theirs: &Value, what: &str) {
+    let (x, y) = (ours.as_f64().unwrap(), theirs.as_f64().unwrap());
+    assert!(
+        (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+        "{what}: sweep {x}, reference {y}"
+    );
+}
+
+/// A row's forecast gain on val and test, the baseline's, and the row's gain over it,
+/// against the reference's (docs/score.md#forecast-gain-beyond-the-series).
+fn same_forecast(row: &Value, baseline: &Value, r: &Value, withheld: bool, what: &str) {
+    let numbers = |v: &Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    for part in ["val", "test"] {
+        let part_withheld = r[part]["intervals_withheld"].as_bool().unwrap();
+        for (ours, theirs, who) in [
+            (&row[part]["forecast"], &r[part]["forecast"], "row"),
+            (
+                &baseline[part]["forecast"],
+                &r[part]["baseline_forecast"],
+                "baseline",
+            ),
+        ] {
+            let what = format!("{what} {part} {who} forecast");
+            assert!(ours.is_object(), "{what}: measured, {ours}");
+            for f in [
+                "mse_series",
+                "mse_with_claims",
+                "mae_series",
+                "mae_with_claims",
+                "gain",
+            ] {
+                close_relative(&ours[f], &theirs[f], &format!("{what} {f}"));
+            }
+            assert_eq!(ours["columns"], theirs["columns"], "{what}: columns");
+            same_interval(
+                &ours["interval"],
+                &numbers(&theirs["boot"]),
+                part_withheld,
+                &format!("{what} interval"),
+            );
+        }
+    }
+    // The gain over Time-LLM's word: the paired difference of their replicates.
+    let (mine, base) = (
+        numbers(&r["val"]["forecast"]["boot"]),
+        numbers(&r["val"]["baseline_forecast"]["boot"]),
+    );
+    assert_eq!(mine.len(), base.len(), "{what}: paired replicates");
+    let d: Vec<f64> = mine.iter().zip(&base).map(|(a, b)| a - b).collect();
+    close_relative(
+        &row["forecast_gain_over_baseline"],
+        &serde_json::json!(
+            r["val"]["forecast"]["gain"].as_f64().unwrap()
+                - r["val"]["baseline_forecast"]["gain"].as_f64().unwrap()
+        ),
+        &format!("{what} forecast gain over the baseline"),
+    );
+    same_interval(
+        &row["forecast_gain_over_baseline_interval"],
+        &d,
+        withheld,
+        &format!("{what} forecast gain over the baseline"),
+    );
 }
 
 /// 900 rows: a trend with a season, a noisy random walk, a regime switch, and a channel
@@ -1410,13 +1498,18 @@ fn a_part_shorter_than_two_blocks_reports_no_interval_and_names_a_fix_that_runs(
             "behind_best",
             "gain_interval",
             "complementary_gain_interval",
+            "forecast_gain_over_baseline_interval",
         ] {
             assert!(c[f].is_null(), "{f}: {}", c[f]);
         }
         assert!(c["val"]["interval"].is_null());
         assert!(c["val"]["complementary_interval"].is_null());
+        // The forecast gain is measured; its interval is withheld like the others.
+        assert!(c["val"]["forecast"]["gain"].is_f64());
+        assert!(c["val"]["forecast"]["interval"].is_null());
     }
     assert!(s["baseline"]["val"]["interval"].is_null());
+    assert!(s["baseline"]["val"]["forecast"]["interval"].is_null());
     let warnings: Vec<&str> = s["warnings"]
         .as_array()
         .unwrap()
@@ -1454,6 +1547,27 @@ fn a_part_shorter_than_two_blocks_reports_no_interval_and_names_a_fix_that_runs(
 /// and Spearman's ρ from the complementary test scores, and `--pick` writes its rows.
 #[test]
 fn ranked_by_the_complementary_score_everything_follows_it() {
+    ranking_follows(
+        "complementary",
+        |part| part["complementary_bits"].as_f64().unwrap(),
+        |r| r["val"]["boot_complementary"].clone(),
+    );
+}
+
+/// Ranked by the forecast gain (`--by forecast`): the order, ties, gaps, test ranks, ρ and
+/// the written configuration follow the forecast gains and their replicates.
+#[test]
+fn ranked_by_the_forecast_gain_everything_follows_it() {
+    ranking_follows(
+        "forecast",
+        |part| part["forecast"]["gain"].as_f64().unwrap(),
+        |r| r["val"]["forecast"]["boot"].clone(),
+    );
+}
+
+/// Ranked `by`, whose value in a row's part `value` reads and whose val replicates in a
+/// reference's output `boot` reads: every figure follows that quantity.
+fn ranking_follows(by: &str, value_of: fn(&Value) -> f64, boot: fn(&Value) -> Value) {
     let dir = tempfile::tempdir().unwrap();
     let data = made_file(dir.path());
     let common = [
@@ -1474,14 +1588,14 @@ fn ranked_by_the_complementary_score_everything_follows_it() {
         "--levels",
         "1..2",
         "--by",
-        "complementary",
+        by,
         "--write-config",
         best_toml.to_str().unwrap(),
     ]);
     let s = sweep(&data, &dir.path().join("c.json"), &args);
-    assert_eq!(s["ranked_by"], "complementary");
+    assert_eq!(s["ranked_by"], by);
     let configs = s["configs"].as_array().unwrap();
-    let value = |i: usize, part: &str| configs[i][part]["complementary_bits"].as_f64().unwrap();
+    let value = |i: usize, part: &str| value_of(&configs[i][part]);
     let ranked: Vec<usize> = (0..configs.len())
         .filter(|&i| configs[i]["rank"].is_u64())
         .collect();
@@ -1489,7 +1603,7 @@ fn ranked_by_the_complementary_score_everything_follows_it() {
     assert!(ranked
         .windows(2)
         .all(|w| value(w[0], "val") >= value(w[1], "val")));
-    // The reference's complementary replicates, row by row.
+    // The reference's replicates, row by row.
     let boots: Vec<Vec<f64>> = ranked
         .iter()
         .map(|&i| {
@@ -1506,11 +1620,11 @@ fn ranked_by_the_complementary_score_everything_follows_it() {
             ]);
             let r = reference(&data, &a);
             close(
-                &c["val"]["complementary_bits"],
-                &r["val"]["complementary_bits"],
+                &value_of(&c["val"]).into(),
+                &value_of(&r["val"]).into(),
                 "val",
             );
-            r["val"]["boot_complementary"]
+            boot(&r)
                 .as_array()
                 .unwrap()
                 .iter()
@@ -1527,7 +1641,7 @@ fn ranked_by_the_complementary_score_everything_follows_it() {
         }
     }
     assert_eq!(configs[ranked[0]]["tied"], true);
-    // Test ranks of the complementary test scores (competition: equal values share).
+    // Test ranks of the test values (competition: equal values share).
     for &i in &ranked {
         let above = ranked
             .iter()
@@ -1545,12 +1659,12 @@ fn ranked_by_the_complementary_score_everything_follows_it() {
         &serde_json::json!(spearman(&val, &test)),
         "ρ",
     );
-    // --write-config writes the best by the complementary score.
+    // --write-config writes the best by what is ranked.
     let toml = std::fs::read_to_string(&best_toml).unwrap();
     let top = &configs[ranked[0]];
     let wavelet = format!("wavelet = \"{}\"", top["wavelet"].as_str().unwrap());
     assert!(toml.lines().any(|l| l == wavelet), "{toml}");
-    assert!(toml.starts_with("# wavebench sweep") && toml.contains("by complementary"));
+    assert!(toml.starts_with("# wavebench sweep") && toml.contains(&format!("by {by}")));
 }
 
 /// A value given twice runs once, and one note says so.
@@ -1824,4 +1938,101 @@ fn a_claim_as_varied_as_its_units_is_warned_of() {
         .collect();
     assert_eq!(said.len(), 1, "{warnings:?}");
     assert!(said[0].starts_with("claim 'last' has"), "{}", said[0]);
+}
+
+/// Segments of a window of 64 rows and a horizon of 16, one unit each (stride 80): the
+/// window a slow wave of random phase under noise of one of two levels, the horizon its
+/// last value moved by ±3 of the window's mean steps, and a little noise. `informed`: the
+/// move's sign is the window's noise level's (noisy up, quiet down), which its SNR reads
+/// and no linear reader of the window can; else a coin independent of it (the placebo).
+fn noise_level_file(dir: &Path, informed: bool) -> std::path::PathBuf {
+    let (t, p, segments) = (64, 16, 1000);
+    let noise = common::lcg_series(11, segments * (t + p));
+    let coins = common::lcg_series(23, 3 * segments);
+    let mut csv = String::from("x\n");
+    for k in 0..segments {
+        let noisy = coins[3 * k] > 0.0;
+        let up = if informed {
+            noisy
+        } else {
+            coins[3 * k + 1] > 0.0
+        };
+        let (sd, phase) = (if noisy { 0.8 } else { 0.02 }, coins[3 * k + 2]);
+        let e = &noise[k * (t + p)..(k + 1) * (t + p)];
+        let x: Vec<f64> = (0..t)
+            .map(|i| (i as f64 / 10.0 + phase).sin() + sd * e[i] / 4.0)
+            .collect();
+        let step = x.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f64>() / (t - 1) as f64;
+        let jump = if up { 3.0 } else { -3.0 } * step;
+        let h = (0..p).map(|i| x[t - 1] + jump + 0.1 * step * e[t + i] / 4.0);
+        for v in x.iter().copied().chain(h) {
+            csv.push_str(&format!("{v}\n"));
+        }
+    }
+    let path = dir.join(if informed {
+        "informed.csv"
+    } else {
+        "placebo.csv"
+    });
+    std::fs::write(&path, csv).unwrap();
+    path
+}
+
+/// The forecast gain measures what a claim adds to a forecaster that reads the series:
+/// where the horizon's level follows the window's noise level, the SNR's word lowers the
+/// series-only forecaster's MSE (interval above 0, on val and test); where it follows a
+/// coin, it does not (the interval holds 0).
+#[test]
+fn a_claim_that_reads_what_the_series_cannot_lowers_the_forecasters_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--seq-len",
+        "64",
+        "--pred-len",
+        "16",
+        "--stride",
+        "80",
+        "--split",
+        "0.6,0.2,0.2",
+        "--wavelets",
+        "db2",
+        "--levels",
+        "2",
+        "--template",
+        "dwt-balanced",
+    ];
+    let gain = |s: &Value, part: &str| -> (f64, [f64; 2]) {
+        let f = &s["configs"][0][part]["forecast"];
+        let i = &f["interval"];
+        (
+            f["gain"].as_f64().unwrap(),
+            [i[0].as_f64().unwrap(), i[1].as_f64().unwrap()],
+        )
+    };
+    let informed = noise_level_file(dir.path(), true);
+    let s = sweep(&informed, &dir.path().join("informed.json"), &args);
+    let cats = s["configs"][0]["val"]["categories"]["signal_quality"]
+        .as_object()
+        .unwrap();
+    assert!(
+        cats.len() >= 2,
+        "the SNR's word tells the noise apart: {cats:?}"
+    );
+    for part in ["val", "test"] {
+        let (g, i) = gain(&s, part);
+        // The SNR's word tells the move's sign: most of the error goes.
+        assert!(i[0] > 0.5, "{part}: the claims lower the MSE, {g} {i:?}");
+    }
+    // Against the same data, the row beats Time-LLM's trend word, which cannot read it.
+    let over = &s["configs"][0]["forecast_gain_over_baseline_interval"];
+    assert!(over[0].as_f64().unwrap() > 0.0, "over the baseline: {over}");
+    let placebo = noise_level_file(dir.path(), false);
+    let s = sweep(&placebo, &dir.path().join("placebo.json"), &args);
+    for part in ["val", "test"] {
+        let (g, i) = gain(&s, part);
+        assert!(
+            i[0] <= 0.0 && 0.0 <= i[1],
+            "{part}: a coin is not read, {g} {i:?}"
+        );
+    }
 }

@@ -14,14 +14,21 @@ pub fn defined_claims(base: &Config) -> Result<Vec<Arc<DefinedClaim>>> {
     DefinedClaim::of_table(&base.claims).map_err(|e| Error::input(e.to_string()))
 }
 
-/// Per file, `[last, mean]` of every unit of its scored windows as the features see them
-/// (window-major, channel-minor, as [`Horizons`] numbers them): what defined claims read
-/// besides the features.
+/// One file's `[last, mean]` per unit as the features see them, window-major,
+/// channel-minor: of its scored windows (as [`Horizons`] numbers them), and of its fit
+/// windows.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Facts {
+    pub scored: Vec<[f64; 2]>,
+    pub fit: Vec<[f64; 2]>,
+}
+
+/// Per file, the [`Facts`] of its units: what defined claims read besides the features.
 pub(super) fn facts_of(
     tables: &[(&str, &Table)],
     scorer: &Scorer,
     base: &RunSpec,
-) -> Result<Vec<Vec<[f64; 2]>>> {
+) -> Result<Vec<Facts>> {
     let normalize = base.normalize();
     let mut out = Vec::with_capacity(tables.len());
     for ((_, table), h) in tables.iter().zip(&scorer.files) {
@@ -29,14 +36,20 @@ pub(super) fn facts_of(
         let prepared = base.prepare(table)?;
         let w = &prepared.windows;
         let values: Vec<Vec<f64>> = table.channels.iter().map(|c| c.values.to_f64()).collect();
-        let mut facts = Vec::with_capacity(h.scored.len() * values.len());
-        for window in h.scored.clone() {
-            let s = w.start(window - w.first);
-            for v in &values {
-                facts.push(ClaimVars::facts(&v[s..s + w.seq_len], normalize));
+        let of = |windows: &mut dyn Iterator<Item = usize>| {
+            let mut facts = Vec::new();
+            for window in windows {
+                let s = w.start(window - w.first);
+                for v in &values {
+                    facts.push(ClaimVars::facts(&v[s..s + w.seq_len], normalize));
+                }
             }
-        }
-        out.push(facts);
+            facts
+        };
+        out.push(Facts {
+            scored: of(&mut h.scored.clone()),
+            fit: of(&mut h.fit_windows.iter().copied()),
+        });
     }
     Ok(out)
 }

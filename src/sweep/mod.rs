@@ -22,7 +22,7 @@ pub use claims::defined_claims;
 pub use grid::{Grid, Levels, Point};
 pub use point::Progress;
 pub use rank::{ranked, Metric, RankBy};
-pub use result::{Difference, PartUnits, Sweep, SweepRow, FEW_EFFECTIVE};
+pub use result::{Difference, GainSetting, PartUnits, Sweep, SweepRow, FEW_EFFECTIVE};
 
 use point::Scoring;
 
@@ -168,7 +168,7 @@ pub fn run_share(
         })
         .collect();
     Ok(Share {
-        sweep: sweep_of(tables, req, &scorer, rows, skipped),
+        sweep: sweep_of(tables, req, (&scorer, &job), rows, skipped),
         at,
         configurations,
     })
@@ -203,7 +203,7 @@ pub fn one(
     // The statistics of the last configuration serve this one.
     let stats = kept.lent.as_ref().map(|(stats, _)| stats.as_slice());
     let (rows, lent) = job.points(&[&point], stats, keeps_statistics(scorer))?;
-    let sweep = sweep_of(tables, req, scorer, rows.concat(), Vec::new());
+    let sweep = sweep_of(tables, req, (scorer, &job), rows.concat(), Vec::new());
     if lent.is_some() {
         kept.lent = lent;
     }
@@ -329,10 +329,18 @@ fn place(name: &str, table: &Table) -> String {
 fn sweep_of(
     tables: &[(&str, &Table)],
     req: &Request,
-    scorer: &Scorer,
+    (scorer, job): (&Scorer, &Scoring<'_>),
     rows: Vec<SweepRow>,
     skipped: Vec<String>,
 ) -> Sweep {
+    let mut baseline: [Evaluation; 2] = rows.first().map_or_else(Default::default, |r| {
+        [r.val.clone(), r.test.clone()].map(Evaluation::baseline)
+    });
+    if let Some(Some(gains)) = job.baseline_gain.get() {
+        for (b, g) in baseline.iter_mut().zip(gains) {
+            b.forecast = Some(g.clone());
+        }
+    }
     Sweep {
         skipped,
         base: req.base.clone(),
@@ -365,9 +373,12 @@ fn sweep_of(
             }
         }),
         forecast_classes: scorer.forecast_classes,
-        baseline: rows.first().map_or_else(Default::default, |r| {
-            [r.val.clone(), r.test.clone()].map(Evaluation::baseline)
-        }),
+        baseline,
+        gain: GainSetting {
+            fit_units: scorer.fit_units,
+            fit_stride: wavebench_core::score::gain::fit_stride(job.seq_len),
+            withheld: scorer.gain_withheld.clone(),
+        },
         rows,
     }
 }

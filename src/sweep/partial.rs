@@ -101,6 +101,9 @@ pub fn keep_in_report(doc: &mut serde_json::Value, s: &Sweep, input: &str) -> Re
     {
         e.boot = Vec::new();
         e.boot_complementary = Vec::new();
+        if let Some(g) = &mut e.forecast {
+            g.boot = Vec::new();
+        }
         for c in &mut e.claims {
             let stats = std::sync::Arc::make_mut(&mut c.stats);
             stats.boot = Default::default();

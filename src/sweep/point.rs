@@ -8,7 +8,7 @@ use super::{claims, defined_claims, slide, Metric, Point, Request, SweepRow};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use wavebench_core::data::Table;
 use wavebench_core::engine::{self, Selected};
 use wavebench_core::features::{Reads, Unit};
@@ -16,7 +16,8 @@ use wavebench_core::pipeline::NoSlide;
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
 use wavebench_core::score::{
-    Claim, DefinedClaim, Diversity, Evaluation, Part, Scorer, StatisticsColumns, Tally,
+    gain, AnyClaim, Claim, DefinedClaim, Diversity, Evaluation, ForecastGain, Part, Scorer,
+    StatisticsColumns, Tally,
 };
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
@@ -79,7 +80,7 @@ pub(super) struct Scoring<'a> {
     /// The researcher's claims, and per file its scored units' `[last, mean]` (empty
     /// without claims).
     defined: Vec<Arc<DefinedClaim>>,
-    facts: Vec<Vec<[f64; 2]>>,
+    facts: Vec<claims::Facts>,
     /// Where each point says how far its units have got, if anyone is watching.
     pub(super) progress: Option<Progress>,
     /// Per template, its prompts' pieces that no wavelet changes, where they are written
@@ -92,6 +93,9 @@ pub(super) struct Scoring<'a> {
     /// changes it (`Prompter::same_for_every_transform`), once a configuration has
     /// measured it: the others neither render nor hash those prompts.
     pub(super) fixed: Vec<Option<[Diversity; 2]>>,
+    /// The Time-LLM baseline's forecast gain (its trend word's: the same under every
+    /// configuration), once a configuration has measured it.
+    pub(super) baseline_gain: OnceLock<Option<[ForecastGain; 2]>>,
 }
 
 impl<'a> Scoring<'a> {
@@ -121,6 +125,7 @@ impl<'a> Scoring<'a> {
             texts: Vec::new(),
             columns: None,
             fixed: Vec::new(),
+            baseline_gain: OnceLock::new(),
         })
     }
 
@@ -202,7 +207,9 @@ impl<'a> Scoring<'a> {
             p.start(
                 points.len()
                     * units
-                        .map(|((_, t), h)| h.scored.len() * t.channels.len())
+                        .map(|((_, t), h)| {
+                            (h.scored.len() + self.fit_windows(h).len()) * t.channels.len()
+                        })
                         .sum::<usize>(),
             );
         }
@@ -216,49 +223,15 @@ impl<'a> Scoring<'a> {
                 *len = p.plan.band_lens[0];
             }
             let step = (prepared[0].chunk_windows(table.channels.len()) / points.len()).max(1);
+            let at =
+                |what: &str| format!("sweep at {}{what}: {}", label(points), place(name, table));
             for first in h.scored.clone().step_by(step) {
                 let chunk = first..(first + step).min(h.scored.end);
-                let parts: Vec<_> = prepared
-                    .iter()
-                    .map(|p| {
-                        let part = p.part(chunk.clone()).sliding(self.slide.clone());
-                        match stats {
-                            Some(_) => part.without_statistics(),
-                            None => part,
-                        }
-                    })
-                    .collect();
-                let mut timer = Timer::default();
-                let computed = match parts.as_slice() {
-                    [one] => one
-                        .features(table, &mut engine, &mut timer, |_| true)
-                        .map(|units| vec![units]),
-                    _ => {
-                        let runs: Vec<&Prepared> = parts.iter().collect();
-                        Prepared::features_together(&runs, table, &mut engine, &mut timer)
-                    }
-                };
-                let levels = computed.map_err(|e| {
-                    Error::from(e).within(&format!(
-                        "sweep at {}: {}",
-                        label(points),
-                        place(name, table)
-                    ))
-                })?;
+                let parts: Vec<Prepared> = prepared.iter().map(|p| p.part(chunk.clone())).collect();
+                let levels = self.features(&parts, stats.is_some(), table, &mut engine, &at(""))?;
                 let mut done = 0;
                 for (mut units, counts) in levels.into_iter().zip(&mut counts) {
-                    if let Some(s) = stats {
-                        let s = s.get(stats_at..stats_at + units.len()).ok_or_else(|| {
-                            Error::internal(format!(
-                                "sweep: {} units' statistics lent for {} units",
-                                s.len(),
-                                stats_at + units.len()
-                            ))
-                        })?;
-                        for (u, s) in units.iter_mut().zip(s) {
-                            u.features.set_statistics(s);
-                        }
-                    }
+                    lend(&mut units, stats, stats_at)?;
                     // With statistics lent, the pieces of `texts` are those units'.
                     let first = stats.map(|_| stats_at);
                     self.count(counts, f, &units, first)?;
@@ -268,6 +241,34 @@ impl<'a> Scoring<'a> {
                     done = units.len();
                 }
                 stats_at += done;
+            }
+            // The fit units (every k-th train window), whose claims each row's forecast
+            // gain is fit on: counted into the tallies, no prompt rendered. Their
+            // statistics are lent after the file's scored units'.
+            let fit = self.fit_windows(h);
+            if let Some(&first_fit) = fit.first() {
+                let k = gain::fit_stride(self.seq_len);
+                let every: Vec<Prepared> = prepared
+                    .iter()
+                    .map(|p| p.every(first_fit, k, fit.len()))
+                    .collect();
+                for first in (0..fit.len()).step_by(step) {
+                    let chunk = first..(first + step).min(fit.len());
+                    let parts: Vec<Prepared> =
+                        every.iter().map(|p| p.part(chunk.clone())).collect();
+                    let levels =
+                        self.features(&parts, stats.is_some(), table, &mut engine, &at(", train"))?;
+                    let mut done = 0;
+                    for (mut units, counts) in levels.into_iter().zip(&mut counts) {
+                        lend(&mut units, stats, stats_at)?;
+                        self.count_fit(counts, f, &units)?;
+                        if let Some(p) = &self.progress {
+                            p.add(units.len());
+                        }
+                        done = units.len();
+                    }
+                    stats_at += done;
+                }
             }
         }
         let kept = counts.first_mut().and_then(|c| {
@@ -281,6 +282,48 @@ impl<'a> Scoring<'a> {
             .map(|((point, counts), approx_len)| self.rows(point, counts, approx_len))
             .collect();
         Ok((rows, kept))
+    }
+
+    /// The fit windows of file `h`, where the rows' forecast gain is measured.
+    fn fit_windows<'h>(&self, h: &'h wavebench_core::score::Horizons) -> &'h [usize] {
+        match self.scorer.gain {
+            Some(_) => &h.fit_windows,
+            None => &[],
+        }
+    }
+
+    /// The features of `parts` (one run per level of a grid point, the same windows),
+    /// without Time-LLM's statistics where they are `lent`; errors say `at`.
+    fn features(
+        &self,
+        parts: &[Prepared],
+        lent: bool,
+        table: &Table,
+        engine: &mut Selected,
+        at: &str,
+    ) -> Result<Vec<Vec<Unit>>> {
+        let parts: Vec<Prepared> = parts
+            .iter()
+            .map(|p| {
+                let part = p.clone().sliding(self.slide.clone());
+                if lent {
+                    part.without_statistics()
+                } else {
+                    part
+                }
+            })
+            .collect();
+        let mut timer = Timer::default();
+        let computed = match parts.as_slice() {
+            [one] => one
+                .features(table, engine, &mut timer, |_| true)
+                .map(|units| vec![units]),
+            _ => {
+                let runs: Vec<&Prepared> = parts.iter().collect();
+                Prepared::features_together(&runs, table, engine, &mut timer)
+            }
+        };
+        computed.map_err(|e| Error::from(e).within(at))
     }
 
     /// Template `t`'s diversities over val and test, where they are the same for every
@@ -307,6 +350,12 @@ impl<'a> Scoring<'a> {
             || tally.evaluate(self.scorer, Part::Test, &[], Diversity::default()),
         );
         let mut rows = Vec::with_capacity(req.templates.len());
+        // The claims' forecast gain, once per set of scored claims.
+        let mut gains: Vec<(Vec<AnyClaim>, Option<[ForecastGain; 2]>)> = Vec::new();
+        let baseline: Vec<AnyClaim> = Claim::BASELINE.map(AnyClaim::Builtin).to_vec();
+        let baseline_gain = self
+            .baseline_gain
+            .get_or_init(|| tally.forecast_gain(self.scorer, &baseline));
         for (t, ((template, prompter), [mut val_hashes, mut test_hashes])) in
             req.templates.iter().zip(hashes).enumerate()
         {
@@ -325,21 +374,36 @@ impl<'a> Scoring<'a> {
                     .iter()
                     .filter(|c| c.target.is_some())
                     .all(|c| c.transform_free());
+            let mut val = Evaluation {
+                diversity: val_diversity,
+                ..val.clone()
+            }
+            .rescored(&scored);
+            let mut test = Evaluation {
+                diversity: test_diversity,
+                ..test.clone()
+            }
+            .rescored(&scored);
+            let gain = if val.scored == baseline {
+                baseline_gain.clone()
+            } else if let Some((_, g)) = gains.iter().find(|(c, _)| *c == val.scored) {
+                g.clone()
+            } else {
+                let g = tally.forecast_gain(self.scorer, &val.scored);
+                gains.push((val.scored.clone(), g.clone()));
+                g
+            };
+            if let Some([v, t]) = gain {
+                val.forecast = Some(v);
+                test.forecast = Some(t);
+            }
             rows.push(SweepRow {
                 transform: point.transform,
                 aliases: point.aliases.iter().map(|a| a.to_string()).collect(),
                 template: template.clone(),
                 approx_len,
-                val: Evaluation {
-                    diversity: val_diversity,
-                    ..val.clone()
-                }
-                .rescored(&scored),
-                test: Evaluation {
-                    diversity: test_diversity,
-                    ..test.clone()
-                }
-                .rescored(&scored),
+                val,
+                test,
                 means,
                 transform_free,
             });
@@ -368,7 +432,7 @@ impl<'a> Scoring<'a> {
             }
             let c = k % channels;
             let facts = self.facts.get(f).map_or([f64::NAN; 2], |facts| {
-                facts[(u.window - h.scored.start) * channels + c]
+                facts.scored[(u.window - h.scored.start) * channels + c]
             });
             let part = counts
                 .tally
@@ -401,6 +465,36 @@ impl<'a> Scoring<'a> {
             }
             let texts = first.and(self.texts.get(t)).and_then(Option::as_deref);
             self.hash_prompts(template, (prompter, texts), &counted, hashes)?;
+        }
+        Ok(())
+    }
+
+    /// A chunk of file `f`'s fit units (numbered by their fit window, window-major,
+    /// channel-minor, their statistics in place) counted into `counts`' tally.
+    fn count_fit(&self, counts: &mut Counts, f: usize, units: &[Unit]) -> Result<()> {
+        let (name, table) = self.tables[f];
+        let h = &self.scorer.files[f];
+        let channels = table.channels.len();
+        for (k, u) in units.iter().enumerate() {
+            if let Some(kept) = counts.kept_stats.as_mut() {
+                kept.push(u.features.statistics());
+            }
+            let c = k % channels;
+            let facts = self
+                .facts
+                .get(f)
+                .map_or([f64::NAN; 2], |facts| facts.fit[u.window * channels + c]);
+            counts
+                .tally
+                .push_fit(h, u.window, c, &u.features, facts)
+                .map_err(|e| {
+                    Error::input(format!(
+                        "{}, channel {}, window {}: {e}",
+                        place(name, table),
+                        table.channels[c].name,
+                        h.fit_windows.get(u.window).copied().unwrap_or(u.window)
+                    ))
+                })?;
         }
         Ok(())
     }
@@ -456,6 +550,24 @@ impl<'a> Scoring<'a> {
         }
         Ok(())
     }
+}
+
+/// Lent statistics `stats[at..]` set in `units` (none to set without a lender).
+fn lend(units: &mut [Unit], stats: Option<&[SeriesStats]>, at: usize) -> Result<()> {
+    let Some(s) = stats else {
+        return Ok(());
+    };
+    let s = s.get(at..at + units.len()).ok_or_else(|| {
+        Error::internal(format!(
+            "sweep: {} units' statistics lent for {} units",
+            s.len(),
+            at + units.len()
+        ))
+    })?;
+    for (u, s) in units.iter_mut().zip(s) {
+        u.features.set_statistics(s);
+    }
+    Ok(())
 }
 
 /// How an error names points computed together: "db4 level 3 reflect", or "db4 levels

@@ -78,6 +78,10 @@ pub struct Standing<'a> {
     /// baseline's, and that difference's 95% interval.
     pub complementary_gain: f64,
     pub complementary_gain_interval: [f64; 2],
+    /// Its val forecast gain minus the baseline's (fractions of the series-only MSE), and
+    /// that difference's 95% interval; NaN where the sweep has no forecast gain.
+    pub forecast_gain: f64,
+    pub forecast_gain_interval: [f64; 2],
 }
 
 impl Standing<'_> {
@@ -108,6 +112,9 @@ pub struct Standings<'a> {
     /// Spearman's rank correlation of val and test values over the ranked rows (None
     /// under 3 rows, when either is constant, or for a feature's mean).
     pub spearman: Option<f64>,
+    /// Spearman's ρ of the val complementary scores and the val forecast gains over the
+    /// ranked rows: whether the bits' proxy agrees with the forecaster.
+    pub agreement: Option<f64>,
     /// Where in `rows` the best ranked row is.
     top: Option<usize>,
 }
@@ -155,6 +162,14 @@ impl<'a> Standings<'a> {
                     &row.val.boot_complementary,
                     &base.boot_complementary,
                 ),
+                forecast_gain: match (&row.val.forecast, &base.forecast) {
+                    (Some(r), Some(b)) => r.gain - b.gain,
+                    _ => f64::NAN,
+                },
+                forecast_gain_interval: match (&row.val.forecast, &base.forecast) {
+                    (Some(r), Some(b)) => paired(&r.boot, &b.boot),
+                    _ => [f64::NAN; 2],
+                },
             }
         };
         let val: Vec<f64> = best.iter().map(|c| by.of(c.row)).collect();
@@ -162,6 +177,15 @@ impl<'a> Standings<'a> {
             spearman(&val, &tests)
         } else {
             None
+        };
+        let agreement = {
+            let [bits, gains] = [RankBy::Complementary, RankBy::Forecast]
+                .map(|m| best.iter().map(|c| m.of(c.row)).collect::<Vec<f64>>());
+            if gains.iter().all(|g| g.is_finite()) {
+                self::spearman(&bits, &gains)
+            } else {
+                None
+            }
         };
         let mut out: Vec<Standing> = best
             .into_iter()
@@ -174,6 +198,7 @@ impl<'a> Standings<'a> {
         Standings {
             by,
             spearman,
+            agreement,
             top,
             rows: out,
         }
@@ -215,6 +240,10 @@ impl<'a> Standings<'a> {
         if self.none_beats_the_baseline() {
             let base = &sweep.baseline[0];
             w.push(match self.by {
+                RankBy::Forecast => format!(
+                    "no configuration's forecast gain over the Time-LLM baseline (its trend word alone: {} of the series-only forecaster's val MSE) has an interval above 0: on this data the wavelet's words lower the forecaster's error by nothing the data can tell",
+                    base.forecast.as_ref().map_or("—".to_string(), |g| format!("{:.3} %", 100.0 * g.gain))
+                ),
                 RankBy::Complementary => format!(
                     "no configuration's gain beyond the series over the Time-LLM baseline (its trend word alone: {:.4} bits beyond the series on val) has an interval above 0: on this data the wavelet's words add nothing beyond the series the data can tell from it",
                     base.complementary_bits
@@ -288,6 +317,7 @@ fn verdict(by: RankBy, st: &Standing<'_>) -> Option<[f64; 2]> {
     match by {
         RankBy::Score => Some(st.gain_interval),
         RankBy::Complementary => Some(st.complementary_gain_interval),
+        RankBy::Forecast => Some(st.forecast_gain_interval),
         RankBy::Mean(_) | RankBy::Pair(..) => None,
     }
 }

@@ -63,6 +63,9 @@ pub enum RankBy {
     /// The val complementary score: the designated pairs' bits beyond the series-only
     /// forecaster, above their null, highest first.
     Complementary,
+    /// The val forecast gain: how much the claims lower the series-only forecaster's
+    /// MSE, highest first.
+    Forecast,
     /// A feature's mean, highest first (a description, not a judgement).
     Mean(Metric),
     /// One claim's val bits about one outcome above their null (`lags:direction`),
@@ -71,9 +74,10 @@ pub enum RankBy {
 }
 
 impl RankBy {
-    pub const ALL: [RankBy; 8] = [
+    pub const ALL: [RankBy; 9] = [
         RankBy::Score,
         RankBy::Complementary,
+        RankBy::Forecast,
         RankBy::Mean(Metric::SnrDb),
         RankBy::Mean(Metric::EnergyEntropy),
         RankBy::Mean(Metric::DifficultyScore),
@@ -86,6 +90,7 @@ impl RankBy {
         match self {
             RankBy::Score => "score".into(),
             RankBy::Complementary => "complementary".into(),
+            RankBy::Forecast => "forecast".into(),
             RankBy::Mean(m) => m.name().into(),
             RankBy::Pair(c, t) => format!("{}:{}", c.name(), t.name()),
         }
@@ -106,6 +111,7 @@ impl RankBy {
         match self {
             RankBy::Score => e.score_bits,
             RankBy::Complementary => e.complementary_bits,
+            RankBy::Forecast => e.forecast.as_ref().map_or(f64::NEG_INFINITY, |g| g.gain),
             RankBy::Mean(m) => row.mean(m),
             RankBy::Pair(c, t) => e.info(c, t).map_or(f64::NEG_INFINITY, |i| i.excess_bits),
         }
@@ -119,6 +125,7 @@ impl RankBy {
         let v = match self {
             RankBy::Score => e.boot.clone(),
             RankBy::Complementary => e.boot_complementary.clone(),
+            RankBy::Forecast => e.forecast.as_ref()?.boot.clone(),
             RankBy::Mean(_) => return None,
             RankBy::Pair(c, t) => {
                 let claim = e.claims.iter().find(|x| x.claim == AnyClaim::Builtin(c))?;

@@ -87,7 +87,20 @@ pub struct Sweep {
     /// Time-LLM's own prompt (its trend word; the same for every wavelet) scored on val
     /// and test: the baseline every row's gain is measured from.
     pub baseline: [Evaluation; 2],
+    /// How the rows' forecast gain was fit, or why it was not measured.
+    #[serde(default)]
+    pub gain: GainSetting,
     pub rows: Vec<SweepRow>,
+}
+
+/// How a sweep's forecast gain is fit (docs/score.md#forecast-gain-beyond-the-series).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GainSetting {
+    /// The fit units: the units of every `fit_stride`-th train window.
+    pub fit_units: usize,
+    pub fit_stride: usize,
+    /// Why no row has a forecast gain, if none has.
+    pub withheld: Option<String>,
 }
 
 impl Sweep {

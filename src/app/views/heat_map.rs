@@ -85,6 +85,9 @@ pub(super) fn heat_map(
         (HeatOf::Val, RankBy::Complementary) => {
             "colour: val bits beyond the series-only forecaster".to_string()
         }
+        (HeatOf::Val, RankBy::Forecast) => {
+            "colour: val forecast gain (share of the series-only MSE)".to_string()
+        }
         (HeatOf::Val, RankBy::Mean(x)) => format!("colour: mean {}", x.name()),
         (HeatOf::Val, RankBy::Pair(..)) => format!("colour: val bits {}", m.name()),
     });

@@ -115,6 +115,9 @@ impl SweepView {
                 RankBy::Complementary =>
                     "complementary = bits the claims tell beyond a forecaster that reads only the series"
                         .to_string(),
+                RankBy::Forecast =>
+                    "forecast gain = how much the claims lower the series-only forecaster's MSE"
+                        .to_string(),
                 RankBy::Mean(m) => format!(
                     "mean {} over the scored units: a description, higher is not better",
                     m.name()

@@ -3,7 +3,7 @@
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
-use wavebench_core::score::{Evaluation, Target};
+use wavebench_core::score::{Evaluation, ForecastGain, Target};
 
 /// An evaluation in the report's JSON form; `withheld`: its part's intervals are
 /// withheld (written null, as is any whose percentiles collapse).
@@ -15,7 +15,7 @@ pub struct EvaluationJson<'a> {
 /// docs/cli.md#sweep: `{"units", "scored", "score_bits", "mi_bits_sum", "interval",
 /// "complementary_bits", "complementary_interval", "claims": {claim: {outcome: {mi_bits,
 /// null_median, null_p95, p, excess_bits}}}, "complementary": {claim: {outcome: {…}}},
-/// "categories": {claim: {category: count}}, "diversity": {…}}`, the built-in claims in
+/// "categories": {claim: {category: count}}, "diversity": {…}, "forecast": {…} or null}`, the built-in claims in
 /// docs order, then the defined ones in the order given.
 impl Serialize for EvaluationJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -49,7 +49,11 @@ impl Serialize for EvaluationJson<'_> {
                 )
             })
         });
-        let mut m = s.serialize_map(Some(11))?;
+        let forecast = e.forecast.as_ref().map(|g| ForecastJson {
+            gain: g,
+            interval: shown(g.interval),
+        });
+        let mut m = s.serialize_map(Some(12))?;
         m.serialize_entry("units", &e.units)?;
         let scored: Vec<&str> = e.scored.iter().map(|c| c.name()).collect();
         m.serialize_entry("scored", &scored)?;
@@ -62,6 +66,30 @@ impl Serialize for EvaluationJson<'_> {
         m.serialize_entry("complementary", &complementary)?;
         m.serialize_entry("categories", &categories)?;
         m.serialize_entry("diversity", &e.diversity)?;
+        m.serialize_entry("forecast", &forecast)?;
+        m.end()
+    }
+}
+
+/// docs/cli.md#sweep: `{"mse_series", "mse_with_claims", "mae_series", "mae_with_claims",
+/// "gain", "interval", "columns", "left_out"}`, the interval null where withheld.
+pub struct ForecastJson<'a> {
+    pub gain: &'a ForecastGain,
+    pub interval: Option<[f64; 2]>,
+}
+
+impl Serialize for ForecastJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let g = self.gain;
+        let mut m = s.serialize_map(Some(8))?;
+        m.serialize_entry("mse_series", &g.mse_series)?;
+        m.serialize_entry("mse_with_claims", &g.mse_with_claims)?;
+        m.serialize_entry("mae_series", &g.mae_series)?;
+        m.serialize_entry("mae_with_claims", &g.mae_with_claims)?;
+        m.serialize_entry("gain", &g.gain)?;
+        m.serialize_entry("interval", &self.interval)?;
+        m.serialize_entry("columns", &g.columns)?;
+        m.serialize_entry("left_out", &g.left_out)?;
         m.end()
     }
 }

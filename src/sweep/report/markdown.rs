@@ -5,7 +5,7 @@ use super::super::rank::Standings;
 use super::super::{Metric, RankBy, Sweep, SweepRow};
 use super::defined;
 use std::fmt::Write;
-use wavebench_core::score::{AnyClaim, ClaimInfo, Part, Target};
+use wavebench_core::score::{AnyClaim, ClaimInfo, ForecastGain, Part, Target};
 
 /// `0.1234 [0.1000, 0.1500]`, or `0.1234 [—]` where the interval is withheld.
 fn ci_of(v: f64, i: [f64; 2]) -> String {
@@ -68,6 +68,8 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
             RankBy::Score => "the val score".to_string(),
             RankBy::Complementary =>
                 "the val complementary score (bits beyond the series-only forecaster); ties, test ranks and ρ are of the complementary scores".to_string(),
+            RankBy::Forecast =>
+                "the val forecast gain (how much the claims lower the series-only forecaster's MSE); ties, test ranks and ρ are of the forecast gains".to_string(),
             RankBy::Mean(m) => format!(
                 "the mean {} (a description: higher is not better; a mean has no interval, so no ties or verdicts are drawn from it)",
                 m.name()
@@ -111,11 +113,15 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
             s.shown(Part::Val, base[0].complementary_interval)
         ),
     );
+    forecast_section(&mut o, s, &standings);
     let _ = writeln!(
         o,
-        "| # | configuration | template | val score (bits) [95% CI] | tied | gain over Time-LLM [95% CI] | val beyond the series [95% CI] | gain beyond the series [95% CI] | test score (bits) [95% CI] | test rank | val bits before the null | val prompts distinct (words only) | mean SNR (dB) |"
+        "| # | configuration | template | val score (bits) [95% CI] | tied | gain over Time-LLM [95% CI] | val beyond the series [95% CI] | gain beyond the series [95% CI] | val forecast gain (%) [95% CI] | forecast gain over Time-LLM (points) [95% CI] | test forecast gain (%) [95% CI] | test score (bits) [95% CI] | test rank | val bits before the null | val prompts distinct (words only) | mean SNR (dB) |"
     );
-    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        o,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
     let ci = |e: &wavebench_core::score::Evaluation, part: Part| {
         ci_of(e.score_bits, s.shown(part, e.interval))
     };
@@ -139,7 +145,7 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         }
         let _ = writeln!(
             o,
-            "| {} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} ({}) | {:.2} |",
+            "| {} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} ({}) | {:.2} |",
             st.rank.map_or("–".to_string(), |k| k.to_string()),
             r.template,
             ci(&r.val, Part::Val),
@@ -150,6 +156,9 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
                 s.shown(Part::Val, r.val.complementary_interval)
             ),
             ci_of(st.complementary_gain, st.complementary_gain_interval),
+            percent_of(s, Part::Val, r.val.forecast.as_ref()),
+            points_of(st.forecast_gain, st.forecast_gain_interval),
+            percent_of(s, Part::Test, r.test.forecast.as_ref()),
             ci(&r.test, Part::Test),
             st.test_rank.map_or("–".to_string(), |k| k.to_string()),
             r.val.mi_bits_sum,
@@ -229,6 +238,64 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         defined_section(&mut o, s, best, &first.label());
     }
     o
+}
+
+/// A forecast gain in percent with its interval as the report shows it (`—` where the
+/// sweep has none).
+fn percent_of(s: &Sweep, part: Part, g: Option<&ForecastGain>) -> String {
+    match g {
+        Some(g) => points_of(g.gain, s.shown(part, g.interval)),
+        None => "—".to_string(),
+    }
+}
+
+/// A fraction in percentage points: `1.234 [0.500, 2.000]`, `[—]` where the interval is
+/// withheld, `—` where there is no figure.
+fn points_of(v: f64, i: [f64; 2]) -> String {
+    if !v.is_finite() {
+        return "—".to_string();
+    }
+    if i.iter().all(|x| x.is_finite()) {
+        format!(
+            "{:.3} [{:.3}, {:.3}]",
+            100.0 * v,
+            100.0 * i[0],
+            100.0 * i[1]
+        )
+    } else {
+        format!("{:.3} [—]", 100.0 * v)
+    }
+}
+
+/// The answer in the forecaster's units: what the Time-LLM baseline's claim and the best
+/// row's lower the series-only forecaster's MSE by, and whether the bits agree.
+fn forecast_section(o: &mut String, s: &Sweep, standings: &Standings<'_>) {
+    if let Some(why) = &s.gain.withheld {
+        let _ = writeln!(o, "**Forecast gain**: not measured: {why}.\n");
+        return;
+    }
+    let (Some(bv), Some(bt)) = (&s.baseline[0].forecast, &s.baseline[1].forecast) else {
+        return;
+    };
+    let _ = writeln!(
+        o,
+        "**Forecast gain beyond the series** (docs/score.md#forecast-gain-beyond-the-series): a ridge forecaster of the whole horizon that reads only the window has val MSE {:.4} (MAE {:.4}) and test MSE {:.4} (MAE {:.4}), standardised per channel as Time-LLM's tables; a row's claims, as categories fit to its residuals on the units of every {}-th train window ({} units), lower that MSE by its forecast gain (%). Time-LLM's trend word alone: val {}, test {}.{}\n",
+        bv.mse_series,
+        bv.mae_series,
+        bt.mse_series,
+        bt.mae_series,
+        s.gain.fit_stride,
+        s.gain.fit_units,
+        points_of(bv.gain, s.shown(Part::Val, bv.interval)),
+        points_of(bt.gain, s.shown(Part::Test, bt.interval)),
+        match standings.agreement {
+            Some(rho) => format!(
+                " Spearman's ρ of the val complementary scores and the val forecast gains over the ranked configurations: {rho:.2}{}.",
+                if rho < 0.5 { " (the bits and the forecaster disagree: trust the forecast gain)" } else { "" }
+            ),
+            None => String::new(),
+        }
+    );
 }
 
 /// What each defined claim tells on val and test, before and beyond the series, and its

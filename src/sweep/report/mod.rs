@@ -74,6 +74,8 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
                 "gain_interval": finite(st.gain_interval),
                 "complementary_gain": st.complementary_gain,
                 "complementary_gain_interval": finite(st.complementary_gain_interval),
+                "forecast_gain_over_baseline": finite_value(st.forecast_gain),
+                "forecast_gain_over_baseline_interval": finite(st.forecast_gain_interval),
                 "wavelet": r.transform.name(),
                 "aliases": r.aliases,
                 "covers": st.covers.iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -140,6 +142,12 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             let (name, outcome) = key.split_once(':').map_or((key.as_str(), None), |(n, o)| (n, Some(o)));
             json!({"name": name, "outcome": outcome, "template": template})
         }).collect::<Vec<Value>>(),
+        "forecast_gain": {
+            "fit_units": s.gain.fit_units,
+            "fit_stride": s.gain.fit_stride,
+            "withheld": s.gain.withheld,
+            "spearman_complementary_forecast": standings.agreement,
+        },
         "ranked_by": by.name(),
         "spearman_val_test": standings.spearman,
         "warnings": standings.warnings(s),
@@ -165,7 +173,23 @@ fn baseline(e: &wavebench_core::score::Evaluation, withheld: bool) -> Value {
         "interval": shown(e.interval),
         "complementary_bits": e.complementary_bits,
         "complementary_interval": shown(e.complementary_interval),
+        "forecast": e.forecast.as_ref().map(|g| evaluation::ForecastJson {
+            gain: g,
+            interval: {
+                let i = super::withheld::shown(g.interval, withheld);
+                i[0].is_finite().then_some(i)
+            },
+        }),
     })
+}
+
+/// A figure as JSON, null where there is none (NaN).
+fn finite_value(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
 }
 
 /// An interval as JSON: `[lo, hi]`, or null where there is none (no replicates).
@@ -210,6 +234,9 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
         "complementary_gain_bits",
         "complementary_gain_lo",
         "complementary_gain_hi",
+        "forecast_gain_over_baseline",
+        "forecast_gain_over_baseline_lo",
+        "forecast_gain_over_baseline_hi",
         "wavelet",
         "aliases",
         "covers",
@@ -231,6 +258,13 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
             "complementary_bits",
             "complementary_lo",
             "complementary_hi",
+            "mse_series",
+            "mse_with_claims",
+            "mae_series",
+            "mae_with_claims",
+            "forecast_gain",
+            "forecast_gain_lo",
+            "forecast_gain_hi",
         ] {
             header.push(format!("{part}_{f}"));
         }
@@ -281,6 +315,9 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
             st.complementary_gain.to_string(),
             st.complementary_gain_interval[0].to_string(),
             st.complementary_gain_interval[1].to_string(),
+            st.forecast_gain.to_string(),
+            st.forecast_gain_interval[0].to_string(),
+            st.forecast_gain_interval[1].to_string(),
             r.transform.name().into(),
             r.aliases.join(" "),
             st.covers
@@ -307,6 +344,24 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
             rec.push(e.complementary_bits.to_string());
             rec.push(complementary[0].to_string());
             rec.push(complementary[1].to_string());
+            match &e.forecast {
+                Some(g) => {
+                    let i = s.shown(part, g.interval);
+                    rec.extend(
+                        [
+                            g.mse_series,
+                            g.mse_with_claims,
+                            g.mae_series,
+                            g.mae_with_claims,
+                            g.gain,
+                            i[0],
+                            i[1],
+                        ]
+                        .map(|v| v.to_string()),
+                    );
+                }
+                None => rec.extend(std::iter::repeat_n(String::new(), 7)),
+            }
         }
         for e in [&r.val, &r.test] {
             let pairs = scored_pairs().chain([(Claim::Lags, Target::Direction)]);

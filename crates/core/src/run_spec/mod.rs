@@ -324,6 +324,22 @@ impl Prepared {
         }
     }
 
+    /// The same run over windows `windows[0]`, `windows[0] + k`, … (numbered as in
+    /// this run, `k` apart), numbered 0, 1, … in the run it returns: a sweep's fit
+    /// windows, every k-th train window.
+    pub fn every(&self, first: usize, k: usize, count: usize) -> Self {
+        Prepared {
+            windows: Windows {
+                first_row: self.windows.start(first - self.windows.first),
+                first: 0,
+                stride: self.windows.stride * k.max(1),
+                count,
+                ..self.windows
+            },
+            ..self.clone()
+        }
+    }
+
     /// The windows of one chunk of about [`CHUNK_UNITS`] units over `channels` channels, a
     /// whole number of batches under `--aggregate batch` (a prompt never spans two
     /// chunks).

@@ -33,42 +33,60 @@ pub fn targets(x: &[f64], h: &[f64], s: f64, o: &super::Outcome) -> Option<[f64;
     y.iter().all(|v| v.is_finite()).then_some(y)
 }
 
+/// A unit's horizon as the horizon forecaster's targets: `(H - x[T-1]) / s`, P values
+/// (docs/score.md#forecast-gain-beyond-the-series).
+pub fn horizon_targets(x: &[f64], h: &[f64], s: f64, out: &mut Vec<f64>) {
+    let last = x.last().copied().unwrap_or(0.0);
+    out.clear();
+    out.extend(h.iter().map(|v| (v - last) / s));
+}
+
 /// The normal equations' sums over the fitted units: `AᵀA` (upper triangle, row-major,
-/// `(T+1)²`) and `Aᵀy` per target, A's rows being [`inputs`].
+/// `(T+1)²`), `Aᵀy` per target, and `AᵀY` of the horizon's P targets (row-major,
+/// `(T+1) × P`), A's rows being [`inputs`].
 #[derive(Debug, Clone)]
 pub struct Gram {
     dim: usize,
+    pred_len: usize,
     ata: Vec<f64>,
     aty: [Vec<f64>; 3],
+    aty_horizon: Vec<f64>,
     pub units: usize,
     /// Rows waiting to be added, a block at a time (a rank-k update reuses each row of
     /// `AᵀA` across the block).
     rows: Vec<f64>,
     ys: Vec<[f64; 3]>,
+    horizons: Vec<f64>,
 }
 
 /// Rows added to the sums at a time.
 const BLOCK: usize = 128;
 
 impl Gram {
-    /// For windows of `t` values.
-    pub fn new(t: usize) -> Gram {
+    /// For windows of `t` values and horizons of `pred_len`.
+    pub fn new(t: usize, pred_len: usize) -> Gram {
         let dim = t + 1;
         Gram {
             dim,
+            pred_len,
             ata: vec![0.0; dim * dim],
             aty: std::array::from_fn(|_| vec![0.0; dim]),
+            aty_horizon: vec![0.0; dim * pred_len],
             units: 0,
             rows: Vec::with_capacity(BLOCK * dim),
             ys: Vec::with_capacity(BLOCK),
+            horizons: Vec::with_capacity(BLOCK * pred_len),
         }
     }
 
-    /// One fitted unit: its inputs (T + 1 values) and targets.
-    pub fn add(&mut self, a: &[f64], y: [f64; 3]) {
+    /// One fitted unit: its inputs (T + 1 values), targets and horizon targets (P values,
+    /// [`horizon_targets`]).
+    pub fn add(&mut self, a: &[f64], y: [f64; 3], horizon: &[f64]) {
         debug_assert_eq!(a.len(), self.dim);
+        debug_assert_eq!(horizon.len(), self.pred_len);
         self.rows.extend_from_slice(a);
         self.ys.push(y);
+        self.horizons.extend_from_slice(horizon);
         self.units += 1;
         if self.ys.len() == BLOCK {
             self.flush();
@@ -94,8 +112,26 @@ impl Gram {
                 }
             }
         }
+        // AᵀY += BᵀH for the block's horizons H: a few rows of AᵀY per task.
+        let (p, horizons) = (self.pred_len, &self.horizons);
+        if p > 0 {
+            self.aty_horizon
+                .par_chunks_mut(16 * p)
+                .enumerate()
+                .for_each(|(t, out)| {
+                    for (a, h) in rows.chunks_exact(dim).zip(horizons.chunks_exact(p)) {
+                        for (r, out) in out.chunks_exact_mut(p).enumerate() {
+                            let ai = a[16 * t + r];
+                            for (o, v) in out.iter_mut().zip(h) {
+                                *o += ai * v;
+                            }
+                        }
+                    }
+                });
+        }
         self.rows.clear();
         self.ys.clear();
+        self.horizons.clear();
     }
 
     /// The sums of another file's units.
@@ -109,6 +145,9 @@ impl Gram {
             for (x, y) in a.iter_mut().zip(b) {
                 *x += y;
             }
+        }
+        for (a, b) in self.aty_horizon.iter_mut().zip(&other.aty_horizon) {
+            *a += b;
         }
         self.units += other.units;
     }
@@ -236,10 +275,39 @@ unsafe fn gram_rows_avx512(rows: &[f64], dim: usize, i0: usize, out: &mut [f64])
     gram_rows_plain(rows, dim, i0, end, out);
 }
 
-/// The fitted coefficients per target (T input weights and a constant).
+/// The fitted coefficients per target (T input weights and a constant), and the horizon
+/// forecaster's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Forecaster {
     pub beta: [Vec<f64>; 3],
+    pub horizon: HorizonForecaster,
+}
+
+/// The series-only forecaster of the whole horizon: the same ridge on the same units, P
+/// targets `(H - x[T-1]) / s` (docs/score.md#forecast-gain-beyond-the-series).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HorizonForecaster {
+    pub pred_len: usize,
+    /// `(T+1) × P`, row-major: input `i`'s weight for step `p` at `i·P + p`.
+    pub beta: Vec<f64>,
+}
+
+impl HorizonForecaster {
+    /// The predicted targets of units whose inputs are `a` (rows of T + 1 values),
+    /// written to `out` (rows of P): one product of the block with the coefficients.
+    pub fn predict_into(&self, a: &[f64], out: &mut [f64]) {
+        let p = self.pred_len;
+        let dim = self.beta.len() / p.max(1);
+        debug_assert_eq!(a.len() / dim.max(1), out.len() / p.max(1));
+        out.fill(0.0);
+        for (a, out) in a.chunks_exact(dim).zip(out.chunks_exact_mut(p)) {
+            for (ai, b) in a.iter().zip(self.beta.chunks_exact(p)) {
+                for (o, v) in out.iter_mut().zip(b) {
+                    *o += ai * v;
+                }
+            }
+        }
+    }
 }
 
 impl Forecaster {
@@ -264,8 +332,21 @@ impl Forecaster {
             m[i * dim + i] += lambda;
         }
         let l = cholesky(&m, dim)?;
+        let p = g.pred_len;
+        // Each step's column of AᵀY solved alone, then laid out row-major.
+        let mut horizon = vec![0.0; dim * p];
+        for step in 0..p {
+            let column: Vec<f64> = (0..dim).map(|i| g.aty_horizon[i * p + step]).collect();
+            for (i, v) in solve(&l, dim, &column).into_iter().enumerate() {
+                horizon[i * p + step] = v;
+            }
+        }
         Some(Forecaster {
             beta: g.aty.map(|b| solve(&l, dim, &b)),
+            horizon: HorizonForecaster {
+                pred_len: p,
+                beta: horizon,
+            },
         })
     }
 
@@ -278,7 +359,7 @@ impl Forecaster {
 }
 
 /// The lower Cholesky factor of a symmetric positive definite `n × n` matrix.
-fn cholesky(m: &[f64], n: usize) -> Option<Vec<f64>> {
+pub(super) fn cholesky(m: &[f64], n: usize) -> Option<Vec<f64>> {
     let mut l = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..=i {
@@ -299,7 +380,7 @@ fn cholesky(m: &[f64], n: usize) -> Option<Vec<f64>> {
 }
 
 /// `x` with `L Lᵀ x = b`.
-fn solve(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+pub(super) fn solve(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
     let mut y = vec![0.0; n];
     for i in 0..n {
         let s: f64 = (0..i).map(|k| l[i * n + k] * y[k]).sum();
@@ -339,7 +420,7 @@ mod tests {
     #[test]
     fn ridge_recovers_a_linear_rule() {
         // y = 2·a0 − a1 + 0.5, a tiny ridge: the fit is close to the rule.
-        let mut g = Gram::new(2);
+        let mut g = Gram::new(2, 1);
         let mut x = 1u64;
         let mut r = || {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
@@ -348,7 +429,7 @@ mod tests {
         for _ in 0..1000 {
             let a = [r() * 10.0, r() * 10.0, 1.0];
             let y = 2.0 * a[0] - a[1] + 0.5;
-            g.add(&a, [y, -y, 0.0]);
+            g.add(&a, [y, -y, 0.0], &[3.0 * y]);
         }
         let f = Forecaster::fit(g).unwrap();
         assert!((f.beta[0][0] - 2.0).abs() < 1e-2, "{:?}", f.beta[0]);
@@ -356,6 +437,10 @@ mod tests {
         assert!((f.beta[0][2] - 0.5).abs() < 1e-2);
         let p = f.predict(&[1.0, 1.0, 1.0]);
         assert!((p[0] - 1.5).abs() < 1e-2 && (p[1] + 1.5).abs() < 1e-2);
+        // The horizon's one step, 3y, from the same sums.
+        let mut h = [0.0];
+        f.horizon.predict_into(&[1.0, 1.0, 1.0], &mut h);
+        assert!((h[0] - 4.5).abs() < 3e-2, "{h:?}");
     }
 
     /// The vector kernels compute each entry alike (a fused multiply-add per row into a

@@ -35,6 +35,14 @@ pub struct Horizons {
     /// The forecaster's normal equations over this file's train units (taken when the
     /// data set's forecaster is fit).
     pub(super) gram: Option<Gram>,
+    /// The fit windows (every k-th train window, [`super::gain::fit_stride`]), numbered
+    /// as in the run, and per fit window × channel its place among the fit units
+    /// (u32::MAX: no outcome). Set by [`Scorer::new`] with the places of every file.
+    pub fit_windows: Vec<usize>,
+    pub(super) fit_slots: Vec<u32>,
+    /// Each channel's std over the train part's rows (1 where 0): what an error is
+    /// standardised by.
+    pub(super) sigma: Vec<f64>,
     /// Units left out per part (a denominator of 0).
     pub left_out: [usize; 3],
     /// Units left out per channel, all parts together.
@@ -88,8 +96,9 @@ impl Horizons {
             .map(|c| c..(c + TRAIN_GROUP).min(channels))
             .collect();
         let one_group = |cs: &Range<usize>| {
-            let mut g = TrainGroup::new(t);
+            let mut g = TrainGroup::new(t, pred_len);
             let mut a = Vec::with_capacity(t + 1);
+            let mut horizon = Vec::with_capacity(pred_len);
             for &w in &train_windows {
                 let s = windows.start(w - windows.first);
                 for c in cs.clone() {
@@ -103,7 +112,8 @@ impl Horizons {
                             let h = &v[s + t..s + t + pred_len];
                             if let Some(scale) = forecaster::inputs(x, &mut a) {
                                 if let Some(y) = forecaster::targets(x, h, scale, &o) {
-                                    g.gram.add(&a, y);
+                                    forecaster::horizon_targets(x, h, scale, &mut horizon);
+                                    g.gram.add(&a, y, &horizon);
                                 }
                             }
                         }
@@ -113,7 +123,7 @@ impl Horizons {
             }
             g
         };
-        let mut train = TrainGroup::new(t);
+        let mut train = TrainGroup::new(t, pred_len);
         // A few groups at a time: each holds (T+1)² sums.
         for wave in groups.chunks(2 * rayon::current_num_threads()) {
             let done: Vec<TrainGroup> = wave.par_iter().map(one_group).collect();
@@ -155,6 +165,26 @@ impl Horizons {
                 by_channel[c] += 1;
             }
         }
+        // Every k-th train window, counted from the file's first window; its units with
+        // an outcome are fit units.
+        let k = super::gain::fit_stride(t);
+        let fit_windows: Vec<usize> = train_windows
+            .iter()
+            .copied()
+            .filter(|w| (w - all.start) % k == 0)
+            .collect();
+        let fit_slots: Vec<u32> = fit_windows
+            .par_iter()
+            .flat_map_iter(|&w| {
+                let outcome = &outcome;
+                (0..channels).map(move |c| if outcome(w, c).is_some() { 0 } else { u32::MAX })
+            })
+            .collect();
+        let train_rows = borders.part(Part::Train);
+        let sigma = values
+            .iter()
+            .map(|v| super::gain::train_sigma(&v[train_rows.clone()]))
+            .collect();
         let TrainGroup {
             train,
             units: train_units,
@@ -174,6 +204,9 @@ impl Horizons {
             train,
             train_units,
             gram: Some(gram),
+            fit_windows,
+            fit_slots,
+            sigma,
             left_out,
             left_out_by_channel: by_channel,
         })
@@ -194,11 +227,11 @@ struct TrainGroup {
 }
 
 impl TrainGroup {
-    fn new(t: usize) -> Self {
+    fn new(t: usize, pred_len: usize) -> Self {
         TrainGroup {
             train: [Vec::new(), Vec::new()],
             units: Vec::new(),
-            gram: Gram::new(t),
+            gram: Gram::new(t, pred_len),
             left_out: Vec::new(),
         }
     }

@@ -4,6 +4,7 @@
 
 use super::column::{ColumnStats, Info};
 use super::defined::{ClaimVars, DefinedClaim, DefinedError};
+use super::gain::{ClaimColumns, ForecastGain};
 use super::information::{quantile_of, Diversity};
 use super::{AnyClaim, Claim, Horizons, Part, Scorer, Target};
 use crate::features::Features;
@@ -17,6 +18,9 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub struct Tally {
     parts: [PartTally; 2],
+    /// The fit units' claims (every k-th train window's units): what each row's forecast
+    /// gain is fit on.
+    fit: PartTally,
     bands: Vec<String>,
     /// The claims a researcher defined, after the built-ins' columns.
     defined: Vec<Arc<DefinedClaim>>,
@@ -52,8 +56,9 @@ impl PartTally {
 /// configuration takes them ([`Tally::with_statistics_columns`]) instead of counting them.
 #[derive(Debug, Clone, Default)]
 pub struct StatisticsColumns {
-    /// Per part, each such claim's index in `Claim::ALL` and its column.
-    parts: [Vec<(usize, Arc<Column>)>; 2],
+    /// Per part (val, test, then the fit units), each such claim's index in `Claim::ALL`
+    /// and its column.
+    parts: [Vec<(usize, Arc<Column>)>; 3],
 }
 
 /// One claim's category per unit, its categories interned.
@@ -108,12 +113,12 @@ fn scored_slot(p: Part) -> Option<usize> {
 }
 
 impl Tally {
-    /// An empty tally of `units` val and test units; `bands` names the bands (cA3, cD3, …)
-    /// for the dominant-band claim; `defined` are the researcher's claims, which also see
-    /// `description` and the lengths.
+    /// An empty tally of `units` val, test and fit units; `bands` names the bands (cA3,
+    /// cD3, …) for the dominant-band claim; `defined` are the researcher's claims, which
+    /// also see `description` and the lengths.
     pub(super) fn new(
         bands: &[String],
-        units: [usize; 2],
+        units: [usize; 3],
         defined: &[Arc<DefinedClaim>],
         description: &str,
         lengths: [usize; 2],
@@ -129,7 +134,8 @@ impl Tally {
             filled: 0,
         };
         Tally {
-            parts: units.map(part),
+            parts: [part(units[0]), part(units[1])],
+            fit: part(units[2]),
             bands: bands.to_vec(),
             defined: defined.to_vec(),
             description: description.to_string(),
@@ -141,8 +147,9 @@ impl Tally {
 
     /// The columns of the claims no wavelet changes, once every unit has been counted.
     pub fn statistics_columns(&self) -> StatisticsColumns {
+        let [val, test] = &self.parts;
         StatisticsColumns {
-            parts: self.parts.each_ref().map(|t| {
+            parts: [val, test, &self.fit].map(|t| {
                 Claim::ALL
                     .into_iter()
                     .enumerate()
@@ -163,14 +170,16 @@ impl Tally {
     /// units carry the same statistics) instead of counted.
     /// Columns of other units (another scorer's) are not taken.
     pub fn with_statistics_columns(&mut self, columns: &StatisticsColumns) {
-        let fits = self.parts.iter().zip(&columns.parts).all(|(t, cols)| {
+        let [val, test] = &mut self.parts;
+        let mut parts = [val, test, &mut self.fit];
+        let fits = parts.iter().zip(&columns.parts).all(|(t, cols)| {
             cols.iter()
                 .all(|(i, col)| *i < t.claims.len() && t.column(*i).ids.len() == col.ids.len())
         });
         if !fits {
             return;
         }
-        for (t, cols) in self.parts.iter_mut().zip(&columns.parts) {
+        for (t, cols) in parts.iter_mut().zip(&columns.parts) {
             t.preset.resize(t.claims.len(), None);
             for (i, col) in cols {
                 t.claims[*i] = Column::default();
@@ -202,11 +211,48 @@ impl Tally {
         let Some(t) = scored_slot(part).filter(|_| slot != EMPTY) else {
             return Ok(None);
         };
-        let t = &mut self.parts[t];
+        self.count(Some(t), slot as usize, f, facts)?;
+        Ok(Some(part))
+    }
+
+    /// One fit unit of file `h` (its fit window `index`, channel `channel`), as
+    /// [`Tally::push`]; returns whether it is a fit unit (one with an outcome).
+    pub fn push_fit(
+        &mut self,
+        h: &Horizons,
+        index: usize,
+        channel: usize,
+        f: &Features,
+        facts: [f64; 2],
+    ) -> Result<bool, DefinedError> {
+        let slot = h
+            .fit_slots
+            .get(index * h.channels + channel)
+            .copied()
+            .unwrap_or(EMPTY);
+        if slot == EMPTY {
+            return Ok(false);
+        }
+        self.count(None, slot as usize, f, facts)?;
+        Ok(true)
+    }
+
+    /// A unit's categories into scored part `part`'s columns (None: the fit units').
+    fn count(
+        &mut self,
+        part: Option<usize>,
+        slot: usize,
+        f: &Features,
+        facts: [f64; 2],
+    ) -> Result<(), DefinedError> {
+        let t = match part {
+            Some(i) => &mut self.parts[i],
+            None => &mut self.fit,
+        };
         for (i, claim) in Claim::ALL.into_iter().enumerate() {
             if t.preset.get(i).is_none_or(Option::is_none) {
                 let category = claim.category(f, &self.bands, &mut self.buf);
-                t.claims[i].set(slot as usize, category);
+                t.claims[i].set(slot, category);
             }
         }
         if !self.defined.is_empty() {
@@ -220,11 +266,48 @@ impl Tally {
             };
             for (i, d) in self.defined.iter().enumerate() {
                 d.category(&vars, &mut self.buf)?;
-                t.claims[Claim::ALL.len() + i].set(slot as usize, &self.buf);
+                t.claims[Claim::ALL.len() + i].set(slot, &self.buf);
             }
         }
         t.filled += 1;
-        Ok(Some(part))
+        Ok(())
+    }
+
+    /// The forecast gain of the claims `scored` over val and test (docs/score.md#forecast-gain-beyond-the-series),
+    /// where the scorer has the residuals.
+    pub fn forecast_gain(&self, scorer: &Scorer, scored: &[AnyClaim]) -> Option<[ForecastGain; 2]> {
+        let units = scorer.gain.as_ref()?;
+        let n = self.fit.column(0).ids.len();
+        assert_eq!(
+            self.fit.filled, n,
+            "internal: a configuration counted {} of the {n} fit units",
+            self.fit.filled
+        );
+        let index = |claim: &AnyClaim| match claim {
+            AnyClaim::Builtin(c) => Claim::ALL.iter().position(|b| b == c),
+            AnyClaim::Defined(d) => self
+                .defined
+                .iter()
+                .position(|x| Arc::ptr_eq(x, d) || **x == **d)
+                .map(|i| Claim::ALL.len() + i),
+        };
+        let claims: Vec<ClaimColumns<'_>> = scored
+            .iter()
+            .filter(|c| c.scored_against().is_some())
+            .filter_map(|c| {
+                let i = index(c)?;
+                fn col(t: &PartTally, i: usize) -> (&[u32], &[String]) {
+                    let col = t.column(i);
+                    (col.ids.as_slice(), col.names.as_slice())
+                }
+                Some(ClaimColumns {
+                    name: c.name(),
+                    fit: col(&self.fit, i),
+                    parts: [col(&self.parts[0], i), col(&self.parts[1], i)],
+                })
+            })
+            .collect();
+        Some(super::gain::gain(units, &scorer.sequences, &claims))
     }
 
     /// The claims' information over part `p` (val or test) against its null; the score
@@ -375,6 +458,10 @@ pub struct Evaluation {
     pub boot_complementary: Vec<f64>,
     pub claims: Vec<ClaimInfo>,
     pub diversity: Diversity,
+    /// What the scored claims lower the series-only forecaster's error by
+    /// ([`Tally::forecast_gain`]); None where the sweep could not measure it.
+    #[serde(default)]
+    pub forecast: Option<ForecastGain>,
 }
 
 impl Evaluation {
@@ -432,6 +519,8 @@ impl Evaluation {
             complementary_bits: complementary,
             complementary_interval: interval(&boot_c),
             boot_complementary: boot_c,
+            // Measured for other claims.
+            forecast: None,
             ..self
         }
     }

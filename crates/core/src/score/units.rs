@@ -6,6 +6,7 @@
 use super::cells::{cells, OFFSET};
 use super::column::{column_stats, ColumnStats, Info};
 use super::forecaster::{ForecastClasses, Forecaster, Gram};
+use super::gain::{self, FileValues, GainUnits, UnitAt};
 use super::information::XLnX;
 use super::sequences::{Protocol, Sequences};
 use super::{Horizons, Part, ScoreError, Tally, Terciles};
@@ -31,6 +32,13 @@ pub struct Scorer {
     /// Per scored part (val, test) and outcome, what the forecaster's predicted class
     /// tells about the outcome, against its null.
     pub forecaster_bits: [[Info; 3]; 2],
+    /// The fit units (every k-th train window's units with an outcome).
+    pub fit_units: usize,
+    /// The horizon forecaster's residuals of the fit and scored units, for each row's
+    /// forecast gain; None where they would take more than `gain::RESIDUALS_BUDGET`
+    /// (`gain_withheld` says why).
+    pub gain: Option<GainUnits>,
+    pub gain_withheld: Option<String>,
     xlnx: XLnX,
     /// Columns already counted, by part and content: a claim that does not depend on the
     /// wavelet (Time-LLM's trend word, the lags) is counted once per sweep.
@@ -50,6 +58,92 @@ fn no_units(files: &[Horizons], p: Part) -> ScoreError {
         },
         None => ScoreError::NoForecaster,
     }
+}
+
+/// The fit units' places (set in each file's `fit_slots`), and the residuals of the fit
+/// and scored units where they fit the budget (else why not).
+fn gain_units(
+    files: &mut [Horizons],
+    sources: &[(&Table, &Windows)],
+    forecaster: &Forecaster,
+    sequences: &[Sequences; 2],
+    units: [usize; 3],
+) -> (usize, Option<GainUnits>, Option<String>) {
+    let mut fit_at = Vec::new();
+    for (f, (h, (_, windows))) in files.iter_mut().zip(sources).enumerate() {
+        let channels = h.channels;
+        for (i, &w) in h.fit_windows.iter().enumerate() {
+            for c in 0..channels {
+                let slot = &mut h.fit_slots[i * channels + c];
+                if *slot != u32::MAX {
+                    *slot = fit_at.len() as u32;
+                    fit_at.push(UnitAt {
+                        file: f as u32,
+                        window: (w - windows.first) as u32,
+                        channel: c as u32,
+                    });
+                }
+            }
+        }
+    }
+    let p = forecaster.horizon.pred_len;
+    let all = fit_at.len() + units[1] + units[2];
+    let bytes = GainUnits::bytes(all, p);
+    if bytes > gain::RESIDUALS_BUDGET {
+        let why = format!(
+            "the residuals of {all} units × {p} steps would take {} MB, over {} MB",
+            bytes >> 20,
+            gain::RESIDUALS_BUDGET >> 20
+        );
+        return (fit_at.len(), None, Some(why));
+    }
+    // Each scored part's units in sequence order.
+    let mut scored_at = [units[1], units[2]].map(|n| {
+        vec![
+            UnitAt {
+                file: 0,
+                window: 0,
+                channel: 0
+            };
+            n
+        ]
+    });
+    for (f, (h, (_, windows))) in files.iter().zip(sources).enumerate() {
+        for (u, &slot) in h.slots.iter().enumerate() {
+            let (k, c) = (u / h.channels, u % h.channels);
+            let (Some(part), true) = (h.parts[k], slot != u32::MAX) else {
+                continue;
+            };
+            if let Some(at) = match part {
+                Part::Val => scored_at[0].get_mut(slot as usize),
+                Part::Test => scored_at[1].get_mut(slot as usize),
+                Part::Train => None,
+            } {
+                *at = UnitAt {
+                    file: f as u32,
+                    window: (h.scored.start + k - windows.first) as u32,
+                    channel: c as u32,
+                };
+            }
+        }
+    }
+    let values: Vec<FileValues<'_>> = files
+        .iter()
+        .zip(sources)
+        .map(|(h, (table, windows))| FileValues {
+            values: table.channels.iter().map(|c| c.values.as_f64()).collect(),
+            first_row: windows.first_row,
+            stride: windows.stride,
+            sigma: &h.sigma,
+        })
+        .collect();
+    let seq_len = files.first().map_or(0, |h| h.seq_len);
+    let of = |at: &[UnitAt]| gain::residuals(&forecaster.horizon, &values, seq_len, at);
+    let fit = of(&fit_at);
+    let scored = scored_at.each_ref().map(|at| of(at));
+    let k = gain::fit_stride(seq_len);
+    let units = GainUnits::new(fit, scored, k, sequences);
+    (fit_at.len(), Some(units), None)
 }
 
 /// Columns kept in the memo before it starts afresh (each holds a few kB).
@@ -191,6 +285,8 @@ impl Scorer {
                 column_stats(&ids, kt as usize, None, seqs, &xlnx).info[t]
             })
         });
+        let (fit_units, gain, gain_withheld) =
+            gain_units(&mut files, &sources, &forecaster, &sequences, units);
         // Each unit's outcome is in its sequence's cells now.
         for h in &mut files {
             h.outcomes = Vec::new();
@@ -205,6 +301,9 @@ impl Scorer {
             sequences,
             forecast_classes,
             forecaster_bits,
+            fit_units,
+            gain,
+            gain_withheld,
             memo: Mutex::new(FxHashMap::default()),
         })
     }
@@ -223,7 +322,7 @@ impl Scorer {
             .map_or([0, 0], |h| [h.seq_len, h.pred_len]);
         Tally::new(
             bands,
-            [self.units[1], self.units[2]],
+            [self.units[1], self.units[2], self.fit_units],
             defined,
             description,
             lengths,
