@@ -171,8 +171,17 @@ impl DataSetView {
             // Intervals as the reports show them: withheld where the part cannot give
             // them (docs/score.md#intervals-withheld).
             let shown = |i| survey.sweep.shown(self.part, i);
+            let forecast = match &e.forecast {
+                Some(g) => format!(
+                    "forecast MSE {:.4} → {:.4}: gain {} %",
+                    g.mse_series,
+                    g.mse_with_claims,
+                    super::interval_text(100.0 * g.gain, shown(g.interval).map(|v| 100.0 * v)),
+                ),
+                None => "forecast gain not measured".to_string(),
+            };
             ui.label(format!(
-                "{} {} units of all channels, {}\nscore {} bits above the null\nbeyond the series {}\nprompts: {} distinct, {} with digits masked ({:.2} bits)",
+                "{} {} units of all channels, {}\nscore {} bits above the null\nbeyond the series {}\n{forecast}\nprompts: {} distinct, {} with digits masked ({:.2} bits)",
                 e.units,
                 self.part.name(),
                 survey.sweep.left_out_text(),
@@ -182,7 +191,7 @@ impl DataSetView {
                 e.diversity.distinct_masked,
                 e.diversity.entropy_masked_bits,
             ))
-            .on_hover_text("Left out: units whose input is constant or a straight line (no outcome). Scores: bits above the null of circular shifts, [95% bootstrap interval] (docs/score.md)");
+            .on_hover_text("Left out: units whose input is constant or a straight line (no outcome). Scores: bits above the null of circular shifts, [95% bootstrap interval] (docs/score.md). Forecast: the MSE of a linear forecaster that reads only the series (standardised as Time-LLM's tables), then with the claims' correction; the gain is the share of its MSE they remove (docs/score.md#forecast-gain-beyond-the-series)");
             // Side by side where the pane is wide enough for both, else one under the other.
             if ui.available_width() >= 640.0 {
                 ui.columns(2, |cols| {

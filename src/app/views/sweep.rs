@@ -194,11 +194,11 @@ impl SweepView {
                 .show(ui, |ui| {
                     egui::Grid::new("sweep grid")
                         .striped(true)
-                        .num_columns(7)
+                        .num_columns(8)
                         .show(ui, |ui| {
                             ui.strong("#");
                             ui.strong("configuration");
-                            if by != RankBy::Score {
+                            if apart(by) {
                                 ui.strong(by.name());
                             }
                             ui.strong("val bits [95% CI]");
@@ -207,6 +207,9 @@ impl SweepView {
                             );
                             ui.strong("beyond").on_hover_text(
                                 "val bits beyond the series-only forecaster, above their null: what the claims tell that the series does not",
+                            );
+                            ui.strong("MSE −%").on_hover_text(
+                                "val forecast gain: how much the claims lower the MSE of a forecaster that reads only the series, in % (docs/score.md#forecast-gain-beyond-the-series)",
                             );
                             ui.strong("test bits");
                             ui.strong("test #");
@@ -218,7 +221,7 @@ impl SweepView {
                             ui.label("Time-LLM baseline").on_hover_text(
                                 "timellm: its trend word alone, the same for every wavelet; hover a row for its gain over it",
                             );
-                            if by != RankBy::Score {
+                            if apart(by) {
                                 ui.label("");
                             }
                             ui.label(super::interval_text(
@@ -227,6 +230,7 @@ impl SweepView {
                             ));
                             ui.label("");
                             ui.label(format!("{:.3}", base[0].complementary_bits));
+                            ui.label(percent(base[0].forecast.as_ref()));
                             ui.label(format!("{:.3}", base[1].score_bits));
                             ui.label("");
                             ui.end_row();
@@ -239,11 +243,15 @@ impl SweepView {
                                     label.push_str(" (degenerate)");
                                 }
                                 let gain = format!(
-                                    "gain over the Time-LLM baseline: {} bits; beyond the series: {}",
+                                    "gain over the Time-LLM baseline: {} bits; beyond the series: {}; forecast gain over it: {} points of MSE",
                                     super::interval_text(st.gain, st.gain_interval),
                                     super::interval_text(
                                         st.complementary_gain,
                                         st.complementary_gain_interval
+                                    ),
+                                    super::interval_text(
+                                        100.0 * st.forecast_gain,
+                                        st.forecast_gain_interval.map(|v| 100.0 * v)
                                     ),
                                 );
                                 let r = ui.selectable_label(current, label);
@@ -266,7 +274,7 @@ impl SweepView {
                                         ui.close();
                                     }
                                 });
-                                if by != RankBy::Score {
+                                if apart(by) {
                                     ui.label(format!("{:.3}", by.of(row)));
                                 }
                                 ui.label(super::interval_text(
@@ -275,6 +283,9 @@ impl SweepView {
                                 ));
                                 ui.label(if st.tied { "=" } else { "" });
                                 ui.label(format!("{:.3}", row.val.complementary_bits));
+                                ui.label(percent(row.val.forecast.as_ref())).on_hover_text(
+                                    forecast_text(sw, row),
+                                );
                                 ui.label(format!("{:.3}", row.test.score_bits));
                                 ui.label(st.test_rank.map_or("–".into(), |k| k.to_string()));
                                 ui.end_row();
@@ -404,4 +415,34 @@ pub fn stale(sw: &Sweep, s: &Settings) -> Option<String> {
         .into_iter()
         .find(|(d, _)| *d)
         .map(|(_, what)| format!("computed for {what}"))
+}
+
+/// Whether the table shows what is ranked in a column of its own: the score, the bits
+/// beyond the series and the forecast gain have theirs.
+fn apart(by: RankBy) -> bool {
+    !matches!(by, RankBy::Score | RankBy::Complementary | RankBy::Forecast)
+}
+
+/// A val forecast gain in percent, "—" where the sweep has none.
+fn percent(g: Option<&wavebench_core::score::ForecastGain>) -> String {
+    g.map_or("—".to_string(), |g| format!("{:.2}", 100.0 * g.gain))
+}
+
+/// A row's forecast gain as a researcher reads it: both parts' MSEs and gains.
+fn forecast_text(sw: &sweep::Sweep, row: &sweep::SweepRow) -> String {
+    let part = |p: Part, g: Option<&wavebench_core::score::ForecastGain>| match g {
+        Some(g) => format!(
+            "{}: MSE {:.4} → {:.4}, gain {} %",
+            p.name(),
+            g.mse_series,
+            g.mse_with_claims,
+            super::interval_text(100.0 * g.gain, sw.shown(p, g.interval).map(|v| 100.0 * v)),
+        ),
+        None => format!("{}: not measured", p.name()),
+    };
+    format!(
+        "{}\n{}",
+        part(Part::Val, row.val.forecast.as_ref()),
+        part(Part::Test, row.test.forecast.as_ref())
+    )
 }
