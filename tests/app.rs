@@ -905,11 +905,26 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
         .claims
         .iter()
         .all(|c| c.ids.len() == survey.starts.len()));
-    // The same configuration through the sweep: the same score.
-    let table = RunSpec::new(s.run.clone(), Purpose::Features, &wavebench::backend::LOCAL)
+    // The same configuration through the sweep: the same score. The table as the app
+    // holds it, in f64 (the forecast gain reads the values themselves).
+    let f64_run = wavebench_core::config::Config {
+        dtype: wavebench_core::engine::DType::F64,
+        ..s.run.clone()
+    };
+    let table = RunSpec::new(f64_run, Purpose::Features, &wavebench::backend::LOCAL)
         .unwrap()
         .load(&sample())
         .unwrap();
+    let app_table = h.state().table().unwrap();
+    assert_eq!(app_table.channels.len(), table.channels.len());
+    for (a, b) in app_table.channels.iter().zip(&table.channels) {
+        assert_eq!(
+            a.values.to_f64(),
+            b.values.to_f64(),
+            "{}: the same values",
+            a.name
+        );
+    }
     let req = wavebench::sweep::Request {
         base: s.run.clone(),
         grid: wavebench::sweep::Grid {

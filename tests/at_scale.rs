@@ -345,8 +345,8 @@ fn the_documented_local_stand_in_merges_to_the_whole_sweep() {
 }
 
 /// A sweep keeps per unit what the score needs (claim and outcome codes, forecast
-/// classes, prompt hashes), never whole features or prompt texts: its peak heap grows by
-/// bytes per unit. Before, every scored unit's features (~500 B) and prompt (~600 B) were
+/// classes, prompt hashes, the forecast gain's residuals), never whole features or prompt
+/// texts: its peak heap grows by bytes per unit. Before, every scored unit's features (~500 B) and prompt (~600 B) were
 /// held at once, over 1 kB per scored unit.
 #[test]
 fn a_sweeps_memory_grows_by_bytes_per_unit() {
@@ -392,8 +392,14 @@ fn a_sweeps_memory_grows_by_bytes_per_unit() {
     let units = (rows - 96 - 24 + 1) * channels;
     let scored = s.units[1] + s.units[2];
     assert!(scored > 100_000, "{scored} scored units: too few to tell");
-    // A chunk of features in flight (~32k units of ~1 kB), then bytes per unit.
-    let bound = 48_000_000 + 160 * units;
+    // A chunk of features in flight (~32k units of ~1 kB), then bytes per unit; and the
+    // forecast gain's: the fit units' (every 2nd train window's) claims and kept
+    // statistics like a scored unit's, and each fit and scored unit's residuals (P + 1
+    // values of 8 bytes, docs/score.md#forecast-gain-beyond-the-series).
+    let fit = s.gain.fit_units;
+    assert!(fit > 100_000, "{fit} fit units");
+    let residuals = (fit + scored) * (24 + 1) * 8;
+    let bound = 48_000_000 + 160 * (units + fit) + residuals;
     assert!(
         grown < bound,
         "the sweep's heap grew {grown} bytes for {units} units ({scored} scored): bound {bound}"

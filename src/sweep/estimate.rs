@@ -42,6 +42,8 @@ const REPLICATE: f64 = 16.0;
 /// Bytes per replicate of the bootstrap's blocks, per block of scored units (a piece or
 /// two of 12 bytes).
 const BLOCK_PIECE: f64 = 18.0;
+/// Bytes per replicate a row keeps per part for its forecast gain.
+const GAIN_REPLICATE: f64 = 8.0;
 
 /// A sweep's estimated wall time and peak resident memory.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,6 +66,10 @@ pub fn estimate(
     let p = req.base.pred_len;
     let stride = req.base.stride.max(1);
     let (mut units, mut train, mut scored) = (0usize, 0usize, 0usize);
+    // The units of every k-th train window: each configuration's features for the
+    // forecast gain's fit.
+    let every = wavebench_core::score::gain::fit_stride(t);
+    let mut fit = 0usize;
     let mut table_bytes = 0.0;
     for (_, table) in tables {
         let rows = table.rows();
@@ -77,11 +83,21 @@ pub fn estimate(
             // first val horizon on are computed per configuration.
             let n_train = windows(b.part(Part::Train).end);
             train += n_train * channels;
+            fit += n_train.div_ceil(every) * channels;
             scored += windows(rows).saturating_sub(n_train) * channels;
         }
     }
     let threads = threads.max(1) as f64;
-    let fma = train as f64 * ((t + 1) * (t + 1)) as f64 / 2.0;
+    // The normal equations (and the horizon's P columns beside them), then each fit and
+    // scored unit's residuals once.
+    let fma = train as f64 * (((t + 1) * (t + 1)) as f64 / 2.0 + ((t + 1) * p) as f64)
+        + ((fit + scored) * (t + 1) * p) as f64;
+    let residuals = wavebench_core::score::GainUnits::bytes(fit + scored, p);
+    let residuals = if residuals <= wavebench_core::score::gain::RESIDUALS_BUDGET {
+        residuals as f64
+    } else {
+        0.0
+    };
     // The first configuration computes the statistics too; the later ones borrow them.
     let per_unit = match configurations {
         0 => 0.0,
@@ -100,7 +116,7 @@ pub fn estimate(
         * (NULL_DRAW * (draws - default.null_draws as f64)
             + BOOT_REPLICATE * (replicates - default.bootstrap as f64));
     let seconds = OUTCOME * units as f64
-        + (GRAM_FMA * fma + per_unit * scored as f64 + resampling.max(0.0)) / threads;
+        + (GRAM_FMA * fma + per_unit * (scored + fit) as f64 + resampling.max(0.0)) / threads;
     let kept = if scored <= super::KEPT_STATISTICS {
         STATISTICS
     } else {
@@ -111,13 +127,17 @@ pub fn estimate(
     // under a template) its scores', for val and test; the blocks and shifts are shared.
     let rows = (configurations * req.templates.len().max(1)) as f64;
     let span = (t.saturating_add(p) as f64 / stride as f64).max(1.0);
-    let kept_replicates = 2.0 * replicates * REPLICATE * (configurations as f64 * claims + rows)
+    let kept_replicates = 2.0
+        * replicates
+        * (REPLICATE * (configurations as f64 * claims + rows) + GAIN_REPLICATE * rows)
         + replicates * (scored as f64 / span + 1.0) * BLOCK_PIECE
         + draws * 8.0 * (units as f64 / span).max(1.0);
     let bytes = PROCESS
         + 2.0 * table_bytes
         + SCORER_PER_UNIT * units as f64
         + scored as f64 * (claims * CLAIM + PROMPT_HASHES * req.templates.len() as f64 + kept)
+        + fit as f64 * (claims * CLAIM + kept)
+        + residuals
         + CHUNK * running
         + kept_replicates;
     Estimate {

@@ -404,11 +404,17 @@ pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
     let input = first.input.clone();
     let mut rows: Vec<(usize, SweepRow)> = Vec::new();
     let mut shared = None;
+    // The Time-LLM baseline's forecast gain, from a part that measured it (one without
+    // rows has none).
+    let mut baseline_gains = None;
     for (path, p) in parts {
         let Partial { at, sweep, .. } = p;
         let mut sweep = sweep;
         rows.extend(at.into_iter().zip(std::mem::take(&mut sweep.rows)));
-        sweep.baseline = Default::default();
+        let gains = std::mem::take(&mut sweep.baseline).map(|b| b.forecast);
+        if baseline_gains.is_none() && gains.iter().all(Option::is_some) {
+            baseline_gains = Some(gains);
+        }
         // Every part scored the same units: anything else is not one sweep (compared as
         // bytes, so that a NaN equals itself).
         let bytes = rmp_serde::to_vec(&sweep).map_err(|e| Error::internal(e.to_string()))?;
@@ -430,6 +436,11 @@ pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
     sweep.baseline = sweep.rows.first().map_or_else(Default::default, |r| {
         [r.val.clone(), r.test.clone()].map(Evaluation::baseline)
     });
+    if let Some(gains) = baseline_gains {
+        for (b, g) in sweep.baseline.iter_mut().zip(gains) {
+            b.forecast = g;
+        }
+    }
     Ok((sweep, input))
 }
 

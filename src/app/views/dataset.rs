@@ -173,7 +173,7 @@ impl DataSetView {
             let shown = |i| survey.sweep.shown(self.part, i);
             let forecast = match &e.forecast {
                 Some(g) => format!(
-                    "forecast MSE {:.4} → {:.4}: gain {} %",
+                    "forecast MSE {:.4} to {:.4}: gain {} %",
                     g.mse_series,
                     g.mse_with_claims,
                     super::interval_text(100.0 * g.gain, shown(g.interval).map(|v| 100.0 * v)),

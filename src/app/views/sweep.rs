@@ -208,7 +208,7 @@ impl SweepView {
                             ui.strong("beyond").on_hover_text(
                                 "val bits beyond the series-only forecaster, above their null: what the claims tell that the series does not",
                             );
-                            ui.strong("MSE −%").on_hover_text(
+                            ui.strong("MSE cut %").on_hover_text(
                                 "val forecast gain: how much the claims lower the MSE of a forecaster that reads only the series, in % (docs/score.md#forecast-gain-beyond-the-series)",
                             );
                             ui.strong("test bits");
@@ -432,7 +432,7 @@ fn percent(g: Option<&wavebench_core::score::ForecastGain>) -> String {
 fn forecast_text(sw: &sweep::Sweep, row: &sweep::SweepRow) -> String {
     let part = |p: Part, g: Option<&wavebench_core::score::ForecastGain>| match g {
         Some(g) => format!(
-            "{}: MSE {:.4} → {:.4}, gain {} %",
+            "{}: MSE {:.4} to {:.4}, gain {} %",
             p.name(),
             g.mse_series,
             g.mse_with_claims,

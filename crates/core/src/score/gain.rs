@@ -11,8 +11,8 @@
 //! row's replicates are paired with every other row's and with the baseline's.
 
 use super::forecaster::{self, cholesky, solve, HorizonForecaster};
+use super::information::interval;
 use super::sequences::Sequences;
-use super::tally::interval;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -75,7 +75,8 @@ pub struct FileValues<'a> {
 }
 
 /// The residuals of `at` (in that order) under `f`, windows of `seq_len`, computed in
-/// blocks on every core.
+/// blocks on every core, each written in place (the residuals are the sweep's largest
+/// per-unit store: never held twice).
 pub fn residuals(
     f: &HorizonForecaster,
     files: &[FileValues<'_>],
@@ -84,16 +85,21 @@ pub fn residuals(
 ) -> Residuals {
     let p = f.pred_len;
     const PIECE: usize = 256;
-    let pieces: Vec<(Vec<f64>, Vec<f64>)> = at
-        .par_chunks(PIECE)
-        .map(|piece| {
-            let dim = seq_len + 1;
+    let mut out = Residuals {
+        pred_len: p,
+        r: vec![0.0; at.len() * p],
+        scale: vec![0.0; at.len()],
+    };
+    let dim = seq_len + 1;
+    out.r
+        .par_chunks_mut((PIECE * p).max(1))
+        .zip(out.scale.par_chunks_mut(PIECE))
+        .zip(at.par_chunks(PIECE))
+        .for_each(|((r, scale), piece)| {
             let mut a = Vec::with_capacity(dim);
             let mut inputs = Vec::with_capacity(piece.len() * dim);
-            let mut targets = Vec::with_capacity(piece.len() * p);
-            let mut scale = Vec::with_capacity(piece.len());
             let mut y = Vec::with_capacity(p);
-            for u in piece {
+            for (u, (r, scale)) in piece.iter().zip(r.chunks_exact_mut(p.max(1)).zip(scale)) {
                 let file = &files[u.file as usize];
                 let v = &file.values[u.channel as usize];
                 let s = file.first_row + u.window as usize * file.stride;
@@ -107,26 +113,15 @@ pub fn residuals(
                 }
                 inputs.extend_from_slice(&a);
                 forecaster::horizon_targets(x, h, step, &mut y);
-                targets.extend_from_slice(&y);
-                scale.push(step / file.sigma[u.channel as usize]);
+                r.copy_from_slice(&y);
+                *scale = step / file.sigma[u.channel as usize];
             }
-            let mut predicted = vec![0.0; targets.len()];
+            let mut predicted = vec![0.0; r.len()];
             f.predict_into(&inputs, &mut predicted);
-            for (t, yhat) in targets.iter_mut().zip(&predicted) {
+            for (t, yhat) in r.iter_mut().zip(&predicted) {
                 *t -= yhat;
             }
-            (targets, scale)
-        })
-        .collect();
-    let mut out = Residuals {
-        pred_len: p,
-        r: Vec::with_capacity(at.len() * p),
-        scale: Vec::with_capacity(at.len()),
-    };
-    for (r, s) in pieces {
-        out.r.extend_from_slice(&r);
-        out.scale.extend_from_slice(&s);
-    }
+        });
     out
 }
 

@@ -138,6 +138,23 @@ pub fn quantile_of(values: &mut [f64], q: f64) -> f64 {
     super::outcomes::quantile(values, q)
 }
 
+/// The 95% percentile interval of bootstrap replicates (numpy's linear quantiles 2.5%
+/// and 97.5%); [NaN, NaN] without replicates.
+pub fn interval(replicates: &[f64]) -> [f64; 2] {
+    let mut v = replicates.to_vec();
+    [quantile_of(&mut v, 0.025), quantile_of(&mut v, 0.975)]
+}
+
+/// The 95% interval of `a - b` over paired replicates (the same blocks for both);
+/// [NaN, NaN] when they are not paired (other lengths) or there are none.
+pub fn paired_interval(a: &[f64], b: &[f64]) -> [f64; 2] {
+    if a.len() != b.len() || a.is_empty() {
+        return [f64::NAN; 2];
+    }
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    interval(&d)
+}
+
 /// A uniform number in [0, 1) from SplitMix64: its top 53 bits (`(next >> 11) / 2^53`).
 pub fn uniform(rng: &mut SplitMix64) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64

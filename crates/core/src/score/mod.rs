@@ -27,11 +27,12 @@ pub use forecaster::{ForecastClasses, Forecaster};
 pub use gain::{ForecastGain, GainUnits};
 pub use horizons::Horizons;
 pub use information::Diversity;
+pub use information::{interval, paired_interval};
 pub use layout::{Fix, Layout};
 pub use outcomes::{Outcome, Terciles};
 pub use sequences::{Protocol, Sequences};
 pub use split::{Borders, Part, Split, SplitError};
-pub use tally::{interval, paired_interval, ClaimInfo, Evaluation, StatisticsColumns, Tally};
+pub use tally::{ClaimInfo, Evaluation, StatisticsColumns, Tally};
 pub use units::Scorer;
 
 use crate::features::{Features, Reads};

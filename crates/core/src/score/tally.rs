@@ -5,7 +5,7 @@
 use super::column::{ColumnStats, Info};
 use super::defined::{ClaimVars, DefinedClaim, DefinedError};
 use super::gain::{ClaimColumns, ForecastGain};
-use super::information::{quantile_of, Diversity};
+use super::information::{interval, Diversity};
 use super::{AnyClaim, Claim, Horizons, Part, Scorer, Target};
 use crate::features::Features;
 use rayon::prelude::*;
@@ -376,23 +376,6 @@ impl Tally {
         }
         .rescored(scored)
     }
-}
-
-/// The 95% percentile interval of bootstrap replicates (numpy's linear quantiles 2.5%
-/// and 97.5%); [NaN, NaN] without replicates.
-pub fn interval(replicates: &[f64]) -> [f64; 2] {
-    let mut v = replicates.to_vec();
-    [quantile_of(&mut v, 0.025), quantile_of(&mut v, 0.975)]
-}
-
-/// The 95% interval of `a - b` over paired replicates (the same blocks for both);
-/// [NaN, NaN] when they are not paired (other lengths) or there are none.
-pub fn paired_interval(a: &[f64], b: &[f64]) -> [f64; 2] {
-    if a.len() != b.len() || a.is_empty() {
-        return [f64::NAN; 2];
-    }
-    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
-    interval(&d)
 }
 
 /// One claim over a part: its information about each outcome against its null, the
