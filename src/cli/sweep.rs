@@ -74,7 +74,7 @@ pub struct SweepOpts {
 /// `sweep merge`'s.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReportOpts {
-    /// Rank by: score (the val score), complementary (its bits beyond the series-only forecaster), a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio: no ties or verdicts), or one claim's bits about one outcome (CLAIM:OUTCOME, e.g. trend_desc:direction); ties, test ranks and ρ follow it [default: score]
+    /// Rank by: score (the val score), complementary (its bits beyond the series-only forecaster), forecast (the val forecast gain: the share of the series-only forecaster's MSE the claims remove), a feature's mean (snr_db, energy_entropy, difficulty_score, dominant_energy, trend_consistency, volatility_ratio: no ties or verdicts), or one claim's bits about one outcome (CLAIM:OUTCOME, e.g. trend_desc:direction); ties, test ranks and ρ follow it [default: score]
     #[arg(long)]
     pub by: Option<RankBy>,
     /// Rank levels whose approximation band has fewer than 2 coefficients too
