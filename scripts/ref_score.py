@@ -171,8 +171,8 @@ def main():
     train_values = [[], []]
     train_windows = []  # (x, h, outcome) of every train unit with an outcome
     # docs/score.md#forecast-gain-beyond-the-series: the fit units are the units of every
-    # k-th train window (k = ceil(T / 64), counted from window 0) with an outcome.
-    fit_every = max(1, -(-t // 64))
+    # k-th train window (k = ceil(T / (32 * stride)), counted from window 0) with an outcome.
+    fit_every = max(1, -(-t // (32 * a.stride)))
     fit_units = []  # (claims, x, h, channel)
     units = {1: [], 2: []}  # part -> [(claims, outcome classes later, raw outcome, prompt)]
     left_out = 0

@@ -68,7 +68,7 @@ pub fn estimate(
     let (mut units, mut train, mut scored) = (0usize, 0usize, 0usize);
     // The units of every k-th train window: each configuration's features for the
     // forecast gain's fit.
-    let every = wavebench_core::score::gain::fit_stride(t);
+    let every = wavebench_core::score::gain::fit_stride(t, stride);
     let mut fit = 0usize;
     let mut table_bytes = 0.0;
     for (_, table) in tables {

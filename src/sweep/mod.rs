@@ -376,7 +376,7 @@ fn sweep_of(
         baseline,
         gain: GainSetting {
             fit_units: scorer.fit_units,
-            fit_stride: wavebench_core::score::gain::fit_stride(job.seq_len),
+            fit_stride: scorer.files.first().map_or(1, |h| h.fit_stride),
             withheld: scorer.gain_withheld.clone(),
         },
         rows,

@@ -16,7 +16,7 @@ use wavebench_core::pipeline::NoSlide;
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
 use wavebench_core::score::{
-    gain, AnyClaim, Claim, DefinedClaim, Diversity, Evaluation, ForecastGain, Part, Scorer,
+    AnyClaim, Claim, DefinedClaim, Diversity, Evaluation, ForecastGain, Part, Scorer,
     StatisticsColumns, Tally,
 };
 use wavebench_core::stats::SeriesStats;
@@ -247,7 +247,7 @@ impl<'a> Scoring<'a> {
             // statistics are lent after the file's scored units'.
             let fit = self.fit_windows(h);
             if let Some(&first_fit) = fit.first() {
-                let k = gain::fit_stride(self.seq_len);
+                let k = h.fit_stride;
                 let every: Vec<Prepared> = prepared
                     .iter()
                     .map(|p| p.every(first_fit, k, fit.len()))

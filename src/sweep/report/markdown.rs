@@ -279,7 +279,7 @@ fn forecast_section(o: &mut String, s: &Sweep, standings: &Standings<'_>) {
     };
     let _ = writeln!(
         o,
-        "**Forecast gain beyond the series** (docs/score.md#forecast-gain-beyond-the-series): a ridge forecaster of the whole horizon that reads only the window has val MSE {:.4} (MAE {:.4}) and test MSE {:.4} (MAE {:.4}), standardised per channel as Time-LLM's tables; a row's claims, as categories fit to its residuals on the units of every {}-th train window ({} units), lower that MSE by its forecast gain (%). Time-LLM's trend word alone: val {}, test {}.{}\n",
+        "**Forecast gain beyond the series** (docs/score.md#forecast-gain-beyond-the-series): a ridge forecaster of the whole horizon that reads only the window has val MSE {:.4} (MAE {:.4}) and test MSE {:.4} (MAE {:.4}), standardised per channel as Time-LLM's tables; a row's claims, as categories fit to its residuals on the units of one train window in {} ({} units), lower that MSE by its forecast gain (%). Time-LLM's trend word alone: val {} %, test {} %.{}\n",
         bv.mse_series,
         bv.mae_series,
         bt.mse_series,

@@ -112,22 +112,14 @@ impl Gram {
                 }
             }
         }
-        // AᵀY += BᵀH for the block's horizons H: a few rows of AᵀY per task.
+        // AᵀY += BᵀH for the block's horizons H: four rows of AᵀY per task, in register
+        // tiles as AᵀA's.
         let (p, horizons) = (self.pred_len, &self.horizons);
         if p > 0 {
             self.aty_horizon
-                .par_chunks_mut(16 * p)
+                .par_chunks_mut(4 * p)
                 .enumerate()
-                .for_each(|(t, out)| {
-                    for (a, h) in rows.chunks_exact(dim).zip(horizons.chunks_exact(p)) {
-                        for (r, out) in out.chunks_exact_mut(p).enumerate() {
-                            let ai = a[16 * t + r];
-                            for (o, v) in out.iter_mut().zip(h) {
-                                *o += ai * v;
-                            }
-                        }
-                    }
-                });
+                .for_each(|(t, out)| cross_rows(rows, dim, horizons, p, 4 * t, out));
         }
         self.rows.clear();
         self.ys.clear();
@@ -167,6 +159,71 @@ fn gram_rows(rows: &[f64], dim: usize, i0: usize, out: &mut [f64]) {
         Isa::Portable => {}
     }
     gram_rows_plain(rows, dim, i0, 0, out)
+}
+
+/// Rows `i0..` of XᵀY (`out`, up to four rows of `dy`) += Σ over the block's rows of
+/// `x[i] · y[j]`, X's rows `dx` values and Y's `dy`: the horizon's AᵀY.
+fn cross_rows(x: &[f64], dx: usize, y: &[f64], dy: usize, i0: usize, out: &mut [f64]) {
+    use crate::numeric::simd::Isa;
+    #[cfg(target_arch = "x86_64")]
+    if out.len() == 4 * dy && matches!(Isa::active(), Isa::Avx2 | Isa::Avx512) {
+        // SAFETY: `Isa::active` checked that this CPU has AVX2 and FMA.
+        return unsafe { cross_rows_avx2(x, dx, y, dy, i0, out) };
+    }
+    cross_rows_plain(x, dx, y, dy, i0, 0, out)
+}
+
+/// Columns `j_from..` of [`cross_rows`], one multiply-add at a time.
+fn cross_rows_plain(
+    x: &[f64],
+    dx: usize,
+    y: &[f64],
+    dy: usize,
+    i0: usize,
+    j_from: usize,
+    out: &mut [f64],
+) {
+    for (a, h) in x.chunks_exact(dx).zip(y.chunks_exact(dy)) {
+        for (r, out) in out.chunks_exact_mut(dy).enumerate() {
+            let ai = a[i0 + r];
+            for (o, v) in out[j_from..].iter_mut().zip(&h[j_from..]) {
+                *o += ai * v;
+            }
+        }
+    }
+}
+
+/// Four rows × eight columns of XᵀY in eight registers over every row of the block, the
+/// columns past the last whole tile one at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn cross_rows_avx2(x: &[f64], dx: usize, y: &[f64], dy: usize, i0: usize, out: &mut [f64]) {
+    use std::arch::x86_64::*;
+    let n = x.len() / dx;
+    let end = dy / 8 * 8;
+    let mut jb = 0;
+    while jb < end {
+        let mut acc = [_mm256_setzero_pd(); 8];
+        for k in 0..n {
+            let a = x.as_ptr().add(k * dx + i0);
+            let h = y.as_ptr().add(k * dy + jb);
+            let lo = _mm256_loadu_pd(h);
+            let hi = _mm256_loadu_pd(h.add(4));
+            for r in 0..4 {
+                let b = _mm256_broadcast_sd(&*a.add(r));
+                acc[2 * r] = _mm256_fmadd_pd(b, lo, acc[2 * r]);
+                acc[2 * r + 1] = _mm256_fmadd_pd(b, hi, acc[2 * r + 1]);
+            }
+        }
+        for r in 0..4 {
+            let o = out.as_mut_ptr().add(r * dy + jb);
+            _mm256_storeu_pd(o, _mm256_add_pd(_mm256_loadu_pd(o), acc[2 * r]));
+            let o = o.add(4);
+            _mm256_storeu_pd(o, _mm256_add_pd(_mm256_loadu_pd(o), acc[2 * r + 1]));
+        }
+        jb += 8;
+    }
+    cross_rows_plain(x, dx, y, dy, i0, end, out);
 }
 
 /// Columns `j_from..` of the rows, one multiply-add at a time.
@@ -473,6 +530,34 @@ mod tests {
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&narrow), bits(&wide), "strip at row {i0}");
             assert_ne!(narrow, start, "strip at row {i0} was not summed");
+        }
+    }
+
+    /// The horizon's tiles sum what the plain loop sums (to rounding), every column and
+    /// row of a strip, the columns past the last whole tile included.
+    #[test]
+    fn cross_tiles_sum_every_entry() {
+        let mut x = 3u64;
+        let mut r = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let (dx, dy, n) = (13, 21, 37);
+        let xs: Vec<f64> = (0..n * dx).map(|_| r()).collect();
+        let ys: Vec<f64> = (0..n * dy).map(|_| r()).collect();
+        for i0 in [0, 4, 8, 12] {
+            let rows = 4.min(dx - i0);
+            let mut tiled = vec![1.0; rows * dy];
+            let mut plain = tiled.clone();
+            cross_rows(&xs, dx, &ys, dy, i0, &mut tiled);
+            cross_rows_plain(&xs, dx, &ys, dy, i0, 0, &mut plain);
+            for (k, (a, b)) in tiled.iter().zip(&plain).enumerate() {
+                assert!((a - b).abs() < 1e-12, "row {i0}, entry {k}: {a} {b}");
+            }
+            assert!(
+                tiled.iter().all(|v| *v != 1.0),
+                "row {i0}: every entry summed"
+            );
         }
     }
 

@@ -17,11 +17,14 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-/// Window lengths per fit window: the fit reads every `ceil(T / FIT_SPACING)`-th train
-/// window (1 up to T = 64, 8 at T = 512). Windows that close share all but a few rows, so
-/// their claims barely differ, and each configuration computes the features of an eighth
-/// of the train windows instead of all of them (which doubled ETTh1's sweep).
-pub const FIT_SPACING: usize = 64;
+/// Fit windows per window length: the fit reads one train window in
+/// `ceil(T / (FIT_SPACING · stride))`, fit windows at most T/32 rows apart (every window
+/// up to T = 32 or at a stride of T/32 rows or more, one in 16 at T = 512 and stride 1).
+/// Windows that close share all but a few rows, so their claims barely differ, and each
+/// configuration computes the features of a sixteenth of the train windows instead of
+/// all of them (which doubled ETTh1's sweep; an eighth added a third). Windows farther
+/// apart than that are all read: thinning them would throw away what they tell.
+pub const FIT_SPACING: usize = 32;
 
 /// A claim with more categories on the fit units than this is left out of the fit: its
 /// columns would be as many as its units (`{{ last }}`), a lookup table, not a reading.
@@ -31,9 +34,10 @@ pub const MAX_CATEGORIES: usize = 64;
 /// each); past it the gain is not computed and the sweep says so.
 pub const RESIDUALS_BUDGET: usize = 512 << 20;
 
-/// Every k-th train window of a file is a fit window (counted from its first window).
-pub fn fit_stride(seq_len: usize) -> usize {
-    seq_len.div_ceil(FIT_SPACING).max(1)
+/// Every k-th train window of a file is a fit window (counted from its first window), for
+/// windows of `seq_len` rows `stride` rows apart.
+pub fn fit_stride(seq_len: usize, stride: usize) -> usize {
+    seq_len.div_ceil(FIT_SPACING * stride.max(1)).max(1)
 }
 
 /// The horizon forecaster's residuals of one group of units (the fit units, or a scored
@@ -336,12 +340,7 @@ pub fn gain(
             .with_min_len(1024)
             .map(|u| {
                 let g = &corrections[groups.of_unit[u] as usize * p..][..p];
-                let (mut sq, mut abs) = (0.0, 0.0);
-                for (c, r) in g.iter().zip(part.of(u)) {
-                    let e = c - r;
-                    sq += e * e;
-                    abs += e.abs();
-                }
+                let (sq, abs) = errors(g, part.of(u));
                 let w = part.scale[u];
                 (w * w * sq, w * abs)
             })
@@ -368,6 +367,31 @@ pub fn gain(
         }
     });
     parts
+}
+
+/// `Σ (g - r)²` and `Σ |g - r|` over a unit's steps, in four lanes the compiler keeps in
+/// vector registers (a single running sum is a chain of dependent adds: this is each
+/// row's per-unit work, over every scored unit).
+fn errors(g: &[f64], r: &[f64]) -> (f64, f64) {
+    let (mut sq, mut abs) = ([0.0f64; 4], [0.0f64; 4]);
+    let (g4, r4) = (g.chunks_exact(4), r.chunks_exact(4));
+    let tail = g4.remainder().iter().zip(r4.remainder());
+    for (g, r) in g4.zip(r4) {
+        for l in 0..4 {
+            let e = g[l] - r[l];
+            sq[l] += e * e;
+            abs[l] += e.abs();
+        }
+    }
+    for (l, (g, r)) in tail.enumerate() {
+        let e = g - r;
+        sq[l] += e * e;
+        abs[l] += e.abs();
+    }
+    (
+        (sq[0] + sq[1]) + (sq[2] + sq[3]),
+        (abs[0] + abs[1]) + (abs[2] + abs[3]),
+    )
 }
 
 /// `β` (k × P, row-major) with `(DᵀD + μ I) β = Dᵀr`, `μ = 1e-3 · trace(DᵀD) / k`.
@@ -402,23 +426,29 @@ struct Groups {
 }
 
 impl Groups {
+    /// Claim by claim, each unit's group and the claim's column as a slot in a table of
+    /// (group, column): no hashing per unit (a hash of the whole key per unit was half a
+    /// row's time).
     fn of(cols: &[Vec<Option<u32>>], units: usize) -> Groups {
-        let mut index: FxHashMap<Vec<Option<u32>>, u32> = FxHashMap::default();
-        let mut columns = Vec::new();
-        let mut key = Vec::with_capacity(cols.len());
-        let of_unit = (0..units)
-            .map(|u| {
-                key.clear();
-                key.extend(cols.iter().map(|c| c[u]));
-                if let Some(&g) = index.get(&key) {
-                    return g;
+        let mut of_unit = vec![0u32; units];
+        let mut columns: Vec<Vec<Option<u32>>> = vec![Vec::new()];
+        for col in cols {
+            let code = |c: &Option<u32>| c.map_or(0, |v| v as usize + 1);
+            let radix = col.iter().map(code).max().unwrap_or(0) + 1;
+            let mut table = vec![u32::MAX; columns.len() * radix];
+            let mut next: Vec<Vec<Option<u32>>> = Vec::new();
+            for (g, c) in of_unit.iter_mut().zip(col) {
+                let slot = *g as usize * radix + code(c);
+                if table[slot] == u32::MAX {
+                    table[slot] = next.len() as u32;
+                    let mut key = columns[*g as usize].clone();
+                    key.push(*c);
+                    next.push(key);
                 }
-                let g = columns.len() as u32;
-                columns.push(key.clone());
-                index.insert(key.clone(), g);
-                g
-            })
-            .collect();
+                *g = table[slot];
+            }
+            columns = next;
+        }
         Groups { columns, of_unit }
     }
 }
@@ -524,11 +554,16 @@ mod tests {
 
     #[test]
     fn the_fit_stride_follows_the_window() {
-        assert_eq!(fit_stride(36), 1);
-        assert_eq!(fit_stride(64), 1);
-        assert_eq!(fit_stride(96), 2);
-        assert_eq!(fit_stride(336), 6);
-        assert_eq!(fit_stride(512), 8);
+        assert_eq!(fit_stride(24, 1), 1);
+        assert_eq!(fit_stride(32, 1), 1);
+        assert_eq!(fit_stride(36, 1), 2);
+        assert_eq!(fit_stride(96, 1), 3);
+        assert_eq!(fit_stride(336, 1), 11);
+        assert_eq!(fit_stride(512, 1), 16);
+        // At a stride, fit windows at most T/32 rows apart: windows that far apart all.
+        assert_eq!(fit_stride(512, 4), 4);
+        assert_eq!(fit_stride(512, 16), 1);
+        assert_eq!(fit_stride(64, 80), 1);
     }
 
     #[test]

@@ -39,6 +39,8 @@ pub struct Horizons {
     /// as in the run, and per fit window × channel its place among the fit units
     /// (u32::MAX: no outcome). Set by [`Scorer::new`] with the places of every file.
     pub fit_windows: Vec<usize>,
+    /// One train window in how many is a fit window.
+    pub fit_stride: usize,
     pub(super) fit_slots: Vec<u32>,
     /// Each channel's std over the train part's rows (1 where 0): what an error is
     /// standardised by.
@@ -167,7 +169,7 @@ impl Horizons {
         }
         // Every k-th train window, counted from the file's first window; its units with
         // an outcome are fit units.
-        let k = super::gain::fit_stride(t);
+        let k = super::gain::fit_stride(t, windows.stride);
         let fit_windows: Vec<usize> = train_windows
             .iter()
             .copied()
@@ -205,6 +207,7 @@ impl Horizons {
             train_units,
             gram: Some(gram),
             fit_windows,
+            fit_stride: k,
             fit_slots,
             sigma,
             left_out,

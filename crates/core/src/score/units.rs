@@ -141,7 +141,7 @@ fn gain_units(
     let of = |at: &[UnitAt]| gain::residuals(&forecaster.horizon, &values, seq_len, at);
     let fit = of(&fit_at);
     let scored = scored_at.each_ref().map(|at| of(at));
-    let k = gain::fit_stride(seq_len);
+    let k = files.first().map_or(1, |h| h.fit_stride);
     let units = GainUnits::new(fit, scored, k, sequences);
     (fit_at.len(), Some(units), None)
 }
