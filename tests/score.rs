@@ -272,13 +272,6 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
             &r["val"]["baseline"]["complementary_bits"],
             &format!("{what} baseline beyond the series"),
         );
-        let numbers = |v: &Value| -> Vec<f64> {
-            v.as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_f64().unwrap())
-                .collect()
-        };
         let base_c = numbers(&r["val"]["baseline"]["boot_complementary"]);
         let mine_c = numbers(&r["val"]["boot_complementary"]);
         assert_eq!(
@@ -420,6 +413,15 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
     }
 }
 
+/// A JSON array of numbers.
+fn numbers(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
+
 /// Within 1e-9 of the reference, relative to its size where it is over 1.
 fn close_relative(ours: &Value, theirs: &Value, what: &str) {
     let (x, y) = (ours.as_f64().unwrap(), theirs.as_f64().unwrap());
@@ -432,13 +434,6 @@ fn close_relative(ours: &Value, theirs: &Value, what: &str) {
 /// A row's forecast gain on val and test, the baseline's, and the row's gain over it,
 /// against the reference's (docs/score.md#forecast-gain-beyond-the-series).
 fn same_forecast(row: &Value, baseline: &Value, r: &Value, withheld: bool, what: &str) {
-    let numbers = |v: &Value| -> Vec<f64> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect()
-    };
     for part in ["val", "test"] {
         let part_withheld = r[part]["intervals_withheld"].as_bool().unwrap();
         for (ours, theirs, who) in [

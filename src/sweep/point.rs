@@ -437,14 +437,7 @@ impl<'a> Scoring<'a> {
             let part = counts
                 .tally
                 .push(h, u.window, c, &u.features, facts)
-                .map_err(|e| {
-                    Error::input(format!(
-                        "{}, channel {}, window {}: {e}",
-                        place(name, table),
-                        table.channels[c].name,
-                        u.window
-                    ))
-                })?;
+                .map_err(|e| claim_error(e, (name, table), c, u.window))?;
             if let Some(p) = part {
                 counted.push((p, u, first.map(|i| i + k)));
                 counts.counted += 1;
@@ -488,12 +481,8 @@ impl<'a> Scoring<'a> {
                 .tally
                 .push_fit(h, u.window, c, &u.features, facts)
                 .map_err(|e| {
-                    Error::input(format!(
-                        "{}, channel {}, window {}: {e}",
-                        place(name, table),
-                        table.channels[c].name,
-                        h.fit_windows.get(u.window).copied().unwrap_or(u.window)
-                    ))
+                    let window = h.fit_windows.get(u.window).copied().unwrap_or(u.window);
+                    claim_error(e, (name, table), c, window)
                 })?;
         }
         Ok(())
@@ -550,6 +539,21 @@ impl<'a> Scoring<'a> {
         }
         Ok(())
     }
+}
+
+/// A defined claim's failure on one unit, named by its file, channel and window (as the
+/// run numbers it).
+fn claim_error(
+    e: wavebench_core::score::DefinedError,
+    (name, table): (&str, &Table),
+    channel: usize,
+    window: usize,
+) -> Error {
+    Error::input(format!(
+        "{}, channel {}, window {window}: {e}",
+        place(name, table),
+        table.channels[channel].name,
+    ))
 }
 
 /// Lent statistics `stats[at..]` set in `units` (none to set without a lender).

@@ -193,15 +193,31 @@ fn cross_rows_plain(
     }
 }
 
-/// Four rows × eight columns of XᵀY in eight registers over every row of the block, the
-/// columns past the last whole tile one at a time.
+/// Rows `i0..i0 + 4` of XᵀY for the tiles of whole eight columns, then the columns past
+/// them one at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn cross_rows_avx2(x: &[f64], dx: usize, y: &[f64], dy: usize, i0: usize, out: &mut [f64]) {
+    let end = dy / 8 * 8;
+    cross_tiles_avx2((x, dx), (y, dy), i0, 0, end, out);
+    cross_rows_plain(x, dx, y, dy, i0, end, out);
+}
+
+/// Four rows (`i0..`) × eight columns of XᵀY in eight registers, summed over every row of
+/// the block by fused multiply-adds, then added to `out` (rows of Y's width), for the
+/// tiles of columns `jb..end`. X and Y are the block's rows with their widths.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn cross_tiles_avx2(
+    (x, dx): (&[f64], usize),
+    (y, dy): (&[f64], usize),
+    i0: usize,
+    mut jb: usize,
+    end: usize,
+    out: &mut [f64],
+) {
     use std::arch::x86_64::*;
     let n = x.len() / dx;
-    let end = dy / 8 * 8;
-    let mut jb = 0;
     while jb < end {
         let mut acc = [_mm256_setzero_pd(); 8];
         for k in 0..n {
@@ -223,7 +239,6 @@ unsafe fn cross_rows_avx2(x: &[f64], dx: usize, y: &[f64], dy: usize, i0: usize,
         }
         jb += 8;
     }
-    cross_rows_plain(x, dx, y, dy, i0, end, out);
 }
 
 /// Columns `j_from..` of the rows, one multiply-add at a time.
@@ -251,39 +266,18 @@ fn tiled(dim: usize, i0: usize) -> (usize, usize) {
 }
 
 /// Four rows × eight columns in eight registers, over every row of the block, for the
-/// tiles of `jb..end`.
+/// tiles of `jb..end`: AᵀA's entries as XᵀY's with X = Y = A.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn gram_tiles_avx2(
     rows: &[f64],
     dim: usize,
     i0: usize,
-    mut jb: usize,
+    jb: usize,
     end: usize,
     out: &mut [f64],
 ) {
-    use std::arch::x86_64::*;
-    let n = rows.len() / dim;
-    while jb < end {
-        let mut acc = [_mm256_setzero_pd(); 8];
-        for k in 0..n {
-            let a = rows.as_ptr().add(k * dim);
-            let lo = _mm256_loadu_pd(a.add(jb));
-            let hi = _mm256_loadu_pd(a.add(jb + 4));
-            for r in 0..4 {
-                let b = _mm256_broadcast_sd(&*a.add(i0 + r));
-                acc[2 * r] = _mm256_fmadd_pd(b, lo, acc[2 * r]);
-                acc[2 * r + 1] = _mm256_fmadd_pd(b, hi, acc[2 * r + 1]);
-            }
-        }
-        for r in 0..4 {
-            let o = out.as_mut_ptr().add(r * dim + jb);
-            _mm256_storeu_pd(o, _mm256_add_pd(_mm256_loadu_pd(o), acc[2 * r]));
-            let o = o.add(4);
-            _mm256_storeu_pd(o, _mm256_add_pd(_mm256_loadu_pd(o), acc[2 * r + 1]));
-        }
-        jb += 8;
-    }
+    cross_tiles_avx2((rows, dim), (rows, dim), i0, jb, end, out)
 }
 
 #[cfg(target_arch = "x86_64")]
