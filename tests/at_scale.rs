@@ -49,8 +49,8 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// Held by every test that computes in this process, so that a measured heap is one
-/// test's alone (the test threads share the allocator).
+/// Held by every test that computes or reads large files in this process, so that a
+/// measured heap is one test's alone (the test threads share the allocator).
 static IN_THIS_PROCESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn alone() -> std::sync::MutexGuard<'static, ()> {
@@ -141,6 +141,9 @@ fn merge_to(parts: &[PathBuf], out: &Path) -> std::process::Output {
 
 #[test]
 fn merged_shards_equal_one_sweep_byte_for_byte() {
+    // Its reports (megabytes each, read and parsed here) would count in another test's
+    // measured heap.
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let data = made_file(dir.path(), 900, 3);
     let wide = ["--wavelets", "haar,db2,sym3,coif1", "--levels", "1,2"];
@@ -190,6 +193,9 @@ fn merged_shards_equal_one_sweep_byte_for_byte() {
 
 #[test]
 fn merging_refuses_parts_of_other_sweeps_and_missing_or_repeated_ones() {
+    // Its reports (megabytes each, read and parsed here) would count in another test's
+    // measured heap.
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let data = made_file(dir.path(), 900, 2);
     let grid = ["--wavelets", "haar,db2", "--levels", "1"];
@@ -319,6 +325,9 @@ fn merging_refuses_parts_of_other_sweeps_and_missing_or_repeated_ones() {
 /// docs/cli.md's local stand-in for a cluster, as written there.
 #[test]
 fn the_documented_local_stand_in_merges_to_the_whole_sweep() {
+    // Its reports (megabytes each, read and parsed here) would count in another test's
+    // measured heap.
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let data = made_file(dir.path(), 900, 2);
     let whole = dir.path().join("whole.md");

@@ -320,9 +320,15 @@ impl Scorer {
             .files
             .first()
             .map_or([0, 0], |h| [h.seq_len, h.pred_len]);
+        // The fit units are counted only where the gain is measured.
+        let fit = if self.gain.is_some() {
+            self.fit_units
+        } else {
+            0
+        };
         Tally::new(
             bands,
-            [self.units[1], self.units[2], self.fit_units],
+            [self.units[1], self.units[2], fit],
             defined,
             description,
             lengths,
