@@ -413,6 +413,16 @@ fn check_against_reference_with(data: &Path, swept: &Value, common: &[&str], ext
     }
 }
 
+/// A report's warnings.
+fn warnings_of(report: &Value) -> Vec<&str> {
+    report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect()
+}
+
 /// A JSON array of numbers.
 fn numbers(v: &Value) -> Vec<f64> {
     v.as_array()
@@ -1087,12 +1097,7 @@ fn short_windows_sweep_what_they_allow() {
         );
     }
     assert_eq!(got.len(), 4, "{got:?}");
-    let warnings: Vec<&str> = s["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap())
-        .collect();
+    let warnings = warnings_of(&s);
     assert!(
         warnings
             .iter()
@@ -1505,12 +1510,7 @@ fn a_part_shorter_than_two_blocks_reports_no_interval_and_names_a_fix_that_runs(
     }
     assert!(s["baseline"]["val"]["interval"].is_null());
     assert!(s["baseline"]["val"]["forecast"]["interval"].is_null());
-    let warnings: Vec<&str> = s["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap())
-        .collect();
+    let warnings = warnings_of(&s);
     assert!(
         !warnings
             .iter()
@@ -1921,12 +1921,7 @@ fn a_claim_as_varied_as_its_units_is_warned_of() {
         "side={{ 'up' if last > mean else 'down' }}",
     ]);
     let s = sweep(&data, &dir.path().join("v.json"), &args);
-    let warnings: Vec<&str> = s["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap())
-        .collect();
+    let warnings = warnings_of(&s);
     let said: Vec<&&str> = warnings
         .iter()
         .filter(|w| w.contains("cannot carry information"))

@@ -19,6 +19,7 @@ pub mod outcomes;
 pub mod sequences;
 pub mod split;
 mod tally;
+mod tiles;
 mod units;
 
 pub use column::{ColumnStats, Info};
