@@ -273,7 +273,8 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
         best.right()
     );
     let lowest = ranked[0].clone();
-    let label = lowest.label();
+    // As the table names it (the heat map's L for level).
+    let label = format!("{} L{}", lowest.transform.name(), lowest.transform.level);
     h.get_by_label(&label).click();
     settle(&mut h);
     assert_eq!(
@@ -299,7 +300,7 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
     assert!(h.query_by_label_contains("computed for").is_none());
     // The Time-LLM baseline's row, with its val score and interval at one precision, or
     // "—" where val cannot give one.
-    h.get_by_label("Time-LLM baseline");
+    h.get_by_label("Time-LLM");
     let base = &sweep.baseline[0];
     let shown = sweep.shown(wavebench_core::score::Part::Val, base.interval);
     h.get_by_label(&if shown[0].is_finite() {
@@ -317,6 +318,103 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
     h.state_mut().settings.run.pred_len = pred_len;
     settle(&mut h);
     assert!(h.query_by_label_contains("computed for").is_none());
+}
+
+/// At 1400×900 with the default layout, the Sweep pane shows at least 10 ranked rows
+/// under a header that stays, with every column that carries the answer inside the pane
+/// (no sideways scrolling), and a click on a row further down loads its configuration.
+#[test]
+fn the_sweep_table_shows_ten_rows_and_the_answer_at_1400_by_900() {
+    let mut h = harness_sized(with(|c| c.seq_len = Some(64), settings()), 900.0);
+    settle(&mut h);
+    h.get_by_label("Sweep").click();
+    h.run();
+    assert!(run_job_from(&mut h, "Run sweep"));
+    for _ in 0..4 {
+        h.step();
+    }
+    let pane_left = h.get_by_label("Run sweep").rect().left();
+    let pane_right = h.get_by_label("Energy, trends, stds").rect().left();
+    let columns = [
+        "#",
+        "wavelet\nlevel",
+        "val bits\n[95% CI]",
+        "=",
+        "gain\nvs TL",
+        "beyond\nseries",
+        "MSE\ncut %",
+        "test\n#",
+    ];
+    let mut header_bottom = 0.0f32;
+    for c in columns {
+        // The header's is the topmost ("=" marks ties below it too).
+        let r = h
+            .get_all_by_label(c)
+            .map(|n| n.rect())
+            .min_by(|a, b| a.top().total_cmp(&b.top()))
+            .unwrap();
+        assert!(
+            r.left() >= pane_left && r.right() <= pane_right,
+            "column {c:?} spans x {}..{}, outside the Sweep pane's {pane_left}..{pane_right}",
+            r.left(),
+            r.right()
+        );
+        header_bottom = header_bottom.max(r.bottom());
+    }
+    let sweep = h.state().sweep_view.sweep.clone().unwrap();
+    let standings =
+        wavebench::sweep::rank::Standings::of(&sweep, wavebench::sweep::RankBy::Score, false);
+    let labels: Vec<String> = standings
+        .rows
+        .iter()
+        .filter(|st| st.rank.is_some())
+        .map(|st| st.short_label())
+        .collect();
+    assert!(labels.len() > 20, "{} ranked rows", labels.len());
+    let visible = |h: &Harness<'_, Workbench>| {
+        labels
+            .iter()
+            .filter(|l| {
+                h.query_by_label(l).is_some_and(|n| {
+                    let r = n.rect();
+                    r.top() >= header_bottom && r.bottom() <= 900.0 && r.right() <= pane_right
+                })
+            })
+            .count()
+    };
+    let shown = visible(&h);
+    assert!(shown >= 10, "{shown} ranked rows visible");
+    // The rows scroll under the header: the header stays where it was.
+    let header = h.get_by_label("val bits\n[95% CI]").rect();
+    h.get_by_label(&labels[0]).hover();
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -200.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: egui::Modifiers::NONE,
+    });
+    for _ in 0..30 {
+        h.step();
+    }
+    assert_eq!(h.get_by_label("val bits\n[95% CI]").rect(), header);
+    assert!(
+        h.query_by_label(&labels[0]).is_none_or(|n| n.rect().top() < header.bottom()),
+        "the first row did not scroll"
+    );
+    let further: Vec<&String> = labels[shown..]
+        .iter()
+        .filter(|l| h.query_by_label(l).is_some_and(|n| n.rect().top() >= header.bottom()))
+        .collect();
+    let pick = further.first().expect("rows further down came into view");
+    h.get_by_label(pick).click();
+    h.step();
+    let picked = standings
+        .rows
+        .iter()
+        .find(|st| &st.short_label() == *pick)
+        .unwrap();
+    assert!(h.state().settings.run.transform == picked.row.transform);
 }
 
 #[test]

@@ -85,7 +85,7 @@ pub fn default_layout() -> Layout {
     share(
         &mut tiles,
         lower,
-        &[(band_tabs, 1.25), (middle, 1.0), (right, 1.0)],
+        &[(band_tabs, 1.45), (middle, 1.0), (right, 1.0)],
     );
     share(&mut tiles, middle, &[(energy, 1.0), (features, 1.05)]);
     share(&mut tiles, right, &[(prompt, 1.0), (timing, 1.45)]);

@@ -94,6 +94,18 @@ impl Standing<'_> {
         }
     }
 
+    /// "db4 L3" as the heat map's columns name levels (the app's table, where width is
+    /// short); a covering row's label as [`Standing::label`].
+    pub fn short_label(&self) -> String {
+        match self.covers.len() {
+            0 => {
+                let t = &self.row.transform;
+                format!("{} L{}", t.name(), t.level)
+            }
+            _ => self.label(),
+        }
+    }
+
     /// The label with the mode where it is not reflect, and the template.
     pub fn label_full(&self) -> String {
         match self.covers.len() {

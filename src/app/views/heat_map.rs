@@ -1,9 +1,11 @@
 //! The sweep's heat map: wavelets down, levels across, each cell coloured by the val
 //! score, the test score or the bits beyond the series ([`HeatOf`]), with labels, a colour
-//! bar and hover values; clicking a cell loads that configuration.
+//! bar and hover values; one family or all; the configuration loaded outlined (and
+//! scrolled to when it changes); clicking a cell loads that configuration.
 
 use crate::app::state::Settings;
 use crate::sweep::{RankBy, SweepRow};
+use wavebench_core::transform::Transform;
 
 /// What the heat map colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -37,174 +39,229 @@ impl HeatOf {
     }
 }
 
-/// Wavelets down, levels across, coloured by the metric; a colour bar beneath.
-pub(super) fn heat_map(
-    ui: &mut egui::Ui,
-    sweep: &crate::sweep::Sweep,
-    (heat, m): (HeatOf, RankBy),
-    degenerate: bool,
-    s: &mut Settings,
-    step_ms: Option<f64>,
-) {
-    let rows = &sweep.rows;
-    let value = |r: &SweepRow| heat.of(r, m);
-    let shown: Vec<&SweepRow> = rows
-        .iter()
-        .filter(|r| degenerate || !r.degenerate())
-        .collect();
-    let levels = shown.iter().map(|r| r.transform.level).max().unwrap_or(1);
-    let mut names: Vec<&str> = Vec::new();
-    for r in &shown {
-        if !names.contains(&r.transform.name()) {
-            names.push(r.transform.name());
+/// The heat map's choices.
+#[derive(Debug, Default)]
+pub struct HeatMap {
+    pub of: HeatOf,
+    /// Only this family's wavelets; None: every family the sweep has.
+    pub family: Option<&'static str>,
+    /// The configuration last outlined: the map scrolls to it when it changes.
+    outlined: Option<Transform>,
+}
+
+impl HeatMap {
+    /// Wavelets down, levels across, coloured by the metric; a colour bar above.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        sweep: &crate::sweep::Sweep,
+        m: RankBy,
+        degenerate: bool,
+        s: &mut Settings,
+        step_ms: Option<f64>,
+    ) {
+        let heat = self.of;
+        let rows = &sweep.rows;
+        let mut families: Vec<&'static str> = Vec::new();
+        for r in rows {
+            let wavelet: &'static _ = r.transform.wavelet;
+            if !families.contains(&wavelet.family.as_str()) {
+                families.push(wavelet.family.as_str());
+            }
         }
-    }
-    let (lo, hi) = shown
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
-            (lo.min(value(r)), hi.max(value(r)))
+        ui.horizontal(|ui| {
+            egui::ComboBox::from_id_salt("heat map family")
+                .selected_text(self.family.unwrap_or("all families"))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.family, None, "all families");
+                    for f in &families {
+                        ui.selectable_value(&mut self.family, Some(*f), *f);
+                    }
+                })
+                .response
+                .on_hover_text("Show one wavelet family's rows of the map");
         });
-    let t_of = |v: f64| {
-        if hi > lo {
-            ((v - lo) / (hi - lo)) as f32
-        } else {
-            0.5
-        }
-    };
-    let text = ui.visuals().text_color();
-    let small = egui::FontId::proportional(10.0);
-    // Colour scale: the metric named on its own line, the bar as wide as the column
-    // leaves beside its end values (a fixed 140 px bar pushed the upper value and the
-    // name out of a narrow pane).
-    ui.small(match (heat, m) {
-        (HeatOf::Test, _) => "colour: test score (bits above the null)".to_string(),
-        (HeatOf::Complementary, _) => {
-            "colour: val bits beyond the series-only forecaster".to_string()
-        }
-        (HeatOf::Val, RankBy::Score) => "colour: val score (bits above the null)".to_string(),
-        (HeatOf::Val, RankBy::Complementary) => {
-            "colour: val bits beyond the series-only forecaster".to_string()
-        }
-        (HeatOf::Val, RankBy::Forecast) => {
-            "colour: val forecast gain (share of the series-only MSE)".to_string()
-        }
-        (HeatOf::Val, RankBy::Mean(x)) => format!("colour: mean {}", x.name()),
-        (HeatOf::Val, RankBy::Pair(..)) => format!("colour: val bits {}", m.name()),
-    });
-    ui.horizontal(|ui| {
-        ui.small(format!("{lo:.2}"));
-        let ends = super::text_width(ui, &format!("{hi:.2}"), &small);
-        let width = (ui.available_width() - ends - ui.spacing().item_spacing.x).clamp(28.0, 140.0);
-        let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 10.0), egui::Sense::hover());
-        const STEPS: usize = 28;
-        let step = width / STEPS as f32;
-        for i in 0..STEPS {
-            let x = rect.left() + i as f32 * step;
-            ui.painter().rect_filled(
-                egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(step, 10.0)),
-                0.0,
-                super::colour_scale(i as f32 / (STEPS - 1) as f32),
-            );
-        }
-        ui.small(format!("{hi:.2}"));
-    });
-    // The names' column as wide as the longest name, and the cells share the rest (less
-    // the scroll bar): at 70 px and 14 px cells, level 7 fell off a narrow pane.
-    let label_w = 6.0
-        + names
+        let family = self.family;
+        let current = s.run.transform;
+        let scroll_to_current = self.outlined != Some(current);
+        self.outlined = Some(current);
+        let value = |r: &SweepRow| heat.of(r, m);
+        let shown: Vec<&SweepRow> = rows
             .iter()
-            .map(|n| super::text_width(ui, n, &small))
-            .fold(0.0, f32::max);
-    let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
-    let cell = egui::vec2(
-        ((ui.available_width() - label_w - scroll_bar) / levels as f32).clamp(8.0, 40.0),
-        12.0,
-    );
-    // Level labels across the top.
-    let (top, header) = ui.allocate_exact_size(
-        egui::vec2(label_w + cell.x * levels as f32, 14.0),
-        egui::Sense::hover(),
-    );
-    // What a level reaches, in the data's time units: its deepest detail band and the
-    // approximation it leaves.
-    // Written only while hovered, not every frame.
-    header.on_hover_ui(|ui| {
-        let periods = wavebench_core::engine::plan::band_periods(levels, step_ms);
-        for l in 1..=levels {
-            let approx = wavebench_core::engine::plan::band_periods(l, step_ms);
-            ui.label(format!(
-                "L{l}: cD{l} holds periods of {}, cA{l} those {}",
-                periods[levels + 1 - l],
-                approx[0]
-            ));
+            .filter(|r| degenerate || !r.degenerate())
+            .filter(|r| family.is_none_or(|f| r.transform.wavelet.family == f))
+            .collect();
+        let levels = shown.iter().map(|r| r.transform.level).max().unwrap_or(1);
+        let mut names: Vec<&str> = Vec::new();
+        for r in &shown {
+            if !names.contains(&r.transform.name()) {
+                names.push(r.transform.name());
+            }
         }
-    });
-    for l in 1..=levels {
-        ui.painter().text(
-            top.min + egui::vec2(label_w + cell.x * (l as f32 - 0.5), 0.0),
-            egui::Align2::CENTER_TOP,
-            format!("L{l}"),
-            small.clone(),
-            text,
-        );
-    }
-    // The bar always shown: over a hundred wavelets run past the pane.
-    let room = ui
-        .available_height()
-        .min(ui.clip_rect().bottom() - ui.cursor().top())
-        .max(40.0);
-    egui::ScrollArea::vertical()
-        .id_salt("sweep heat map")
-        .max_height(room)
-        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
-        .show(ui, |ui| {
-            let (rect, _) = ui.allocate_exact_size(
-                egui::vec2(
-                    label_w + cell.x * levels as f32,
-                    cell.y * names.len() as f32,
-                ),
-                egui::Sense::hover(),
-            );
-            for (i, n) in names.iter().enumerate() {
-                ui.painter().text(
-                    rect.min + egui::vec2(label_w - 4.0, cell.y * (i as f32 + 0.5)),
-                    egui::Align2::RIGHT_CENTER,
-                    *n,
-                    small.clone(),
-                    text,
+        let (lo, hi) = shown
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                (lo.min(value(r)), hi.max(value(r)))
+            });
+        let t_of = |v: f64| {
+            if hi > lo {
+                ((v - lo) / (hi - lo)) as f32
+            } else {
+                0.5
+            }
+        };
+        let text = ui.visuals().text_color();
+        let small = egui::FontId::proportional(10.0);
+        // Colour scale: the metric named on its own line, the bar as wide as the column
+        // leaves beside its end values (a fixed 140 px bar pushed the upper value and the
+        // name out of a narrow pane).
+        ui.small(match (heat, m) {
+            (HeatOf::Test, _) => "colour: test score (bits above the null)".to_string(),
+            (HeatOf::Complementary, _) => {
+                "colour: val bits beyond the series-only forecaster".to_string()
+            }
+            (HeatOf::Val, RankBy::Score) => "colour: val score (bits above the null)".to_string(),
+            (HeatOf::Val, RankBy::Complementary) => {
+                "colour: val bits beyond the series-only forecaster".to_string()
+            }
+            (HeatOf::Val, RankBy::Forecast) => {
+                "colour: val forecast gain (share of the series-only MSE)".to_string()
+            }
+            (HeatOf::Val, RankBy::Mean(x)) => format!("colour: mean {}", x.name()),
+            (HeatOf::Val, RankBy::Pair(..)) => format!("colour: val bits {}", m.name()),
+        });
+        ui.horizontal(|ui| {
+            ui.small(format!("{lo:.2}"));
+            let ends = super::text_width(ui, &format!("{hi:.2}"), &small);
+            let width = (ui.available_width() - ends - ui.spacing().item_spacing.x).clamp(28.0, 140.0);
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 10.0), egui::Sense::hover());
+            const STEPS: usize = 28;
+            let step = width / STEPS as f32;
+            for i in 0..STEPS {
+                let x = rect.left() + i as f32 * step;
+                ui.painter().rect_filled(
+                    egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(step, 10.0)),
+                    0.0,
+                    super::colour_scale(i as f32 / (STEPS - 1) as f32),
                 );
             }
-            for r in &shown {
-                let t = r.transform;
-                let i = names.iter().position(|n| *n == t.name()).unwrap_or(0);
-                let min = rect.min
-                    + egui::vec2(label_w + cell.x * (t.level - 1) as f32, cell.y * i as f32);
-                let cell_rect = egui::Rect::from_min_size(min, cell);
-                ui.painter().rect_filled(
-                    cell_rect.shrink(0.5),
-                    0.0,
-                    super::colour_scale(t_of(value(r))),
-                );
-                let response = ui.interact(cell_rect, ui.scope_id().with(t), egui::Sense::click());
-                if response.clicked() {
-                    s.run.transform = t;
-                }
-                response.on_hover_text(format!(
-                    "{}: val score {}, test {:.4}, beyond the series {:.4}{}{}",
-                    r.label(),
-                    super::interval_text(
-                        r.val.score_bits,
-                        sweep.shown(wavebench_core::score::Part::Val, r.val.interval)
-                    ),
-                    r.test.score_bits,
-                    r.val.complementary_bits,
-                    if m == RankBy::Score || m == RankBy::Complementary {
-                        String::new()
-                    } else {
-                        format!(", {} = {:.4}", m.name(), m.of(r))
-                    },
-                    if r.degenerate() { " (degenerate)" } else { "" }
+            ui.small(format!("{hi:.2}"));
+        });
+        // The names' column as wide as the longest name, and the cells share the rest (less
+        // the scroll bar): at 70 px and 14 px cells, level 7 fell off a narrow pane.
+        let label_w = 6.0
+            + names
+                .iter()
+                .map(|n| super::text_width(ui, n, &small))
+                .fold(0.0, f32::max);
+        let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
+        let cell = egui::vec2(
+            ((ui.available_width() - label_w - scroll_bar) / levels as f32).clamp(8.0, 40.0),
+            12.0,
+        );
+        // Level labels across the top.
+        let (top, header) = ui.allocate_exact_size(
+            egui::vec2(label_w + cell.x * levels as f32, 14.0),
+            egui::Sense::hover(),
+        );
+        // What a level reaches, in the data's time units: its deepest detail band and the
+        // approximation it leaves.
+        // Written only while hovered, not every frame.
+        header.on_hover_ui(|ui| {
+            let periods = wavebench_core::engine::plan::band_periods(levels, step_ms);
+            for l in 1..=levels {
+                let approx = wavebench_core::engine::plan::band_periods(l, step_ms);
+                ui.label(format!(
+                    "L{l}: cD{l} holds periods of {}, cA{l} those {}",
+                    periods[levels + 1 - l],
+                    approx[0]
                 ));
             }
         });
+        for l in 1..=levels {
+            ui.painter().text(
+                top.min + egui::vec2(label_w + cell.x * (l as f32 - 0.5), 0.0),
+                egui::Align2::CENTER_TOP,
+                format!("L{l}"),
+                small.clone(),
+                text,
+            );
+        }
+        // The bar always shown: over a hundred wavelets run past the pane.
+        let room = ui
+            .available_height()
+            .min(ui.clip_rect().bottom() - ui.cursor().top())
+            .max(40.0);
+        let mut area = egui::ScrollArea::vertical()
+            .id_salt("sweep heat map")
+            .max_height(room);
+        // Brought into view when it changes (a click in the table), not every frame: the
+        // user scrolls the map freely in between.
+        if scroll_to_current {
+            if let Some(i) = names.iter().position(|n| *n == current.name()) {
+                area = area.vertical_scroll_offset((cell.y * i as f32 - room / 2.0).max(0.0));
+            }
+        }
+        area
+            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+            .show(ui, |ui| {
+                let (rect, _) = ui.allocate_exact_size(
+                    egui::vec2(
+                        label_w + cell.x * levels as f32,
+                        cell.y * names.len() as f32,
+                    ),
+                    egui::Sense::hover(),
+                );
+                let strong = ui.visuals().strong_text_color();
+                for (i, n) in names.iter().enumerate() {
+                    ui.painter().text(
+                        rect.min + egui::vec2(label_w - 4.0, cell.y * (i as f32 + 0.5)),
+                        egui::Align2::RIGHT_CENTER,
+                        *n,
+                        small.clone(),
+                        if *n == current.name() { strong } else { text },
+                    );
+                }
+                for r in &shown {
+                    let t = r.transform;
+                    let i = names.iter().position(|n| *n == t.name()).unwrap_or(0);
+                    let min = rect.min
+                        + egui::vec2(label_w + cell.x * (t.level - 1) as f32, cell.y * i as f32);
+                    let cell_rect = egui::Rect::from_min_size(min, cell);
+                    ui.painter().rect_filled(
+                        cell_rect.shrink(0.5),
+                        0.0,
+                        super::colour_scale(t_of(value(r))),
+                    );
+                    if t == current {
+                        ui.painter().rect_stroke(
+                            cell_rect,
+                            0.0,
+                            egui::Stroke::new(2.0, strong),
+                            egui::StrokeKind::Inside,
+                        );
+                    }
+                    let response = ui.interact(cell_rect, ui.scope_id().with(t), egui::Sense::click());
+                    if response.clicked() {
+                        s.run.transform = t;
+                    }
+                    response.on_hover_text(format!(
+                        "{}: val score {}, test {:.4}, beyond the series {:.4}{}{}",
+                        r.label(),
+                        super::interval_text(
+                            r.val.score_bits,
+                            sweep.shown(wavebench_core::score::Part::Val, r.val.interval)
+                        ),
+                        r.test.score_bits,
+                        r.val.complementary_bits,
+                        if m == RankBy::Score || m == RankBy::Complementary {
+                            String::new()
+                        } else {
+                            format!(", {} = {:.4}", m.name(), m.of(r))
+                        },
+                        if r.degenerate() { " (degenerate)" } else { "" }
+                    ));
+                }
+            });
+    }
 }

@@ -12,6 +12,7 @@ pub mod features;
 mod heat_map;
 pub mod prompt;
 pub mod sweep;
+mod sweep_table;
 pub mod time_axis;
 pub mod timing;
 

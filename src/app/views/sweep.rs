@@ -9,13 +9,13 @@ use crate::app::state::Settings;
 use crate::sweep::{self, RankBy, Sweep, SweepRow};
 use wavebench_core::score::{Part, Split};
 
-use super::heat_map::heat_map;
-pub use super::heat_map::HeatOf;
+pub use super::heat_map::{HeatMap, HeatOf};
+use super::sweep_table::sweep_table;
 
 pub struct SweepView {
     pub sweep: Option<Sweep>,
     pub by: RankBy,
-    pub heat: HeatOf,
+    pub heat: HeatMap,
     /// Show configurations whose approximation band has fewer than 2 coefficients.
     pub show_degenerate: bool,
     /// The split's text as typed (the split itself is in the settings); None until the
@@ -30,7 +30,7 @@ impl Default for SweepView {
         SweepView {
             sweep: None,
             by: RankBy::Score,
-            heat: HeatOf::default(),
+            heat: HeatMap::default(),
             show_degenerate: false,
             split_text: None,
             claims: Default::default(),
@@ -74,7 +74,7 @@ impl SweepView {
                 });
             ui.label("map");
             for h in HeatOf::ALL {
-                ui.selectable_value(&mut self.heat, h, h.name());
+                ui.selectable_value(&mut self.heat.of, h, h.name());
             }
             ui.checkbox(&mut self.show_degenerate, "show degenerate")
                 .on_hover_text("Configurations whose approximation band has fewer than 2 coefficients (their std and SNR mean nothing)");
@@ -179,136 +179,16 @@ impl SweepView {
         let wide = ui.available_width() >= 720.0;
         // The table carries the answer: most of the height, the map below it.
         let table_height = if wide { height } else { height * 0.6 };
-        let mut table = |ui: &mut egui::Ui, s: &mut Settings| {
-            // Both ways, the bars always shown: in a narrow pane the test rank is past the
-            // right edge and most rows below.
-            egui::ScrollArea::both()
-                .id_salt("sweep table")
-                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
-                .max_width(
-                    ui.available_width()
-                        .min(ui.clip_rect().right() - ui.cursor().left())
-                        .max(120.0),
-                )
-                .max_height(table_height)
-                .show(ui, |ui| {
-                    egui::Grid::new("sweep grid")
-                        .striped(true)
-                        .num_columns(8)
-                        .show(ui, |ui| {
-                            ui.strong("#");
-                            ui.strong("configuration");
-                            if apart(by) {
-                                ui.strong(by.name());
-                            }
-                            ui.strong("val bits [95% CI]");
-                            ui.strong("=").on_hover_text(
-                                "tied with the best val score: the interval of their difference contains 0",
-                            );
-                            ui.strong("beyond").on_hover_text(
-                                "val bits beyond the series-only forecaster, above their null: what the claims tell that the series does not",
-                            );
-                            ui.strong("MSE cut %").on_hover_text(
-                                "val forecast gain: how much the claims lower the MSE of a forecaster that reads only the series, in % (docs/score.md#forecast-gain-beyond-the-series)",
-                            );
-                            ui.strong("test bits");
-                            ui.strong("test #");
-                            ui.end_row();
-                            // Time-LLM's own prompt (its trend word), the same for every
-                            // wavelet: what each row's gain is measured from.
-                            let base = &sw.baseline;
-                            ui.label("");
-                            ui.label("Time-LLM baseline").on_hover_text(
-                                "timellm: its trend word alone, the same for every wavelet; hover a row for its gain over it",
-                            );
-                            if apart(by) {
-                                ui.label("");
-                            }
-                            ui.label(super::interval_text(
-                                base[0].score_bits,
-                                sw.shown(Part::Val, base[0].interval),
-                            ));
-                            ui.label("");
-                            ui.label(format!("{:.3}", base[0].complementary_bits));
-                            ui.label(percent(base[0].forecast.as_ref()));
-                            ui.label(format!("{:.3}", base[1].score_bits));
-                            ui.label("");
-                            ui.end_row();
-                            for st in standings.rows.iter().filter(|st| st.rank.is_some()) {
-                                let row = st.row;
-                                ui.label(st.rank.map_or("–".into(), |k| k.to_string()));
-                                let current = s.run.transform == row.transform;
-                                let mut label = st.label();
-                                if st.covers.is_empty() && row.degenerate() {
-                                    label.push_str(" (degenerate)");
-                                }
-                                let gain = format!(
-                                    "gain over the Time-LLM baseline: {} bits; beyond the series: {}; forecast gain over it: {} points of MSE",
-                                    super::interval_text(st.gain, st.gain_interval),
-                                    super::interval_text(
-                                        st.complementary_gain,
-                                        st.complementary_gain_interval
-                                    ),
-                                    super::interval_text(
-                                        100.0 * st.forecast_gain,
-                                        st.forecast_gain_interval.map(|v| 100.0 * v)
-                                    ),
-                                );
-                                let r = ui.selectable_label(current, label);
-                                let r = if row.aliases.is_empty() {
-                                    r.on_hover_text(gain)
-                                } else {
-                                    r.on_hover_text(format!(
-                                        "same filters as {}; {gain}",
-                                        row.aliases.join(", ")
-                                    ))
-                                };
-                                if r.clicked() {
-                                    s.run.transform = row.transform;
-                                }
-                                r.context_menu(|ui| {
-                                    if ui.button("Export configuration ...").clicked() {
-                                        commands.push(UiCommand::ExportSweepRow(Box::new(
-                                            sw.config_of(row),
-                                        )));
-                                        ui.close();
-                                    }
-                                });
-                                if apart(by) {
-                                    ui.label(format!("{:.3}", by.of(row)));
-                                }
-                                ui.label(super::interval_text(
-                                    row.val.score_bits,
-                                    sw.shown(Part::Val, row.val.interval),
-                                ));
-                                ui.label(if st.tied { "=" } else { "" });
-                                ui.label(format!("{:.3}", row.val.complementary_bits));
-                                ui.label(percent(row.val.forecast.as_ref())).on_hover_text(
-                                    forecast_text(sw, row),
-                                );
-                                ui.label(format!("{:.3}", row.test.score_bits));
-                                ui.label(st.test_rank.map_or("–".into(), |k| k.to_string()));
-                                ui.end_row();
-                            }
-                        });
-                });
-        };
         if wide {
             ui.columns(2, |cols| {
-                table(&mut cols[0], s);
-                heat_map(
-                    &mut cols[1],
-                    sw,
-                    (self.heat, by),
-                    self.show_degenerate,
-                    s,
-                    step_ms,
-                );
+                sweep_table(&mut cols[0], sw, &standings, table_height, s, commands);
+                self.heat
+                    .ui(&mut cols[1], sw, by, self.show_degenerate, s, step_ms);
             });
         } else {
-            table(ui, s);
+            sweep_table(ui, sw, &standings, table_height, s, commands);
             ui.separator();
-            heat_map(ui, sw, (self.heat, by), self.show_degenerate, s, step_ms);
+            self.heat.ui(ui, sw, by, self.show_degenerate, s, step_ms);
         }
     }
 }
@@ -415,34 +295,4 @@ pub fn stale(sw: &Sweep, s: &Settings) -> Option<String> {
         .into_iter()
         .find(|(d, _)| *d)
         .map(|(_, what)| format!("computed for {what}"))
-}
-
-/// Whether the table shows what is ranked in a column of its own: the score, the bits
-/// beyond the series and the forecast gain have theirs.
-fn apart(by: RankBy) -> bool {
-    !matches!(by, RankBy::Score | RankBy::Complementary | RankBy::Forecast)
-}
-
-/// A val forecast gain in percent, "—" where the sweep has none.
-fn percent(g: Option<&wavebench_core::score::ForecastGain>) -> String {
-    g.map_or("—".to_string(), |g| format!("{:.2}", 100.0 * g.gain))
-}
-
-/// A row's forecast gain as a researcher reads it: both parts' MSEs and gains.
-fn forecast_text(sw: &sweep::Sweep, row: &sweep::SweepRow) -> String {
-    let part = |p: Part, g: Option<&wavebench_core::score::ForecastGain>| match g {
-        Some(g) => format!(
-            "{}: MSE {:.4} to {:.4}, gain {} %",
-            p.name(),
-            g.mse_series,
-            g.mse_with_claims,
-            super::interval_text(100.0 * g.gain, sw.shown(p, g.interval).map(|v| 100.0 * v)),
-        ),
-        None => format!("{}: not measured", p.name()),
-    };
-    format!(
-        "{}\n{}",
-        part(Part::Val, row.val.forecast.as_ref()),
-        part(Part::Test, row.test.forecast.as_ref())
-    )
 }
