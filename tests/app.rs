@@ -399,12 +399,16 @@ fn the_sweep_table_shows_ten_rows_and_the_answer_at_1400_by_900() {
     }
     assert_eq!(h.get_by_label("val bits\n[95% CI]").rect(), header);
     assert!(
-        h.query_by_label(&labels[0]).is_none_or(|n| n.rect().top() < header.bottom()),
+        h.query_by_label(&labels[0])
+            .is_none_or(|n| n.rect().top() < header.bottom()),
         "the first row did not scroll"
     );
     let further: Vec<&String> = labels[shown..]
         .iter()
-        .filter(|l| h.query_by_label(l).is_some_and(|n| n.rect().top() >= header.bottom()))
+        .filter(|l| {
+            h.query_by_label(l)
+                .is_some_and(|n| n.rect().top() >= header.bottom())
+        })
         .collect();
     let pick = further.first().expect("rows further down came into view");
     h.get_by_label(pick).click();
@@ -415,6 +419,104 @@ fn the_sweep_table_shows_ten_rows_and_the_answer_at_1400_by_900() {
         .find(|st| &st.short_label() == *pick)
         .unwrap();
     assert!(h.state().settings.run.transform == picked.row.transform);
+}
+
+/// A file every 10 minutes at the deepest level a 512-row window allows (haar, level 9):
+/// each band's name and periods sit beside its plot in one unit, and no two labels of the
+/// Bands pane or of Compare's two stacks overlap; Compare's plots start at one x.
+#[test]
+fn band_labels_never_overlap_at_the_deepest_level_of_a_ten_minute_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ten_minutes.csv");
+    let mut csv = String::from("date,x\n");
+    let start = 1_577_836_800_000i64;
+    for i in 0..3000i64 {
+        let t = start + i * 600_000;
+        let v = (i as f64 * 0.07).sin() + 0.3 * (i as f64 * 0.9).cos();
+        csv.push_str(&format!("{},{v}\n", wavebench_core::data::time::iso(t, true)));
+    }
+    std::fs::write(&file, csv).unwrap();
+    let mut h = harness_at(
+        file,
+        with(
+            |c| {
+                c.seq_len = Some(512);
+                c.transform.wavelet = bank("haar");
+                c.transform.level = 9;
+                c.pred_len = 24;
+                c.engine = EngineKind::Native;
+            },
+            Settings::default(),
+        ),
+        900.0,
+    );
+    settle(&mut h);
+    for _ in 0..4 {
+        h.step();
+    }
+    let periods = wavebench_core::engine::plan::band_periods(9, Some(600_000.0));
+    assert_eq!(periods.len(), 10);
+    let names = wavebench_core::engine::plan::band_names(9);
+    let label_rects = |h: &Harness<'_, Workbench>| -> Vec<(String, egui::Rect)> {
+        names
+            .iter()
+            .chain(&periods)
+            .flat_map(|t| {
+                h.query_all_by_label(t)
+                    .map(|n| (t.clone(), n.rect()))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let overlapping = |rects: &[(String, egui::Rect)]| -> Vec<String> {
+        let mut found = Vec::new();
+        for (i, (a, ra)) in rects.iter().enumerate() {
+            for (b, rb) in &rects[i + 1..] {
+                if ra.intersect(*rb).is_positive() {
+                    found.push(format!("{a:?} {ra:?} / {b:?} {rb:?}"));
+                }
+            }
+        }
+        found
+    };
+    let bands = label_rects(&h);
+    // Every band's name and its periods, once each (cD5 holds 320–640 min).
+    assert_eq!(bands.len(), 20, "{bands:?}");
+    assert!(periods.contains(&"320–640 min".to_string()), "{periods:?}");
+    let found = overlapping(&bands);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    // Compare: level 9 beside level 2, both stacks' labels apart, plots at one x.
+    h.state_mut().pin_for_compare();
+    h.state_mut().settings.run.transform.level = 2;
+    settle(&mut h);
+    h.get_by_label("Compare").click();
+    for _ in 0..6 {
+        h.step();
+    }
+    // B's ten bands, and A's cD2 and cD1 (the names and periods the two levels share).
+    let compare = label_rects(&h);
+    assert_eq!(compare.len(), 20 + 4, "{compare:?}");
+    let found = overlapping(&compare);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    let name_right = |n: &str| {
+        h.query_all_by_label(n)
+            .map(|n| n.rect().left())
+            .collect::<Vec<f32>>()
+    };
+    // The label column starts each stack: A's cD1 and B's cD1 labels at their stacks'
+    // left edges, every band of a stack at the same x.
+    let a_b = name_right("cD1");
+    assert_eq!(a_b.len(), 2, "{a_b:?}");
+    let column = |x: f32| -> Vec<f32> {
+        names
+            .iter()
+            .flat_map(|n| name_right(n))
+            .filter(|l| (l - x).abs() < 100.0)
+            .collect()
+    };
+    for x in a_b {
+        assert!(column(x).iter().all(|l| (l - x).abs() < 0.5), "{:?}", column(x));
+    }
 }
 
 #[test]

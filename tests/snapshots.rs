@@ -102,7 +102,7 @@ fn bands() {
     let t = table();
     let link = egui::Id::unique("snapshot axis");
     snapshot("bands", [900.0, 560.0], |ui| {
-        views::bands::ui(ui, &r, &t, false, link)
+        views::bands::ui(ui, &r, &t, false, views::bands::Stack::alone(link))
     });
 }
 
@@ -232,7 +232,7 @@ fn dashboard_light() {
 fn compare() {
     let (a, b) = (inspection_of("db4", 3), inspection_of("sym5", 2));
     let t = table();
-    snapshot("compare", [700.0, 760.0], |ui| {
+    snapshot("compare", [700.0, 1080.0], |ui| {
         views::compare::ui(
             ui,
             &t,
@@ -291,7 +291,9 @@ fn bands_linked_cursor() {
         .with_size([900.0, 560.0])
         .wgpu()
         .build_ui(move |ui| {
-            egui::CentralPanel::default().show(ui, |ui| views::bands::ui(ui, &r, &t, false, link));
+            egui::CentralPanel::default().show(ui, |ui| {
+                views::bands::ui(ui, &r, &t, false, views::bands::Stack::alone(link))
+            });
         });
     h.run();
     h.hover_at(egui::pos2(450.0, 80.0));

@@ -67,9 +67,13 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                     ui.centered_and_justified(|ui| ui.spinner());
                 }
             },
-            (Pane::Bands, Some(r)) => {
-                views::bands::ui(ui, r, &table, app.settings.raw_coefficients, link)
-            }
+            (Pane::Bands, Some(r)) => views::bands::ui(
+                ui,
+                r,
+                &table,
+                app.settings.raw_coefficients,
+                views::bands::Stack::alone(link),
+            ),
             (Pane::Energy, Some(r)) => views::energy::ui(
                 ui,
                 &r.features,

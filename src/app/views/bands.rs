@@ -1,6 +1,8 @@
 //! The bands: per-band reconstruction stacked (or raw coefficients), each plot labelled with
-//! its band, on the data's time axis, zoom and hover cursor linked across plots; the
-//! samples the signal extension reaches are shaded (said once above the stack).
+//! its band and the periods it holds in a column of its own (horizontal text, inside its
+//! plot's height, so labels never run into each other at any level), on the data's time
+//! axis, zoom and hover cursor linked across plots; the samples the signal extension
+//! reaches are shaded (said once above the stack).
 
 use super::time_axis::{self, TimeFormat};
 use egui_plot::{Line, Plot, PlotPoints, Polygon};
@@ -8,13 +10,71 @@ use wavebench_core::data::Table;
 use wavebench_core::engine::plan::{band_names, band_periods};
 use wavebench_core::pipeline::Inspection;
 
-pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egui::Id) {
+/// A band's label: its name and the periods it holds.
+pub struct BandLabel {
+    pub name: String,
+    pub periods: String,
+}
+
+/// Each band's label, cA first: its periods in the data's time units where it has a
+/// regular date step, in one unit a band (the text `decompose` and `mra` write).
+pub fn labels(r: &Inspection, table: &Table) -> Vec<BandLabel> {
     let names = band_names(r.coeffs.len() - 1);
-    // Each band's periods, in the data's time units where it has a regular date step.
     let periods = band_periods(
         names.len() - 1,
         table.time.as_ref().and_then(|t| t.step_ms()),
     );
+    names
+        .into_iter()
+        .zip(periods)
+        .map(|(name, periods)| BandLabel { name, periods })
+        .collect()
+}
+
+/// The label column's width for these labels: Compare gives both stacks the widest of
+/// the two, so their plots start at the same x.
+pub fn label_width(ui: &egui::Ui, labels: &[BandLabel]) -> f32 {
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let small = egui::TextStyle::Small.resolve(ui.style());
+    labels
+        .iter()
+        .map(|l| {
+            super::text_width(ui, &l.name, &body).max(super::text_width(ui, &l.periods, &small))
+        })
+        .fold(0.0, f32::max)
+        + 4.0
+}
+
+/// Where a stack of bands draws: its plots' id, the x-axis group its plots share (Compare's
+/// two stacks share one), and its label column's width (None: its own labels').
+#[derive(Debug, Clone, Copy)]
+pub struct Stack {
+    pub id: egui::Id,
+    pub axis: egui::Id,
+    pub label_width: Option<f32>,
+}
+
+impl Stack {
+    /// One stack on its own: its plots' axes linked among themselves.
+    pub fn alone(id: egui::Id) -> Self {
+        Stack {
+            id,
+            axis: id,
+            label_width: None,
+        }
+    }
+}
+
+/// The value axis's width, the same for every plot: their frames line up down a stack.
+const VALUE_AXIS_WIDTH: f32 = 50.0;
+
+pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, stack: Stack) {
+    let labels = labels(r, table);
+    let names: Vec<&str> = labels.iter().map(|l| l.name.as_str()).collect();
+    let label_w = stack
+        .label_width
+        .unwrap_or_else(|| label_width(ui, &labels));
+    let link = stack.id;
     let n = names.len() as f32;
     let shade = ui.visuals().weak_text_color().gamma_multiply(0.25);
     // What the shading means, once above the stack (a legend inside a plot covered cA's
@@ -49,12 +109,11 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
     let shown = data_key(r, raw);
     let changed = ui.data(|d| d.get_temp::<u64>(key)) != Some(shown);
     ui.data_mut(|d| d.insert_temp(key, shown));
-    for (k, name) in names.iter().enumerate() {
+    for (k, &name) in names.iter().enumerate() {
         let last = k + 1 == names.len();
         let mut plot = Plot::new((link, "band", k))
             .height(h)
-            .y_axis_label(format!("{name}  {}", periods[k]))
-            .y_axis_min_width(46.0)
+            .y_axis_min_width(VALUE_AXIS_WIDTH)
             .show_x(true)
             // The wheel scrolls the pane (a stack of bands is taller than a screen in
             // Compare); Ctrl+wheel and drag still zoom and pan.
@@ -76,60 +135,82 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, link: egu
                 .stroke(egui::Stroke::NONE),
             );
         };
-        if raw {
-            let c = &r.coeffs[k];
-            let b = r.boundary[k] as f64;
-            let (lo, hi) = range(c);
-            let [y0, y1] = time_axis::around(min_max(c).0, min_max(c).1);
-            plot.x_axis_label(if last { "coefficient index" } else { "" })
-                .include_y(y0)
-                .include_y(y1)
-                .show(ui, |p| {
-                    p.line(Line::new(
-                        name.clone(),
-                        PlotPoints::from_iter(c.iter().enumerate().map(|(i, &v)| [i as f64, v])),
-                    ));
-                    if b > 0.0 {
-                        shade_span(p, -0.5, b - 0.5, lo, hi);
-                        let end = c.len() as f64;
-                        shade_span(p, end - b - 0.5, end - 0.5, lo, hi);
-                    }
-                });
-        } else {
-            let c = &r.mra[k];
-            let start = r.start as f64;
-            // In the time domain a band's edge effect reaches about 2^level samples per
-            // affected coefficient.
-            let level = if k == 0 {
-                names.len() - 1
+        ui.horizontal(|ui| {
+            band_label(ui, &labels[k], egui::vec2(label_w, h));
+            let room = time_axis::AxisRoom::of(ui, VALUE_AXIS_WIDTH);
+            if raw {
+                let c = &r.coeffs[k];
+                let b = r.boundary[k] as f64;
+                let (lo, hi) = range(c);
+                let [y0, y1] = time_axis::around(min_max(c).0, min_max(c).1);
+                plot.x_axis_label(if last { "coefficient index" } else { "" })
+                    .include_y(y0)
+                    .include_y(y1)
+                    .show(ui, |p| {
+                        p.line(Line::new(
+                            name,
+                            PlotPoints::from_iter(
+                                c.iter().enumerate().map(|(i, &v)| [i as f64, v]),
+                            ),
+                        ));
+                        if b > 0.0 {
+                            shade_span(p, -0.5, b - 0.5, lo, hi);
+                            let end = c.len() as f64;
+                            shade_span(p, end - b - 0.5, end - 0.5, lo, hi);
+                        }
+                    });
             } else {
-                names.len() - k
-            };
-            let reach = ((r.boundary[k] << level) as f64).min(c.len() as f64 / 2.0);
-            let (lo, hi) = range(c);
-            let [y0, y1] = time_axis::around(min_max(c).0, min_max(c).1);
-            plot.link_axis(link, [true, false])
-                .include_y(y0)
-                .include_y(y1)
-                .x_axis_formatter(fmt.axis(table))
-                .x_grid_spacer(fmt.spacer())
-                .show_axes([last, true])
-                .label_formatter(move |pos| time_axis::readout(fmt, table, pos))
-                .show(ui, |p| {
-                    p.line(Line::new(
-                        name.clone(),
-                        PlotPoints::from_iter(
-                            c.iter().enumerate().map(|(i, &v)| [start + i as f64, v]),
-                        ),
-                    ));
-                    let end = start + c.len() as f64;
-                    if reach > 0.0 {
-                        shade_span(p, start, start + reach, lo, hi);
-                        shade_span(p, end - reach, end, lo, hi);
-                    }
-                });
-        }
+                let c = &r.mra[k];
+                let start = r.start as f64;
+                // In the time domain a band's edge effect reaches about 2^level samples per
+                // affected coefficient.
+                let level = if k == 0 {
+                    names.len() - 1
+                } else {
+                    names.len() - k
+                };
+                let reach = ((r.boundary[k] << level) as f64).min(c.len() as f64 / 2.0);
+                let (lo, hi) = range(c);
+                let [y0, y1] = time_axis::around(min_max(c).0, min_max(c).1);
+                plot.link_axis(stack.axis, [true, false])
+                    .include_y(y0)
+                    .include_y(y1)
+                    .x_axis_formatter(fmt.axis(table, room))
+                    .x_grid_spacer(fmt.spacer())
+                    .show_axes([last, true])
+                    .label_formatter(move |pos| time_axis::readout(fmt, table, pos))
+                    .show(ui, |p| {
+                        p.line(Line::new(
+                            name,
+                            PlotPoints::from_iter(
+                                c.iter().enumerate().map(|(i, &v)| [start + i as f64, v]),
+                            ),
+                        ));
+                        let end = start + c.len() as f64;
+                        if reach > 0.0 {
+                            shade_span(p, start, start + reach, lo, hi);
+                            shade_span(p, end - reach, end, lo, hi);
+                        }
+                    });
+            }
+        });
     }
+}
+
+/// A band's name over its periods, left-aligned and centred in its plot's height.
+fn band_label(ui: &mut egui::Ui, label: &BandLabel, size: egui::Vec2) {
+    ui.allocate_ui_with_layout(size, egui::Layout::top_down(egui::Align::Min), |ui| {
+        ui.set_min_size(size);
+        ui.spacing_mut().item_spacing.y = 0.0;
+        let text = ui.text_style_height(&egui::TextStyle::Body)
+            + ui.text_style_height(&egui::TextStyle::Small);
+        ui.add_space(((size.y - text) / 2.0).max(0.0));
+        let hover = format!("{}: periods of {}", label.name, label.periods);
+        ui.label(egui::RichText::new(&label.name).strong())
+            .on_hover_text(&hover);
+        ui.label(egui::RichText::new(&label.periods).small())
+            .on_hover_text(&hover);
+    });
 }
 
 /// What the plots show, as a number that changes with it.

@@ -142,21 +142,41 @@ pub fn ui(
         ui.label(job);
     }
     ui.separator();
-    // A gap between the stacks, and room at the right edge: a time label at a plot's edge
-    // is centred on it, so half of it lies outside (A's last ran into B's first).
-    ui.spacing_mut().item_spacing.x = 28.0;
-    ui.columns(2, |cols| {
-        cols[0].label(format!("bands of A: {a_name}"));
-        cols[0].push_id("compare a", |ui| {
+    // The two stacks share their label column's width and their time axis: their plots
+    // start at the same x and zoom together.
+    let label_width = super::bands::label_width(ui, &super::bands::labels(a, table)).max(
+        super::bands::label_width(ui, &super::bands::labels(b, table)),
+    );
+    let axis = egui::Id::unique("compare bands axis");
+    let stack = |ui: &mut egui::Ui, side: &str, name: &str, r: &Inspection| {
+        ui.label(format!("bands of {side}: {name}"));
+        let id = egui::Id::unique(("compare", side));
+        ui.push_id(id, |ui| {
             ui.allocate_ui(egui::vec2(ui.available_width(), 300.0), |ui| {
-                super::bands::ui(ui, a, table, false, egui::Id::unique("compare a"))
+                super::bands::ui(
+                    ui,
+                    r,
+                    table,
+                    false,
+                    super::bands::Stack {
+                        id,
+                        axis,
+                        label_width: Some(label_width),
+                    },
+                )
             })
         });
-        cols[1].label(format!("bands of B: {b_name}"));
-        cols[1].push_id("compare b", |ui| {
-            ui.allocate_ui(egui::vec2(ui.available_width() - 20.0, 300.0), |ui| {
-                super::bands::ui(ui, b, table, false, egui::Id::unique("compare b"))
-            })
+    };
+    // Side by side where each stack keeps room for its plots; else A above B, on one
+    // left edge (in the default layout's pane, side by side left each plot ~90 points).
+    if ui.available_width() >= 760.0 {
+        ui.spacing_mut().item_spacing.x = 16.0;
+        ui.columns(2, |cols| {
+            stack(&mut cols[0], "A", a_name, a);
+            stack(&mut cols[1], "B", b_name, b);
         });
-    });
+    } else {
+        stack(ui, "A", a_name, a);
+        stack(ui, "B", b_name, b);
+    }
 }

@@ -224,7 +224,7 @@ fn series_plot(
         .include_y(y0)
         .include_y(y1)
         .legend(Legend::default())
-        .x_axis_formatter(fmt.axis(table))
+        .x_axis_formatter(fmt.axis(table, time_axis::AxisRoom::of(ui, 40.0)))
         .x_grid_spacer(fmt.spacer())
         .y_grid_spacer(time_axis::value_spacer())
         .y_axis_formatter(time_axis::value_label)

@@ -259,7 +259,7 @@ impl DataSetView {
             .allow_drag([false, false])
             .allow_scroll(false)
             .allow_boxed_zoom(false)
-            .x_axis_formatter(fmt.axis(table))
+            .x_axis_formatter(fmt.axis(table, super::time_axis::AxisRoom::of(ui, 40.0)))
             .x_grid_spacer(fmt.spacer())
             .y_grid_spacer(super::time_axis::value_spacer())
             .y_axis_formatter(super::time_axis::value_label)

@@ -133,7 +133,8 @@ impl HeatMap {
         ui.horizontal(|ui| {
             ui.small(format!("{lo:.2}"));
             let ends = super::text_width(ui, &format!("{hi:.2}"), &small);
-            let width = (ui.available_width() - ends - ui.spacing().item_spacing.x).clamp(28.0, 140.0);
+            let width =
+                (ui.available_width() - ends - ui.spacing().item_spacing.x).clamp(28.0, 140.0);
             let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 10.0), egui::Sense::hover());
             const STEPS: usize = 28;
             let step = width / STEPS as f32;
@@ -202,8 +203,7 @@ impl HeatMap {
                 area = area.vertical_scroll_offset((cell.y * i as f32 - room / 2.0).max(0.0));
             }
         }
-        area
-            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+        area.scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
             .show(ui, |ui| {
                 let (rect, _) = ui.allocate_exact_size(
                     egui::vec2(
@@ -241,7 +241,8 @@ impl HeatMap {
                             egui::StrokeKind::Inside,
                         );
                     }
-                    let response = ui.interact(cell_rect, ui.scope_id().with(t), egui::Sense::click());
+                    let response =
+                        ui.interact(cell_rect, ui.scope_id().with(t), egui::Sense::click());
                     if response.clicked() {
                         s.run.transform = t;
                     }

@@ -400,7 +400,13 @@ pub(super) fn sweep_table(
     let mut cells: Vec<Vec<Cell>> = model
         .rows
         .iter()
-        .map(|subject| model.columns.iter().map(|&c| model.cell(c, subject)).collect())
+        .map(|subject| {
+            model
+                .columns
+                .iter()
+                .map(|&c| model.cell(c, subject))
+                .collect()
+        })
         .collect();
     ui.spacing_mut().item_spacing.x = 4.0;
     let spacing = ui.spacing().item_spacing.x;
@@ -460,7 +466,8 @@ pub(super) fn sweep_table(
                 .auto_shrink([false, true])
                 .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible);
             for (&c, &w) in model.columns.iter().zip(&widths) {
-                table = table.column(egui_extras::Column::exact(w).clip(c == Column::Configuration));
+                table =
+                    table.column(egui_extras::Column::exact(w).clip(c == Column::Configuration));
             }
             table
                 .header(2.0 * ui_text_height + 4.0, |mut header| {
@@ -483,8 +490,7 @@ pub(super) fn sweep_table(
                             Subject::Row(st) => Some(st.row),
                             Subject::Baseline => None,
                         };
-                        let current =
-                            transform.is_some_and(|r| r.transform == s.run.transform);
+                        let current = transform.is_some_and(|r| r.transform == s.run.transform);
                         row.set_selected(current);
                         let export = |r: &egui::Response, commands: &mut Vec<UiCommand>| {
                             let Some(row) = transform else { return };

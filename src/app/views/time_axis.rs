@@ -70,32 +70,49 @@ impl TimeFormat {
 
     /// An axis formatter for egui_plot: the time of each grid mark. Dates drop the year
     /// when the visible range lies within one (`02-11 16:00`): shorter labels, so more
-    /// of them fit.
+    /// of them fit. A mark whose label would reach past the plot's edge (egui_plot centres
+    /// it on the mark and cuts what lies outside: "01-0") gets none.
     pub fn axis<'a>(
         self,
         table: &'a Table,
+        room: AxisRoom,
     ) -> impl Fn(GridMark, &RangeInclusive<f64>) -> String + 'a {
         move |mark, range| {
-            if mark.value < -0.5 || mark.value > table.rows() as f64 + 0.5 {
-                return String::new();
+            let text = self.mark_text(table, mark, range);
+            let points_per_row =
+                f64::from(room.width) / (range.end() - range.start()).max(f64::MIN_POSITIVE);
+            let half = 0.5 * f64::from(room.char_width) * text.chars().count() as f64;
+            let inside = (mark.value - range.start()) * points_per_row >= half
+                && (range.end() - mark.value) * points_per_row >= half;
+            if inside {
+                text
+            } else {
+                String::new()
             }
-            // Marks a day or more apart need no time of day (all marks read as dates then,
-            // never as months: 30-day steps do not fall on months).
-            let resolution = (mark.step_size * self.step).min(DAY).max(self.step);
-            let text = self.at_resolution(table, mark.value, resolution);
-            let dated = matches!(self.kind, Some(TimeKind::Date | TimeKind::DateTime));
-            let year = |x: f64| {
-                self.at(table, x.clamp(0.0, table.rows() as f64))
-                    .get(..4)
-                    .map(str::to_owned)
-            };
-            let one_year = year(*range.start()) == year(*range.end());
-            match text.get(5..) {
-                Some(rest) if dated && one_year && resolution < 28.0 * DAY && !rest.is_empty() => {
-                    rest.to_string()
-                }
-                _ => text,
+        }
+    }
+
+    /// The time of a grid mark, as the axis writes it.
+    fn mark_text(self, table: &Table, mark: GridMark, range: &RangeInclusive<f64>) -> String {
+        if mark.value < -0.5 || mark.value > table.rows() as f64 + 0.5 {
+            return String::new();
+        }
+        // Marks a day or more apart need no time of day (all marks read as dates then,
+        // never as months: 30-day steps do not fall on months).
+        let resolution = (mark.step_size * self.step).min(DAY).max(self.step);
+        let text = self.at_resolution(table, mark.value, resolution);
+        let dated = matches!(self.kind, Some(TimeKind::Date | TimeKind::DateTime));
+        let year = |x: f64| {
+            self.at(table, x.clamp(0.0, table.rows() as f64))
+                .get(..4)
+                .map(str::to_owned)
+        };
+        let one_year = year(*range.start()) == year(*range.end());
+        match text.get(5..) {
+            Some(rest) if dated && one_year && resolution < 28.0 * DAY && !rest.is_empty() => {
+                rest.to_string()
             }
+            _ => text,
         }
     }
 
@@ -116,6 +133,27 @@ impl TimeFormat {
             };
             [label / 10.0, label / 2.0, label]
         })
+    }
+}
+
+/// What a time axis has to write its labels in: the plot's width in points (less its
+/// value axis) and a character's width in the axis font.
+#[derive(Debug, Clone, Copy)]
+pub struct AxisRoom {
+    pub width: f32,
+    pub char_width: f32,
+}
+
+impl AxisRoom {
+    /// The room of a plot that takes what is left of `ui`'s width, `value_axis` of it for
+    /// its value axis.
+    pub fn of(ui: &egui::Ui, value_axis: f32) -> Self {
+        let body = egui::TextStyle::Body.resolve(ui.style());
+        AxisRoom {
+            width: (ui.available_width() - value_axis).max(1.0),
+            // Digits and dashes: what dates and times are written in.
+            char_width: super::text_width(ui, "2020-01-01 00:00", &body) / 16.0,
+        }
     }
 }
 
@@ -261,7 +299,13 @@ mod tests {
             bounds: (first, first + rows),
             base_step_size: rows / width * 8.0,
         });
-        let format = fmt.axis(table);
+        let format = fmt.axis(
+            table,
+            AxisRoom {
+                width: width as f32,
+                char_width: 7.0,
+            },
+        );
         let range = first..=first + rows;
         marks
             .into_iter()

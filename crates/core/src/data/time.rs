@@ -59,20 +59,22 @@ impl fmt::Display for TimeColumn {
     }
 }
 
+/// The units durations are said in, largest first: their size in milliseconds and name.
+pub const DURATION_UNITS: [(f64, &str); 6] = [
+    (7.0 * 86_400_000.0, "w"),
+    (86_400_000.0, "d"),
+    (3_600_000.0, "h"),
+    (60_000.0, "min"),
+    (1000.0, "s"),
+    (1.0, "ms"),
+];
+
 /// A duration in milliseconds as a researcher says it: "20 min", "16 h", "2 d": the
 /// largest unit that holds it a whole number of times (or 10 times or more, to one
 /// decimal), so 80 minutes read "80 min", not "1.3 h".
 pub fn duration_text(ms: f64) -> String {
-    const UNITS: [(f64, &str); 6] = [
-        (7.0 * 86_400_000.0, "w"),
-        (86_400_000.0, "d"),
-        (3_600_000.0, "h"),
-        (60_000.0, "min"),
-        (1000.0, "s"),
-        (1.0, "ms"),
-    ];
     let whole = |n: f64| (n - n.round()).abs() < 1e-6 * n.max(1.0);
-    let (size, unit) = UNITS
+    let (size, unit) = DURATION_UNITS
         .into_iter()
         .find(|&(size, _)| {
             let n = ms / size;

@@ -284,30 +284,52 @@ pub fn band_frequencies(level: usize) -> Vec<[f64; 2]> {
 }
 
 /// Each band's periods as text, in band order: in the data's time units when its time
-/// axis is a regular grid of dates (`step_ms`: "8–16 h", "> 16 h"), else in samples
-/// ("8–16 samples").
+/// axis is a regular grid of dates (`step_ms`), else in samples ("8–16 samples"). A band
+/// says both ends in one unit ([`period_span`]); the approximation, open above, says its
+/// lower end (`> 16 h`).
 pub fn band_periods(level: usize, step_ms: Option<f64>) -> Vec<String> {
-    let span = |samples: f64| match step_ms {
-        Some(ms) if ms > 0.0 => crate::data::time::duration_text(samples * ms),
-        _ => format!("{samples} samples"),
-    };
+    let step = step_ms.filter(|ms| *ms > 0.0);
     band_frequencies(level)
         .into_iter()
         .map(|[lo, hi]| {
             let short = 1.0 / hi;
-            if lo == 0.0 {
-                format!("> {}", span(short))
-            } else {
-                let long = 1.0 / lo;
-                // "8–16 h": the unit once, when both ends share it.
-                let (a, b) = (span(short), span(long));
-                match (a.rsplit_once(' '), b.rsplit_once(' ')) {
-                    (Some((na, ua)), Some((nb, ub))) if ua == ub => format!("{na}–{nb} {ub}"),
-                    _ => format!("{a}–{b}"),
-                }
+            match (lo == 0.0, step) {
+                (true, Some(ms)) => format!("> {}", crate::data::time::duration_text(short * ms)),
+                (true, None) => format!("> {short} samples"),
+                (false, Some(ms)) => period_span(short * ms, ms / lo),
+                (false, None) => format!("{short}–{} samples", 1.0 / lo),
             }
         })
         .collect()
+}
+
+/// A band's periods `short..long` (milliseconds) in one unit: the largest unit in which
+/// both ends are whole numbers under 1000 ("80–160 min", "32–64 h", "2–4 d"), else the
+/// largest in which the short end is at least 1, to one decimal ("5.3–10.7 h"): never
+/// "320 min–10.7 h".
+pub fn period_span(short: f64, long: f64) -> String {
+    use crate::data::time::DURATION_UNITS;
+    let whole = |n: f64| (n - n.round()).abs() < 1e-6 * n.max(1.0);
+    let number = |n: f64| {
+        if whole(n) {
+            format!("{}", n.round())
+        } else {
+            format!("{n:.1}")
+        }
+    };
+    let (size, unit) = DURATION_UNITS
+        .into_iter()
+        .find(|&(size, _)| {
+            let (a, b) = (short / size, long / size);
+            a >= 1.0 && whole(a) && whole(b) && b < 1000.0
+        })
+        .or_else(|| {
+            DURATION_UNITS
+                .into_iter()
+                .find(|&(size, _)| short / size >= 1.0)
+        })
+        .unwrap_or((1.0, "ms"));
+    format!("{}–{} {unit}", number(short / size), number(long / size))
 }
 
 /// Inverse-transform geometry of one level: pywt's `idwt` output length.
@@ -335,6 +357,13 @@ mod tests {
             weather,
             ["> 160 min", "80–160 min", "40–80 min", "20–40 min"]
         );
+        // One unit a band: at level 5, cD5 holds 32 to 64 steps of 10 minutes.
+        let deep = band_periods(7, Some(600_000.0));
+        assert_eq!(deep[3], "320–640 min");
+        assert_eq!(deep[2], "10.7–21.3 h");
+        assert_eq!(deep[1], "21.3–42.7 h");
+        assert_eq!(deep[0], "> 42.7 h");
+        assert_eq!(period_span(2.0 * 86_400_000.0, 4.0 * 86_400_000.0), "2–4 d");
         // ETTh1: hourly; cD3 holds 8 to 16 hours.
         assert_eq!(band_periods(3, Some(3_600_000.0))[1], "8–16 h");
         assert_eq!(band_periods(1, None), ["> 4 samples", "2–4 samples"]);
