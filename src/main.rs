@@ -17,10 +17,27 @@ fn main() {
         }
     };
     // The app's failure is ours (exit 1): it takes no input that could be wrong.
-    let app = |file| wavebench::app::run(file).map_err(|e| Error::internal(e.to_string()));
+    let app = |launch| wavebench::app::run(launch).map_err(|e| Error::internal(e.to_string()));
     let (result, command) = match args.command {
-        None => (app(None), false),
-        Some(Command::Gui { file }) => (app(file), false),
+        None => (app(Default::default()), false),
+        Some(Command::Gui {
+            file,
+            screenshots,
+            config,
+        }) => {
+            let settings = config
+                .map(|p| {
+                    let run = wavebench::config::read(&p)?;
+                    wavebench::app::state::Settings::of_run(run, file.clone())
+                })
+                .transpose();
+            let launch = settings.map(|settings| wavebench::app::Launch {
+                file,
+                settings,
+                screenshots,
+            });
+            (launch.and_then(app), false)
+        }
         Some(cmd) => {
             // Ctrl-C or SIGTERM while an output is being written: remove the temporary
             // file, then stop as an interrupted program does (exit 130).

@@ -433,7 +433,10 @@ fn band_labels_never_overlap_at_the_deepest_level_of_a_ten_minute_file() {
     for i in 0..3000i64 {
         let t = start + i * 600_000;
         let v = (i as f64 * 0.07).sin() + 0.3 * (i as f64 * 0.9).cos();
-        csv.push_str(&format!("{},{v}\n", wavebench_core::data::time::iso(t, true)));
+        csv.push_str(&format!(
+            "{},{v}\n",
+            wavebench_core::data::time::iso(t, true)
+        ));
     }
     std::fs::write(&file, csv).unwrap();
     let mut h = harness_at(
@@ -515,7 +518,11 @@ fn band_labels_never_overlap_at_the_deepest_level_of_a_ten_minute_file() {
             .collect()
     };
     for x in a_b {
-        assert!(column(x).iter().all(|l| (l - x).abs() < 0.5), "{:?}", column(x));
+        assert!(
+            column(x).iter().all(|l| (l - x).abs() < 0.5),
+            "{:?}",
+            column(x)
+        );
     }
 }
 

@@ -8,12 +8,15 @@ use wavebench_core::names::Opt;
 pub enum AppError {
     /// No window could be opened (no display, no GPU or software renderer).
     Window(String),
+    /// The screenshot tour could not take or write a picture.
+    Tour(String),
 }
 
 impl std::fmt::Display for AppError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AppError::Window(e) => write!(f, "cannot open the window: {e}"),
+            AppError::Tour(e) => write!(f, "the screenshot tour stopped: {e}"),
         }
     }
 }

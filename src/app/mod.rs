@@ -18,6 +18,7 @@ mod panes;
 mod replies;
 pub mod state;
 mod survey;
+mod tour;
 pub mod views;
 pub mod worker;
 
@@ -36,8 +37,33 @@ use wavebench_core::data::Table;
 use wavebench_core::pipeline::Inspection;
 use worker::Worker;
 
-/// Open the workbench window, on `file` or the last session's.
-pub fn run(file: Option<PathBuf>) -> Result<(), AppError> {
+/// How the window is opened (`wavebench gui`).
+#[derive(Debug, Default)]
+pub struct Launch {
+    /// The data file (else the last session's).
+    pub file: Option<PathBuf>,
+    /// Knobs from a run configuration (`--config`), instead of the last session's.
+    pub settings: Option<Settings>,
+    /// Take the screenshot tour into this folder, then close ([`tour`]).
+    pub screenshots: Option<PathBuf>,
+}
+
+/// Open the workbench window.
+pub fn run(launch: Launch) -> Result<(), AppError> {
+    let Launch {
+        file,
+        settings,
+        screenshots,
+    } = launch;
+    let tour = match screenshots {
+        Some(dir) => {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| AppError::Tour(format!("{}: {e}", dir.display())))?;
+            Some(tour::Tour::new(dir))
+        }
+        None => None,
+    };
+    let failure = tour.as_ref().map(|t| t.failure.clone());
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_inner_size([1400.0, 900.0])
@@ -48,9 +74,10 @@ pub fn run(file: Option<PathBuf>) -> Result<(), AppError> {
         "wavebench",
         options,
         Box::new(move |cc| {
-            let saved: Option<Settings> = cc
-                .storage
-                .and_then(|s| eframe::get_value(s, eframe::APP_KEY));
+            let saved: Option<Settings> = settings.or_else(|| {
+                cc.storage
+                    .and_then(|s| eframe::get_value(s, eframe::APP_KEY))
+            });
             let layout: Option<layout::Layout> =
                 cc.storage.and_then(|s| eframe::get_value(s, LAYOUT_KEY));
             let mut app = Workbench::new(
@@ -61,10 +88,16 @@ pub fn run(file: Option<PathBuf>) -> Result<(), AppError> {
             if let Some(l) = layout {
                 app.set_layout(l);
             }
+            app.tour = tour;
             Ok(Box::new(app))
         }),
     )
-    .map_err(|e| AppError::Window(e.to_string()))
+    .map_err(|e| AppError::Window(e.to_string()))?;
+    let failed = failure.and_then(|f| f.lock().ok().and_then(|mut f| f.take()));
+    match failed {
+        Some(why) => Err(AppError::Tour(why)),
+        None => Ok(()),
+    }
 }
 
 pub struct Workbench {
@@ -112,6 +145,8 @@ pub struct Workbench {
     /// The settings that came back for the file being opened, checked against its
     /// header once loaded (`Settings::loaded`).
     recalled: Option<state::DataSettings>,
+    /// The screenshot tour, when the window was opened for one.
+    tour: Option<tour::Tour>,
 }
 
 impl Workbench {
@@ -143,6 +178,7 @@ impl Workbench {
             show_help: false,
             commands: Vec::new(),
             recalled: None,
+            tour: None,
             failed: None,
             loaded_status: String::new(),
         };
@@ -250,6 +286,7 @@ impl Workbench {
             commands::help_overlay(ui.ctx(), &mut self.show_help);
         }
         self.run_commands(ui.ctx());
+        self.tour_step(ui.ctx());
         // New load choices (missing values, time column) mean a new table: reload.
         if !self.loading && self.load_options() != self.loaded_with {
             if let Some(f) = self.settings.file.clone() {

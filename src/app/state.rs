@@ -174,6 +174,23 @@ impl Settings {
 
     /// The template's name: the built-in's when the editor holds its text unchanged, else
     /// "edited <name>".
+    /// The app's start on a run configuration (`gui --config FILE.toml`): its knobs, the
+    /// template's text (a built-in's, or the file it names), the first channel and window.
+    pub fn of_run(run: Config, file: Option<PathBuf>) -> crate::error::Result<Settings> {
+        let template_text = match wavebench_core::prompt::builtin(&run.template) {
+            Some(text) => text.to_string(),
+            None => std::fs::read_to_string(&run.template).map_err(|e| {
+                crate::error::Error::io(std::path::Path::new(&run.template), "read", e)
+            })?,
+        };
+        Ok(Settings {
+            file,
+            template_text,
+            run,
+            ..Settings::default()
+        })
+    }
+
     pub fn template_label(&self) -> String {
         match wavebench_core::prompt::builtin(&self.run.template) {
             Some(src) if src == self.template_text => self.run.template.clone(),

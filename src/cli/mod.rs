@@ -35,7 +35,18 @@ pub struct Cli {
 pub enum Command {
     /// Open the workbench app, optionally on a data file.
     #[command(visible_alias = "app")]
-    Gui { file: Option<PathBuf> },
+    Gui {
+        file: Option<PathBuf>,
+        /// Take the screenshot tour (the dashboard, Data set, Sweep and Compare brought to
+        /// the front by their titles, each saved as DIR/NAME.png once computed), then close:
+        /// what scripts/screenshot.sh runs under Xvfb.
+        #[arg(long, value_name = "DIR")]
+        screenshots: Option<PathBuf>,
+        /// Start on a run configuration's knobs (what "Export configuration" and
+        /// `sweep --write-config` write) instead of the last session's
+        #[arg(long, value_name = "FILE.toml")]
+        config: Option<PathBuf>,
+    },
     /// List the wavelets: names, families, filter lengths, orthogonality.
     Wavelets {
         /// Output as JSON instead of a table.
