@@ -526,6 +526,49 @@ fn band_labels_never_overlap_at_the_deepest_level_of_a_ten_minute_file() {
     }
 }
 
+/// The screenshot tour (`gui --screenshots`, what scripts/screenshot.sh runs) brings the
+/// Data set, Sweep and Compare panes to the front by their titles, waits for what each
+/// computes, and writes four whole-window pictures, each of another view.
+#[test]
+fn the_screenshot_tour_shows_every_pane_and_writes_its_pictures() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness_sized(settings(), 900.0);
+    h.state_mut().take_tour(dir.path().to_path_buf());
+    for _ in 0..20_000 {
+        h.step();
+        if h.state().tour_done() == Some(true) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert_eq!(h.state().tour_failure(), None);
+    assert_eq!(h.state().tour_done(), Some(true), "{}", h.state().status());
+    // What the tour waited for: the survey, the sweep, and B pinned beside the deepest A.
+    assert!(h.state().dataset_view.survey.is_some());
+    assert!(h.state().sweep_view.sweep.is_some());
+    assert!(h.state().compare().is_some());
+    // pywt's dwt_max_level(256, 8) = floor(log2(256 / 7)).
+    assert_eq!(
+        h.state().settings.run.transform.level,
+        5,
+        "db4's deepest for 256 rows"
+    );
+    let mut pictures = Vec::new();
+    for name in ["dashboard", "dataset", "sweep", "compare"] {
+        let path = dir.path().join(format!("{name}.png"));
+        let img = image::open(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .to_rgba8();
+        assert_eq!(img.dimensions(), (1400, 900), "{name}");
+        pictures.push(img.into_raw());
+    }
+    for (i, a) in pictures.iter().enumerate() {
+        for b in &pictures[i + 1..] {
+            assert_ne!(a, b, "two pictures of the tour are the same");
+        }
+    }
+}
+
 #[test]
 fn exports_write_what_the_pipeline_computes_and_cancel_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -83,6 +83,26 @@ impl Tour {
 }
 
 impl Workbench {
+    /// Take the screenshot tour into `dir` (what `gui --screenshots` does).
+    pub fn take_tour(&mut self, dir: PathBuf) {
+        self.tour = Some(Tour::new(dir));
+    }
+
+    /// Whether the tour has taken every step and its pictures are written; None without
+    /// a tour.
+    pub fn tour_done(&self) -> Option<bool> {
+        self.tour
+            .as_ref()
+            .map(|t| t.steps.is_empty() && t.written.load(Ordering::Acquire) >= t.asked)
+    }
+
+    /// Why the tour could not take or write a picture, if it could not.
+    pub fn tour_failure(&self) -> Option<String> {
+        self.tour
+            .as_ref()
+            .and_then(|t| t.failure.lock().ok().and_then(|f| f.clone()))
+    }
+
     /// Take the tour's next step where it can be taken this frame; close the window once
     /// every picture is written.
     pub(super) fn tour_step(&mut self, ctx: &egui::Context) {
