@@ -346,14 +346,16 @@ mod tests {
         let t = hourly(20_000);
         // A 512-row window in the Bands pane (~340 points at 1400x900) and a whole
         // 20,000-row series in the Series pane (~1000 points).
-        for (first, rows, width) in [
-            (1000.0, 512.0, 340.0),
-            (0.0, 20_000.0, 1000.0),
-            (5.0, 96.0, 300.0),
+        // Weekly marks over 21 days leave three, one of which may fall within half a
+        // label of an edge: it is left out rather than cut ("02-1").
+        for (first, rows, width, least) in [
+            (1000.0, 512.0, 340.0, 2),
+            (0.0, 20_000.0, 1000.0, 3),
+            (5.0, 96.0, 300.0, 3),
         ] {
             let labels = drawn(&t, first, rows, width);
             assert!(
-                labels.len() >= 3,
+                labels.len() >= least,
                 "{rows} rows over {width} points: {labels:?}"
             );
         }
@@ -380,6 +382,62 @@ mod tests {
             labels.iter().all(|l| l.len() == 10 && l.starts_with("202")),
             "{labels:?}"
         );
+    }
+
+    /// No label reaches past the plot's edge: each mark's label lies wholly inside.
+    #[test]
+    fn no_label_is_cut_at_a_plot_edge() {
+        let t = hourly(20_000);
+        for (first, rows, width) in [
+            (1000.0, 512.0, 340.0),
+            (0.0, 20_000.0, 1000.0),
+            (5.0, 96.0, 300.0),
+            (7.0, 96.0, 1000.0),
+        ] {
+            let fmt = TimeFormat::of(&t);
+            let marks = fmt.spacer()(GridInput {
+                bounds: (first, first + rows),
+                base_step_size: rows / width * 8.0,
+            });
+            let room = AxisRoom {
+                width: width as f32,
+                char_width: 7.0,
+            };
+            let format = fmt.axis(&t, room);
+            let range = first..=first + rows;
+            for m in marks {
+                let text = format(m, &range);
+                let x = (m.value - first) * width / rows;
+                let half = 3.5 * text.len() as f64;
+                assert!(
+                    text.is_empty() || (x >= half && width - x >= half),
+                    "{text:?} at x {x} of {width}"
+                );
+            }
+            // Without the rule the edge mark would be written.
+            let written = marks_near_an_edge(&fmt, &t, first, rows, width);
+            assert!(
+                written || rows != 512.0,
+                "the 512-row case has a mark at an edge"
+            );
+        }
+    }
+
+    /// Whether a mark with text lies within half a label of an edge (as the axis would
+    /// write it without room).
+    fn marks_near_an_edge(fmt: &TimeFormat, t: &Table, first: f64, rows: f64, width: f64) -> bool {
+        let marks = fmt.spacer()(GridInput {
+            bounds: (first, first + rows),
+            base_step_size: rows / width * 8.0,
+        });
+        let range = first..=first + rows;
+        marks.into_iter().any(|m| {
+            let text = fmt.mark_text(t, m, &range);
+            let x = (m.value - first) * width / rows;
+            let spacing = m.step_size * width / rows;
+            let half = 3.5 * text.len() as f64;
+            !text.is_empty() && spacing > 60.0 && (x < half || width - x < half)
+        })
     }
 
     #[test]
