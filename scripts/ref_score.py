@@ -144,6 +144,7 @@ def main():
     ap.add_argument("--null-draws", type=int, default=99)
     ap.add_argument("--bootstrap", type=int, default=199)
     ap.add_argument("--level-claim", action="store_true")
+    ap.add_argument("--fit-subset-above", type=int, default=None)
     a = ap.parse_args()
     claim_names = CLAIMS + (["level"] if a.level_claim else [])
     if a.level_claim:
@@ -169,7 +170,7 @@ def main():
     bands = [f"cA{a.level}"] + [f"cD{j}" for j in range(a.level, 0, -1)]
 
     train_values = [[], []]
-    train_windows = []  # (x, h, outcome) of every train unit with an outcome
+    train_windows = []  # (x, h, outcome, window) of every train unit with an outcome
     # docs/score.md#forecast-gain-beyond-the-series: the fit units are the units of every
     # k-th train window (k = ceil(T / (32 * stride)), counted from window 0) with an outcome.
     fit_every = max(1, -(-t // (32 * a.stride)))
@@ -190,7 +191,7 @@ def main():
             if part == 0:
                 train_values[0].append(o[1])
                 train_values[1].append(o[2])
-                train_windows.append((col[s:s + t], col[s + t:s + t + p], o))
+                train_windows.append((col[s:s + t], col[s + t:s + t + p], o, w))
                 if w % fit_every:
                     continue
             f = rf.features([rf.revin(col[s:s + t])], a.wavelet, a.level, a.mode)
@@ -221,8 +222,15 @@ def main():
         scale = np.mean(np.abs(np.diff(x)))
         return np.append((x - x[-1]) / scale, 1.0), scale
 
+    # docs/score.md#what-the-prompt-adds-beyond-the-series: with --fit-subset-above N and
+    # more than N train units (windows whose horizon lies in train, x channels), the
+    # forecasters are fit on the units of every k-th train window (the fit units' k).
+    train_count = sum(1 for w in range(windows)
+                      if parts[0][0] <= w * a.stride + t and w * a.stride + t + p <= parts[0][1]) * len(columns)
+    every = fit_every if a.fit_subset_above is not None and train_count > a.fit_subset_above else 1
+    fitted = [u for u in train_windows if u[3] % every == 0]
     rows, ys, hs = [], [], []
-    for x, h, o in train_windows:
+    for x, h, o, _ in fitted:
         z, scale = inputs(x)
         y = [(h.mean() - x[-1]) / scale, math.log(o[1]) if o[1] > 0 else -math.inf,
              math.log(o[2]) if o[2] > 0 else -math.inf]
@@ -265,7 +273,7 @@ def main():
         mu = 1e-3 * np.trace(DtD) / k
         b = np.linalg.solve(DtD + mu * np.eye(k), D.T @ fit_r)
         return {cv: b[i] for i, cv in enumerate(cols)}, k
-    train_pred = np.array([inputs(x)[0] @ beta for x, _, _ in train_windows])
+    train_pred = np.array([inputs(x)[0] @ beta for x, _, _, _ in fitted])
     q_fm = np.quantile(train_pred[:, 1], [1 / 3, 2 / 3])
     q_fv = np.quantile(train_pred[:, 2], [1 / 3, 2 / 3])
 

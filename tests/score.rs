@@ -597,6 +597,45 @@ fn sweep_equals_the_reference_on_a_made_file() {
     );
 }
 
+/// Asked for (`--fit-subset-above`), the forecasters are fit on the units of one train
+/// window in ceil(T/32) where the data set has more train units than given: every figure
+/// as the reference computes it under the same rule (its classes exactly: the forecaster's
+/// bits, its terciles and the complementary bits agree to 1e-9), and the report says so.
+#[test]
+fn a_subset_fit_equals_the_reference_under_the_same_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path());
+    let out = dir.path().join("sweep.json");
+    let common = ["--seq-len", "64", "--pred-len", "16", "--fit-subset-above", "100"];
+    let mut args = common.to_vec();
+    args.extend(["--wavelets", "sym3", "--levels", "2"]);
+    let swept = sweep(&data, &out, &args);
+    // 900 rows, T + P = 80: 551 train windows × 4 channels, the subset every 2nd window.
+    assert_eq!(swept["forecaster_fit"]["every"], 2);
+    let fitted = swept["forecaster_fit"]["units"].as_u64().unwrap();
+    let train = swept["units"]["train"].as_u64().unwrap();
+    assert!(
+        fitted * 2 >= train - 4 && fitted * 2 <= train + 4,
+        "{fitted} of {train}"
+    );
+    assert_eq!(swept["protocol"]["fit_subset_above"], 100);
+    let md = dir.path().join("sweep.md");
+    sweep_raw(&data, &md, &args);
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        text.contains(&format!(
+            "were fit on the units of one train window in 2 ({fitted} of {train} train units)"
+        )),
+        "{text}"
+    );
+    check_against_reference_with(&data, &swept, &common[..4], &common[4..]);
+    // Without the option every train unit is fit, and the classes differ.
+    let exact = sweep(&data, &out, &args[..4].iter().chain(&args[6..]).copied().collect::<Vec<_>>());
+    assert_eq!(exact["forecaster_fit"]["every"], 1);
+    assert_eq!(exact["forecaster_fit"]["units"], exact["units"]["train"]);
+    assert_ne!(exact["forecast_terciles"], swept["forecast_terciles"]);
+}
+
 /// A claim a researcher defines (`--claim level:direction=…`, reading the new `last` and
 /// `mean`) against the reference's own computation of it: its bits, null, complementary
 /// bits and categories, and every row's score with it designated (the baseline without).

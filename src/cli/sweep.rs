@@ -51,6 +51,11 @@ pub struct SweepOpts {
     /// (docs/score.md#uncertainty-and-ties)
     #[arg(long, default_value_t = Protocol::default().bootstrap)]
     pub bootstrap: usize,
+    /// Fit the series-only forecasters on the units of one train window in ceil(T/32)
+    /// where the data set has more than UNITS train units: faster, not the same classes
+    /// (docs/score.md#what-the-prompt-adds-beyond-the-series) [default: every train unit]
+    #[arg(long, value_name = "UNITS")]
+    pub fit_subset_above: Option<usize>,
     /// A claim you define, scored beside the built-in ones against every outcome with its
     /// null and the bits beyond the series: NAME=TEMPLATE, or NAME:OUTCOME=TEMPLATE to add
     /// it to every row's score (repeatable; docs/score.md#claims-you-define), e.g.
@@ -214,6 +219,7 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         protocol: Protocol {
             null_draws: opts.null_draws,
             bootstrap: opts.bootstrap,
+            fit_subset_above: opts.fit_subset_above,
         },
     };
     // Files load as the run's spec says (columns, missing values, time axis), in f64.

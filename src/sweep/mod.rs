@@ -222,16 +222,32 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
                 .map_or(0..rows, |r| r.start..r.end.unwrap_or(rows).min(rows))
         })
         .collect();
-    // A refusal about the units' count names a value that passes the same count.
-    let fixed = |e: wavebench_core::score::ScoreError| {
-        let layout = Layout {
-            files: ranges.clone(),
-            seq_len: base.cfg.seq_len.unwrap_or(0),
-            pred_len: req.base.pred_len,
-            stride: base.cfg.stride,
-        };
-        e.with_fix(&layout, &req.split)
+    let layout = Layout {
+        files: ranges.clone(),
+        seq_len: base.cfg.seq_len.unwrap_or(0),
+        pred_len: req.base.pred_len,
+        stride: base.cfg.stride,
     };
+    // A refusal about the units' count names a value that passes the same count.
+    let fixed = |e: wavebench_core::score::ScoreError| e.with_fix(&layout, &req.split);
+    // The forecasters are fit on every train unit, or on a subset where one was asked for
+    // (docs/score.md#what-the-prompt-adds-beyond-the-series).
+    let train_units: usize = tables
+        .iter()
+        .zip(&ranges)
+        .map(|((_, t), rows)| {
+            let units = req.split.borders(rows.start, rows.len()).map_or(0, |b| {
+                layout.units_in(rows.start, b.part(wavebench_core::score::Part::Train))
+            });
+            units * t.channels.len()
+        })
+        .sum();
+    let fit_every = wavebench_core::score::forecaster::fit_every(
+        train_units,
+        layout.seq_len,
+        layout.stride,
+        req.protocol.fit_subset_above,
+    );
     let mut horizons = Vec::with_capacity(tables.len());
     let mut windows = Vec::with_capacity(tables.len());
     let mut seq_len = None;
@@ -244,6 +260,7 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
             req.base.pred_len,
             &req.split,
             range.clone(),
+            fit_every,
         )
         .map_err(|e| Error::from(fixed(e)).within(&place(name, table)))?;
         match seq_len {
@@ -373,6 +390,10 @@ fn sweep_of(
             }
         }),
         forecast_classes: scorer.forecast_classes,
+        fit: result::ForecasterFit {
+            units: scorer.fitted_units,
+            every: scorer.fit_every,
+        },
         baseline,
         gain: GainSetting {
             fit_units: scorer.fit_units,

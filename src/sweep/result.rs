@@ -90,7 +90,19 @@ pub struct Sweep {
     /// How the rows' forecast gain was fit, or why it was not measured.
     #[serde(default)]
     pub gain: GainSetting,
+    /// The train units the series-only forecasters were fit on.
+    #[serde(default)]
+    pub fit: ForecasterFit,
     pub rows: Vec<SweepRow>,
+}
+
+/// The train units the series-only forecasters were fit on
+/// (docs/score.md#what-the-prompt-adds-beyond-the-series).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ForecasterFit {
+    pub units: usize,
+    /// One train window in how many (1: every train unit).
+    pub every: usize,
 }
 
 /// How a sweep's forecast gain is fit (docs/score.md#forecast-gain-beyond-the-series).

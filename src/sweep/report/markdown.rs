@@ -270,6 +270,16 @@ fn points_of(v: f64, i: [f64; 2]) -> String {
 /// The answer in the forecaster's units: what the Time-LLM baseline's claim and the best
 /// row's lower the series-only forecaster's MSE by, and whether the bits agree.
 fn forecast_section(o: &mut String, s: &Sweep, standings: &Standings<'_>) {
+    if s.fit.every > 1 {
+        let _ = writeln!(
+            o,
+            "**The series-only forecasters** were fit on the units of one train window in {} ({} of {} train units): the data set has more than {} (`--fit-subset-above`; their naive_mase and vol_ratio classes need not be the exact fit's, docs/score.md#what-the-prompt-adds-beyond-the-series).\n",
+            s.fit.every,
+            s.fit.units,
+            s.units[0],
+            s.protocol.fit_subset_above.unwrap_or(0)
+        );
+    }
     if let Some(why) = &s.gain.withheld {
         let _ = writeln!(o, "**Forecast gain**: not measured: {why}.\n");
         return;

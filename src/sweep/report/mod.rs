@@ -130,7 +130,9 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             "null_draws": s.protocol.null_draws,
             "bootstrap": s.protocol.bootstrap,
             "span_units": s.parts[0].span,
+            "fit_subset_above": s.protocol.fit_subset_above,
         },
+        "forecaster_fit": {"units": s.fit.units, "every": s.fit.every},
         "parts": {"val": part(&s.parts[0]), "test": part(&s.parts[1])},
         "baseline": {
             "template": "timellm",

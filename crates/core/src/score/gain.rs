@@ -129,6 +129,25 @@ pub fn residuals(
     out
 }
 
+/// The MSE of `f` over the units `at` (P steps each, standardised per channel), a piece
+/// at a time: what the residuals would give, without holding them.
+pub fn mse(f: &HorizonForecaster, files: &[FileValues<'_>], seq_len: usize, at: &[UnitAt]) -> f64 {
+    const PIECE: usize = 1 << 14;
+    let squared: f64 = at
+        .chunks(PIECE)
+        .map(|piece| {
+            let r = residuals(f, files, seq_len, piece);
+            (0..r.units())
+                .map(|u| {
+                    let w = r.scale[u];
+                    w * w * r.of(u).iter().map(|v| v * v).sum::<f64>()
+                })
+                .sum::<f64>()
+        })
+        .sum();
+    squared / (at.len() * f.pred_len).max(1) as f64
+}
+
 /// The std (numpy's, ddof 0) of a channel's rows in the train part, the scale Time-LLM's
 /// loaders divide by; 1 where it is 0, as scikit-learn's `StandardScaler` does.
 pub fn train_sigma(rows: &[f64]) -> f64 {

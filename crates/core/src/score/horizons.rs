@@ -15,6 +15,9 @@ pub struct Horizons {
     pub borders: Borders,
     /// The windows' length, their stride and the horizon.
     pub seq_len: usize,
+    /// The run's number of the file's first window, and the row it starts at.
+    pub first_window: usize,
+    pub first_row: usize,
     pub stride: usize,
     pub pred_len: usize,
     /// The windows (numbered as in the run) whose horizon lies in val or test.
@@ -30,8 +33,11 @@ pub struct Horizons {
     pub(super) slots: Vec<u32>,
     /// The train units' naive_mase and vol_ratio, for the terciles.
     pub(super) train: [Vec<f64>; 2],
-    /// The train units with an outcome (window, channel), in the order of `train`.
+    /// The train units the forecasters are fit on (window, channel), with an outcome.
     pub(super) train_units: Vec<(u32, u32)>,
+    /// One train window in how many the forecasters are fit on (1: all,
+    /// [`forecaster::fit_every`]).
+    pub fit_every: usize,
     /// The forecaster's normal equations over this file's train units (taken when the
     /// data set's forecaster is fit).
     pub(super) gram: Option<Gram>,
@@ -53,13 +59,15 @@ pub struct Horizons {
 
 impl Horizons {
     /// The outcomes of every unit of `table`'s `windows` whose next `pred_len` rows exist
-    /// and lie in one part of `split` (over the windows' rows).
+    /// and lie in one part of `split` (over the windows' rows); the forecasters' sums over
+    /// the train units of every `fit_every`-th window (counted from the first).
     pub fn new(
         table: &Table,
         windows: &Windows,
         pred_len: usize,
         split: &Split,
         rows: Range<usize>,
+        fit_every: usize,
     ) -> Result<Horizons, ScoreError> {
         if pred_len < 2 {
             return Err(ScoreError::ShortHorizon(pred_len));
@@ -103,12 +111,16 @@ impl Horizons {
             let mut horizon = Vec::with_capacity(pred_len);
             for &w in &train_windows {
                 let s = windows.start(w - windows.first);
+                let fitted = (w - all.start) % fit_every.max(1) == 0;
                 for c in cs.clone() {
                     let v = &values[c];
                     match outcome(w, c) {
                         Some(o) => {
                             g.train[0].push(o.naive_mase);
                             g.train[1].push(o.vol_ratio);
+                            if !fitted {
+                                continue;
+                            }
                             g.units.push((w as u32, c as u32));
                             let x = &v[s..s + t];
                             let h = &v[s + t..s + t + pred_len];
@@ -196,6 +208,8 @@ impl Horizons {
         Ok(Horizons {
             borders,
             seq_len: windows.seq_len,
+            first_window: windows.first,
+            first_row: windows.first_row,
             stride: windows.stride,
             pred_len,
             scored,
@@ -205,6 +219,7 @@ impl Horizons {
             outcomes,
             train,
             train_units,
+            fit_every: fit_every.max(1),
             gram: Some(gram),
             fit_windows,
             fit_stride: k,
@@ -215,6 +230,9 @@ impl Horizons {
         })
     }
 }
+
+/// Train units one task predicts at a time.
+const PREDICT_PIECE: usize = 4096;
 
 /// Channels whose train units one task sums (see [`Horizons::new`]): 4, so that a file of
 /// 7 (the ETT sets) fits the forecaster on two cores, not one.
@@ -267,16 +285,28 @@ impl Horizons {
     ) {
         let t = self.seq_len;
         let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
-        let mut a = Vec::with_capacity(t + 1);
-        for (w, c) in std::mem::take(&mut self.train_units) {
-            let (w, c) = (w as usize, c as usize);
-            let s = windows.start(w - windows.first);
-            // A unit with an outcome has a mean step > 0: its inputs exist.
-            let p = forecaster::inputs(&values[c][s..s + t], &mut a)
-                .map_or([0.0; 3], |_| f.predict(&a));
-            out[0].push(p[1]);
-            out[1].push(p[2]);
-        }
+        let units = std::mem::take(&mut self.train_units);
+        // On every core, each piece written in place (10 million train units' predictions
+        // collected first and copied after held 160 MB twice).
+        let [mase, vol] = out;
+        let start = mase.len();
+        mase.resize(start + units.len(), 0.0);
+        vol.resize(start + units.len(), 0.0);
+        mase[start..]
+            .par_chunks_mut(PREDICT_PIECE)
+            .zip(vol[start..].par_chunks_mut(PREDICT_PIECE))
+            .zip(units.par_chunks(PREDICT_PIECE))
+            .for_each(|((mase, vol), piece)| {
+                let mut a = Vec::with_capacity(t + 1);
+                for ((m, v), &(w, c)) in mase.iter_mut().zip(vol.iter_mut()).zip(piece) {
+                    let (w, c) = (w as usize, c as usize);
+                    let s = windows.start(w - windows.first);
+                    // A unit with an outcome has a mean step > 0: its inputs exist.
+                    let p = forecaster::inputs(&values[c][s..s + t], &mut a)
+                        .map_or([0.0; 3], |_| f.predict(&a));
+                    (*m, *v) = (p[1], p[2]);
+                }
+            });
     }
 
     /// The forecaster's predicted classes of this file's units of `scored` (None: not
@@ -290,18 +320,23 @@ impl Horizons {
     ) -> Vec<Option<[u8; 3]>> {
         let t = self.seq_len;
         let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
-        let mut a = Vec::with_capacity(t + 1);
+        // On every core, a window's channels at a time, in the units' order.
         self.scored
             .clone()
+            .into_par_iter()
             .enumerate()
-            .flat_map(|(k, w)| (0..self.channels).map(move |c| (k, w, c)))
-            .map(|(k, w, c)| {
-                let u = k * self.channels + c;
-                if self.parts[k].is_none() || self.outcomes[u].is_none() {
-                    return None;
-                }
-                let s = windows.start(w - windows.first);
-                forecaster::inputs(&values[c][s..s + t], &mut a).map(|_| classes.of(f.predict(&a)))
+            .flat_map_iter(|(k, w)| {
+                let mut a = Vec::with_capacity(t + 1);
+                let values = &values;
+                (0..self.channels).map(move |c| {
+                    let u = k * self.channels + c;
+                    if self.parts[k].is_none() || self.outcomes[u].is_none() {
+                        return None;
+                    }
+                    let s = windows.start(w - windows.first);
+                    forecaster::inputs(&values[c][s..s + t], &mut a)
+                        .map(|_| classes.of(f.predict(&a)))
+                })
             })
             .collect()
     }

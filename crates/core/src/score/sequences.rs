@@ -26,6 +26,11 @@ pub struct Protocol {
     pub null_draws: usize,
     /// Block-bootstrap replicates per part (`--bootstrap`).
     pub bootstrap: usize,
+    /// The series-only forecasters are fit on every train unit, or (asked for with
+    /// `--fit-subset-above UNITS`) on a deterministic subset of a data set with more train
+    /// units than that ([`super::forecaster::fit_every`]).
+    #[serde(default)]
+    pub fit_subset_above: Option<usize>,
 }
 
 impl Protocol {
@@ -40,6 +45,7 @@ impl Default for Protocol {
         Protocol {
             null_draws: 99,
             bootstrap: 199,
+            fit_subset_above: None,
         }
     }
 }
@@ -362,6 +368,7 @@ mod tests {
         let p = Protocol {
             null_draws: 1,
             bootstrap: 1,
+            ..Protocol::default()
         };
         for (ranges, wide) in [
             (vec![0..1000, 1000..66_535], false),
@@ -401,6 +408,7 @@ mod tests {
             Protocol {
                 null_draws: 3,
                 bootstrap: 20,
+                ..Protocol::default()
             },
         );
         for pieces in &s.blocks {

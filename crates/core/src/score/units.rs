@@ -32,6 +32,12 @@ pub struct Scorer {
     /// Per scored part (val, test) and outcome, what the forecaster's predicted class
     /// tells about the outcome, against its null.
     pub forecaster_bits: [[Info; 3]; 2],
+    /// The train units the series-only forecasters were fit on, and one train window in
+    /// how many they read (1: every train unit, [`super::forecaster::fit_every`]).
+    pub fitted_units: usize,
+    pub fit_every: usize,
+    /// The series-only forecasters' coefficients.
+    pub forecaster: Forecaster,
     /// The fit units (every k-th train window's units with an outcome).
     pub fit_units: usize,
     /// The horizon forecaster's residuals of the fit and scored units, for each row's
@@ -58,6 +64,49 @@ fn no_units(files: &[Horizons], p: Part) -> ScoreError {
         },
         None => ScoreError::NoForecaster,
     }
+}
+
+/// What each file lends the residuals: its channels' values, where its windows start, and
+/// its channels' σ.
+fn file_values<'a>(files: &'a [Horizons], tables: &[&'a Table]) -> Vec<FileValues<'a>> {
+    files
+        .iter()
+        .zip(tables)
+        .map(|(h, table)| FileValues {
+            values: table.channels.iter().map(|c| c.values.as_f64()).collect(),
+            first_row: h.first_row,
+            stride: h.stride,
+            sigma: &h.sigma,
+        })
+        .collect()
+}
+
+/// Where each of a scored part's `n` units is, in sequence order (from the files' slots).
+fn scored_at(files: &[Horizons], part: Part, n: usize) -> Vec<UnitAt> {
+    let mut at = vec![
+        UnitAt {
+            file: 0,
+            window: 0,
+            channel: 0
+        };
+        n
+    ];
+    for (f, h) in files.iter().enumerate() {
+        for (u, &slot) in h.slots.iter().enumerate() {
+            let (k, c) = (u / h.channels, u % h.channels);
+            if h.parts[k] != Some(part) || slot == u32::MAX {
+                continue;
+            }
+            if let Some(a) = at.get_mut(slot as usize) {
+                *a = UnitAt {
+                    file: f as u32,
+                    window: (h.scored.start + k - h.first_window) as u32,
+                    channel: c as u32,
+                };
+            }
+        }
+    }
+    at
 }
 
 /// The fit units' places (set in each file's `fit_slots`), and the residuals of the fit
@@ -97,46 +146,9 @@ fn gain_units(
         );
         return (fit_at.len(), None, Some(why));
     }
-    // Each scored part's units in sequence order.
-    let mut scored_at = [units[1], units[2]].map(|n| {
-        vec![
-            UnitAt {
-                file: 0,
-                window: 0,
-                channel: 0
-            };
-            n
-        ]
-    });
-    for (f, (h, (_, windows))) in files.iter().zip(sources).enumerate() {
-        for (u, &slot) in h.slots.iter().enumerate() {
-            let (k, c) = (u / h.channels, u % h.channels);
-            let (Some(part), true) = (h.parts[k], slot != u32::MAX) else {
-                continue;
-            };
-            if let Some(at) = match part {
-                Part::Val => scored_at[0].get_mut(slot as usize),
-                Part::Test => scored_at[1].get_mut(slot as usize),
-                Part::Train => None,
-            } {
-                *at = UnitAt {
-                    file: f as u32,
-                    window: (h.scored.start + k - windows.first) as u32,
-                    channel: c as u32,
-                };
-            }
-        }
-    }
-    let values: Vec<FileValues<'_>> = files
-        .iter()
-        .zip(sources)
-        .map(|(h, (table, windows))| FileValues {
-            values: table.channels.iter().map(|c| c.values.as_f64()).collect(),
-            first_row: windows.first_row,
-            stride: windows.stride,
-            sigma: &h.sigma,
-        })
-        .collect();
+    let scored_at = [Part::Val, Part::Test].map(|p| scored_at(files, p, units[p as usize]));
+    let tables: Vec<&Table> = sources.iter().map(|(t, _)| *t).collect();
+    let values = file_values(files, &tables);
     let seq_len = files.first().map_or(0, |h| h.seq_len);
     let of = |at: &[UnitAt]| gain::residuals(&forecaster.horizon, &values, seq_len, at);
     let fit = of(&fit_at);
@@ -150,6 +162,43 @@ fn gain_units(
 const MEMO: usize = 4096;
 
 impl Scorer {
+    /// Where each unit of a scored part is, in sequence order.
+    pub fn scored_at(&self, part: Part) -> Vec<UnitAt> {
+        scored_at(&self.files, part, self.units[part as usize])
+    }
+
+    /// The forecaster's predicted classes (direction, naive_mase and vol_ratio terciles)
+    /// of a scored part's units, in sequence order.
+    pub fn predicted_classes(&self, part: Part) -> Vec<[u8; 3]> {
+        let slot = match part {
+            Part::Test => 1,
+            _ => 0,
+        };
+        self.sequences[slot]
+            .cells
+            .iter()
+            .map(|c| {
+                let kt = [2, 3, 3];
+                std::array::from_fn(|t| ((c[t] as usize - OFFSET[t]) % kt[t]) as u8)
+            })
+            .collect()
+    }
+
+    /// The horizon forecaster's MSE over a scored part's units, standardised per channel
+    /// as the forecast gain's (docs/score.md#forecast-gain-beyond-the-series), computed a
+    /// piece at a time from the coefficients: `tables` are the files the scorer was made
+    /// from, in order.
+    pub fn series_mse(&self, tables: &[&Table], part: Part) -> f64 {
+        let values = file_values(&self.files, tables);
+        let seq_len = self.files.first().map_or(0, |h| h.seq_len);
+        gain::mse(
+            &self.forecaster.horizon,
+            &values,
+            seq_len,
+            &self.scored_at(part),
+        )
+    }
+
     /// Units of the scored windows (val's and test's, and those straddling them), every
     /// file and channel: what each configuration computes features for.
     pub fn scored_units(&self) -> usize {
@@ -182,7 +231,7 @@ impl Scorer {
         }
         if files
             .iter()
-            .all(|h| h.train_units.is_empty() && h.left_out[0] == 0)
+            .all(|h| h.train[0].is_empty() && h.left_out[0] == 0)
         {
             return Err(no_units(&files, Part::Train));
         }
@@ -207,6 +256,8 @@ impl Scorer {
             Terciles::of(&mut vol_values),
         );
         drop((mase_values, vol_values));
+        let fitted_units = files.iter().map(|h| h.train_units.len()).sum();
+        let fit_every = files.first().map_or(1, |h| h.fit_every);
         let mut train_predictions = [Vec::new(), Vec::new()];
         for (h, (table, windows)) in files.iter_mut().zip(&sources) {
             h.predict_train(&forecaster, table, windows, &mut train_predictions);
@@ -301,6 +352,9 @@ impl Scorer {
             sequences,
             forecast_classes,
             forecaster_bits,
+            fitted_units,
+            fit_every,
+            forecaster,
             fit_units,
             gain,
             gain_withheld,

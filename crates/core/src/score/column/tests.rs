@@ -49,6 +49,7 @@ fn made_of(run_len: usize, k: u64) -> (Vec<u32>, Sequences) {
     let p = Protocol {
         null_draws: 19,
         bootstrap: 29,
+        ..Protocol::default()
     };
     (ids, Sequences::new(ranges, random_cells(800, 12345), 40, p))
 }
