@@ -1,7 +1,8 @@
 //! What a sweep will take before it starts: its time and peak memory on this machine,
 //! from the data's shape alone (rows, channels, window, horizon, split) and rates
-//! measured on a 2-core Xeon (BENCHMARKS.md, "The sweep at scale"). A guide, within a
-//! factor of about 1.5, not a promise: the progress bar's ETA then follows the real pace.
+//! measured on a 2-core EPYC run as AVX2 (BENCHMARKS.md: ETTh1's whole sweep, the Traffic
+//! and Electricity shapes with and without `--fit-subset-above`). A guide, within a factor
+//! of about 1.5, not a promise: the progress bar's ETA then follows the real pace.
 
 use super::Request;
 use wavebench_core::data::Table;
@@ -10,12 +11,13 @@ use wavebench_core::score::{Part, Protocol};
 /// CPU seconds per multiply-add of the forecaster's normal equations (a train unit adds
 /// (T+1)²/2 of them).
 const GRAM_FMA: f64 = 1.07e-10;
-/// CPU seconds per unit for its outcome and the forecaster's inputs (one thread).
-const OUTCOME: f64 = 3.0e-6;
+/// Seconds per unit for its outcome and the forecasters' inputs and predictions (counted
+/// as one thread: the passes overlap the cores only in part).
+const OUTCOME: f64 = 1.3e-6;
 /// CPU seconds per scored unit in the first configuration (its Time-LLM statistics too).
-const FIRST: f64 = 1.8e-5;
+const FIRST: f64 = 7.8e-6;
 /// CPU seconds per scored unit in each later configuration.
-const LATER: f64 = 6.0e-6;
+const LATER: f64 = 1.8e-6;
 /// The process before any data: libtorch's libraries mapped and relocated.
 const PROCESS: f64 = 0.45e9;
 /// Per unit of the scorer (outcomes, train values, predictions, slots, the scored units'
@@ -66,6 +68,8 @@ pub fn estimate(
     let p = req.base.pred_len;
     let stride = req.base.stride.max(1);
     let (mut units, mut train, mut scored) = (0usize, 0usize, 0usize);
+    // Train windows per file, for the forecasters' fit (all, or a subset where asked).
+    let mut train_windows = Vec::with_capacity(tables.len());
     // The units of every k-th train window: each configuration's features for the
     // forecast gain's fit.
     let every = wavebench_core::score::gain::fit_stride(t, stride);
@@ -83,21 +87,30 @@ pub fn estimate(
             // first val horizon on are computed per configuration.
             let n_train = windows(b.part(Part::Train).end);
             train += n_train * channels;
+            train_windows.push((n_train, channels));
             fit += n_train.div_ceil(every) * channels;
             scored += windows(rows).saturating_sub(n_train) * channels;
         }
     }
     let threads = threads.max(1) as f64;
-    // The normal equations (and the horizon's P columns beside them), then each fit and
-    // scored unit's residuals once.
-    let fma = train as f64 * (((t + 1) * (t + 1)) as f64 / 2.0 + ((t + 1) * p) as f64)
-        + ((fit + scored) * (t + 1) * p) as f64;
+    let k = wavebench_core::score::forecaster::fit_every(
+        train,
+        t,
+        stride,
+        req.protocol.fit_subset_above,
+    );
+    let fitted: usize = train_windows.iter().map(|(n, c)| n.div_ceil(k) * c).sum();
+    // The normal equations over the fitted units (and the horizon's P columns beside
+    // them), then each fit and scored unit's residuals once, where they are kept.
     let residuals = wavebench_core::score::GainUnits::bytes(fit + scored, p);
-    let residuals = if residuals <= wavebench_core::score::gain::RESIDUALS_BUDGET {
-        residuals as f64
-    } else {
-        0.0
-    };
+    let kept_residuals = residuals <= wavebench_core::score::gain::RESIDUALS_BUDGET;
+    let fma = fitted as f64 * (((t + 1) * (t + 1)) as f64 / 2.0 + ((t + 1) * p) as f64)
+        + if kept_residuals {
+            ((fit + scored) * (t + 1) * p) as f64
+        } else {
+            0.0
+        };
+    let residuals = if kept_residuals { residuals as f64 } else { 0.0 };
     // The first configuration computes the statistics too; the later ones borrow them.
     let per_unit = match configurations {
         0 => 0.0,
