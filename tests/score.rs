@@ -606,7 +606,14 @@ fn a_subset_fit_equals_the_reference_under_the_same_rule() {
     let dir = tempfile::tempdir().unwrap();
     let data = made_file(dir.path());
     let out = dir.path().join("sweep.json");
-    let common = ["--seq-len", "64", "--pred-len", "16", "--fit-subset-above", "100"];
+    let common = [
+        "--seq-len",
+        "64",
+        "--pred-len",
+        "16",
+        "--fit-subset-above",
+        "100",
+    ];
     let mut args = common.to_vec();
     args.extend(["--wavelets", "sym3", "--levels", "2"]);
     let swept = sweep(&data, &out, &args);
@@ -630,7 +637,15 @@ fn a_subset_fit_equals_the_reference_under_the_same_rule() {
     );
     check_against_reference_with(&data, &swept, &common[..4], &common[4..]);
     // Without the option every train unit is fit, and the classes differ.
-    let exact = sweep(&data, &out, &args[..4].iter().chain(&args[6..]).copied().collect::<Vec<_>>());
+    let exact = sweep(
+        &data,
+        &out,
+        &args[..4]
+            .iter()
+            .chain(&args[6..])
+            .copied()
+            .collect::<Vec<_>>(),
+    );
     assert_eq!(exact["forecaster_fit"]["every"], 1);
     assert_eq!(exact["forecaster_fit"]["units"], exact["units"]["train"]);
     assert_ne!(exact["forecast_terciles"], swept["forecast_terciles"]);

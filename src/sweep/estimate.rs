@@ -110,7 +110,11 @@ pub fn estimate(
         } else {
             0.0
         };
-    let residuals = if kept_residuals { residuals as f64 } else { 0.0 };
+    let residuals = if kept_residuals {
+        residuals as f64
+    } else {
+        0.0
+    };
     // The first configuration computes the statistics too; the later ones borrow them.
     let per_unit = match configurations {
         0 => 0.0,

@@ -8,10 +8,25 @@ use super::tiles::{cross_rows, gram_rows};
 use super::Terciles;
 use rayon::prelude::*;
 
+/// Fit windows per window length: the fit reads one train window in
+/// `ceil(T / (FIT_SPACING · stride))`, fit windows at most T/32 rows apart (every window
+/// up to T = 32 or at a stride of T/32 rows or more, one in 16 at T = 512 and stride 1).
+/// Windows that close share all but a few rows, so their claims barely differ, and each
+/// configuration computes the features of a sixteenth of the train windows instead of
+/// all of them (which doubled ETTh1's sweep; an eighth added a third). Windows farther
+/// apart than that are all read: thinning them would throw away what they tell.
+pub const FIT_SPACING: usize = 32;
+
+/// Every k-th train window of a file is a fit window (counted from its first window), for
+/// windows of `seq_len` rows `stride` rows apart.
+pub fn fit_stride(seq_len: usize, stride: usize) -> usize {
+    seq_len.div_ceil(FIT_SPACING * stride.max(1)).max(1)
+}
+
 /// One train window in how many the forecasters are fit on
 /// (docs/score.md#what-the-prompt-adds-beyond-the-series): every one, unless a subset was
 /// asked for above `subset_above` train units (windows whose horizon lies in train, ×
-/// channels) and the data set has more; then one in [`super::gain::fit_stride`] (windows
+/// channels) and the data set has more; then one in [`fit_stride`] (windows
 /// at most T/32 rows apart, the forecast gain's fit windows), counted from each file's
 /// first window. Not the default: on a Traffic-shaped file the subset's naive_mase and
 /// vol_ratio classes agree with the exact fit's on 38 % and 43 % of units (direction's on
@@ -23,7 +38,7 @@ pub fn fit_every(
     subset_above: Option<usize>,
 ) -> usize {
     match subset_above {
-        Some(n) if train_units > n => super::gain::fit_stride(seq_len, stride),
+        Some(n) if train_units > n => fit_stride(seq_len, stride),
         _ => 1,
     }
 }

@@ -17,14 +17,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-/// Fit windows per window length: the fit reads one train window in
-/// `ceil(T / (FIT_SPACING · stride))`, fit windows at most T/32 rows apart (every window
-/// up to T = 32 or at a stride of T/32 rows or more, one in 16 at T = 512 and stride 1).
-/// Windows that close share all but a few rows, so their claims barely differ, and each
-/// configuration computes the features of a sixteenth of the train windows instead of
-/// all of them (which doubled ETTh1's sweep; an eighth added a third). Windows farther
-/// apart than that are all read: thinning them would throw away what they tell.
-pub const FIT_SPACING: usize = 32;
+pub use super::forecaster::{fit_stride, FIT_SPACING};
 
 /// A claim with more categories on the fit units than this is left out of the fit: its
 /// columns would be as many as its units (`{{ last }}`), a lookup table, not a reading.
@@ -33,12 +26,6 @@ pub const MAX_CATEGORIES: usize = 64;
 /// The most memory the residuals may take (val's, test's and the fit units', P values
 /// each); past it the gain is not computed and the sweep says so.
 pub const RESIDUALS_BUDGET: usize = 512 << 20;
-
-/// Every k-th train window of a file is a fit window (counted from its first window), for
-/// windows of `seq_len` rows `stride` rows apart.
-pub fn fit_stride(seq_len: usize, stride: usize) -> usize {
-    seq_len.div_ceil(FIT_SPACING * stride.max(1)).max(1)
-}
 
 /// The horizon forecaster's residuals of one group of units (the fit units, or a scored
 /// part's in sequence order): P values per unit, and each unit's `s / σ_c`, the factor
