@@ -16,7 +16,8 @@ fn main() {
             std::process::exit(2);
         }
     };
-    // The app's failure is ours (exit 1): it takes no input that could be wrong.
+    // The window's failure is ours (exit 1); the launch's options are checked before it
+    // opens (exit 2).
     let app = |launch| wavebench::app::run(launch).map_err(|e| Error::internal(e.to_string()));
     let (result, command) = match args.command {
         None => (app(Default::default()), false),
@@ -24,20 +25,10 @@ fn main() {
             file,
             screenshots,
             config,
-        }) => {
-            let settings = config
-                .map(|p| {
-                    let run = wavebench::config::read(&p)?;
-                    wavebench::app::state::Settings::of_run(run, file.clone())
-                })
-                .transpose();
-            let launch = settings.map(|settings| wavebench::app::Launch {
-                file,
-                settings,
-                screenshots,
-            });
-            (launch.and_then(app), false)
-        }
+        }) => (
+            wavebench::app::Launch::of(file, config, screenshots).and_then(app),
+            false,
+        ),
         Some(cmd) => {
             // Ctrl-C or SIGTERM while an output is being written: remove the temporary
             // file, then stop as an interrupted program does (exit 130).

@@ -962,3 +962,36 @@ fn app_is_another_name_for_gui() {
     let top = String::from_utf8_lossy(&wavebench(&["--help"]).stdout).into_owned();
     assert!(top.contains("[alias: app]"), "{top}");
 }
+
+/// The screenshot tour's pictures are checked before the window opens: one that would
+/// overwrite the data file or the configuration it reads is refused in one line (exit 2),
+/// and both files are left as they were.
+#[test]
+fn the_screenshot_tour_never_overwrites_what_the_app_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("dashboard.png");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/synthetic.csv"),
+        &data,
+    )
+    .unwrap();
+    let before = std::fs::read(&data).unwrap();
+    let shots = dir.path().to_str().unwrap();
+    let o = wavebench(&["gui", data.to_str().unwrap(), "--screenshots", shots]);
+    assert_input_error(&o, &["dashboard.png", "destroy the input", "--screenshots"]);
+    assert_eq!(std::fs::read(&data).unwrap(), before);
+    // A configuration named as a picture: refused too.
+    let config = write(dir.path(), "sweep.png", "seq_len = 64\n");
+    let csv = dir.path().join("d.csv");
+    std::fs::write(&csv, &before).unwrap();
+    let o = wavebench(&[
+        "gui",
+        csv.to_str().unwrap(),
+        "--config",
+        &config,
+        "--screenshots",
+        shots,
+    ]);
+    assert_input_error(&o, &["sweep.png", "destroy the input"]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "seq_len = 64\n");
+}

@@ -48,6 +48,44 @@ pub struct Launch {
     pub screenshots: Option<PathBuf>,
 }
 
+impl Launch {
+    /// From the command line: `config` read into the knobs (its template's text too), and
+    /// the tour's pictures checked before the window opens against what the app reads
+    /// (the data file, the configuration, its template file) and against each other.
+    pub fn of(
+        file: Option<PathBuf>,
+        config: Option<PathBuf>,
+        screenshots: Option<PathBuf>,
+    ) -> crate::error::Result<Launch> {
+        let settings = config
+            .as_deref()
+            .map(|p| Settings::of_run(crate::config::read(p)?, file.clone()))
+            .transpose()?;
+        if let Some(dir) = &screenshots {
+            let template = settings.as_ref().map(|s| PathBuf::from(&s.run.template));
+            let inputs: Vec<&std::path::Path> = [file.as_deref(), config.as_deref()]
+                .into_iter()
+                .flatten()
+                .chain(template.as_deref().filter(|t| t.is_file()))
+                .collect();
+            let outputs: Vec<crate::export::Destination> = tour::pictures(dir)
+                .into_iter()
+                .map(|path| crate::export::Destination {
+                    option: "--screenshots",
+                    path,
+                    makes_folder: true,
+                })
+                .collect();
+            crate::export::check_outputs(&outputs, &inputs)?;
+        }
+        Ok(Launch {
+            file,
+            settings,
+            screenshots,
+        })
+    }
+}
+
 /// Open the workbench window.
 pub fn run(launch: Launch) -> Result<(), AppError> {
     let Launch {

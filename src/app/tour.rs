@@ -36,6 +36,14 @@ enum Until {
     Sweep,
 }
 
+/// The tour's pictures, in the order taken: `DIR/NAME.png`.
+pub const PICTURES: [&str; 4] = ["dashboard", "dataset", "sweep", "compare"];
+
+/// Where the tour writes its pictures in `dir`.
+pub fn pictures(dir: &std::path::Path) -> [PathBuf; 4] {
+    PICTURES.map(|name| dir.join(format!("{name}.png")))
+}
+
 /// Frames drawn after a wait's condition holds, before the picture: plots fit their data
 /// and tables measure their columns over a few frames.
 const SETTLE_FRAMES: u32 = 20;
@@ -61,18 +69,18 @@ impl Tour {
                 Wait(Until::Idle),
                 Show("Bands"),
                 Wait(Until::Idle),
-                Shot("dashboard"),
+                Shot(PICTURES[0]),
                 Show("Data set"),
                 Wait(Until::Survey),
-                Shot("dataset"),
+                Shot(PICTURES[1]),
                 Show("Sweep"),
                 StartSweep,
                 Wait(Until::Sweep),
-                Shot("sweep"),
+                Shot(PICTURES[2]),
                 PinAndDeepen,
                 Show("Compare"),
                 Wait(Until::Idle),
-                Shot("compare"),
+                Shot(PICTURES[3]),
             ]),
             settled: 0,
             asked: 0,
