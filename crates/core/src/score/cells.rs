@@ -18,6 +18,14 @@ pub fn cells(outcome: [u8; 3], predicted: [u8; 3]) -> [u8; 3] {
     ]
 }
 
+/// The classes each outcome's forecaster predicted, back from a unit's [`cells`].
+pub const CLASSES: [u8; 3] = [2, 3, 3];
+
+/// The forecaster's predicted classes, from a unit's cells (what [`cells`] was given).
+pub fn predicted(cells: &[u8; 3]) -> [u8; 3] {
+    std::array::from_fn(|t| (cells[t] - OFFSET[t] as u8) % CLASSES[t])
+}
+
 /// A unit's three cells as one code, `d · 81 + m · 9 + v` (`d`, `m`, `v` its cells within
 /// each outcome's range): a table over codes counts a unit with one increment, not three.
 pub const CODES: usize = 4 * 9 * 9;

@@ -45,6 +45,12 @@ impl Residuals {
     fn of(&self, u: usize) -> &[f64] {
         &self.r[u * self.pred_len..(u + 1) * self.pred_len]
     }
+
+    /// Unit `u`'s squared error over its steps, standardised: `(s/σ_c)² Σ r²`.
+    fn squared(&self, u: usize) -> f64 {
+        let w = self.scale[u];
+        w * w * self.of(u).iter().map(|v| v * v).sum::<f64>()
+    }
 }
 
 /// Where a unit's values are: its file, its window (counted from the file's window 0)
@@ -124,12 +130,7 @@ pub fn mse(f: &HorizonForecaster, files: &[FileValues<'_>], seq_len: usize, at: 
         .chunks(PIECE)
         .map(|piece| {
             let r = residuals(f, files, seq_len, piece);
-            (0..r.units())
-                .map(|u| {
-                    let w = r.scale[u];
-                    w * w * r.of(u).iter().map(|v| v * v).sum::<f64>()
-                })
-                .sum::<f64>()
+            (0..r.units()).map(|u| r.squared(u)).sum::<f64>()
         })
         .sum();
     squared / (at.len() * f.pred_len).max(1) as f64
@@ -182,12 +183,7 @@ impl GainUnits {
     ) -> GainUnits {
         let series = [0, 1].map(|i| {
             let part = &scored[i];
-            let squared: Vec<f64> = (0..part.units())
-                .map(|u| {
-                    let w = part.scale[u];
-                    w * w * part.of(u).iter().map(|v| v * v).sum::<f64>()
-                })
-                .collect();
+            let squared: Vec<f64> = (0..part.units()).map(|u| part.squared(u)).collect();
             let absolute: f64 = (0..part.units())
                 .map(|u| part.scale[u] * part.of(u).iter().map(|v| v.abs()).sum::<f64>())
                 .sum();

@@ -3,7 +3,7 @@
 //! units as sequences with the null's shifts and the bootstrap's blocks. Made once: they
 //! depend on the windows, the horizon and the split, not on the wavelet.
 
-use super::cells::{cells, OFFSET};
+use super::cells::{cells, CLASSES};
 use super::column::{column_stats, ColumnStats, Info};
 use super::forecaster::{ForecastClasses, Forecaster, Gram};
 use super::gain::{self, FileValues, GainUnits, UnitAt};
@@ -177,10 +177,7 @@ impl Scorer {
         self.sequences[slot]
             .cells
             .iter()
-            .map(|c| {
-                let kt = [2, 3, 3];
-                std::array::from_fn(|t| ((c[t] as usize - OFFSET[t]) % kt[t]) as u8)
-            })
+            .map(super::cells::predicted)
             .collect()
     }
 
@@ -327,13 +324,12 @@ impl Scorer {
         // The forecaster's own bits: its predicted class as a claim about its outcome.
         let forecaster_bits = sequences.each_ref().map(|seqs| {
             std::array::from_fn(|t| {
-                let kt = if t == 0 { 2 } else { 3 };
                 let ids: Vec<u32> = seqs
                     .cells
                     .iter()
-                    .map(|c| (c[t] as usize - OFFSET[t]) as u32 % kt)
+                    .map(|c| u32::from(super::cells::predicted(c)[t]))
                     .collect();
-                column_stats(&ids, kt as usize, None, seqs, &xlnx).info[t]
+                column_stats(&ids, usize::from(CLASSES[t]), None, seqs, &xlnx).info[t]
             })
         });
         let (fit_units, gain, gain_withheld) =

@@ -1,13 +1,6 @@
-//! The sweep's ranking as a table that fits its pane: the header stays while the rows
-//! scroll, and every column that carries the answer (rank, configuration, val score, tie,
-//! gain over the Time-LLM baseline, bits beyond the series, forecast gain, test rank) sits
-//! within the pane's width. The figure ranked by prints its interval; the others print
-//! their estimate with the interval on hover, and the gain is coloured by where its
-//! interval lies. The cells are built first ([`Model`]), then drawn; each column is as wide
-//! as what it holds.
+//! What the sweep's table shows, built before it is drawn: its columns for a ranking, each
+//! row's cells (text, hover, and the gain's tone by where its interval lies).
 
-use crate::app::commands::UiCommand;
-use crate::app::state::Settings;
 use crate::sweep::rank::{Standing, Standings};
 use crate::sweep::{RankBy, Sweep};
 use wavebench_core::score::{Evaluation, Part};
@@ -15,7 +8,7 @@ use wavebench_core::score::{Evaluation, Part};
 /// The three figures that answer "does this configuration's prompt help", in the table's
 /// units: bits, bits, and percent of the series-only forecaster's MSE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Answer {
+pub(super) enum Answer {
     Score,
     Beyond,
     Forecast,
@@ -55,6 +48,14 @@ impl Answer {
         }
     }
 
+    /// Decimals its figures print with (an interval's too).
+    fn digits(self) -> usize {
+        match self {
+            Answer::Forecast => 2,
+            Answer::Score | Answer::Beyond => 3,
+        }
+    }
+
     fn unit(self) -> &'static str {
         match self {
             Answer::Score | Answer::Beyond => "bits",
@@ -65,7 +66,7 @@ impl Answer {
 
 /// The table's columns, left to right.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Column {
+pub(super) enum Column {
     Rank,
     Configuration,
     /// A feature's mean or a claim–outcome pair's bits: what is ranked, when it is none of
@@ -81,7 +82,7 @@ enum Column {
 
 /// How a figure's interval lies against 0 (the gain's colour).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tone {
+pub(super) enum Tone {
     Plain,
     Above,
     Below,
@@ -98,7 +99,7 @@ impl Tone {
         }
     }
 
-    fn colour(self, ui: &egui::Ui) -> Option<egui::Color32> {
+    pub fn colour(self, ui: &egui::Ui) -> Option<egui::Color32> {
         let dark = ui.visuals().dark_mode;
         match self {
             Tone::Plain => None,
@@ -111,10 +112,10 @@ impl Tone {
 }
 
 #[derive(Debug, Clone, Default)]
-struct Cell {
-    text: String,
-    hover: Option<String>,
-    tone: Option<Tone>,
+pub(super) struct Cell {
+    pub text: String,
+    pub hover: Option<String>,
+    pub tone: Option<Tone>,
 }
 
 impl Cell {
@@ -132,22 +133,22 @@ impl Cell {
 }
 
 /// A table row: the Time-LLM baseline's, then the ranked configurations'.
-enum Subject<'s, 'a> {
+pub(super) enum Subject<'s, 'a> {
     Baseline,
     Row(&'s Standing<'a>),
 }
 
 /// What the table shows, built before it is drawn.
-struct Model<'s, 'a> {
+pub(super) struct Model<'s, 'a> {
     sweep: &'a Sweep,
     by: RankBy,
     ranked: Option<Answer>,
-    columns: Vec<Column>,
-    rows: Vec<Subject<'s, 'a>>,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Subject<'s, 'a>>,
 }
 
 impl<'s, 'a> Model<'s, 'a> {
-    fn new(sweep: &'a Sweep, standings: &'s Standings<'a>) -> Self {
+    pub fn new(sweep: &'a Sweep, standings: &'s Standings<'a>) -> Self {
         let by = standings.by;
         let ranked = Answer::of_ranking(by);
         let mut columns = vec![Column::Rank, Column::Configuration];
@@ -187,7 +188,7 @@ impl<'s, 'a> Model<'s, 'a> {
         self.ranked.unwrap_or(Answer::Score)
     }
 
-    fn title(&self, c: Column) -> String {
+    pub fn title(&self, c: Column) -> String {
         // Two lines: the narrow figure columns keep to the width of what they hold.
         let ci = |a: Answer, one_line: &str, two_lines: &str| {
             if self.ranked == Some(a) {
@@ -210,7 +211,7 @@ impl<'s, 'a> Model<'s, 'a> {
         }
     }
 
-    fn title_hover(&self, c: Column) -> String {
+    pub fn title_hover(&self, c: Column) -> String {
         match c {
             Column::Rank => "its place by the val ranking".into(),
             Column::Configuration => "wavelet and level; click a row to load it, right-click to export its configuration".into(),
@@ -233,7 +234,7 @@ impl<'s, 'a> Model<'s, 'a> {
         }
     }
 
-    fn cell(&self, c: Column, subject: &Subject<'_, '_>) -> Cell {
+    pub fn cell(&self, c: Column, subject: &Subject<'_, '_>) -> Cell {
         let sw = self.sweep;
         let base = &sw.baseline;
         match (c, subject) {
@@ -251,9 +252,9 @@ impl<'s, 'a> Model<'s, 'a> {
                 }
                 let gains = format!(
                     "gain over the Time-LLM baseline: {} bits; beyond the series: {}; forecast gain over it: {} points of MSE",
-                    super::interval_text(st.gain, st.gain_interval),
-                    super::interval_text(st.complementary_gain, st.complementary_gain_interval),
-                    super::interval_text(
+                    crate::app::views::interval_text(st.gain, st.gain_interval),
+                    crate::app::views::interval_text(st.complementary_gain, st.complementary_gain_interval),
+                    crate::app::views::interval_text(
                         100.0 * st.forecast_gain,
                         st.forecast_gain_interval.map(|v| 100.0 * v)
                     ),
@@ -282,9 +283,7 @@ impl<'s, 'a> Model<'s, 'a> {
                 if self.ranked == Some(a) || value.is_nan() {
                     Cell::text(text)
                 } else {
-                    let estimate = figure_text(a, value, [f64::NAN; 2]);
-                    let estimate = estimate.trim_end_matches(" [—]").to_string();
-                    let cell = Cell::text(estimate).hover(format!("val: {text}"));
+                    let cell = Cell::text(estimate_text(a, value)).hover(format!("val: {text}"));
                     match (a, subject) {
                         (Answer::Forecast, Subject::Row(st)) => {
                             cell.hover(forecast_text(sw, st.row.val.forecast.as_ref(), st.row.test.forecast.as_ref()))
@@ -305,12 +304,12 @@ impl<'s, 'a> Model<'s, 'a> {
                 if value.is_nan() {
                     return Cell::text("—").hover("the sweep has no forecast gain");
                 }
-                let digits = if a == Answer::Forecast { 2 } else { 3 };
+                let digits = a.digits();
                 Cell {
                     text: format!("{value:+.digits$}"),
                     hover: Some(format!(
                         "over the Time-LLM baseline: {} {}",
-                        super::interval_text(value, interval),
+                        crate::app::views::interval_text(value, interval),
                         a.unit()
                     )),
                     tone: Some(Tone::of(interval)),
@@ -328,7 +327,7 @@ impl<'s, 'a> Model<'s, 'a> {
             (Column::Test, Subject::Baseline) => match self.ranked {
                 Some(a) => {
                     let (value, _) = a.of(&base[1]);
-                    Cell::text(figure_text(a, value, [f64::NAN; 2]).trim_end_matches(" [—]"))
+                    Cell::text(estimate_text(a, value))
                 }
                 None => Cell::default(),
             },
@@ -343,20 +342,25 @@ impl<'s, 'a> Model<'s, 'a> {
     }
 }
 
-/// A figure at its column's precision, with its interval (`[—]` where withheld).
-fn figure_text(a: Answer, value: f64, interval: [f64; 2]) -> String {
+/// A figure at its column's precision, "—" where the sweep has none.
+fn estimate_text(a: Answer, value: f64) -> String {
     if value.is_nan() {
         return "—".into();
     }
-    match a {
-        Answer::Forecast => {
-            if interval.iter().all(|v| v.is_finite()) {
-                format!("{value:.2} [{:.2}, {:.2}]", interval[0], interval[1])
-            } else {
-                format!("{value:.2} [—]")
-            }
-        }
-        _ => super::interval_text(value, interval),
+    let d = a.digits();
+    format!("{value:.d$}")
+}
+
+/// A figure at its column's precision with its interval (`[—]` where withheld).
+fn figure_text(a: Answer, value: f64, interval: [f64; 2]) -> String {
+    let estimate = estimate_text(a, value);
+    if value.is_nan() {
+        return estimate;
+    }
+    let d = a.digits();
+    match interval {
+        [lo, hi] if lo.is_finite() && hi.is_finite() => format!("{estimate} [{lo:.d$}, {hi:.d$}]"),
+        _ => format!("{estimate} [—]"),
     }
 }
 
@@ -381,156 +385,4 @@ fn forecast_text(
         None => format!("{}: not measured", p.name()),
     };
     format!("{}\n{}", part(Part::Val, val), part(Part::Test, test))
-}
-
-/// The narrowest the configuration column may get before the table scrolls sideways.
-const MIN_CONFIGURATION: f32 = 64.0;
-
-/// Draw the ranking within `height`; a click on a row loads its configuration, a
-/// right-click offers to export it.
-pub(super) fn sweep_table(
-    ui: &mut egui::Ui,
-    sweep: &Sweep,
-    standings: &Standings<'_>,
-    height: f32,
-    s: &mut Settings,
-    commands: &mut Vec<UiCommand>,
-) {
-    let mut model = Model::new(sweep, standings);
-    let mut cells: Vec<Vec<Cell>> = model
-        .rows
-        .iter()
-        .map(|subject| {
-            model
-                .columns
-                .iter()
-                .map(|&c| model.cell(c, subject))
-                .collect()
-        })
-        .collect();
-    ui.spacing_mut().item_spacing.x = 4.0;
-    let spacing = ui.spacing().item_spacing.x;
-    let body = egui::TextStyle::Body.resolve(ui.style());
-    let mut widths: Vec<f32> = model
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            cells
-                .iter()
-                .map(|row| super::text_width(ui, &row[i].text, &body))
-                .fold(super::text_width(ui, &model.title(c), &body), f32::max)
-                + 2.0
-                // The configuration is a selectable label: its frame's padding too.
-                + if c == Column::Configuration {
-                    2.0 * ui.spacing().button_padding.x
-                } else {
-                    0.0
-                }
-        })
-        .collect();
-    // What the pane leaves, less the vertical scroll bar.
-    let room = ui.available_width() - ui.spacing().scroll.allocated_width() - spacing;
-    let total = |w: &[f32]| w.iter().sum::<f32>() + spacing * (w.len() as f32 - 1.0);
-    // The test figure goes first (its rank stays), then the configuration narrows.
-    if total(&widths) > room {
-        if let Some(i) = model.columns.iter().position(|&c| c == Column::Test) {
-            model.columns.remove(i);
-            widths.remove(i);
-            for row in &mut cells {
-                row.remove(i);
-            }
-        }
-    }
-    let conf = model
-        .columns
-        .iter()
-        .position(|&c| c == Column::Configuration)
-        .unwrap_or(1);
-    let over = total(&widths) - room;
-    if over > 0.0 {
-        widths[conf] = (widths[conf] - over).max(MIN_CONFIGURATION);
-    }
-    let row_height = ui.spacing().interact_size.y;
-    let ui_text_height = ui.text_style_height(&egui::TextStyle::Body);
-    // Sideways only when the pane is narrower than the answer's columns at their least.
-    egui::ScrollArea::horizontal()
-        .id_salt("sweep table sideways")
-        .show(ui, |ui| {
-            let mut table = egui_extras::TableBuilder::new(ui)
-                .id_salt("sweep table")
-                .striped(true)
-                .sense(egui::Sense::click())
-                .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-                .max_scroll_height(height - row_height)
-                .auto_shrink([false, true])
-                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible);
-            for (&c, &w) in model.columns.iter().zip(&widths) {
-                table =
-                    table.column(egui_extras::Column::exact(w).clip(c == Column::Configuration));
-            }
-            table
-                .header(2.0 * ui_text_height + 4.0, |mut header| {
-                    for &c in &model.columns {
-                        header.col(|ui| {
-                            // Both lines: a clipped column truncates to one by default.
-                            ui.add(
-                                egui::Label::new(egui::RichText::new(model.title(c)).strong())
-                                    .wrap_mode(egui::TextWrapMode::Wrap),
-                            )
-                            .on_hover_text(model.title_hover(c));
-                        });
-                    }
-                })
-                .body(|body| {
-                    body.rows(row_height, model.rows.len(), |mut row| {
-                        let i = row.index();
-                        let subject = &model.rows[i];
-                        let transform = match subject {
-                            Subject::Row(st) => Some(st.row),
-                            Subject::Baseline => None,
-                        };
-                        let current = transform.is_some_and(|r| r.transform == s.run.transform);
-                        row.set_selected(current);
-                        let export = |r: &egui::Response, commands: &mut Vec<UiCommand>| {
-                            let Some(row) = transform else { return };
-                            r.context_menu(|ui| {
-                                if ui.button("Export configuration ...").clicked() {
-                                    commands.push(UiCommand::ExportSweepRow(Box::new(
-                                        sweep.config_of(row),
-                                    )));
-                                    ui.close();
-                                }
-                            });
-                        };
-                        let mut clicked = false;
-                        for (&c, cell) in model.columns.iter().zip(&cells[i]) {
-                            row.col(|ui| {
-                                let r = if c == Column::Configuration && transform.is_some() {
-                                    let r = ui.selectable_label(current, cell.text.as_str());
-                                    export(&r, commands);
-                                    r
-                                } else {
-                                    let mut text = egui::RichText::new(cell.text.as_str());
-                                    if let Some(colour) = cell.tone.and_then(|t| t.colour(ui)) {
-                                        text = text.color(colour);
-                                    }
-                                    ui.label(text)
-                                };
-                                clicked |= r.clicked();
-                                if let Some(h) = &cell.hover {
-                                    r.on_hover_text(h.as_str());
-                                }
-                            });
-                        }
-                        let response = row.response();
-                        if let Some(r) = transform {
-                            if clicked || response.clicked() {
-                                s.run.transform = r.transform;
-                            }
-                        }
-                        export(&response, commands);
-                    });
-                });
-        });
 }
