@@ -1,7 +1,8 @@
 //! The sweep at scale (docs/cli.md#sharded-sweeps): shards merged equal one process's
 //! sweep byte for byte, merging refuses parts of other sweeps and missing or repeated
 //! parts, the local stand-in for a cluster (`xargs -P` over shards, then `sweep merge`)
-//! works as documented, and a sweep's memory grows by bytes per unit, not kilobytes;
+//! works as documented, a prepared folder's sweeps equal the unprepared sweep and a
+//! folder from other data or options is refused, and a sweep's memory grows by bytes per unit, not kilobytes;
 //! `prompts` and `features` stream their records a chunk at a time, to the same bytes.
 
 mod common;
@@ -189,6 +190,124 @@ fn merged_shards_equal_one_sweep_byte_for_byte() {
     let o = merge_to(&parts, &merged);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(std::fs::read(&merged).unwrap() == std::fs::read(&out).unwrap());
+}
+
+/// What `sweep prepare` is given of [`GRID`]'s options (it takes no template), each a
+/// flag and its value; `changed` replaces or adds some.
+fn prepare_args<'a>(data: &'a Path, dir: &'a Path, changed: &[(&'a str, &'a str)]) -> Vec<&'a str> {
+    let mut pairs: Vec<(&str, &str)> = vec![
+        ("--seq-len", "96"),
+        ("--pred-len", "24"),
+        ("--null-draws", "19"),
+        ("--bootstrap", "19"),
+    ];
+    for (flag, value) in changed {
+        match pairs.iter_mut().find(|(f, _)| f == flag) {
+            Some(p) => p.1 = value,
+            None => pairs.push((flag, value)),
+        }
+    }
+    let mut args = vec![
+        "sweep",
+        "prepare",
+        data.to_str().unwrap(),
+        "-q",
+        "-o",
+        dir.to_str().unwrap(),
+    ];
+    for (flag, value) in pairs {
+        args.extend([flag, value]);
+    }
+    args
+}
+
+#[test]
+fn prepared_sweeps_and_their_shards_equal_the_unprepared_sweep_byte_for_byte() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path(), 900, 3);
+    let prepared = dir.path().join("prepared");
+    run_ok(&prepare_args(&data, &prepared, &[]));
+    let with = ["--prepared", prepared.to_str().unwrap()];
+    let wide = ["--wavelets", "haar,db2,sym3", "--levels", "1,2"];
+    for ext in ["json", "md"] {
+        let whole = dir.path().join(format!("whole.{ext}"));
+        sweep_to(&data, &whole, &wide);
+        let read = dir.path().join(format!("read.{ext}"));
+        sweep_to(&data, &read, &[&wide[..], &with].concat());
+        let (a, b) = (std::fs::read(&whole).unwrap(), std::fs::read(&read).unwrap());
+        assert_eq!(a.len(), b.len(), ".{ext}: lengths");
+        assert!(a == b, ".{ext}: the prepared sweep's report differs");
+    }
+    // Shards that read the folder merge to the unprepared sweep's report.
+    let parts = shards(&data, dir.path(), "prepared-part", 3, &[&wide[..], &with].concat());
+    let merged = dir.path().join("merged.md");
+    let o = merge_to(&parts, &merged);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (a, b) = (
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(dir.path().join("whole.md")).unwrap(),
+    );
+    assert_eq!(a.len(), b.len(), "merged: lengths");
+    assert!(a == b, "the prepared shards' merge differs from the whole sweep");
+}
+
+#[test]
+fn a_prepared_folder_from_other_data_or_options_is_refused_naming_what_differs() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let data = made_file(dir.path(), 900, 3);
+    let sweep_of = |prepared: &Path| {
+        let out = dir.path().join("never.md");
+        let mut args = sweep_args(&data, &out, &["--wavelets", "haar", "--levels", "1"]);
+        args.extend(["--prepared", prepared.to_str().unwrap()]);
+        let o = wavebench(&args);
+        assert!(!out.exists(), "a refused sweep wrote its report");
+        o
+    };
+    // Each setting the shared work depends on, prepared otherwise than the sweep asks.
+    let changed: &[(&str, &str)] = &[
+        ("--seq-len", "64"),
+        ("--pred-len", "12"),
+        ("--null-draws", "29"),
+        ("--bootstrap", "29"),
+        ("--split", "0.6,0.2,0.2"),
+        ("--stride", "2"),
+        ("--columns", "c0,c1"),
+        ("--rows", "0..800"),
+        ("--normalize", "none"),
+        ("--missing", "drop"),
+        ("--time-column", "none"),
+        ("--fit-subset-above", "1000"),
+    ];
+    for (i, (flag, value)) in changed.iter().enumerate() {
+        let prepared = dir.path().join(format!("other-{i}"));
+        run_ok(&prepare_args(&data, &prepared, &[(flag, value)]));
+        let o = sweep_of(&prepared);
+        assert_input_error(&o, &["--prepared", &format!("{flag} {value}"), flag]);
+    }
+    // Other data: the same options, one value changed.
+    let other_dir = dir.path().join("other-data");
+    std::fs::create_dir(&other_dir).unwrap();
+    let text = std::fs::read_to_string(&data).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let last = lines[500].rfind(',').unwrap();
+    lines[500].truncate(last);
+    lines[500].push_str(",1.25");
+    std::fs::write(other_dir.join("made.csv"), lines.join("\n") + "\n").unwrap();
+    let prepared = dir.path().join("prepared-other");
+    run_ok(&prepare_args(&other_dir.join("made.csv"), &prepared, &[]));
+    assert_input_error(&sweep_of(&prepared), &["--prepared", "other data"]);
+    // A folder with no prepared sweep, and a units file changed after it was written.
+    assert_input_error(&sweep_of(dir.path()), &["--prepared", "sweep prepare"]);
+    let good = dir.path().join("good");
+    run_ok(&prepare_args(&data, &good, &[]));
+    let units = good.join("units.msgpack");
+    let mut bytes = std::fs::read(&units).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(&units, bytes).unwrap();
+    assert_input_error(&sweep_of(&good), &["--prepared", "prepare it again"]);
 }
 
 #[test]

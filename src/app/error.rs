@@ -47,6 +47,9 @@ pub fn control(option: Opt) -> &'static str {
         Opt::Bootstrap => "the bootstrap's replicates",
         Opt::Claim => "claims you define",
         Opt::Output => "the file chosen",
+        Opt::Normalize => "normalization",
+        Opt::FitSubsetAbove => "the forecasters' fit subset (on the command line)",
+        Opt::Prepared => "a prepared sweep (on the command line)",
     }
 }
 

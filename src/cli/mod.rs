@@ -284,6 +284,26 @@ impl Command {
                 ));
             }
             Command::Sweep {
+                then:
+                    Some(sweep::SweepCommand::Prepare {
+                        input,
+                        output,
+                        data,
+                        ..
+                    }),
+                ..
+            } => {
+                // The folder is made where missing.
+                let outputs = ["prepared.json", "units.msgpack"].map(|f| Destination {
+                    option: "-o",
+                    path: output.join(f),
+                    makes_folder: true,
+                });
+                let mut inputs = vec![input.as_path()];
+                inputs.extend(data.config.as_deref());
+                return Ok((outputs.into(), inputs));
+            }
+            Command::Sweep {
                 then: Some(sweep::SweepCommand::Pick { reports, report }),
                 ..
             } => {
@@ -423,6 +443,16 @@ pub fn run(command: Command) -> Result<()> {
             then: Some(sweep::SweepCommand::Pick { reports, report }),
             ..
         } => sweep::pick(&reports, &report),
+        Command::Sweep {
+            then:
+                Some(sweep::SweepCommand::Prepare {
+                    input,
+                    output,
+                    data,
+                    units,
+                }),
+            ..
+        } => sweep::prepare(&input, &output, &data, &units),
         Command::Sweep {
             input: Some(path),
             output,

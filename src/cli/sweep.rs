@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wavebench_core::run_spec::{Purpose, RunSpec, Shard};
 use wavebench_core::score::{Protocol, Split};
+use wavebench_core::data::Table;
 use wavebench_core::wavelet::Mode;
 
 /// The sweep's own options (the data options are `Common`'s).
@@ -32,14 +33,44 @@ pub struct SweepOpts {
     /// Dataset description in the prompts, or @FILE
     #[arg(long)]
     pub description: Option<String>,
-    /// Forecast horizon: the rows after each window whose outcome is scored
-    #[arg(long)]
-    pub pred_len: Option<usize>,
     /// Which top lags the prompts print, and so what the `lags` claim is: timellm (lag 0
     /// and the mirror lags included), clean (lags 1..=T/2) or peaks (the autocorrelation's
     /// local maxima, the periods the window repeats at)
     #[arg(long, value_enum)]
     pub lags: Option<wavebench_core::stats::LagRule>,
+    #[command(flatten)]
+    pub units: UnitOpts,
+    /// A claim you define, scored beside the built-in ones against every outcome with its
+    /// null and the bits beyond the series: NAME=TEMPLATE, or NAME:OUTCOME=TEMPLATE to add
+    /// it to every row's score (repeatable; docs/score.md#claims-you-define), e.g.
+    /// level={{ "above" if last > mean else "below" }} its window mean
+    #[arg(long = "claim", value_name = "NAME[:OUTCOME]=TEMPLATE")]
+    pub claims: Vec<String>,
+    /// Compute only part I of N of the grid's configurations (1-based, balanced by their
+    /// cost; N at most 100000) and write them to -o FILE.json as a part that `sweep merge`
+    /// combines with the others into the whole sweep
+    #[arg(long, value_name = "I/N", requires = "output")]
+    pub shard: Option<Shard>,
+    /// Read what every configuration shares (the scored units, their outcomes, the
+    /// forecasters and their predictions, the null's and bootstrap's draws) from a folder
+    /// that `sweep prepare` wrote for the same data and options, instead of computing it
+    #[arg(long, value_name = "DIR")]
+    pub prepared: Option<PathBuf>,
+    /// Run even where the up-front estimate says the sweep needs more memory than the
+    /// machine has available
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub report: ReportOpts,
+}
+
+/// The options the units every configuration is scored on depend on, beside the data
+/// options: what `sweep prepare` computes once for many sweeps.
+#[derive(clap::Args, Debug, Clone)]
+pub struct UnitOpts {
+    /// Forecast horizon: the rows after each window whose outcome is scored
+    #[arg(long)]
+    pub pred_len: Option<usize>,
     /// Chronological split: TRAIN,VAL,TEST shares, ett-hour (8640/2880/2880 rows) or ett-minute
     #[arg(long, default_value = "0.7,0.1,0.2")]
     pub split: Split,
@@ -56,23 +87,6 @@ pub struct SweepOpts {
     /// (docs/score.md#what-the-prompt-adds-beyond-the-series) [default: every train unit]
     #[arg(long, value_name = "UNITS")]
     pub fit_subset_above: Option<usize>,
-    /// A claim you define, scored beside the built-in ones against every outcome with its
-    /// null and the bits beyond the series: NAME=TEMPLATE, or NAME:OUTCOME=TEMPLATE to add
-    /// it to every row's score (repeatable; docs/score.md#claims-you-define), e.g.
-    /// level={{ "above" if last > mean else "below" }} its window mean
-    #[arg(long = "claim", value_name = "NAME[:OUTCOME]=TEMPLATE")]
-    pub claims: Vec<String>,
-    /// Compute only part I of N of the grid's configurations (1-based, balanced by their
-    /// cost; N at most 100000) and write them to -o FILE.json as a part that `sweep merge`
-    /// combines with the others into the whole sweep
-    #[arg(long, value_name = "I/N", requires = "output")]
-    pub shard: Option<Shard>,
-    /// Run even where the up-front estimate says the sweep needs more memory than the
-    /// machine has available
-    #[arg(long)]
-    pub force: bool,
-    #[command(flatten)]
-    pub report: ReportOpts,
 }
 
 /// How a sweep is ranked and what is written besides the report: the sweep's options and
@@ -105,6 +119,21 @@ impl ReportOpts {
 /// What `sweep` does besides sweeping.
 #[derive(clap::Subcommand, Debug, Clone)]
 pub enum SweepCommand {
+    /// Compute what every configuration of a sweep over INPUT shares (the split, the scored
+    /// units and their outcomes, the series-only forecasters and their predictions, the
+    /// null's and bootstrap's draws) once, into folder DIR, for `sweep --prepared DIR`
+    /// (each shard of a cluster's sweep) to read instead of computing it again
+    Prepare {
+        /// A data file, a folder of them, or a glob such as 'data/*.parquet'
+        input: PathBuf,
+        /// The folder to write (prepared.json and units.msgpack)
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        #[command(flatten)]
+        data: DataOpts,
+        #[command(flatten)]
+        units: UnitOpts,
+    },
     /// Combine the parts that `sweep --shard I/N -o FILE` wrote (every shard of one sweep,
     /// each once) into the report one process would have written, byte for byte.
     Merge {
@@ -145,15 +174,15 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         }
         None => super::run::report_format(output, "file")?,
     };
-    check_protocol(opts.null_draws, opts.bootstrap)?;
-    let mut base = data.config()?;
-    PromptOpts {
-        description: opts.description.clone(),
-        pred_len: opts.pred_len,
-        lags: opts.lags,
-        ..PromptOpts::default()
-    }
-    .apply(&mut base)?;
+    let mut base = base_config(
+        data,
+        &opts.units,
+        PromptOpts {
+            description: opts.description.clone(),
+            lags: opts.lags,
+            ..PromptOpts::default()
+        },
+    )?;
     for spec in &opts.claims {
         let c = wavebench_core::score::DefinedClaim::parse(spec)
             .map_err(|e| Error::input(format!("--claim: {e}")))?;
@@ -170,11 +199,6 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         base.claims.insert(c.key(), c.source.clone());
     }
     sweep::defined_claims(&base).map_err(|e| Error::input(format!("[claims]: {e}")))?;
-    if base.seq_len.is_none() {
-        return Err(Error::input(
-            "--seq-len: a sweep scores windows of a given length (Time-LLM uses 512)",
-        ));
-    }
     let given = if opts.template.is_empty() {
         vec![base.template.clone()]
     } else {
@@ -215,36 +239,20 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         base: base.clone(),
         grid,
         templates,
-        split: opts.split,
-        protocol: Protocol {
-            null_draws: opts.null_draws,
-            bootstrap: opts.bootstrap,
-            fit_subset_above: opts.fit_subset_above,
-        },
+        split: opts.units.split,
+        protocol: opts.units.protocol(),
     };
-    // Files load as the run's spec says (columns, missing values, time axis), in f64.
-    let loader = RunSpec::new(
-        wavebench_core::config::Config {
-            dtype: wavebench_core::engine::DType::F64,
-            ..base
-        },
-        Purpose::Features,
-        &crate::backend::LOCAL,
-    )?;
-    let set = DataSet::resolve(path)?;
-    let mut tables = Vec::with_capacity(set.files.len());
-    for f in &set.files {
-        let t = loader.load(f)?;
-        for w in &t.warnings {
-            eprintln!("wavebench: {w}");
-        }
-        tables.push((set.file_name(path, f), t));
-    }
+    let tables = load(path, &req.base)?;
     let named: Vec<(&str, &wavebench_core::data::Table)> =
         tables.iter().map(|(n, t)| (n.as_str(), t)).collect();
-    announce(&named, &req, opts.shard, data.quiet, opts.force)?;
+    // The shared work read back, checked against this data and these options.
+    let prepared = match &opts.prepared {
+        Some(dir) => Some(sweep::prepared::read(dir, &named, &req)?),
+        None => None,
+    };
+    announce(&named, &req, opts.shard, prepared.is_some(), data.quiet, opts.force)?;
     let bar = progress_of(0, data.quiet, "sweep", "configurations");
-    let result = sweep::run_share(&named, &req, opts.shard, |done, total| {
+    let result = sweep::run_share(&named, &req, opts.shard, prepared, |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         true
@@ -283,6 +291,99 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         return Ok(());
     }
     write_report(&s, &input, output, format, &opts.report, data.quiet)
+}
+
+/// The data options and the units' options as a run configuration (`extra`: what the
+/// prompts say), with the window length a sweep needs.
+fn base_config(
+    data: &DataOpts,
+    units: &UnitOpts,
+    extra: PromptOpts,
+) -> Result<wavebench_core::config::Config> {
+    check_protocol(units.null_draws, units.bootstrap)?;
+    let mut base = data.config()?;
+    PromptOpts {
+        pred_len: units.pred_len,
+        ..extra
+    }
+    .apply(&mut base)?;
+    if base.seq_len.is_none() {
+        return Err(Error::input(
+            "--seq-len: a sweep scores windows of a given length (Time-LLM uses 512)",
+        ));
+    }
+    Ok(base)
+}
+
+/// Every file of the data set at `path`, each with its name in the set, loaded as `base`
+/// says (columns, missing values, time axis) in f64; its warnings printed.
+fn load(path: &Path, base: &wavebench_core::config::Config) -> Result<Vec<(String, Table)>> {
+    let loader = RunSpec::new(
+        wavebench_core::config::Config {
+            dtype: wavebench_core::engine::DType::F64,
+            ..base.clone()
+        },
+        Purpose::Features,
+        &crate::backend::LOCAL,
+    )?;
+    let set = DataSet::resolve(path)?;
+    let mut tables = Vec::with_capacity(set.files.len());
+    for f in &set.files {
+        let t = loader.load(f)?;
+        for w in &t.warnings {
+            eprintln!("wavebench: {w}");
+        }
+        tables.push((set.file_name(path, f), t));
+    }
+    Ok(tables)
+}
+
+/// `sweep prepare`: what every configuration of a sweep over `path` shares, into `dir`.
+pub fn prepare(path: &Path, dir: &Path, data: &DataOpts, units: &UnitOpts) -> Result<()> {
+    let base = base_config(data, units, PromptOpts::default())?;
+    let req = Request {
+        base,
+        grid: Grid::default(),
+        templates: Vec::new(),
+        split: units.split,
+        protocol: units.protocol(),
+    };
+    let tables = load(path, &req.base)?;
+    let named: Vec<(&str, &Table)> = tables.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    let e = sweep::estimate::estimate(&named, &req, 0, rayon::current_num_threads());
+    if !data.quiet && e.seconds >= LONG_SWEEP {
+        eprintln!(
+            "wavebench: the shared work of a sweep over {} units ({} scored): {} on this machine",
+            e.units,
+            e.scored,
+            e.text()
+        );
+    }
+    let scorer = sweep::scorer(&named, &req)?;
+    let input = path.display().to_string();
+    sweep::prepared::write(dir, &named, &req, &scorer, &input)?;
+    if !data.quiet {
+        eprintln!(
+            "wavebench: {}: {} scored units ({} val, {} test) and the forecasters; give it to each sweep of this data and these options with --prepared {}",
+            dir.display(),
+            scorer.units[1] + scorer.units[2],
+            scorer.units[1],
+            scorer.units[2],
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+impl UnitOpts {
+    /// The null's draws, the bootstrap's replicates and the forecasters' fit.
+    fn protocol(&self) -> Protocol {
+        Protocol {
+            null_draws: self.null_draws,
+            bootstrap: self.bootstrap,
+            fit_subset_above: self.fit_subset_above,
+        }
+    }
 }
 
 /// A shard ranks nothing: what ranks and picks belongs to the merge, and is refused here
@@ -349,6 +450,7 @@ fn announce(
     tables: &[(&str, &wavebench_core::data::Table)],
     req: &Request,
     shard: Option<Shard>,
+    prepared: bool,
     quiet: bool,
     force: bool,
 ) -> Result<()> {
@@ -357,7 +459,10 @@ fn announce(
         sweep::deal::share(&points, s, sweep::together(tables)).len()
     });
     let threads = rayon::current_num_threads();
-    let e = sweep::estimate::estimate(tables, req, count, threads);
+    let mut e = sweep::estimate::estimate(tables, req, count, threads);
+    if prepared {
+        e = e.without_shared();
+    }
     let of = match shard {
         Some(s) => format!(" (shard {}/{} of {})", s.index, s.count, points.len()),
         None => String::new(),

@@ -227,7 +227,10 @@ fn writable_folder(real: &Path, out: &Destination) -> Result<()> {
         _ => Path::new("."),
     };
     if out.makes_folder && !dir.exists() && std::fs::symlink_metadata(dir).is_err() {
-        dir = dir.parent().unwrap_or(Path::new("."));
+        dir = match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
     }
     folder_is_writable(dir).map_err(|why| {
         Error::input(format!(

@@ -18,6 +18,9 @@ const OUTCOME: f64 = 1.3e-6;
 const FIRST: f64 = 7.8e-6;
 /// CPU seconds per scored unit in each later configuration.
 const LATER: f64 = 1.8e-6;
+/// Seconds per scored unit to read a prepared folder's units back and rebuild their
+/// sequences.
+const PREPARED_READ: f64 = 2.0e-7;
 /// The process before any data: libtorch's libraries mapped and relocated.
 const PROCESS: f64 = 0.45e9;
 /// Per unit of the scorer (outcomes, train values, predictions, slots, the scored units'
@@ -51,6 +54,9 @@ const GAIN_REPLICATE: f64 = 8.0;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
     pub seconds: f64,
+    /// Of `seconds`, the work every configuration shares (the units' outcomes, the
+    /// forecasters' fit and predictions): what `sweep prepare` does once.
+    pub shared_seconds: f64,
     pub bytes: f64,
     /// Units (windows × channels) of every file, and those the configurations score.
     pub units: usize,
@@ -132,8 +138,8 @@ pub fn estimate(
         * claims
         * (NULL_DRAW * (draws - default.null_draws as f64)
             + BOOT_REPLICATE * (replicates - default.bootstrap as f64));
-    let seconds = OUTCOME * units as f64
-        + (GRAM_FMA * fma + per_unit * (scored + fit) as f64 + resampling.max(0.0)) / threads;
+    let shared_seconds = OUTCOME * units as f64 + GRAM_FMA * fma / threads;
+    let seconds = shared_seconds + (per_unit * (scored + fit) as f64 + resampling.max(0.0)) / threads;
     let kept = if scored <= super::KEPT_STATISTICS {
         STATISTICS
     } else {
@@ -159,6 +165,7 @@ pub fn estimate(
         + kept_replicates;
     Estimate {
         seconds,
+        shared_seconds,
         bytes,
         units,
         scored,
@@ -166,6 +173,17 @@ pub fn estimate(
 }
 
 impl Estimate {
+    /// The estimate where the shared work is read from a prepared folder
+    /// (`sweep --prepared`) instead of computed: reading it back takes
+    /// `PREPARED_READ` per scored unit.
+    pub fn without_shared(self) -> Estimate {
+        Estimate {
+            seconds: self.seconds - self.shared_seconds + PREPARED_READ * self.scored as f64,
+            shared_seconds: PREPARED_READ * self.scored as f64,
+            ..self
+        }
+    }
+
     /// "about 3 min and 1.2 GB".
     pub fn text(&self) -> String {
         let s = self.seconds.max(1.0);

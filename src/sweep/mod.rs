@@ -10,6 +10,7 @@ pub mod estimate;
 pub mod grid;
 pub mod partial;
 mod point;
+pub mod prepared;
 pub mod rank;
 mod rank_by;
 pub mod report;
@@ -64,7 +65,7 @@ pub fn run(
     req: &Request,
     progress: impl FnMut(usize, usize) -> bool,
 ) -> Result<Sweep> {
-    Ok(run_share(tables, req, None, progress)?.sweep)
+    Ok(run_share(tables, req, None, None, progress)?.sweep)
 }
 
 /// A shard's share of a sweep: its rows, each one's place in the grid, and how many
@@ -76,11 +77,13 @@ pub struct Share {
 }
 
 /// [`run`] over shard `shard`'s share of the grid's configurations (all of them for
-/// None, see [`deal::share`]).
+/// None, see [`deal::share`]), on the units `prepared` (read by [`prepared::read`] for
+/// the same tables and request), or on units computed here for None.
 pub fn run_share(
     tables: &[(&str, &Table)],
     req: &Request,
     shard: Option<Shard>,
+    prepared: Option<Scorer>,
     mut progress: impl FnMut(usize, usize) -> bool,
 ) -> Result<Share> {
     if tables.is_empty() {
@@ -90,7 +93,10 @@ pub fn run_share(
         return Err(Error::internal("sweep: no template"));
     }
     keep_freed_memory();
-    let scorer = scorer(tables, req)?;
+    let scorer = match prepared {
+        Some(s) => s,
+        None => scorer(tables, req)?,
+    };
     // The scorer's transients (the table's train values, predictions) are freed: hand
     // their pages back before the configurations' chunks fill the heap again.
     release_freed_memory();
@@ -408,7 +414,7 @@ impl Request {
     /// The data options alone (windows, rows, horizon), for what does not depend on the
     /// transform: its transform is haar at level 1, which every window of 2 or more rows
     /// allows, so the base's wavelet and level (which a sweep does not run) refuse nothing.
-    fn data_config(&self) -> Config {
+    pub(crate) fn data_config(&self) -> Config {
         let mut cfg = self.config(None);
         cfg.transform = Transform {
             wavelet: wavebench_core::wavelet::lookup("haar").expect("haar is in the catalogue"),

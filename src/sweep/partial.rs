@@ -234,6 +234,10 @@ pub fn settings(req: &Request) -> String {
         "sweep.null_draws = {}\nsweep.bootstrap = {}\n",
         req.protocol.null_draws, req.protocol.bootstrap
     ));
+    // Parts whose forecasters were fit on other units do not merge.
+    if let Some(n) = req.protocol.fit_subset_above {
+        s.push_str(&format!("sweep.fit_subset_above = {n}\n"));
+    }
     s
 }
 

@@ -103,6 +103,9 @@ pub enum Opt {
     Bootstrap,
     Claim,
     Output,
+    Normalize,
+    FitSubsetAbove,
+    Prepared,
 }
 
 named! {
@@ -129,6 +132,9 @@ named! {
     Bootstrap = "bootstrap",
     Claim = "claim",
     Output = "output",
+    Normalize = "normalize",
+    FitSubsetAbove = "fit_subset_above",
+    Prepared = "prepared",
 }
 
 /// Where a [`Phrase`]'s text names an option (a private-use character: no data or message

@@ -183,7 +183,7 @@ impl Gram {
 
 /// The fitted coefficients per target (T input weights and a constant), and the horizon
 /// forecaster's.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Forecaster {
     pub beta: [Vec<f64>; 3],
     pub horizon: HorizonForecaster,
@@ -191,7 +191,7 @@ pub struct Forecaster {
 
 /// The series-only forecaster of the whole horizon: the same ridge on the same units, P
 /// targets `(H - x[T-1]) / s` (docs/score.md#forecast-gain-beyond-the-series).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HorizonForecaster {
     pub pred_len: usize,
     /// `(T+1) × P`, row-major: input `i`'s weight for step `p` at `i·P + p`.

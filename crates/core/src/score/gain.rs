@@ -30,7 +30,7 @@ pub const RESIDUALS_BUDGET: usize = 512 << 20;
 /// The horizon forecaster's residuals of one group of units (the fit units, or a scored
 /// part's in sequence order): P values per unit, and each unit's `s / σ_c`, the factor
 /// that maps a target's error back to the data standardised as Time-LLM's loaders do.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Residuals {
     pub pred_len: usize,
     pub r: Vec<f64>,
@@ -154,7 +154,7 @@ pub fn train_sigma(rows: &[f64]) -> f64 {
 }
 
 /// The series-only forecaster's errors over one scored part, the same for every row.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct SeriesErrors {
     mse: f64,
     mae: f64,
@@ -165,7 +165,7 @@ struct SeriesErrors {
 /// The units a configuration's forecast gain is measured on: the fit units' residuals
 /// (every k-th train window's, file by file, window by window, channel by channel) and
 /// each scored part's (in sequence order), made once per data set.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct GainUnits {
     pub fit: Residuals,
     pub scored: [Residuals; 2],

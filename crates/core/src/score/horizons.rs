@@ -10,7 +10,7 @@ use std::ops::Range;
 
 /// Where one file's scored units are: which part each window's horizon lies in, and each
 /// unit's outcome. Made once per data set; every configuration is scored on the same units.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Horizons {
     pub borders: Borders,
     /// The windows' length, their stride and the horizon.
@@ -40,6 +40,7 @@ pub struct Horizons {
     pub fit_every: usize,
     /// The forecaster's normal equations over this file's train units (taken when the
     /// data set's forecaster is fit).
+    #[serde(skip)]
     pub(super) gram: Option<Gram>,
     /// The fit windows (every k-th train window, [`super::gain::fit_stride`]), numbered
     /// as in the run, and per fit window × channel its place among the fit units

@@ -20,6 +20,7 @@ pub mod sequences;
 pub mod split;
 mod tally;
 mod tiles;
+mod saved;
 mod units;
 
 pub use column::{ColumnStats, Info};

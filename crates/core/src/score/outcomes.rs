@@ -3,7 +3,7 @@
 
 /// The horizon outcome of one unit (one channel of one window): `x` its input of T raw
 /// values, `h` the next `pred_len` rows.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// mean(h) > x[T-1].
     pub up: bool,

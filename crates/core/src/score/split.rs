@@ -56,7 +56,7 @@ impl Borders {
 }
 
 /// One part of the split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Part {
     Train,
     Val,

@@ -45,10 +45,10 @@ pub struct Scorer {
     /// (`gain_withheld` says why).
     pub gain: Option<GainUnits>,
     pub gain_withheld: Option<String>,
-    xlnx: XLnX,
+    pub(super) xlnx: XLnX,
     /// Columns already counted, by part and content: a claim that does not depend on the
     /// wavelet (Time-LLM's trend word, the lags) is counted once per sweep.
-    memo: Mutex<FxHashMap<(usize, usize, u128), Arc<ColumnStats>>>,
+    pub(super) memo: Mutex<FxHashMap<(usize, usize, u128), Arc<ColumnStats>>>,
 }
 
 /// No unit's horizon lies in part `p`, said of the file whose part is longest.
