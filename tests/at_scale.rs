@@ -235,12 +235,21 @@ fn prepared_sweeps_and_their_shards_equal_the_unprepared_sweep_byte_for_byte() {
         sweep_to(&data, &whole, &wide);
         let read = dir.path().join(format!("read.{ext}"));
         sweep_to(&data, &read, &[&wide[..], &with].concat());
-        let (a, b) = (std::fs::read(&whole).unwrap(), std::fs::read(&read).unwrap());
+        let (a, b) = (
+            std::fs::read(&whole).unwrap(),
+            std::fs::read(&read).unwrap(),
+        );
         assert_eq!(a.len(), b.len(), ".{ext}: lengths");
         assert!(a == b, ".{ext}: the prepared sweep's report differs");
     }
     // Shards that read the folder merge to the unprepared sweep's report.
-    let parts = shards(&data, dir.path(), "prepared-part", 3, &[&wide[..], &with].concat());
+    let parts = shards(
+        &data,
+        dir.path(),
+        "prepared-part",
+        3,
+        &[&wide[..], &with].concat(),
+    );
     let merged = dir.path().join("merged.md");
     let o = merge_to(&parts, &merged);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -249,7 +258,10 @@ fn prepared_sweeps_and_their_shards_equal_the_unprepared_sweep_byte_for_byte() {
         std::fs::read(dir.path().join("whole.md")).unwrap(),
     );
     assert_eq!(a.len(), b.len(), "merged: lengths");
-    assert!(a == b, "the prepared shards' merge differs from the whole sweep");
+    assert!(
+        a == b,
+        "the prepared shards' merge differs from the whole sweep"
+    );
 }
 
 #[test]
@@ -299,9 +311,16 @@ fn a_prepared_folder_from_other_data_or_options_is_refused_naming_what_differs()
     run_ok(&prepare_args(&other_dir.join("made.csv"), &prepared, &[]));
     assert_input_error(&sweep_of(&prepared), &["--prepared", "other data"]);
     // A folder with no prepared sweep, and a units file changed after it was written.
-    assert_input_error(&sweep_of(dir.path()), &["--prepared", "sweep prepare"]);
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    assert_input_error(&sweep_of(&empty), &["--prepared", "sweep prepare"]);
+    // A report written into the folder it reads is refused before any work.
     let good = dir.path().join("good");
     run_ok(&prepare_args(&data, &good, &[]));
+    let inside = good.join("sweep.md");
+    let mut args = sweep_args(&data, &inside, &["--wavelets", "haar", "--levels", "1"]);
+    args.extend(["--prepared", good.to_str().unwrap()]);
+    assert_input_error(&wavebench(&args), &["-o", "lies inside the input"]);
     let units = good.join("units.msgpack");
     let mut bytes = std::fs::read(&units).unwrap();
     let middle = bytes.len() / 2;

@@ -444,11 +444,15 @@ fn push_deepest(mut path: Vec<String>, known: &[Vec<String>], out: &mut Vec<Vec<
 }
 
 /// No module imports a module that imports it back (directly or round a longer loop), in
-/// the core and the root crate: imports run one way, so each room can be read before the
+/// the core, the sweep and the root crate: imports run one way, so each room can be read before the
 /// rooms that use it. A module and its own submodules (a room and its map) are exempt.
 #[test]
 fn no_module_imports_a_module_that_imports_it_back() {
-    for src in [root().join("src"), root().join("crates/core/src")] {
+    for src in [
+        root().join("src"),
+        root().join("crates/core/src"),
+        root().join("crates/sweep/src"),
+    ] {
         let mods = modules(&src);
         let known: Vec<Vec<String>> = mods.iter().map(|(p, _)| p.clone()).collect();
         let related = |a: &[String], b: &[String]| a.starts_with(b) || b.starts_with(a);
@@ -484,8 +488,9 @@ fn no_module_imports_a_module_that_imports_it_back() {
                 }
             }
         }
+        // The walk found the crate's modules (the smallest, the sweep, has 19).
         assert!(
-            known.len() > 20,
+            known.len() > 15,
             "{}: {} modules",
             src.display(),
             known.len()

@@ -23,7 +23,7 @@ use wavebench_core::config::Config;
 #[derive(Parser, Debug)]
 #[command(
     name = "wavebench",
-    version = env!("WAVEBENCH_VERSION"),
+    version = wavebench_sweep::VERSION,
     about = "Wavelet features and LLM prompts from time series, on the GPU or CPU"
 )]
 pub struct Cli {
@@ -294,7 +294,7 @@ impl Command {
                 ..
             } => {
                 // The folder is made where missing.
-                let outputs = ["prepared.json", "units.msgpack"].map(|f| Destination {
+                let outputs = crate::sweep::prepared::FILES.map(|f| Destination {
                     option: "-o",
                     path: output.join(f),
                     makes_folder: true,
@@ -324,6 +324,7 @@ impl Command {
                 inputs.extend(data.config.as_deref());
                 inputs.extend(sweep.template.iter().map(Path::new));
                 inputs.extend(description_file(sweep.description.as_deref()));
+                inputs.extend(sweep.prepared.as_deref());
                 let outputs = output.as_deref().map(o).into_iter();
                 let outputs = outputs.chain(sweep.report.write_config.as_deref().map(write_config));
                 return Ok((outputs.collect(), inputs));

@@ -10,9 +10,9 @@ use crate::sweep::partial::{self, Partial};
 use crate::sweep::{self, report, Grid, Levels, RankBy, Request};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use wavebench_core::data::Table;
 use wavebench_core::run_spec::{Purpose, RunSpec, Shard};
 use wavebench_core::score::{Protocol, Split};
-use wavebench_core::data::Table;
 use wavebench_core::wavelet::Mode;
 
 /// The sweep's own options (the data options are `Common`'s).
@@ -250,7 +250,14 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         Some(dir) => Some(sweep::prepared::read(dir, &named, &req)?),
         None => None,
     };
-    announce(&named, &req, opts.shard, prepared.is_some(), data.quiet, opts.force)?;
+    announce(
+        &named,
+        &req,
+        opts.shard,
+        prepared.is_some(),
+        data.quiet,
+        opts.force,
+    )?;
     let bar = progress_of(0, data.quiet, "sweep", "configurations");
     let result = sweep::run_share(&named, &req, opts.shard, prepared, |done, total| {
         bar.set_length(total as u64);
@@ -361,7 +368,10 @@ pub fn prepare(path: &Path, dir: &Path, data: &DataOpts, units: &UnitOpts) -> Re
     }
     let scorer = sweep::scorer(&named, &req)?;
     let input = path.display().to_string();
-    sweep::prepared::write(dir, &named, &req, &scorer, &input)?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the folder", e))?;
+    for (name, bytes) in sweep::prepared::files(&named, &req, &scorer, &input)? {
+        export::write_atomic(&dir.join(name), |w| w.write_all(&bytes))?;
+    }
     if !data.quiet {
         eprintln!(
             "wavebench: {}: {} scored units ({} val, {} test) and the forecasters; give it to each sweep of this data and these options with --prepared {}",

@@ -16,11 +16,11 @@ pub mod information;
 mod layout;
 mod masks;
 pub mod outcomes;
+mod saved;
 pub mod sequences;
 pub mod split;
 mod tally;
 mod tiles;
-mod saved;
 mod units;
 
 pub use column::{ColumnStats, Info};

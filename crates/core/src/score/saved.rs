@@ -84,7 +84,12 @@ impl<'de> Deserialize<'de> for Scorer {
             }
         }
         let sequences = saved.sequences.map(|q| {
-            Sequences::new(q.ranges.into_owned(), q.cells.into_owned(), q.span, protocol)
+            Sequences::new(
+                q.ranges.into_owned(),
+                q.cells.into_owned(),
+                q.span,
+                protocol,
+            )
         });
         Ok(Scorer {
             files: saved.files.into_owned(),

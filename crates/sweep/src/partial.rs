@@ -194,7 +194,7 @@ fn sha256(bytes: &[u8]) -> String {
 
 /// This build's version, as `--version` prints it.
 pub fn version() -> String {
-    env!("WAVEBENCH_VERSION").to_string()
+    super::VERSION.to_string()
 }
 
 /// A fingerprint of the data: every file's name, channel names and values (their bits).

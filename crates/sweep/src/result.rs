@@ -2,7 +2,7 @@
 //! split, parts and baseline, and what a reader must know before trusting it (its
 //! warnings, the units left out, the configuration that makes a row's prompts).
 
-use crate::sweep::rank::Metric;
+use crate::rank::Metric;
 use serde::{Deserialize, Serialize};
 use wavebench_core::config::Config;
 use wavebench_core::engine::DType;

@@ -23,6 +23,8 @@ const FORMAT: &str = "wavebench prepared sweep";
 /// The manifest's and the scorer's file names in the folder.
 const MANIFEST: &str = "prepared.json";
 const UNITS: &str = "units.msgpack";
+/// Every file a prepared folder holds, in the order they are written.
+pub const FILES: [&str; 2] = [UNITS, MANIFEST];
 
 /// The folder's plain description.
 #[derive(Serialize, Deserialize)]
@@ -50,7 +52,11 @@ struct Setting {
 
 /// Every setting the shared work of `req` depends on, in the order a refusal checks them.
 fn settings(req: &Request) -> Result<Vec<Setting>> {
-    let spec = RunSpec::new(req.data_config(), Purpose::Features, &crate::backend::LOCAL)?;
+    let spec = RunSpec::new(
+        req.data_config(),
+        Purpose::Features,
+        &wavebench_core::run_spec::NATIVE_ONLY,
+    )?;
     let cfg = &spec.cfg;
     let protocol = &req.protocol;
     let pairs: [(Opt, String); 12] = [
@@ -95,16 +101,15 @@ fn text<T: Serialize>(value: &T) -> String {
     }
 }
 
-/// Write `scorer`, made by [`super::scorer`] for `tables` under `req`, into folder `dir`
-/// (created where missing; its two files replaced). `input` is the data as given.
-pub fn write(
-    dir: &Path,
+/// The folder's files for `scorer`, made by [`super::scorer`] for `tables` under `req`:
+/// each name and its bytes, the units first (written in this order, a manifest never
+/// describes a units file not yet written). `input` is the data as given.
+pub fn files(
     tables: &[(&str, &Table)],
     req: &Request,
     scorer: &Scorer,
     input: &str,
-) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the folder", e))?;
+) -> Result<[(&'static str, Vec<u8>); 2]> {
     let units = rmp_serde::to_vec(scorer)
         .map_err(|e| Error::internal(format!("sweep prepare: the units: {e}")))?;
     let manifest = Manifest {
@@ -119,9 +124,7 @@ pub fn write(
     let mut text = serde_json::to_vec_pretty(&manifest)
         .map_err(|e| Error::internal(format!("sweep prepare: {e}")))?;
     text.push(b'\n');
-    // The units first: a manifest never describes a units file not yet written.
-    crate::export::write_atomic(&dir.join(UNITS), |w| w.write_all(&units))?;
-    crate::export::write_atomic(&dir.join(MANIFEST), |w| w.write_all(&text))
+    Ok([(UNITS, units), (MANIFEST, text)])
 }
 
 /// The scorer kept in folder `dir`, when it was prepared by this version from `tables`
@@ -247,6 +250,11 @@ fn hash(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// As the command line names an option.
+    fn flag(o: Opt) -> String {
+        format!("--{}", o.name().replace('_', "-"))
+    }
+
     fn setting(option: &str, value: &str) -> Setting {
         Setting {
             option: option.to_string(),
@@ -260,7 +268,7 @@ mod tests {
         let asked = [setting("seq_len", "512"), setting("pred_len", "24")];
         let d = first_difference(&prepared, &asked).expect("they differ");
         assert_eq!(d.option, Some(Opt::SeqLen));
-        let said = d.refusal("prep").worded(crate::cli::flag);
+        let said = d.refusal("prep").worded(flag);
         assert_eq!(
             said,
             "--prepared prep: prepared with --seq-len 336, and this sweep has --seq-len 512: prepare it again with this sweep's options, or give the same"
@@ -271,7 +279,7 @@ mod tests {
         let said = first_difference(&default, &[setting("columns", "OT")])
             .expect("columns differ")
             .refusal("prep")
-            .worded(crate::cli::flag);
+            .worded(flag);
         assert_eq!(
             said,
             "--prepared prep: prepared with no --columns, and this sweep has --columns OT: prepare it again with this sweep's options, or give the same"

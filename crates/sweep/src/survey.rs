@@ -122,7 +122,11 @@ fn timeline_units<'t>(
         channels: vec![chan.clone()],
         ..Table::default()
     };
-    let spec = RunSpec::new(req.config(None), Purpose::Features, &crate::backend::LOCAL)?;
+    let spec = RunSpec::new(
+        req.config(None),
+        Purpose::Features,
+        &wavebench_core::run_spec::NATIVE_ONLY,
+    )?;
     let slide = super::slide(req, &super::defined_claims(&req.base)?);
     // The timeline reads a window's place (`start`), never its time as text.
     let prepared = spec.prepare(&alone)?.sliding(slide).without_time_labels();

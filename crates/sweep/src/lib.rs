@@ -1,11 +1,20 @@
-//! Sweep: which wavelet, level, mode and template make prompts that tell a forecaster
-//! something? Every configuration of a [`Grid`] over a data set, each scored by the
-//! information its prompts' claims carry about what the horizon did
-//! (`wavebench_core::score`, docs/score.md), ranked by the validation score with the
-//! test score beside it; the mean of a few features comes along as a description.
+//! wavebench's sweep: which wavelet, level, mode and template make prompts that tell a
+//! forecaster something? Every configuration of a [`Grid`] over a data set, each scored by
+//! the information its prompts' claims carry about what the horizon did
+//! (`wavebench_core::score`, docs/score.md), ranked by the validation score with the test
+//! score beside it; the mean of a few features comes along as a description. Shards write
+//! parts ([`partial`]) that merge to the one-process report byte for byte, and what every
+//! configuration shares can be prepared once ([`prepared`]).
+//!
+//! A crate of its own, with no polars, egui or libtorch, so that the command line, the app
+//! and the Python wheel run the same sweep; the tables come in already loaded. It also
+//! holds what all three share about a run: the error type every front end words
+//! ([`error`]), the run configuration as TOML ([`config`]) and the build's [`VERSION`].
 
 mod claims;
+pub mod config;
 pub mod deal;
+pub mod error;
 pub mod estimate;
 pub mod grid;
 pub mod partial;
@@ -26,6 +35,10 @@ pub use rank::{ranked, Metric, RankBy};
 pub use result::{Difference, GainSetting, PartUnits, Sweep, SweepRow, FEW_EFFECTIVE};
 
 use point::Scoring;
+
+/// This build's version with the commit it was built from ("0.1.0 (commit 1a2b3c4d5e6f)"),
+/// as `--version` prints it and every part, report and prepared folder records it.
+pub const VERSION: &str = env!("WAVEBENCH_VERSION");
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -219,7 +232,11 @@ pub fn one(
 /// The units every configuration of `req` over `tables` is scored on: they depend on the
 /// data options, the horizon and the split, not on the wavelet, level, mode or template.
 pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
-    let base = RunSpec::new(req.data_config(), Purpose::Features, &crate::backend::LOCAL)?;
+    let base = RunSpec::new(
+        req.data_config(),
+        Purpose::Features,
+        &wavebench_core::run_spec::NATIVE_ONLY,
+    )?;
     let ranges: Vec<std::ops::Range<usize>> = tables
         .iter()
         .map(|(_, t)| {

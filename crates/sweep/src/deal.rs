@@ -72,7 +72,7 @@ pub fn cost(p: &Point) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::grid::{Grid, Levels};
+    use crate::grid::{Grid, Levels};
 
     /// A sweep computes each wavelet and mode's levels together: the groups hold every
     /// chosen point once, one wavelet and mode each, levels increasing, and a mode listed

@@ -110,7 +110,11 @@ impl<'a> Scoring<'a> {
         let facts = if defined.is_empty() {
             Vec::new()
         } else {
-            let base = RunSpec::new(req.data_config(), Purpose::Features, &crate::backend::LOCAL)?;
+            let base = RunSpec::new(
+                req.data_config(),
+                Purpose::Features,
+                &wavebench_core::run_spec::NATIVE_ONLY,
+            )?;
             claims::facts_of(tables, scorer, &base)?
         };
         Ok(Scoring {
@@ -165,7 +169,7 @@ impl<'a> Scoring<'a> {
                 RunSpec::new(
                     req.config(Some(p)),
                     Purpose::Features,
-                    &crate::backend::LOCAL,
+                    &wavebench_core::run_spec::NATIVE_ONLY,
                 )
             })
             .collect::<std::result::Result<Vec<_>, _>>()?;

@@ -139,7 +139,8 @@ pub fn estimate(
         * (NULL_DRAW * (draws - default.null_draws as f64)
             + BOOT_REPLICATE * (replicates - default.bootstrap as f64));
     let shared_seconds = OUTCOME * units as f64 + GRAM_FMA * fma / threads;
-    let seconds = shared_seconds + (per_unit * (scored + fit) as f64 + resampling.max(0.0)) / threads;
+    let seconds =
+        shared_seconds + (per_unit * (scored + fit) as f64 + resampling.max(0.0)) / threads;
     let kept = if scored <= super::KEPT_STATISTICS {
         STATISTICS
     } else {

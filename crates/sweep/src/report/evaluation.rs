@@ -21,7 +21,7 @@ impl Serialize for EvaluationJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let e = self.evaluation;
         let shown = |i: [f64; 2]| {
-            let i = crate::sweep::withheld::shown(i, self.withheld);
+            let i = crate::withheld::shown(i, self.withheld);
             i[0].is_finite().then_some(i)
         };
         let claims = MapOf(|| {
