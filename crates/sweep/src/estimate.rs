@@ -144,11 +144,7 @@ pub fn estimate(
     let shared_seconds = OUTCOME * units as f64 + GRAM_FMA * fma / threads;
     let seconds =
         shared_seconds + (per_unit * (scored + fit) as f64 + resampling.max(0.0)) / threads;
-    let kept = if keeps {
-        STATISTICS
-    } else {
-        0.0
-    };
+    let kept = if keeps { STATISTICS } else { 0.0 };
     let running = (2.0 * threads).min(configurations.max(1) as f64);
     // Every configuration keeps its claims' replicates, and every row (a configuration
     // under a template) its scores', for val and test; the blocks and shifts are shared.
@@ -247,7 +243,10 @@ mod tests {
             if keeps {
                 assert!(later < 0.5 * first, "kept: {later} against {first}");
             } else {
-                assert!((later - first).abs() < 1e-9 * first, "{later} against {first}");
+                assert!(
+                    (later - first).abs() < 1e-9 * first,
+                    "{later} against {first}"
+                );
             }
         }
     }
