@@ -137,7 +137,11 @@ fn shows_the_pipeline_prompt_and_follows_the_knobs() {
     // The prompt is on screen, as one selectable label.
     h.get_by_label(&want);
     h.get_by_label_contains("frequency pattern");
-    h.get_by_label("Copy prompt");
+    // The copy button is the shortcut's command: it copies and says so.
+    h.get_by_label("Copy prompt").click();
+    h.run_steps(2);
+    let copied = format!("prompt copied ({} characters)", want.chars().count());
+    assert_eq!(h.state().status(), copied);
 
     // Another wavelet and level: recomputed, and still the pipeline's prompt.
     h.state_mut().settings.run.transform.wavelet = bank("sym6");

@@ -121,8 +121,9 @@ fn energy_and_features() {
 fn prompt() {
     let r = inspection();
     let mut s = Settings::default();
+    let mut commands = Vec::new();
     snapshot("prompt", [900.0, 220.0], |ui| {
-        views::prompt::ui(ui, Some(&r.prompt), &mut s)
+        views::prompt::ui(ui, Some(&r.prompt), &mut s, &mut commands)
     });
 }
 

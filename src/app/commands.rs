@@ -50,7 +50,7 @@ impl UiCommand {
             UiCommand::ExportPlots => "Export plots (PNG)...".into(),
             UiCommand::ExportConfiguration => "Export configuration (TOML)...".into(),
             UiCommand::ExportSweepRow(_) => "Export configuration ...".into(),
-            UiCommand::CopyPrompt => "Copy the prompt".into(),
+            UiCommand::CopyPrompt => "Copy prompt".into(),
             UiCommand::StartSweep => "Run sweep".into(),
             UiCommand::MeasureVariants => "Measure".into(),
             UiCommand::CancelJob => "Cancel".into(),
@@ -80,14 +80,93 @@ impl UiCommand {
         }
     }
 
-    /// Every command with a shortcut, in the help overlay's order.
-    pub fn with_shortcuts() -> [UiCommand; 4] {
+    /// Every command that takes nothing, one per variant without a payload, in the help
+    /// overlay's order; [`UiCommand::variant`] checks that none is left out.
+    pub fn plain() -> [UiCommand; 16] {
         [
             UiCommand::PickAndOpen,
             UiCommand::ExportPrompts,
             UiCommand::CopyPrompt,
             UiCommand::ToggleHelp,
+            UiCommand::ExportFeatures,
+            UiCommand::ExportTiming,
+            UiCommand::ExportPlots,
+            UiCommand::ExportConfiguration,
+            UiCommand::StartSweep,
+            UiCommand::MeasureVariants,
+            UiCommand::CancelJob,
+            UiCommand::PinForCompare,
+            UiCommand::StopComparing,
+            UiCommand::ResetLayout,
+            UiCommand::SetTheme { dark: true },
+            UiCommand::SetTheme { dark: false },
         ]
+    }
+
+    /// Every command with a shortcut, in the help overlay's order: derived from
+    /// [`UiCommand::plain`] (a command with a payload has no shortcut), each once.
+    pub fn with_shortcuts() -> Vec<UiCommand> {
+        let mut listed: Vec<UiCommand> = Vec::new();
+        for c in Self::plain() {
+            if c.shortcut().is_some() && !listed.contains(&c) {
+                listed.push(c);
+            }
+        }
+        listed
+    }
+
+    /// The variant's number: a match the compiler keeps complete, so that a new variant
+    /// must be numbered here (and then listed in [`UiCommand::plain`], or the test
+    /// `every_plain_variant_is_listed` fails). Compiled with the tests, which `make test`
+    /// builds.
+    #[cfg(test)]
+    fn variant(&self) -> usize {
+        match self {
+            UiCommand::Open(_) => 0,
+            UiCommand::PickAndOpen => 1,
+            UiCommand::ExportPrompts => 2,
+            UiCommand::ExportFeatures => 3,
+            UiCommand::ExportTiming => 4,
+            UiCommand::ExportPlots => 5,
+            UiCommand::ExportConfiguration => 6,
+            UiCommand::ExportSweepRow(_) => 7,
+            UiCommand::CopyPrompt => 8,
+            UiCommand::StartSweep => 9,
+            UiCommand::MeasureVariants => 10,
+            UiCommand::CancelJob => 11,
+            UiCommand::PinForCompare => 12,
+            UiCommand::StopComparing => 13,
+            UiCommand::TogglePane(_) => 14,
+            UiCommand::ResetLayout => 15,
+            UiCommand::SetTheme { .. } => 16,
+            UiCommand::ToggleHelp => 17,
+        }
+    }
+
+    /// The variants with a payload (a path, a configuration, a pane): no shortcut.
+    #[cfg(test)]
+    const WITH_PAYLOAD: [usize; 3] = [0, 7, 14];
+    #[cfg(test)]
+    const VARIANTS: usize = 18;
+
+    /// Its shortcut as this platform writes it ("Ctrl+O"), or nothing.
+    pub fn keys(&self, ctx: &egui::Context) -> String {
+        self.shortcut()
+            .map(|k| ctx.format_shortcut(&k))
+            .unwrap_or_default()
+    }
+
+    /// Its button in a pane or bar: its label, enabled or not; the caller adds its own
+    /// hover text.
+    pub fn button(&self, ui: &mut egui::Ui, enabled: bool) -> egui::Response {
+        ui.add_enabled(enabled, egui::Button::new(self.label()))
+    }
+
+    /// Its entry in a menu: its label with its shortcut beside it. Whether it was chosen.
+    pub fn menu_entry(&self, ui: &mut egui::Ui, enabled: bool) -> bool {
+        let keys = self.keys(ui.ctx());
+        let button = egui::Button::new(self.label()).shortcut_text(keys);
+        ui.add_enabled(enabled, button).clicked()
     }
 }
 
@@ -205,12 +284,7 @@ impl Workbench {
                 (UiCommand::ExportConfiguration, true),
             ];
             for (command, enabled) in items {
-                let keys = command
-                    .shortcut()
-                    .map(|k| ui.ctx().format_shortcut(&k))
-                    .unwrap_or_default();
-                let button = egui::Button::new(command.label()).shortcut_text(keys);
-                if ui.add_enabled(enabled, button).clicked() {
+                if command.menu_entry(ui, enabled) {
                     self.queue(command);
                 }
             }
@@ -232,14 +306,7 @@ impl Workbench {
                 UiCommand::SetTheme { dark: !dark },
                 UiCommand::ToggleHelp,
             ] {
-                let keys = command
-                    .shortcut()
-                    .map(|k| ui.ctx().format_shortcut(&k))
-                    .unwrap_or_default();
-                if ui
-                    .add(egui::Button::new(command.label()).shortcut_text(keys))
-                    .clicked()
-                {
+                if command.menu_entry(ui, true) {
                     self.queue(command);
                 }
             }
@@ -256,10 +323,7 @@ pub(super) fn help_overlay(ctx: &egui::Context, open: &mut bool) {
         .show(ctx, |ui| {
             egui::Grid::new("shortcuts").num_columns(2).show(ui, |ui| {
                 for command in UiCommand::with_shortcuts() {
-                    let Some(k) = command.shortcut() else {
-                        continue;
-                    };
-                    let mut keys = ctx.format_shortcut(&k);
+                    let mut keys = command.keys(ctx);
                     if command == UiCommand::ToggleHelp {
                         keys += " or ?";
                     }
@@ -291,6 +355,7 @@ mod tests {
     #[test]
     fn each_shortcut_belongs_to_one_command() {
         let all = UiCommand::with_shortcuts();
+        assert!(!all.is_empty());
         let keys: Vec<egui::KeyboardShortcut> = all
             .iter()
             .map(|c| c.shortcut().expect("listed with a shortcut"))
@@ -302,8 +367,33 @@ mod tests {
                 all[i].label()
             );
         }
-        // The rest have none, so the list is the whole of them.
-        assert!(UiCommand::ExportFeatures.shortcut().is_none());
         assert!(all.iter().all(|c| !c.label().is_empty()));
+    }
+
+    /// The list the shortcuts are derived from holds every variant without a payload: a
+    /// variant left out of `plain()` (and so its shortcut out of the key bindings and the
+    /// help overlay) fails here.
+    #[test]
+    fn every_plain_variant_is_listed() {
+        let listed: Vec<usize> = UiCommand::plain().iter().map(UiCommand::variant).collect();
+        for v in 0..UiCommand::VARIANTS {
+            let payload = UiCommand::WITH_PAYLOAD.contains(&v);
+            assert_eq!(
+                listed.contains(&v),
+                !payload,
+                "variant {v}: listed in plain() {} times, payload: {payload}",
+                listed.iter().filter(|&&l| l == v).count()
+            );
+        }
+        // The variants with a payload have no shortcut to miss.
+        let with_payload = [
+            UiCommand::Open("x.csv".into()),
+            UiCommand::ExportSweepRow(Box::default()),
+            UiCommand::TogglePane(super::Pane::Series),
+        ];
+        for c in with_payload {
+            assert!(UiCommand::WITH_PAYLOAD.contains(&c.variant()));
+            assert!(c.shortcut().is_none(), "{}", c.label());
+        }
     }
 }

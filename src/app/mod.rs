@@ -281,8 +281,8 @@ impl Workbench {
                 self.view_menu(ui);
                 ui.checkbox(&mut self.settings.raw_coefficients, "raw coefficients");
                 if self.compare.is_none() {
-                    if ui
-                        .button("Pin for compare")
+                    if UiCommand::PinForCompare
+                        .button(ui, true)
                         .on_hover_text(
                             "Keep this configuration as B and compare it with the knobs' A",
                         )
@@ -290,7 +290,7 @@ impl Workbench {
                     {
                         self.queue(UiCommand::PinForCompare);
                     }
-                } else if ui.button("Stop comparing").clicked() {
+                } else if UiCommand::StopComparing.button(ui, true).clicked() {
                     self.queue(UiCommand::StopComparing);
                 }
                 if self.busy {
@@ -307,7 +307,7 @@ impl Workbench {
                             .text(format!("{} {:.0} %", job.what, job.fraction() * 100.0))
                             .desired_width(400.0),
                     );
-                    if ui.button("Cancel").clicked() {
+                    if UiCommand::CancelJob.button(ui, true).clicked() {
                         self.queue(UiCommand::CancelJob);
                     }
                 });

@@ -80,7 +80,9 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                 table.time.as_ref().and_then(|t| t.step_ms()),
             ),
             (Pane::Features, Some(r)) => views::features::ui(ui, &r.features),
-            (Pane::Prompt, Some(r)) => views::prompt::ui(ui, Some(&r.prompt), &mut app.settings),
+            (Pane::Prompt, Some(r)) => {
+                views::prompt::ui(ui, Some(&r.prompt), &mut app.settings, &mut app.commands)
+            }
             (Pane::Timing, Some(r)) => {
                 let (current, running) = (app.settings.whole_run_label(), app.job.is_some());
                 app.timing_view

@@ -1,21 +1,26 @@
 //! The prompt, updated live, with copy and the template editor (errors shown where typed).
 
+use crate::app::commands::UiCommand;
 use crate::app::state::Settings;
 use wavebench_core::prompt::TemplateError;
 
-pub fn ui(ui: &mut egui::Ui, prompt: Option<&Result<String, TemplateError>>, s: &mut Settings) {
+/// Draw; the copy button asks for [`UiCommand::CopyPrompt`] (the shortcut's command).
+pub fn ui(
+    ui: &mut egui::Ui,
+    prompt: Option<&Result<String, TemplateError>>,
+    s: &mut Settings,
+    commands: &mut Vec<UiCommand>,
+) {
     // Whether the template editor was open last frame (remembered below).
     let editor_id = ui.make_persistent_id("template editor open");
     let editor = ui.data(|d| d.get_temp::<bool>(editor_id)).unwrap_or(false);
     match prompt {
         Some(Ok(text)) => {
             ui.horizontal(|ui| {
-                if ui
-                    .button("Copy prompt")
-                    .on_hover_text("Ctrl+Shift+C")
-                    .clicked()
-                {
-                    ui.ctx().copy_text(text.clone());
+                let copy = UiCommand::CopyPrompt;
+                let keys = copy.keys(ui.ctx());
+                if copy.button(ui, true).on_hover_text(keys).clicked() {
+                    commands.push(copy);
                 }
                 ui.weak(format!(
                     "{} characters, {} words",

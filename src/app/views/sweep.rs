@@ -59,8 +59,8 @@ impl SweepView {
             Err(e) => Some(e),
         };
         ui.horizontal_wrapped(|ui| {
-            start = ui
-                .add_enabled(!running && split_error.is_none(), egui::Button::new("Run sweep"))
+            start = UiCommand::StartSweep
+                .button(ui, !running && split_error.is_none())
                 .clicked();
             ui.label("split");
             ui.add(egui::TextEdit::singleline(split_text).desired_width(90.0))

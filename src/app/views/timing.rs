@@ -199,8 +199,8 @@ impl TimingView {
                         // Live: each switch measures again at once (when nothing runs).
                         measure |= ui.checkbox(on, v.name()).on_hover_text(v.about()).changed();
                     }
-                    measure |= ui
-                        .add_enabled(!running, egui::Button::new("Measure"))
+                    measure |= UiCommand::MeasureVariants
+                        .button(ui, !running)
                         .on_hover_text("Run the baseline and every switched-on proposal over all windows of the current settings (each once, after a warm-up)")
                         .clicked();
                     if running {
