@@ -590,7 +590,10 @@ fn version_names_the_commit() {
         // Only a source tree without git (a tarball) goes unstamped, and says so here.
         None => {
             let checkout = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".git");
-            assert!(!checkout.exists(), "a git checkout whose HEAD git cannot read");
+            assert!(
+                !checkout.exists(),
+                "a git checkout whose HEAD git cannot read"
+            );
             eprintln!("not a git checkout: the version's commit is not checked");
         }
     }

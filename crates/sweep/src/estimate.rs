@@ -123,7 +123,7 @@ pub fn estimate(
     };
     // The first configuration computes the statistics too; the later ones borrow them
     // where they are kept, else compute their own.
-    let keeps = scored <= super::KEPT_STATISTICS;
+    let keeps = scored <= crate::units::KEPT_STATISTICS;
     let per_unit = match configurations {
         0 => 0.0,
         n if keeps => FIRST + LATER * (n - 1) as f64,

@@ -250,7 +250,7 @@ fn repeated(options: &[(&str, &[String])]) -> Option<String> {
 
 /// The first few of `names`, then how many more.
 fn listed<S: AsRef<str>>(names: &[S]) -> String {
-    super::first_few(names, 8, "")
+    crate::words::first_few(names, 8, "")
 }
 
 /// Filters closer than this in every tap are one bank: pywt's db2 and sym2 differ by

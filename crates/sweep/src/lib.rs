@@ -17,24 +17,32 @@ pub mod deal;
 pub mod error;
 pub mod estimate;
 pub mod grid;
+mod memory;
 pub mod partial;
 mod point;
 pub mod prepared;
 pub mod rank;
 mod rank_by;
 pub mod report;
+mod request;
 mod result;
 pub mod survey;
 mod texts;
+mod units;
 pub mod withheld;
+mod words;
 
 pub use claims::defined_claims;
 pub use grid::{Grid, Levels, Point};
 pub use point::Progress;
 pub use rank::{ranked, Metric, RankBy};
+pub use request::Request;
 pub use result::{Difference, GainSetting, PartUnits, Sweep, SweepRow, FEW_EFFECTIVE};
+pub use units::{scorer, ScoredUnits};
 
+use memory::{keep_freed_memory, release_freed_memory};
 use point::Scoring;
+use units::{keeps_statistics, left_out_channels};
 
 /// This build's version with the commit it was built from ("0.1.0 (commit 1a2b3c4d5e6f)"),
 /// as `--version` prints it and every part, report and prepared folder records it.
@@ -42,33 +50,10 @@ pub const VERSION: &str = env!("WAVEBENCH_VERSION");
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
-use std::sync::Arc;
-use wavebench_core::config::Config;
 use wavebench_core::data::Table;
-use wavebench_core::engine::{self, DType};
-use wavebench_core::features::{Aggregate, Reads};
-use wavebench_core::names::{Opt, OPTION};
-use wavebench_core::pipeline::{NoSlide, PathChoice};
-use wavebench_core::prompt::Prompter;
-use wavebench_core::run_spec::{Purpose, RunSpec, Shard, CHUNK_UNITS};
-use wavebench_core::score::Layout;
-use wavebench_core::score::{Claim, DefinedClaim, Evaluation, Horizons, Protocol, Scorer, Split};
-use wavebench_core::stats::SeriesStats;
-use wavebench_core::transform::Transform;
-
-/// What a sweep runs over: the data options of `base` (columns, rows, seq_len, stride,
-/// pred_len, description, missing), the grid, the templates and the split.
-#[derive(Clone)]
-pub struct Request {
-    pub base: Config,
-    pub grid: Grid,
-    /// Each template's name and compiled form; every template is scored on the same
-    /// features (the claims), and differs in its prompts' diversity.
-    pub templates: Vec<(String, Arc<Prompter>)>,
-    pub split: Split,
-    /// The null's draws and the bootstrap's replicates.
-    pub protocol: Protocol,
-}
+use wavebench_core::engine;
+use wavebench_core::run_spec::{Shard, CHUNK_UNITS};
+use wavebench_core::score::{Evaluation, Scorer};
 
 /// Run the sweep over `tables` (name, table) on the native engine in f64, sliding over
 /// overlapping windows where exact (see [`slide`]). `progress(done, total)` answers whether to go on;
@@ -229,92 +214,6 @@ pub fn one(
     Ok(sweep)
 }
 
-/// The units every configuration of `req` over `tables` is scored on: they depend on the
-/// data options, the horizon and the split, not on the wavelet, level, mode or template.
-pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
-    let base = RunSpec::new(
-        req.data_config(),
-        Purpose::Features,
-        &wavebench_core::run_spec::NATIVE_ONLY,
-    )?;
-    let ranges: Vec<std::ops::Range<usize>> = tables
-        .iter()
-        .map(|(_, t)| {
-            let rows = t.rows();
-            base.rows
-                .map_or(0..rows, |r| r.start..r.end.unwrap_or(rows).min(rows))
-        })
-        .collect();
-    let layout = Layout {
-        files: ranges.clone(),
-        seq_len: base.cfg.seq_len.unwrap_or(0),
-        pred_len: req.base.pred_len,
-        stride: base.cfg.stride,
-    };
-    // A refusal about the units' count names a value that passes the same count.
-    let fixed = |e: wavebench_core::score::ScoreError| e.with_fix(&layout, &req.split);
-    // The forecasters are fit on every train unit, or on a subset where one was asked for
-    // (docs/score.md#what-the-prompt-adds-beyond-the-series).
-    let train_units: usize = tables
-        .iter()
-        .zip(&ranges)
-        .map(|((_, t), rows)| {
-            let units = req.split.borders(rows.start, rows.len()).map_or(0, |b| {
-                layout.units_in(rows.start, b.part(wavebench_core::score::Part::Train))
-            });
-            units * t.channels.len()
-        })
-        .sum();
-    let fit_every = wavebench_core::score::forecaster::fit_every(
-        train_units,
-        layout.seq_len,
-        layout.stride,
-        req.protocol.fit_subset_above,
-    );
-    let mut horizons = Vec::with_capacity(tables.len());
-    let mut windows = Vec::with_capacity(tables.len());
-    let mut seq_len = None;
-    for ((name, table), range) in tables.iter().zip(&ranges) {
-        // A plan's errors name the file already.
-        let prepared = base.prepare(table)?;
-        let h = Horizons::new(
-            table,
-            &prepared.windows,
-            req.base.pred_len,
-            &req.split,
-            range.clone(),
-            fit_every,
-        )
-        .map_err(|e| Error::from(fixed(e)).within(&place(name, table)))?;
-        match seq_len {
-            None => seq_len = Some(prepared.windows.seq_len),
-            Some(s) if s != prepared.windows.seq_len => {
-                return Err(Error::about(
-                    &[Opt::SeqLen],
-                    format!(
-                        "{name}: its windows are {} rows, the others' {s}: give {OPTION}",
-                        prepared.windows.seq_len
-                    ),
-                ))
-            }
-            _ => {}
-        }
-        horizons.push(h);
-        windows.push(prepared.windows);
-    }
-    let data = horizons
-        .into_iter()
-        .zip(tables)
-        .zip(&windows)
-        .map(|((h, (_, t)), w)| (h, *t, w))
-        .collect();
-    Scorer::new(data, req.protocol).map_err(|e| match tables {
-        // One file: the message is about it.
-        [(name, table)] => Error::from(fixed(e)).within(&place(name, table)),
-        _ => Error::from(fixed(e)),
-    })
-}
-
 /// How many levels of one wavelet and mode a sweep computes together (`Scoring::points`):
 /// a chunk of units holds every level's, so each level's share of it is as many times
 /// smaller, and the sliding path's tasks transform `seq_len` rows beyond their windows.
@@ -327,43 +226,6 @@ pub fn together(tables: &[(&str, &Table)]) -> usize {
         .max()
         .unwrap_or(1);
     (CHUNK_UNITS / channels.max(1) / engine::sliding::TASK_WINDOWS).max(1)
-}
-
-/// Per channel name (summed over files), its left-out units, the most first.
-fn left_out_channels(tables: &[(&str, &Table)], scorer: &Scorer) -> Vec<(String, usize)> {
-    let mut by: Vec<(String, usize)> = Vec::new();
-    for ((_, table), h) in tables.iter().zip(&scorer.files) {
-        for (c, &n) in table.channels.iter().zip(&h.left_out_by_channel) {
-            if n == 0 {
-                continue;
-            }
-            match by.iter_mut().find(|(name, _)| *name == c.name) {
-                Some((_, total)) => *total += n,
-                None => by.push((c.name.clone(), n)),
-            }
-        }
-    }
-    by.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    by
-}
-
-/// The first `shown` of `items`, then how many more: "a, b, c and 4 more{noun}".
-pub(crate) fn first_few<S: AsRef<str>>(items: &[S], shown: usize, noun: &str) -> String {
-    let first: Vec<&str> = items.iter().take(shown).map(AsRef::as_ref).collect();
-    match items.len().saturating_sub(shown) {
-        0 => first.join(", "),
-        more => format!("{} and {more} more{noun}", first.join(", ")),
-    }
-}
-
-/// Where a message about `table` says it is: its name in the data set, or its path when it
-/// is the only file (its name is then empty).
-fn place(name: &str, table: &Table) -> String {
-    if name.is_empty() {
-        table.path.display().to_string()
-    } else {
-        name.to_string()
-    }
 }
 
 fn sweep_of(
@@ -424,112 +286,5 @@ fn sweep_of(
             withheld: scorer.gain_withheld.clone(),
         },
         rows,
-    }
-}
-
-impl Request {
-    /// The data options alone (windows, rows, horizon), for what does not depend on the
-    /// transform: its transform is haar at level 1, which every window of 2 or more rows
-    /// allows, so the base's wavelet and level (which a sweep does not run) refuse nothing.
-    pub(crate) fn data_config(&self) -> Config {
-        let mut cfg = self.config(None);
-        cfg.transform = Transform {
-            wavelet: wavebench_core::wavelet::lookup("haar").expect("haar is in the catalogue"),
-            level: 1,
-            mode: self.base.transform.mode,
-        };
-        cfg
-    }
-
-    /// The run of one grid point (or the base's wavelet for None): f64 on the native
-    /// engine, one prompt per series.
-    fn config(&self, p: Option<&Point>) -> Config {
-        Config {
-            transform: p.map_or(self.base.transform, |p| p.transform),
-            dtype: DType::F64,
-            aggregate: Aggregate::Series,
-            engine: engine::EngineKind::Native,
-            ..self.base.clone()
-        }
-    }
-}
-
-/// Whether a sweep's runs slide: unless `path = "window"`, and then only where every
-/// claim and every prompt comes out as the per-window path's. Over every wavelet of
-/// ETTh1 sliding took 58 s against 67.5 s per window (long filters gain, the shortest
-/// lose a little to the claims' margins).
-fn slide(req: &Request, defined: &[Arc<DefinedClaim>]) -> Result<Reads, NoSlide> {
-    match req.base.path {
-        PathChoice::Window => Err(NoSlide::WindowPath),
-        _ => Ok(req
-            .templates
-            .iter()
-            .map(|(_, p)| p.reads())
-            .chain(defined.iter().map(|d| d.reads()))
-            .fold(Claim::READS, Reads::union)),
-    }
-}
-
-/// Scored units whose Time-LLM statistics a sweep keeps for its later configurations
-/// (~130 bytes each: 260 MB); past this every configuration computes its own, so that
-/// memory does not grow with the data set's features.
-const KEPT_STATISTICS: usize = 2_000_000;
-
-/// Whether the units' Time-LLM statistics are few enough to keep between configurations.
-fn keeps_statistics(scorer: &Scorer) -> bool {
-    scorer.scored_units() <= KEPT_STATISTICS
-}
-
-/// What a caller that scores one data set under many configurations (the app's Data set
-/// pane) keeps between them: the scored units and, once computed, their Time-LLM
-/// statistics. Neither depends on the wavelet, level, mode or template; the caller keys
-/// it by everything else.
-pub struct ScoredUnits {
-    pub scorer: Scorer,
-    /// The units' statistics and the columns of the claims that read only those, once
-    /// a configuration has computed them.
-    lent: Option<point::Lent>,
-    /// The survey timeline's channel, and its statistics over every window.
-    pub(crate) timeline: Option<(usize, Vec<SeriesStats>)>,
-    /// The prompt pieces no wavelet changes, of the templates last surveyed.
-    texts: Vec<Arc<texts::UnitTexts>>,
-}
-
-impl ScoredUnits {
-    pub fn new(scorer: Scorer) -> Self {
-        ScoredUnits {
-            scorer,
-            lent: None,
-            timeline: None,
-            texts: Vec::new(),
-        }
-    }
-}
-
-/// Keep freed memory in the process for the next allocation (once is enough; again is
-/// harmless). Each configuration allocates and frees the same ~100 MB (summaries,
-/// features, prompts); by default glibc returns large blocks to the kernel and the next
-/// configuration faults them back in, page by page: 3 s of system time over a sweep of
-/// ETTh1 (0.3 s with this).
-fn keep_freed_memory() {
-    #[cfg(target_env = "gnu")]
-    // SAFETY: mallopt only sets allocator parameters (the CLI's sweep and the app's sweep
-    // job call it before the grid's configurations allocate).
-    unsafe {
-        // Blocks up to 32 MB (glibc's ceiling) from the heap, not mmap; the heap is never
-        // trimmed, and grows 64 MB at a time.
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
-    }
-}
-
-/// Return the pages of freed memory to the kernel once (the heap is otherwise never
-/// trimmed, see [`keep_freed_memory`]).
-fn release_freed_memory() {
-    #[cfg(target_env = "gnu")]
-    // SAFETY: malloc_trim only returns free pages; no allocation is touched.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }

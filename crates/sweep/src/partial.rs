@@ -401,7 +401,7 @@ pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
         return Err(Error::input(format!(
             "sweep merge: shard{} {} missing (given {} of {count} parts)",
             if missing.len() == 1 { "" } else { "s" },
-            super::first_few(&missing, 8, ""),
+            crate::words::first_few(&missing, 8, ""),
             parts.len()
         )));
     }

@@ -2,10 +2,11 @@
 //! into the claims' tallies, evaluated against the null and the bootstrap, and each
 //! template's prompts rendered for their diversity ([`Scoring::point`]).
 
-use super::place;
+use super::request::slide;
 use super::texts::{self, UnitTexts};
-use super::{claims, defined_claims, slide, Metric, Point, Request, SweepRow};
+use super::{claims, defined_claims, Metric, Point, Request, SweepRow};
 use crate::error::{Error, Result};
+use crate::words::place;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};

@@ -264,7 +264,7 @@ impl Sweep {
                 .iter()
                 .map(|(c, n)| format!("{} {n}", channel_name(c)))
                 .collect();
-            t += &format!(": {}", super::first_few(&named, SHOWN, " channels"));
+            t += &format!(": {}", crate::words::first_few(&named, SHOWN, " channels"));
         }
         t.push(')');
         t

@@ -127,7 +127,7 @@ fn timeline_units<'t>(
         Purpose::Features,
         &wavebench_core::run_spec::NATIVE_ONLY,
     )?;
-    let slide = super::slide(req, &super::defined_claims(&req.base)?);
+    let slide = crate::request::slide(req, &super::defined_claims(&req.base)?);
     // The timeline reads a window's place (`start`), never its time as text.
     let prepared = spec.prepare(&alone)?.sliding(slide).without_time_labels();
     // The channel's statistics from the last survey of it, else computed and kept.
