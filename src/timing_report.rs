@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use serde::Serialize;
+use wavebench_core::names::ReportFormat;
 use wavebench_core::timing::{RunReport, Stage};
 
 /// The machine a report was measured on.
@@ -49,14 +50,13 @@ pub struct Report<C: Serialize> {
 
 impl<C: Serialize> Report<C> {
     /// The report as `json`, `csv` or `md` (Markdown).
-    pub fn render(&self, format: &str) -> Result<String> {
+    pub fn render(&self, format: ReportFormat) -> Result<String> {
         match format {
-            "json" => serde_json::to_string_pretty(self).map_err(|e| Error::input(e.to_string())),
-            "csv" => Ok(self.to_csv()),
-            "md" => Ok(self.to_markdown()),
-            other => Err(Error::input(format!(
-                "unknown report format '{other}' (expected json, csv or md)"
-            ))),
+            ReportFormat::Json => {
+                serde_json::to_string_pretty(self).map_err(|e| Error::input(e.to_string()))
+            }
+            ReportFormat::Csv => Ok(self.to_csv()),
+            ReportFormat::Markdown => Ok(self.to_markdown()),
         }
     }
 
@@ -194,7 +194,7 @@ mod tests {
             runs: vec![RunReport::from_runs("native", device, 10, 64, &[t])],
             meanwhile: None,
         };
-        let text = report.render("csv").unwrap();
+        let text = report.render(ReportFormat::Csv).unwrap();
         let mut r = csv::Reader::from_reader(text.as_bytes());
         let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
         assert_eq!(rows.len(), Stage::ALL.len());

@@ -196,12 +196,12 @@ pub(super) fn run_job(kind: JobKind, job: &RunningJob, wake: &dyn Fn()) -> Resul
                         if others == 1 { "" } else { "s" }
                     )
                 });
-                let format = path
+                let format: wavebench_core::names::ReportFormat = path
                     .extension()
                     .and_then(|e| e.to_str())
                     .unwrap_or("json")
-                    .to_ascii_lowercase();
-                let text = doc.render(&format)?;
+                    .parse()?;
+                let text = doc.render(format)?;
                 crate::export::write_atomic(path, |w| w.write_all(text.as_bytes()))?;
             }
             Ok(JobOutput::Variants {

@@ -13,6 +13,7 @@ use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::features::Aggregate;
 use wavebench_core::features::Unit;
+use wavebench_core::names::ReportFormat;
 use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::pipeline::PathChoice;
@@ -355,13 +356,13 @@ impl ConstantUnits {
 
 /// A report's format from `-o`: Markdown on stdout (no `-o`, `-`, or a stream), else the
 /// file's extension, `json`, `csv` or `md`; `what` names the report in the error.
-pub fn report_format(output: Option<&Path>, what: &str) -> Result<&'static str> {
+pub fn report_format(output: Option<&Path>, what: &str) -> Result<ReportFormat> {
     let stdout = output.is_none_or(|p| p == Path::new("-") || crate::export::is_stream(p));
     match output.and_then(|p| p.extension()).and_then(|e| e.to_str()) {
-        _ if stdout => Ok("md"),
-        Some("json") => Ok("json"),
-        Some("csv") => Ok("csv"),
-        Some("md") => Ok("md"),
+        _ if stdout => Ok(ReportFormat::Markdown),
+        Some("json") => Ok(ReportFormat::Json),
+        Some("csv") => Ok(ReportFormat::Csv),
+        Some("md") => Ok(ReportFormat::Markdown),
         _ => Err(Error::input(format!(
             "-o {}: expected a .json, .csv or .md {what}",
             output.map_or(String::new(), |p| p.display().to_string())

@@ -11,6 +11,7 @@ use crate::sweep::{self, report, Grid, Levels, RankBy, Request};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wavebench_core::data::Table;
+use wavebench_core::names::ReportFormat;
 use wavebench_core::run_spec::{Purpose, RunSpec, Shard};
 use wavebench_core::score::{Protocol, Split};
 use wavebench_core::wavelet::Mode;
@@ -158,7 +159,8 @@ pub enum SweepCommand {
 }
 
 pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts) -> Result<()> {
-    let format = match opts.shard {
+    // A shard writes its part; the whole sweep its report.
+    let written = match opts.shard {
         Some(shard) => {
             if shard.count > partial::MAX_SHARDS {
                 return Err(Error::input(format!(
@@ -170,9 +172,9 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
             }
             refuse_ranking_on_a_shard(&opts.report)?;
             part_name(output)?;
-            "part"
+            Written::Part(shard)
         }
-        None => super::run::report_format(output, "file")?,
+        None => Written::Report(super::run::report_format(output, "file")?),
     };
     let mut base = base_config(
         data,
@@ -271,33 +273,48 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         configurations,
     } = result?;
     let input = path.display().to_string();
-    if let Some(shard) = opts.shard {
-        let part = Partial {
-            shard,
-            version: partial::version(),
-            input,
-            data: partial::data_fingerprint(&named),
-            settings: partial::settings(&req),
-            configurations,
-            at,
-            sweep: s,
-        };
-        let out = output.ok_or_else(|| Error::input("--shard: give the part's file with -o"))?;
-        let bytes = part.to_bytes()?;
-        export::write_atomic(out, |w| w.write_all(&bytes))?;
-        if !data.quiet {
-            eprintln!(
-                "wavebench: {}: shard {}/{}, {} of {} configurations; combine the parts with `wavebench sweep merge`",
-                out.display(),
-                shard.index,
-                shard.count,
-                part.at.iter().collect::<std::collections::BTreeSet<_>>().len(),
-                part.configurations
-            );
+    match written {
+        Written::Report(format) => {
+            write_report(&s, &input, output, format, &opts.report, data.quiet)
         }
-        return Ok(());
+        Written::Part(shard) => {
+            let part = Partial {
+                shard,
+                version: partial::version(),
+                input,
+                data: partial::data_fingerprint(&named),
+                settings: partial::settings(&req),
+                configurations,
+                at,
+                sweep: s,
+            };
+            write_part(&part, output, data.quiet)
+        }
     }
-    write_report(&s, &input, output, format, &opts.report, data.quiet)
+}
+
+/// What a sweep writes: a shard's part, or the whole sweep's report.
+enum Written {
+    Part(Shard),
+    Report(ReportFormat),
+}
+
+/// A shard's part to `output`, as `sweep merge` reads it.
+fn write_part(part: &Partial, output: Option<&Path>, quiet: bool) -> Result<()> {
+    let out = output.ok_or_else(|| Error::input("--shard: give the part's file with -o"))?;
+    let bytes = part.to_bytes()?;
+    export::write_atomic(out, |w| w.write_all(&bytes))?;
+    if !quiet {
+        eprintln!(
+            "wavebench: {}: shard {}/{}, {} of {} configurations; combine the parts with `wavebench sweep merge`",
+            out.display(),
+            part.shard.index,
+            part.shard.count,
+            part.at.iter().collect::<std::collections::BTreeSet<_>>().len(),
+            part.configurations
+        );
+    }
+    Ok(())
 }
 
 /// The data options and the units' options as a run configuration (`extra`: what the
@@ -541,7 +558,7 @@ fn write_report(
     s: &sweep::Sweep,
     input: &str,
     output: Option<&Path>,
-    format: &str,
+    format: ReportFormat,
     opts: &ReportOpts,
     quiet: bool,
 ) -> Result<()> {
@@ -549,19 +566,7 @@ fn write_report(
     for w in sweep::rank::Standings::of(s, by, opts.keep_degenerate).warnings(s) {
         eprintln!("wavebench: warning: {w}");
     }
-    let bytes = match format {
-        "json" => {
-            let mut doc = report::json(s, by, opts.keep_degenerate);
-            // What `sweep pick` reads back: the data as given and the sweep itself.
-            partial::keep_in_report(&mut doc, s, input)?;
-            let mut v =
-                serde_json::to_vec_pretty(&doc).map_err(|e| Error::internal(e.to_string()))?;
-            v.push(b'\n');
-            v
-        }
-        "csv" => report::csv(s, by, opts.keep_degenerate)?,
-        _ => report::markdown(s, by, opts.keep_degenerate, input).into_bytes(),
-    };
+    let bytes = report::render(s, format, by, opts.keep_degenerate, input)?;
     let out: PathBuf = output.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     export::write_atomic(&out, |w| w.write_all(&bytes))?;
     match &opts.write_config {

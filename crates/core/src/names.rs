@@ -76,6 +76,22 @@ macro_rules! named {
 
 pub(crate) use named;
 
+/// How a report (a sweep's, a timing report) is written: named by the output's
+/// extension (`-o SWEEP.md`), or by the wheel's `format=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReportFormat {
+    Json,
+    Csv,
+    Markdown,
+}
+
+named! {
+    ReportFormat, "report format":
+    Json = "json",
+    Csv = "csv",
+    Markdown = "md" | "markdown",
+}
+
 /// The options a message can name, by their configuration keys (the TOML file's, `Config`'s
 /// fields, the sweep's settings): a [`Phrase`] names them, and each front end words them
 /// (the command line as flags, `--seq-len`; the app as its controls, "window length").

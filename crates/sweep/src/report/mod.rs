@@ -11,6 +11,7 @@ use super::rank::Standings;
 use super::{Metric, RankBy, Sweep};
 use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
+use wavebench_core::names::ReportFormat;
 use wavebench_core::score::{AnyClaim, Claim, ClaimInfo, Evaluation, Part, Target};
 
 /// The most characters of a claim's category a report or the app shows: a defined claim
@@ -28,6 +29,30 @@ pub fn category_shown(text: &str) -> std::borrow::Cow<'_, str> {
 
 fn range(r: &std::ops::Range<usize>) -> Value {
     json!([r.start, r.end])
+}
+
+/// Sweep `s` (of the data `input` names) as a report in `format`, ranked by `by`: the
+/// bytes the command line writes (`sweep -o`, `sweep merge -o`) and the wheel returns. A
+/// JSON report keeps the sweep packed for `sweep pick`.
+pub fn render(
+    s: &Sweep,
+    format: ReportFormat,
+    by: RankBy,
+    keep_degenerate: bool,
+    input: &str,
+) -> Result<Vec<u8>> {
+    Ok(match format {
+        ReportFormat::Json => {
+            let mut doc = json(s, by, keep_degenerate);
+            crate::partial::keep_in_report(&mut doc, s, input)?;
+            let mut v =
+                serde_json::to_vec_pretty(&doc).map_err(|e| Error::internal(e.to_string()))?;
+            v.push(b'\n');
+            v
+        }
+        ReportFormat::Csv => csv(s, by, keep_degenerate)?,
+        ReportFormat::Markdown => markdown(s, by, keep_degenerate, input).into_bytes(),
+    })
 }
 
 /// docs/cli.md#sweep.
