@@ -10,13 +10,12 @@ use crate::timing_report::{Machine, Report};
 use crate::variants::{self, Variant, Workload};
 use std::path::Path;
 use wavebench_core::engine::EngineKind;
-use wavebench_core::names::UnknownName;
 use wavebench_core::run_spec::Backend;
 use wavebench_core::timing::{RunReport, Stage, Timer};
 
 pub fn run(
     path: &Path,
-    engines: &str,
+    engines: &super::Engines,
     variants: &[Variant],
     repeat: usize,
     output: Option<&Path>,
@@ -61,20 +60,7 @@ pub fn run(
     };
     let mut runs = Vec::new();
     let mut gpu = None;
-    let names: Vec<&str> = engines
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    if names.is_empty() {
-        return Err(Error::input(format!(
-            "--engines '{engines}': no engine named (expected a list of auto, native, torch-cpu, torch-cuda)"
-        )));
-    }
-    for name in names {
-        let kind: EngineKind = name
-            .parse()
-            .map_err(|e: UnknownName| Error::input(format!("--engines: {e}")))?;
+    for &kind in &engines.0 {
         let mut engine = LOCAL.engine(kind);
         run::notice(&engine.notice, common.data.quiet);
         let said = engine.notice.clone();

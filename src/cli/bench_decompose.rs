@@ -3,14 +3,13 @@
 
 use super::Common;
 use crate::engine;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::path::Path;
 use std::time::Instant;
 use wavebench_core::engine::{DType, Engine, EngineKind, Plan, Real, SeriesRef, Values};
-use wavebench_core::names::UnknownName;
 use wavebench_core::run_spec::{Purpose, RunSpec};
 
-pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result<()> {
+pub fn run(path: &Path, engines: &super::Engines, repeat: usize, common: &Common) -> Result<()> {
     let mut cfg = common.config()?;
     cfg.seq_len = cfg.seq_len.or(Some(512));
     let spec = RunSpec::new(cfg, Purpose::Decompose, &crate::backend::LOCAL)?;
@@ -34,7 +33,7 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
     let series = batch.len() / seq;
     println!("{{\"what\":\"setup\",\"series\":{series},\"length\":{seq},\"load_ms\":{load_ms:.3},\"prepare_ms\":{prep_ms:.3}}}");
     // Steady state of a caller that keeps its output buffer (no allocation, no page faults).
-    if engines.split(',').any(|e| e.trim() == "native") && plan.work_dtype(cfg.dtype) == cfg.dtype {
+    if engines.0.contains(&EngineKind::Native) && plan.work_dtype(cfg.dtype) == cfg.dtype {
         let times = match values.as_ref() {
             SeriesRef::F32(v) => time_into(v, plan, repeat),
             SeriesRef::F64(v) => time_into(v, plan, repeat),
@@ -46,10 +45,7 @@ pub fn run(path: &Path, engines: &str, repeat: usize, common: &Common) -> Result
             times,
         );
     }
-    for name in engines.split(',') {
-        let kind: EngineKind = name
-            .parse()
-            .map_err(|e: UnknownName| Error::input(format!("--engines: {e}")))?;
+    for &kind in &engines.0 {
         let sel = engine::select(kind);
         let mut eng = sel.engine;
         if let Some(n) = sel.notice {

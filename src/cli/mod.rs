@@ -6,7 +6,7 @@ mod completions;
 mod decompose;
 mod features;
 mod options;
-pub use options::{flag, message, Common, DataOpts};
+pub use options::{flag, message, Common, DataOpts, Engines};
 mod prompts;
 mod run;
 pub use run::template;
@@ -58,7 +58,7 @@ pub enum Command {
     BenchDecompose {
         input: PathBuf,
         #[arg(long, default_value = "native,torch-cpu")]
-        engines: String,
+        engines: Engines,
         /// Timed runs per engine, after one warm-up
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         repeat: u32,
@@ -100,7 +100,7 @@ pub enum Command {
     Bench {
         input: PathBuf,
         #[arg(long, default_value = "native,torch-cpu")]
-        engines: String,
+        engines: Engines,
         /// Workloads to time per engine: the seed's proposed optimisations beside the baseline (each reports the prompts it changes)
         #[arg(long, value_enum, value_delimiter = ',', default_value = "baseline")]
         variants: Vec<crate::variants::Variant>,

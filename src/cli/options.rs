@@ -69,6 +69,36 @@ pub struct DataOpts {
     pub quiet: bool,
 }
 
+/// `--engines`: the engines to time, comma-separated, read once where the command line is
+/// parsed (blanks around a name and empty names are ignored).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Engines(pub Vec<EngineKind>);
+
+impl std::str::FromStr for Engines {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let names: Vec<&str> = s
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        if names.is_empty() {
+            return Err(format!(
+                "no engine named (expected a list of {})",
+                EngineKind::NAMES.join(", ")
+            ));
+        }
+        names
+            .iter()
+            .map(|n| {
+                n.parse()
+                    .map_err(|e: wavebench_core::names::UnknownName| e.to_string())
+            })
+            .collect::<std::result::Result<_, _>>()
+            .map(Engines)
+    }
+}
+
 /// An option as the command line names it: its flag (`--seq-len`; `-o` for the output).
 pub fn flag(option: Opt) -> String {
     match option {
@@ -138,5 +168,20 @@ impl DataOpts {
         }
         c.skip_bad_files |= self.skip_bad_files;
         Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engines_are_read_once_trimmed_in_order_and_refused_by_name() {
+        let e: Engines = " native, torch-cpu ,".parse().unwrap();
+        assert_eq!(e.0, vec![EngineKind::Native, EngineKind::TorchCpu]);
+        let empty = " , ".parse::<Engines>().unwrap_err();
+        assert!(empty.starts_with("no engine named"), "{empty}");
+        let bad = "native,cuda".parse::<Engines>().unwrap_err();
+        assert!(bad.contains("unknown engine 'cuda'"), "{bad}");
     }
 }
