@@ -324,7 +324,7 @@ fn base_config(
     units: &UnitOpts,
     extra: PromptOpts,
 ) -> Result<wavebench_core::config::Config> {
-    check_protocol(units.null_draws, units.bootstrap)?;
+    units.protocol().check()?;
     let mut base = data.config()?;
     PromptOpts {
         pred_len: units.pred_len,
@@ -442,32 +442,6 @@ fn part_name(output: Option<&Path>) -> Result<()> {
         "-o {}: a shard writes a JSON part; name it FILE.json (`sweep merge` writes the report)",
         out.display()
     )))
-}
-
-/// The null's draws and the bootstrap's replicates: at least one of each, at most
-/// [`Protocol::MAX_DRAWS`] (past that the figures' precision no longer changes, and the
-/// time and memory grow without bound).
-fn check_protocol(null_draws: usize, bootstrap: usize) -> Result<()> {
-    let max = Protocol::MAX_DRAWS;
-    if null_draws == 0 {
-        return Err(Error::from(wavebench_core::score::ScoreError::NoDraws));
-    }
-    if null_draws > max {
-        return Err(Error::input(format!(
-            "--null-draws {null_draws}: at most {max} (the null's p-values then resolve 1e-4)"
-        )));
-    }
-    if bootstrap == 0 {
-        return Err(Error::input(
-            "--bootstrap 0: the intervals and ties need at least 1 replicate (199 by default)",
-        ));
-    }
-    if bootstrap > max {
-        return Err(Error::input(format!(
-            "--bootstrap {bootstrap}: at most {max} replicates"
-        )));
-    }
-    Ok(())
 }
 
 /// Before a long sweep, one line with its estimated time and memory on this machine; a

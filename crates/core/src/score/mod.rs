@@ -77,6 +77,12 @@ pub enum ScoreError {
     },
     #[error("the null needs at least 1 draw (99 by default)")]
     NoDraws,
+    #[error("{draws} draws: at most {max} (the null's p-values then resolve 1e-4)")]
+    TooManyDraws { draws: usize, max: usize },
+    #[error("the intervals and ties need at least 1 replicate (199 by default)")]
+    NoReplicates,
+    #[error("{replicates} replicates: at most {max}")]
+    TooManyReplicates { replicates: usize, max: usize },
     #[error("the series-only forecaster cannot be fit: no train unit has a finite outcome")]
     NoForecaster,
     #[error("the {part} part's longest channel sequence holds {longest} units: a circular shift needs at least 3")]
@@ -221,6 +227,17 @@ impl ScoreError {
                 }
             }
             ScoreError::NoDraws => Phrase::about(&[NullDraws], format!("{OPTION} 0: {self}")),
+            ScoreError::TooManyDraws { draws, max } => Phrase::about(
+                &[NullDraws],
+                format!("{OPTION} {draws}: at most {max} (the null's p-values then resolve 1e-4)"),
+            ),
+            ScoreError::NoReplicates => {
+                Phrase::about(&[Bootstrap], format!("{OPTION} 0: {self}"))
+            }
+            ScoreError::TooManyReplicates { replicates, max } => Phrase::about(
+                &[Bootstrap],
+                format!("{OPTION} {replicates}: at most {max} replicates"),
+            ),
             ScoreError::NoForecaster => Phrase::about(
                 &[Split, PredLen],
                 format!("{self}: change {OPTION} or {OPTION}"),

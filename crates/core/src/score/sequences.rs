@@ -34,6 +34,23 @@ pub struct Protocol {
 }
 
 impl Protocol {
+    /// The one statement of the draws' and replicates' bounds: at least 1 of each, at
+    /// most [`Protocol::MAX_DRAWS`] (past that the figures' precision no longer changes,
+    /// and the time and memory grow without bound).
+    pub fn check(&self) -> Result<(), super::ScoreError> {
+        use super::ScoreError;
+        let max = Self::MAX_DRAWS;
+        match (self.null_draws, self.bootstrap) {
+            (0, _) => Err(ScoreError::NoDraws),
+            (draws, _) if draws > max => Err(ScoreError::TooManyDraws { draws, max }),
+            (_, 0) => Err(ScoreError::NoReplicates),
+            (_, replicates) if replicates > max => {
+                Err(ScoreError::TooManyReplicates { replicates, max })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The most null draws, and the most bootstrap replicates, a sweep makes: p-values
     /// then resolve 1e-4 and the intervals' percentiles are steady, while time and memory
     /// grow with each.
@@ -338,6 +355,44 @@ pub fn effective_size(x: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bounds are stated once and each refusal names its option with the value given.
+    #[test]
+    fn the_protocol_refuses_no_draws_and_too_many_by_option() {
+        let flag = |o: crate::names::Opt| format!("--{}", o.name().replace('_', "-"));
+        let said = |null_draws, bootstrap| {
+            Protocol {
+                null_draws,
+                bootstrap,
+                fit_subset_above: None,
+            }
+            .check()
+            .map_err(|e| e.phrase().worded(flag))
+        };
+        assert_eq!(said(99, 199), Ok(()));
+        assert_eq!(said(9_999, 9_999), Ok(()));
+        let refused = [
+            (
+                said(0, 199),
+                "--null-draws 0: the null needs at least 1 draw (99 by default)",
+            ),
+            (
+                said(10_000, 199),
+                "--null-draws 10000: at most 9999 (the null's p-values then resolve 1e-4)",
+            ),
+            (
+                said(99, 0),
+                "--bootstrap 0: the intervals and ties need at least 1 replicate (199 by default)",
+            ),
+            (
+                said(99, 10_000),
+                "--bootstrap 10000: at most 9999 replicates",
+            ),
+        ];
+        for (got, want) in refused {
+            assert_eq!(got, Err(want.to_string()));
+        }
+    }
 
     #[test]
     fn shifts_stay_apart_from_the_unit() {

@@ -209,9 +209,7 @@ impl Scorer {
         data: Vec<(Horizons, &Table, &Windows)>,
         protocol: Protocol,
     ) -> Result<Scorer, ScoreError> {
-        if protocol.null_draws == 0 {
-            return Err(ScoreError::NoDraws);
-        }
+        protocol.check()?;
         // The forecaster, fit on every file's train units pooled.
         let mut pooled: Option<Gram> = None;
         let mut files = Vec::with_capacity(data.len());
