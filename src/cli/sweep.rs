@@ -186,19 +186,14 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         },
     )?;
     for spec in &opts.claims {
-        let c = wavebench_core::score::DefinedClaim::parse(spec)
-            .map_err(|e| Error::input(format!("--claim: {e}")))?;
-        if base
-            .claims
-            .keys()
-            .any(|k| k.split(':').next() == Some(c.name.as_str()))
-        {
-            return Err(Error::input(format!(
-                "--claim: claim '{}' is defined twice (on the command line or in the configuration's [claims])",
-                c.name
-            )));
-        }
-        base.claims.insert(c.key(), c.source.clone());
+        wavebench_core::score::DefinedClaim::parse(spec)
+            .and_then(|c| c.insert_into(&mut base.claims))
+            .map_err(|e| match e {
+                wavebench_core::score::DefinedError::Twice(_) => Error::input(format!(
+                    "--claim: {e} (on the command line or in the configuration's [claims])"
+                )),
+                e => Error::input(format!("--claim: {e}")),
+            })?;
     }
     sweep::defined_claims(&base).map_err(|e| Error::input(format!("[claims]: {e}")))?;
     let given = if opts.template.is_empty() {

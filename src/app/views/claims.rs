@@ -74,23 +74,32 @@ fn parse_claims(text: &str) -> crate::error::Result<std::collections::BTreeMap<S
     use crate::error::Error;
     use wavebench_core::score::DefinedClaim;
     let mut out = std::collections::BTreeMap::new();
-    let mut names = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let c =
-            DefinedClaim::parse(line).map_err(|e| Error::input(format!("line {}: {e}", i + 1)))?;
-        if names.contains(&c.name) {
-            return Err(Error::input(format!(
-                "line {}: claim '{}' is defined twice",
-                i + 1,
-                c.name
-            )));
-        }
-        names.push(c.name.clone());
-        out.insert(c.key(), c.source.clone());
+        DefinedClaim::parse(line)
+            .and_then(|c| c.insert_into(&mut out))
+            .map_err(|e| Error::input(format!("line {}: {e}", i + 1)))?;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_claims;
+
+    /// The editor refuses a name defined twice by the core's rule (under any outcome),
+    /// naming the line, as `--claim` and `[claims]` do.
+    #[test]
+    fn a_claim_defined_twice_is_refused_at_its_line() {
+        let ok = parse_claims("# mine\nlevel=x\n\nup:direction=y").unwrap();
+        assert_eq!(
+            ok.keys().collect::<Vec<_>>(),
+            ["level", "up:direction"].iter().collect::<Vec<_>>()
+        );
+        let twice = parse_claims("level=x\nlevel:direction=y").unwrap_err();
+        assert_eq!(twice.to_string(), "line 2: claim 'level' is defined twice");
+    }
 }

@@ -164,10 +164,7 @@ impl DefinedClaim {
 
     /// A claim keyed `NAME` or `NAME:OUTCOME` (TOML's `[claims]`), its template `source`.
     pub fn new(key: &str, source: &str) -> Result<DefinedClaim, DefinedError> {
-        let (name, outcome) = match key.split_once(':') {
-            Some((n, o)) => (n.trim(), Some(o.trim())),
-            None => (key.trim(), None),
-        };
+        let (name, outcome) = split_key(key);
         let mut chars = name.chars();
         let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
             && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
@@ -233,6 +230,20 @@ impl DefinedClaim {
         Ok(out)
     }
 
+    /// Add this claim to a `[claims]` table (the command line's `--claim` to the
+    /// configuration's, the app's editor line by line): the one place a name defined twice
+    /// (under any outcome) is refused, as [`DefinedClaim::of_table`] refuses it.
+    pub fn insert_into(
+        &self,
+        table: &mut std::collections::BTreeMap<String, String>,
+    ) -> Result<(), DefinedError> {
+        if table.keys().any(|k| split_key(k).0 == self.name) {
+            return Err(DefinedError::Twice(self.name.clone()));
+        }
+        table.insert(self.key(), self.source.clone());
+        Ok(())
+    }
+
     /// `NAME[:OUTCOME]`, as TOML's `[claims]` keys it.
     pub fn key(&self) -> String {
         match self.target {
@@ -292,6 +303,14 @@ impl DefinedClaim {
         }
         out.push_str(text);
         Ok(())
+    }
+}
+
+/// A `[claims]` key's name and outcome: `NAME` or `NAME:OUTCOME`, each trimmed.
+fn split_key(key: &str) -> (&str, Option<&str>) {
+    match key.split_once(':') {
+        Some((n, o)) => (n.trim(), Some(o.trim())),
+        None => (key.trim(), None),
     }
 }
 
