@@ -13,16 +13,24 @@ use wavebench_core::data::Table;
 use wavebench_core::pipeline::Inspection;
 use wavebench_core::run_spec::LoadOptions;
 
+/// Which configuration an inspection is of: the knobs' (the main view) or the one pinned
+/// beside it for comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    Main,
+    Compare,
+}
+
 pub enum WorkRequest {
     Load {
         gen: u64,
         path: PathBuf,
         options: LoadOptions,
     },
-    /// Inspect a window; `slot` 0 is the main view, 1 the compared configuration.
+    /// Inspect a window of the main view or of the compared configuration.
     Inspect {
         gen: u64,
-        slot: usize,
+        slot: Slot,
         settings: Box<Settings>,
         table: Arc<Table>,
     },
@@ -106,7 +114,7 @@ pub enum Reply {
     },
     Inspected {
         gen: u64,
-        slot: usize,
+        slot: Slot,
         result: Result<Box<Inspection>>,
         notice: Option<String>,
     },

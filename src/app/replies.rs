@@ -2,7 +2,7 @@
 //! what it answers (stale generations dropped).
 
 use super::error::said;
-use super::messages::{JobOutput, Reply, WorkRequest};
+use super::messages::{JobOutput, Reply, Slot, WorkRequest};
 use super::Workbench;
 use std::path::PathBuf;
 
@@ -46,7 +46,7 @@ impl Workbench {
                 }
                 Reply::Inspected {
                     gen,
-                    slot: 1,
+                    slot: Slot::Compare,
                     result,
                     ..
                 } => {
@@ -60,7 +60,7 @@ impl Workbench {
                 }
                 Reply::Inspected {
                     gen,
-                    slot: 0,
+                    slot: Slot::Main,
                     result,
                     notice,
                 } if self.inspection.is_current(gen) => {
@@ -163,7 +163,7 @@ impl Workbench {
         self.busy = true;
         self.worker.send(WorkRequest::Inspect {
             gen,
-            slot: 0,
+            slot: Slot::Main,
             settings: Box::new(self.settings.clone()),
             table: table.clone(),
         });
@@ -223,7 +223,7 @@ impl Workbench {
         };
         self.worker.send(WorkRequest::Inspect {
             gen,
-            slot: 1,
+            slot: Slot::Compare,
             settings: Box::new(wanted),
             table: table.clone(),
         });

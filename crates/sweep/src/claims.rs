@@ -6,7 +6,7 @@ use std::sync::Arc;
 use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::run_spec::RunSpec;
-use wavebench_core::score::{ClaimVars, DefinedClaim, Scorer};
+use wavebench_core::score::{ClaimVars, DefinedClaim, Scorer, WindowFacts};
 
 /// The claims `base` defines (its `[claims]`, `--claim`), compiled; the error names the
 /// claim at fault.
@@ -19,8 +19,8 @@ pub fn defined_claims(base: &Config) -> Result<Vec<Arc<DefinedClaim>>> {
 /// windows.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Facts {
-    pub scored: Vec<[f64; 2]>,
-    pub fit: Vec<[f64; 2]>,
+    pub scored: Vec<WindowFacts>,
+    pub fit: Vec<WindowFacts>,
 }
 
 /// Per file, the [`Facts`] of its units: what defined claims read besides the features.

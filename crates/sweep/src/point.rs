@@ -18,7 +18,7 @@ use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
 use wavebench_core::score::{
     AnyClaim, Claim, DefinedClaim, Diversity, Evaluation, ForecastGain, Part, Scorer,
-    StatisticsColumns, Tally,
+    StatisticsColumns, Tally, WindowFacts,
 };
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
@@ -26,25 +26,33 @@ use wavebench_core::timing::Timer;
 /// Prompts a thread renders at a time when a configuration's prompts are rendered.
 const RENDER_PIECE: usize = 2048;
 
-/// How far a grid point's units have got (done, in all), read from another thread: the
-/// app's Data set pane draws it while its survey runs.
+/// How far a grid point's units have got, read from another thread: the app's Data set
+/// pane draws it while its survey runs.
 #[derive(Debug, Clone, Default)]
-pub struct Progress(Arc<[AtomicUsize; 2]>);
+pub struct Progress(Arc<UnitsDone>);
+
+/// The units done, and in all (0 until the work is counted).
+#[derive(Debug, Default)]
+struct UnitsDone {
+    done: AtomicUsize,
+    all: AtomicUsize,
+}
 
 impl Progress {
     /// The share done, once the work has been counted.
     pub fn fraction(&self) -> Option<f32> {
-        let [done, all] = [0, 1].map(|i| self.0[i].load(Ordering::Relaxed));
+        let done = self.0.done.load(Ordering::Relaxed);
+        let all = self.0.all.load(Ordering::Relaxed);
         (all > 0).then(|| (done.min(all) as f64 / all as f64) as f32)
     }
 
     fn start(&self, all: usize) {
-        self.0[0].store(0, Ordering::Relaxed);
-        self.0[1].store(all, Ordering::Relaxed);
+        self.0.done.store(0, Ordering::Relaxed);
+        self.0.all.store(all, Ordering::Relaxed);
     }
 
     fn add(&self, done: usize) {
-        self.0[0].fetch_add(done, Ordering::Relaxed);
+        self.0.done.fetch_add(done, Ordering::Relaxed);
     }
 }
 
@@ -436,7 +444,7 @@ impl<'a> Scoring<'a> {
                 kept.push(u.features.statistics());
             }
             let c = k % channels;
-            let facts = self.facts.get(f).map_or([f64::NAN; 2], |facts| {
+            let facts = self.facts.get(f).map_or(WindowFacts::MISSING, |facts| {
                 facts.scored[(u.window - h.scored.start) * channels + c]
             });
             let part = counts
@@ -478,10 +486,9 @@ impl<'a> Scoring<'a> {
                 kept.push(u.features.statistics());
             }
             let c = k % channels;
-            let facts = self
-                .facts
-                .get(f)
-                .map_or([f64::NAN; 2], |facts| facts.fit[u.window * channels + c]);
+            let facts = self.facts.get(f).map_or(WindowFacts::MISSING, |facts| {
+                facts.fit[u.window * channels + c]
+            });
             counts
                 .tally
                 .push_fit(h, u.window, c, &u.features, facts)

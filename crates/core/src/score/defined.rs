@@ -142,15 +142,35 @@ impl ClaimVars<'_> {
         })
     }
 
-    /// `[last, mean]` of window `x` as the features see it under `normalize`.
-    pub fn facts(x: &[f64], normalize: Normalize) -> [f64; 2] {
+    /// The last value and the mean of window `x` as the features see it under
+    /// `normalize`.
+    pub fn facts(x: &[f64], normalize: Normalize) -> WindowFacts {
         let Some(&last) = x.last() else {
-            return [f64::NAN; 2];
+            return WindowFacts::MISSING;
         };
         let mean = crate::numeric::sums::sum_by(x, |v| v) / x.len() as f64;
         let map = normalize.affine(x);
-        [map.map(last), map.map(mean)]
+        WindowFacts {
+            last: map.map(last),
+            mean: map.map(mean),
+        }
     }
+}
+
+/// What a defined claim reads of a window besides its features: its last value and its
+/// mean, as the features see them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowFacts {
+    pub last: f64,
+    pub mean: f64,
+}
+
+impl WindowFacts {
+    /// A window with no values (or none computed: no defined claim reads them).
+    pub const MISSING: WindowFacts = WindowFacts {
+        last: f64::NAN,
+        mean: f64::NAN,
+    };
 }
 
 impl DefinedClaim {
@@ -395,8 +415,14 @@ mod tests {
     #[test]
     fn facts_follow_the_normalisation() {
         let x = [1.0, 2.0, 3.0, 6.0];
-        assert_eq!(ClaimVars::facts(&x, Normalize::None), [6.0, 3.0]);
-        let [last, mean] = ClaimVars::facts(&x, Normalize::Zscore);
+        assert_eq!(
+            ClaimVars::facts(&x, Normalize::None),
+            WindowFacts {
+                last: 6.0,
+                mean: 3.0
+            }
+        );
+        let WindowFacts { last, mean } = ClaimVars::facts(&x, Normalize::Zscore);
         assert!(mean.abs() < 1e-12);
         let sd = (((1.0f64 - 3.0).powi(2) + 1.0 + 0.0 + 9.0) / 4.0).sqrt();
         assert!((last - 3.0 / sd).abs() < 1e-12);

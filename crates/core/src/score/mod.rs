@@ -24,7 +24,7 @@ mod tiles;
 mod units;
 
 pub use column::{ColumnStats, Info};
-pub use defined::{ClaimVars, DefinedClaim, DefinedError};
+pub use defined::{ClaimVars, DefinedClaim, DefinedError, WindowFacts};
 pub use forecaster::{ForecastClasses, Forecaster};
 pub use gain::{ForecastGain, GainUnits};
 pub use horizons::Horizons;

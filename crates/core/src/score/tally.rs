@@ -198,7 +198,7 @@ impl Tally {
         window: usize,
         channel: usize,
         f: &Features,
-        facts: [f64; 2],
+        facts: super::defined::WindowFacts,
     ) -> Result<Option<Part>, DefinedError> {
         if !h.scored.contains(&window) {
             return Ok(None);
@@ -223,7 +223,7 @@ impl Tally {
         index: usize,
         channel: usize,
         f: &Features,
-        facts: [f64; 2],
+        facts: super::defined::WindowFacts,
     ) -> Result<bool, DefinedError> {
         let slot = h
             .fit_slots
@@ -243,7 +243,7 @@ impl Tally {
         part: Option<usize>,
         slot: usize,
         f: &Features,
-        facts: [f64; 2],
+        facts: super::defined::WindowFacts,
     ) -> Result<(), DefinedError> {
         let t = match part {
             Some(i) => &mut self.parts[i],
@@ -258,8 +258,8 @@ impl Tally {
         if !self.defined.is_empty() {
             let vars = ClaimVars {
                 features: f,
-                last: facts[0],
-                mean: facts[1],
+                last: facts.last,
+                mean: facts.mean,
                 description: &self.description,
                 seq_len: self.seq_len,
                 pred_len: self.pred_len,
