@@ -48,7 +48,7 @@ fn main() -> wavebench::error::Result<()> {
         println!(
             "{name}: fit on {} of {} train units (one window in {}), scored units in {:.1} s",
             scorer.fitted_units,
-            scorer.units[0],
+            scorer.units.train,
             scorer.fit_every,
             t.elapsed().as_secs_f64()
         );

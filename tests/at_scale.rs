@@ -537,7 +537,7 @@ fn a_sweeps_memory_grows_by_bytes_per_unit() {
     let s = wavebench::sweep::run(&tables, &req, |_, _| true).unwrap();
     let grown = PEAK.load(Ordering::Relaxed) - before;
     let units = (rows - 96 - 24 + 1) * channels;
-    let scored = s.units[1] + s.units[2];
+    let scored = s.units.val + s.units.test;
     assert!(scored > 100_000, "{scored} scored units: too few to tell");
     // A chunk of features in flight (~32k units of ~1 kB), then bytes per unit; and the
     // forecast gain's: the fit units' (every 3rd train window's) claims and kept

@@ -1080,7 +1080,7 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
         Some(&progress),
     );
     let scored = first.unwrap().sweep.units;
-    assert!(scored[1] + scored[2] > 0);
+    assert!(scored.val + scored.test > 0);
     assert_eq!(progress.fraction(), Some(1.0));
     // What the first survey lent (statistics, the prompts' pieces, the statistics'
     // claims) gives what a survey computes afresh, under another template too.

@@ -388,9 +388,9 @@ pub fn prepare(path: &Path, dir: &Path, data: &DataOpts, units: &UnitOpts) -> Re
         eprintln!(
             "wavebench: {}: {} scored units ({} val, {} test) and the forecasters; give it to each sweep of this data and these options with --prepared {}",
             dir.display(),
-            scorer.units[1] + scorer.units[2],
-            scorer.units[1],
-            scorer.units[2],
+            scorer.units.val + scorer.units.test,
+            scorer.units.val,
+            scorer.units.test,
             dir.display()
         );
     }

@@ -204,7 +204,8 @@ impl<'a> Scoring<'a> {
                 hashes: (0..req.templates.len())
                     .map(|t| match self.fixed_at(t) {
                         Some(_) => [Vec::new(), Vec::new()],
-                        None => [1, 2].map(|p| Vec::with_capacity(self.scorer.units[p])),
+                        None => [Part::Val, Part::Test]
+                            .map(|p| Vec::with_capacity(self.scorer.units.of(p))),
                     })
                     .collect(),
                 // The statistics do not depend on the level: the first point keeps them.

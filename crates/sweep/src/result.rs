@@ -68,7 +68,7 @@ pub struct Sweep {
     /// Each file's name and parts.
     pub files: Vec<(String, Borders)>,
     /// Scored units per part (train: those the terciles were cut from).
-    pub units: [usize; 3],
+    pub units: wavebench_core::score::PartCounts,
     /// Units of the three parts left out (a constant or perfectly linear input).
     pub left_out: usize,
     /// The channels they belong to, with how many each, the most first.
@@ -203,7 +203,7 @@ impl Sweep {
         if val.n_eff < FEW_EFFECTIVE {
             w.push(format!(
                 "val holds about {:.0} effective units (the direction outcome's autocorrelation over {} units): fewer than {FEW_EFFECTIVE:.0}, too few to tell configurations apart; lengthen the val part or the data",
-                val.n_eff, self.units[1]
+                val.n_eff, self.units.val
             ));
         }
         w.extend(self.withheld_warnings());

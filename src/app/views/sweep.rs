@@ -105,8 +105,8 @@ impl SweepView {
         ui.label(format!(
             "split {}: {} val and {} test units, {} · {}",
             sw.split,
-            sw.units[1],
-            sw.units[2],
+            sw.units.val,
+            sw.units.test,
             sw.left_out_text(),
             match self.by {
                 RankBy::Score =>

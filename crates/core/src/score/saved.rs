@@ -9,7 +9,7 @@ use super::forecaster::{ForecastClasses, Forecaster};
 use super::gain::GainUnits;
 use super::information::XLnX;
 use super::sequences::{Protocol, Sequences};
-use super::{Horizons, Scorer, Terciles};
+use super::{Horizons, PartCounts, Scorer, Terciles};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -21,7 +21,7 @@ struct Saved<'a> {
     files: Cow<'a, [Horizons]>,
     mase: Terciles,
     vol: Terciles,
-    units: [usize; 3],
+    units: PartCounts,
     protocol: Protocol,
     sequences: [SavedSequences<'a>; 2],
     forecast_classes: ForecastClasses,
@@ -74,9 +74,13 @@ impl<'de> Deserialize<'de> for Scorer {
         let protocol = saved.protocol;
         // Each scored part's sequences hold its units: a file that says otherwise was
         // not written by a scorer.
-        for (q, units) in saved.sequences.iter().zip(&saved.units[1..]) {
+        for (q, units) in saved
+            .sequences
+            .iter()
+            .zip([saved.units.val, saved.units.test])
+        {
             let covered = q.ranges.last().map_or(0, |r| r.end);
-            if q.cells.len() != *units || covered > q.cells.len() {
+            if q.cells.len() != units || covered > q.cells.len() {
                 return Err(serde::de::Error::custom(format!(
                     "a scored part of {units} units holds {} cells",
                     q.cells.len()
@@ -95,7 +99,7 @@ impl<'de> Deserialize<'de> for Scorer {
             files: saved.files.into_owned(),
             mase: saved.mase,
             vol: saved.vol,
-            xlnx: XLnX::new(saved.units[1].max(saved.units[2])),
+            xlnx: XLnX::new(saved.units.val.max(saved.units.test)),
             units: saved.units,
             protocol,
             sequences,

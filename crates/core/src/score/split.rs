@@ -65,6 +65,47 @@ pub enum Part {
     Test,
 }
 
+/// A count for each part of the split (units, most often).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PartCounts {
+    pub train: usize,
+    pub val: usize,
+    pub test: usize,
+}
+
+impl PartCounts {
+    pub fn of(&self, p: Part) -> usize {
+        match p {
+            Part::Train => self.train,
+            Part::Val => self.val,
+            Part::Test => self.test,
+        }
+    }
+
+    pub fn of_mut(&mut self, p: Part) -> &mut usize {
+        match p {
+            Part::Train => &mut self.train,
+            Part::Val => &mut self.val,
+            Part::Test => &mut self.test,
+        }
+    }
+}
+
+// Written as `[train, val, test]`, the form the saved sweeps and prepared folders have
+// always held, so that their bytes do not change.
+impl serde::Serialize for PartCounts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        [self.train, self.val, self.test].serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PartCounts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let [train, val, test] = <[usize; 3]>::deserialize(d)?;
+        Ok(PartCounts { train, val, test })
+    }
+}
+
 impl Part {
     pub const ALL: [Part; 3] = [Part::Train, Part::Val, Part::Test];
     pub fn name(self) -> &'static str {

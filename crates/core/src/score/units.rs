@@ -9,7 +9,7 @@ use super::forecaster::{ForecastClasses, Forecaster, Gram};
 use super::gain::{self, FileValues, GainUnits, UnitAt};
 use super::information::XLnX;
 use super::sequences::{Protocol, Sequences};
-use super::{Horizons, Part, ScoreError, Tally, Terciles};
+use super::{Horizons, Part, PartCounts, ScoreError, Tally, Terciles};
 use crate::data::{Table, Windows};
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex};
@@ -23,7 +23,7 @@ pub struct Scorer {
     pub mase: Terciles,
     pub vol: Terciles,
     /// Scored units per part (train counted for the terciles).
-    pub units: [usize; 3],
+    pub units: PartCounts,
     pub protocol: Protocol,
     /// Val's and test's sequences.
     pub sequences: [Sequences; 2],
@@ -116,7 +116,7 @@ fn gain_units(
     sources: &[(&Table, &Windows)],
     forecaster: &Forecaster,
     sequences: &[Sequences; 2],
-    units: [usize; 3],
+    units: PartCounts,
 ) -> (usize, Option<GainUnits>, Option<String>) {
     let mut fit_at = Vec::new();
     for (f, (h, (_, windows))) in files.iter_mut().zip(sources).enumerate() {
@@ -136,7 +136,7 @@ fn gain_units(
         }
     }
     let p = forecaster.horizon.pred_len;
-    let all = fit_at.len() + units[1] + units[2];
+    let all = fit_at.len() + units.val + units.test;
     let bytes = GainUnits::bytes(all, p);
     if bytes > gain::RESIDUALS_BUDGET {
         let why = format!(
@@ -146,7 +146,7 @@ fn gain_units(
         );
         return (fit_at.len(), None, Some(why));
     }
-    let scored_at = [Part::Val, Part::Test].map(|p| scored_at(files, p, units[p as usize]));
+    let scored_at = [Part::Val, Part::Test].map(|p| scored_at(files, p, units.of(p)));
     let tables: Vec<&Table> = sources.iter().map(|(t, _)| *t).collect();
     let values = file_values(files, &tables);
     let seq_len = files.first().map_or(0, |h| h.seq_len);
@@ -164,7 +164,7 @@ const MEMO: usize = 4096;
 impl Scorer {
     /// Where each unit of a scored part is, in sequence order.
     pub fn scored_at(&self, part: Part) -> Vec<UnitAt> {
-        scored_at(&self.files, part, self.units[part as usize])
+        scored_at(&self.files, part, self.units.of(part))
     }
 
     /// The forecaster's predicted classes (direction, naive_mase and vol_ratio terciles)
@@ -245,7 +245,10 @@ impl Scorer {
             }
         }
         let [mut mase_values, mut vol_values] = train;
-        let mut units = [mase_values.len(), 0, 0];
+        let mut units = PartCounts {
+            train: mase_values.len(),
+            ..PartCounts::default()
+        };
         let (mase, vol) = (
             Terciles::of(&mut mase_values),
             Terciles::of(&mut vol_values),
@@ -300,11 +303,11 @@ impl Scorer {
                     }
                 }
             }
-            units[part as usize] = unit_cells.len();
+            *units.of_mut(part) = unit_cells.len();
             sequences[slot] = Sequences::new(ranges, unit_cells, span, protocol);
         }
         for p in Part::ALL {
-            if units[p as usize] == 0 {
+            if units.of(p) == 0 {
                 return Err(no_units(&files, p));
             }
         }
@@ -318,7 +321,7 @@ impl Scorer {
                 });
             }
         }
-        let xlnx = XLnX::new(units[1].max(units[2]));
+        let xlnx = XLnX::new(units.val.max(units.test));
         // The forecaster's own bits: its predicted class as a claim about its outcome.
         let forecaster_bits = sequences.each_ref().map(|seqs| {
             std::array::from_fn(|t| {
@@ -376,7 +379,7 @@ impl Scorer {
         };
         Tally::new(
             bands,
-            [self.units[1], self.units[2], fit],
+            [self.units.val, self.units.test, fit],
             defined,
             description,
             lengths,

@@ -26,7 +26,7 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     let _ = writeln!(
         o,
         "Split {} (chronological); units (window × channel) whose horizon lies wholly in a part: train {}, val {}, test {}; {}. Effective units (the direction outcome's autocorrelation): val {:.0}, test {:.0}.",
-        s.split, s.units[0], s.units[1], s.units[2], s.left_out_text(), s.parts[0].n_eff, s.parts[1].n_eff
+        s.split, s.units.train, s.units.val, s.units.test, s.left_out_text(), s.parts[0].n_eff, s.parts[1].n_eff
     );
     let _ = writeln!(
         o,
@@ -276,7 +276,7 @@ fn forecast_section(o: &mut String, s: &Sweep, standings: &Standings<'_>) {
             "**The series-only forecasters** were fit on the units of one train window in {} ({} of {} train units): the data set has more than {} (`--fit-subset-above`; their naive_mase and vol_ratio classes need not be the exact fit's, docs/score.md#what-the-prompt-adds-beyond-the-series).\n",
             s.fit.every,
             s.fit.units,
-            s.units[0],
+            s.units.train,
             s.protocol.fit_subset_above.unwrap_or(0)
         );
     }

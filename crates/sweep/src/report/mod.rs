@@ -133,9 +133,9 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
     json!({
         "split": split,
         "units": {
-            "train": s.units[0],
-            "val": s.units[1],
-            "test": s.units[2],
+            "train": s.units.train,
+            "val": s.units.val,
+            "test": s.units.test,
             "left_out": s.left_out,
             "left_out_by_channel": s
                 .left_out_channels
