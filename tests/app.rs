@@ -305,7 +305,7 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
     // The Time-LLM baseline's row, with its val score and interval at one precision, or
     // "—" where val cannot give one.
     h.get_by_label("Time-LLM");
-    let base = &sweep.baseline[0];
+    let base = &sweep.baseline.val;
     let shown = sweep.shown(wavebench_core::score::Part::Val, base.interval);
     h.get_by_label(&if shown[0].is_finite() {
         format!("{:.3} [{:.3}, {:.3}]", base.score_bits, shown[0], shown[1])

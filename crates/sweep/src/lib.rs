@@ -53,7 +53,7 @@ use rayon::prelude::*;
 use wavebench_core::data::Table;
 use wavebench_core::engine;
 use wavebench_core::run_spec::{Shard, CHUNK_UNITS};
-use wavebench_core::score::{Evaluation, Scorer};
+use wavebench_core::score::{Evaluation, PerPart, Scorer};
 
 /// Run the sweep over `tables` (name, table) on the native engine in f64, sliding over
 /// overlapping windows where exact (see [`slide`]). `progress(done, total)` answers whether to go on;
@@ -235,8 +235,12 @@ fn sweep_of(
     rows: Vec<SweepRow>,
     skipped: Vec<String>,
 ) -> Sweep {
-    let mut baseline: [Evaluation; 2] = rows.first().map_or_else(Default::default, |r| {
-        [r.val.clone(), r.test.clone()].map(Evaluation::baseline)
+    let mut baseline: PerPart<Evaluation> = rows.first().map_or_else(Default::default, |r| {
+        PerPart {
+            val: r.val.clone(),
+            test: r.test.clone(),
+        }
+        .map(Evaluation::baseline)
     });
     if let Some(Some(gains)) = job.baseline_gain.get() {
         for (b, g) in baseline.iter_mut().zip(gains) {
@@ -262,7 +266,7 @@ fn sweep_of(
         naive_mase: scorer.mase,
         vol_ratio: scorer.vol,
         protocol: scorer.protocol,
-        parts: [0, 1].map(|i| {
+        parts: PerPart { val: 0, test: 1 }.map(|i| {
             let q = &scorer.sequences[i];
             PartUnits {
                 sequences: q.ranges.len(),

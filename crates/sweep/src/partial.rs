@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use wavebench_core::data::Table;
 use wavebench_core::run_spec::Shard;
-use wavebench_core::score::Evaluation;
+use wavebench_core::score::{Evaluation, PerPart};
 
 /// The most shards a sweep may be cut into: the merge keeps a slot per shard, and a grid
 /// of more configurations than this is not a sweep anyone runs.
@@ -97,7 +97,7 @@ pub fn keep_in_report(doc: &mut serde_json::Value, s: &Sweep, input: &str) -> Re
         .rows
         .iter_mut()
         .map(|r| &mut r.test)
-        .chain(kept.baseline.iter_mut().skip(1))
+        .chain(std::iter::once(&mut kept.baseline.test))
     {
         e.boot = Vec::new();
         e.boot_complementary = Vec::new();
@@ -438,10 +438,14 @@ pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
     rows.sort_by_key(|(at, _)| *at);
     sweep.rows = rows.into_iter().map(|(_, r)| r).collect();
     sweep.baseline = sweep.rows.first().map_or_else(Default::default, |r| {
-        [r.val.clone(), r.test.clone()].map(Evaluation::baseline)
+        PerPart {
+            val: r.val.clone(),
+            test: r.test.clone(),
+        }
+        .map(Evaluation::baseline)
     });
     if let Some(gains) = baseline_gains {
-        for (b, g) in sweep.baseline.iter_mut().zip(gains) {
+        for (b, g) in sweep.baseline.iter_mut().zip(gains.into_array()) {
             b.forecast = g;
         }
     }

@@ -136,7 +136,7 @@ const TEST_TIE: f64 = 1e-12;
 
 impl<'a> Standings<'a> {
     pub fn of(sweep: &'a super::Sweep, by: RankBy, keep_degenerate: bool) -> Standings<'a> {
-        let base = &sweep.baseline[0];
+        let base = &sweep.baseline.val;
         let all = candidates(&sweep.rows);
         let (mut best, left): (Vec<Candidate>, Vec<Candidate>) = all
             .into_iter()
@@ -250,7 +250,7 @@ impl<'a> Standings<'a> {
             ));
         }
         if self.none_beats_the_baseline() {
-            let base = &sweep.baseline[0];
+            let base = &sweep.baseline.val;
             w.push(match self.by {
                 RankBy::Forecast => format!(
                     "no configuration's forecast gain over the Time-LLM baseline (its trend word alone: {} of the series-only forecaster's val MSE) has an interval above 0: on this data the wavelet's words lower the forecaster's error by nothing the data can tell",
@@ -284,7 +284,7 @@ impl<'a> Standings<'a> {
         if self.beats_only_before_the_series() {
             w.push(format!(
                 "rows beat the Time-LLM baseline's score, but beyond the series-only forecaster none tells more than its trend word ({:.4} bits on val; no paired interval above 0): what their words add, the series already says",
-                sweep.baseline[0].complementary_bits
+                sweep.baseline.val.complementary_bits
             ));
         }
         w

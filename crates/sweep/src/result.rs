@@ -78,7 +78,7 @@ pub struct Sweep {
     /// The null's draws and the bootstrap's replicates.
     pub protocol: Protocol,
     /// Val's and test's units as sequences.
-    pub parts: [PartUnits; 2],
+    pub parts: wavebench_core::score::PerPart<PartUnits>,
     /// What the grid left out for the window length (levels above a wavelet's maximum,
     /// wavelets with no valid level), one line per kind.
     pub skipped: Vec<String>,
@@ -86,7 +86,7 @@ pub struct Sweep {
     pub forecast_classes: wavebench_core::score::ForecastClasses,
     /// Time-LLM's own prompt (its trend word; the same for every wavelet) scored on val
     /// and test: the baseline every row's gain is measured from.
-    pub baseline: [Evaluation; 2],
+    pub baseline: wavebench_core::score::PerPart<Evaluation>,
     /// How the rows' forecast gain was fit, or why it was not measured.
     #[serde(default)]
     pub gain: GainSetting,
@@ -199,7 +199,7 @@ impl Sweep {
     /// val units, a null that leans towards the observed values.
     pub fn warnings(&self) -> Vec<String> {
         let mut w = self.skipped.clone();
-        let val = &self.parts[0];
+        let val = &self.parts.val;
         if val.n_eff < FEW_EFFECTIVE {
             w.push(format!(
                 "val holds about {:.0} effective units (the direction outcome's autocorrelation over {} units): fewer than {FEW_EFFECTIVE:.0}, too few to tell configurations apart; lengthen the val part or the data",

@@ -47,8 +47,8 @@ impl Sweep {
     /// The part's units as sequences (val or test; train is not scored).
     pub fn units_of(&self, part: Part) -> &PartUnits {
         match part {
-            Part::Test => &self.parts[1],
-            Part::Val | Part::Train => &self.parts[0],
+            Part::Test => &self.parts.test,
+            Part::Val | Part::Train => &self.parts.val,
         }
     }
 

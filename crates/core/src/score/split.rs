@@ -65,6 +65,58 @@ pub enum Part {
     Test,
 }
 
+/// One thing for each scored part: val's and test's.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PerPart<T> {
+    pub val: T,
+    pub test: T,
+}
+
+impl<T> PerPart<T> {
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> PerPart<U> {
+        PerPart {
+            val: f(self.val),
+            test: f(self.test),
+        }
+    }
+
+    pub fn each_ref(&self) -> PerPart<&T> {
+        PerPart {
+            val: &self.val,
+            test: &self.test,
+        }
+    }
+
+    /// Val's, then test's.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        [&self.val, &self.test].into_iter()
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        [&mut self.val, &mut self.test].into_iter()
+    }
+
+    /// `[val, test]`.
+    pub fn into_array(self) -> [T; 2] {
+        [self.val, self.test]
+    }
+}
+
+// Written as `[val, test]`, the form saved sweeps have always held, so that their bytes
+// do not change.
+impl<T: serde::Serialize> serde::Serialize for PerPart<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (&self.val, &self.test).serialize(s)
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for PerPart<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (val, test) = <(T, T)>::deserialize(d)?;
+        Ok(PerPart { val, test })
+    }
+}
+
 /// A count for each part of the split (units, most often).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PartCounts {

@@ -26,7 +26,7 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     let _ = writeln!(
         o,
         "Split {} (chronological); units (window × channel) whose horizon lies wholly in a part: train {}, val {}, test {}; {}. Effective units (the direction outcome's autocorrelation): val {:.0}, test {:.0}.",
-        s.split, s.units.train, s.units.val, s.units.test, s.left_out_text(), s.parts[0].n_eff, s.parts[1].n_eff
+        s.split, s.units.train, s.units.val, s.units.test, s.left_out_text(), s.parts.val.n_eff, s.parts.test.n_eff
     );
     let _ = writeln!(
         o,
@@ -36,7 +36,7 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     let _ = writeln!(
         o,
         "Score = bits of mutual information the prompt's claims carry about the horizon **above what a claim that knows nothing scores** (the median of {} circular shifts of each channel's outcomes against its claims, at least T + P = {} units apart), summed over the designated pairs (docs/score.md): a proxy for what a forecaster could read from the prompt, not a forecast. Intervals: 95%, circular block bootstrap of {} replicates (blocks of {} units). **Tied** = the interval of (best val score − its val score) contains 0.\n",
-        s.protocol.null_draws, s.parts[0].span, s.protocol.bootstrap, s.parts[0].span
+        s.protocol.null_draws, s.parts.val.span, s.protocol.bootstrap, s.parts.val.span
     );
     match standings.spearman {
         Some(rho) => {
@@ -106,11 +106,11 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     let _ = writeln!(
         o,
         "**Time-LLM baseline** (`timellm`: its trend word alone): val {}, test {}; beyond the series-only forecaster: val {}. Every row's gain is its val score minus this, with the interval of the paired difference, and likewise beyond the series.\n",
-        ci_of(base[0].score_bits, s.shown(Part::Val, base[0].interval)),
-        ci_of(base[1].score_bits, s.shown(Part::Test, base[1].interval)),
+        ci_of(base.val.score_bits, s.shown(Part::Val, base.val.interval)),
+        ci_of(base.test.score_bits, s.shown(Part::Test, base.test.interval)),
         ci_of(
-            base[0].complementary_bits,
-            s.shown(Part::Val, base[0].complementary_interval)
+            base.val.complementary_bits,
+            s.shown(Part::Val, base.val.complementary_interval)
         ),
     );
     forecast_section(&mut o, s, &standings);
@@ -284,7 +284,7 @@ fn forecast_section(o: &mut String, s: &Sweep, standings: &Standings<'_>) {
         let _ = writeln!(o, "**Forecast gain**: not measured: {why}.\n");
         return;
     }
-    let (Some(bv), Some(bt)) = (&s.baseline[0].forecast, &s.baseline[1].forecast) else {
+    let (Some(bv), Some(bt)) = (&s.baseline.val.forecast, &s.baseline.test.forecast) else {
         return;
     };
     let _ = writeln!(

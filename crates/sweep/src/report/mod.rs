@@ -154,16 +154,16 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
         "protocol": {
             "null_draws": s.protocol.null_draws,
             "bootstrap": s.protocol.bootstrap,
-            "span_units": s.parts[0].span,
+            "span_units": s.parts.val.span,
             "fit_subset_above": s.protocol.fit_subset_above,
         },
         "forecaster_fit": {"units": s.fit.units, "every": s.fit.every},
-        "parts": {"val": part(&s.parts[0]), "test": part(&s.parts[1])},
+        "parts": {"val": part(&s.parts.val), "test": part(&s.parts.test)},
         "baseline": {
             "template": "timellm",
             "scored": Claim::BASELINE.map(|c| c.name()),
-            "val": baseline(&s.baseline[0], s.withholds(Part::Val)),
-            "test": baseline(&s.baseline[1], s.withholds(Part::Test)),
+            "val": baseline(&s.baseline.val, s.withholds(Part::Val)),
+            "test": baseline(&s.baseline.test, s.withholds(Part::Test)),
         },
         "defined_claims": s.base.claims.iter().map(|(key, template)| {
             let (name, outcome) = key.split_once(':').map_or((key.as_str(), None), |(n, o)| (n, Some(o)));

@@ -274,7 +274,7 @@ impl<'s, 'a> Model<'s, 'a> {
             (Column::Ranked, Subject::Row(st)) => Cell::text(format!("{:.3}", self.by.of(st.row))),
             (Column::Figure(a), subject) => {
                 let evaluation = match subject {
-                    Subject::Baseline => &base[0],
+                    Subject::Baseline => &base.val,
                     Subject::Row(st) => &st.row.val,
                 };
                 let (value, interval) = a.of(evaluation);
@@ -289,7 +289,7 @@ impl<'s, 'a> Model<'s, 'a> {
                             cell.hover(forecast_text(sw, st.row.val.forecast.as_ref(), st.row.test.forecast.as_ref()))
                         }
                         (Answer::Forecast, Subject::Baseline) => {
-                            cell.hover(forecast_text(sw, base[0].forecast.as_ref(), base[1].forecast.as_ref()))
+                            cell.hover(forecast_text(sw, base.val.forecast.as_ref(), base.test.forecast.as_ref()))
                         }
                         _ => cell,
                     }
@@ -326,7 +326,7 @@ impl<'s, 'a> Model<'s, 'a> {
             )),
             (Column::Test, Subject::Baseline) => match self.ranked {
                 Some(a) => {
-                    let (value, _) = a.of(&base[1]);
+                    let (value, _) = a.of(&base.test);
                     Cell::text(estimate_text(a, value))
                 }
                 None => Cell::default(),
