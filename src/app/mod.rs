@@ -164,8 +164,8 @@ pub struct Workbench {
     survey_base: Option<(Settings, wavebench_core::score::Split)>,
     survey_step: u32,
     /// Whether the Data set pane was drawn this frame: its survey of every window runs
-    /// only for a pane someone can see (a hidden tab's kept a core busy for minutes on a
-    /// 10M-row file).
+    /// only for a pane someone can see, so that the app rests while that tab is hidden
+    /// (BENCHMARKS.md: the app on a 10,000,000-row file).
     dataset_shown: bool,
     /// A second configuration shown beside the main one.
     compare: Option<Compare>,

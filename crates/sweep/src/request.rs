@@ -54,9 +54,8 @@ impl Request {
 }
 
 /// Whether a sweep's runs slide: unless `path = "window"`, and then only where every
-/// claim and every prompt comes out as the per-window path's. Over every wavelet of
-/// ETTh1 sliding took 58 s against 67.5 s per window (long filters gain, the shortest
-/// lose a little to the claims' margins).
+/// claim and every prompt comes out as the per-window path's (sliding is the faster over
+/// a whole grid; BENCHMARKS.md, the sweep of every wavelet × valid level).
 pub(crate) fn slide(req: &Request, defined: &[Arc<DefinedClaim>]) -> Result<Reads, NoSlide> {
     match req.base.path {
         PathChoice::Window => Err(NoSlide::WindowPath),

@@ -2,7 +2,7 @@
 //!
 //! The correlation keeps several vectors of sums in registers across the filter taps. Written
 //! as one wide array of sums (16–32 lanes), LLVM spilled it to the stack or shuffled lanes
-//! around (measured, session 3). So the kernel is written once, generic over [`Vector`],
+//! around. So the kernel is written once, generic over [`Vector`],
 //! and each instruction set supplies the handful of operations it needs: AVX-512 and
 //! AVX2 through intrinsics (masked stores for the last partial vector included), anything
 //! else through [`Portable`]'s eight-lane arrays, which LLVM does vectorise. Compiled in an

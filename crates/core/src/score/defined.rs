@@ -103,8 +103,8 @@ impl ClaimVars<'_> {
     }
 
     /// One variable's value, or None for a name it does not have. A claim's context holds
-    /// only the variables its template reads: serialising every feature for every unit
-    /// cost 5 µs a unit (a claim added 0.1 s to each configuration of ETTh1).
+    /// only the variables its template reads, never every feature of every unit
+    /// (BENCHMARKS.md, "a claim you define": five times the cost per unit).
     /// `every_variable_has_its_serialised_value` checks this against `names()`.
     pub fn value(&self, name: &str) -> Option<minijinja::Value> {
         use minijinja::Value;
