@@ -11,6 +11,7 @@ mod prompts;
 mod run;
 pub use run::template;
 mod sweep;
+mod sweep_report;
 mod wavelets;
 mod waverec;
 
@@ -439,11 +440,11 @@ pub fn run(command: Command) -> Result<()> {
                     report,
                 }),
             ..
-        } => sweep::merge(&parts, output.as_deref(), &report),
+        } => sweep_report::merge(&parts, output.as_deref(), &report),
         Command::Sweep {
             then: Some(sweep::SweepCommand::Pick { reports, report }),
             ..
-        } => sweep::pick(&reports, &report),
+        } => sweep_report::pick(&reports, &report),
         Command::Sweep {
             then:
                 Some(sweep::SweepCommand::Prepare {
