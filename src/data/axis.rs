@@ -4,21 +4,8 @@
 
 use chrono::{Offset as _, TimeZone as _};
 use polars::prelude::*;
-use wavebench_core::data::time::{self, TimeAxis, TimeKind, YearLast};
-
-fn is_time_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n == "ds" || n.contains("date") || n.contains("time")
-}
-
-/// `YYYY-MM-DD…`, `YYYY/MM/DD…` or `HH:MM…`: a text column that holds dates or times.
-fn looks_like_time(v: &str) -> bool {
-    let b = v.trim().as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.len() >= r.end && b[r].iter().all(u8::is_ascii_digit);
-    (digits(0..4) && b.len() > 6 && matches!(b[4], b'-' | b'/') && b[5].is_ascii_digit())
-        || (digits(0..2) && b.len() > 4 && b[2] == b':' && digits(3..5))
-}
+use wavebench_core::data::time::{self, TimeAxis};
+use wavebench_files::axis::text_axis;
 
 /// Whether `col` can be a time axis: Some(true) for dates, Some(false) for an index.
 pub(super) fn looks_like_time_axis(col: &Column) -> Option<bool> {
@@ -29,7 +16,8 @@ pub(super) fn looks_like_time_axis(col: &Column) -> Option<bool> {
     }
     if dtype == &DataType::String {
         let first = col.str().ok().and_then(|s| s.iter().flatten().next());
-        return (is_time_name(name) || first.is_some_and(looks_like_time)).then_some(true);
+        return (time::is_time_name(name) || first.is_some_and(time::looks_like_time))
+            .then_some(true);
     }
     if dtype.is_integer() && time::is_index_name(name) {
         return integers(col)
@@ -64,44 +52,14 @@ pub(super) fn time_axis(col: &Column) -> Result<(TimeAxis, Option<String>), Stri
         _ => col.cast(&DataType::String),
     };
     match text.as_ref().map(|t| t.str()) {
-        Ok(Ok(s)) => from_cells(name, || s.iter()),
+        Ok(Ok(s)) => text_axis(name, || s.iter()),
         _ => {
             let cells: Vec<Option<String>> = (0..col.len())
                 .map(|i| col.get(i).ok().map(|v| v.to_string()))
                 .collect();
-            from_cells(name, || cells.iter().map(Option::as_deref))
+            text_axis(name, || cells.iter().map(Option::as_deref))
         }
     }
-}
-
-/// `time_axis` for text cells; `cells` walks the column (again for labels and messages),
-/// so no text is copied for dates.
-fn from_cells<'s, I>(
-    name: String,
-    cells: impl Fn() -> I,
-) -> Result<(TimeAxis, Option<String>), String>
-where
-    I: Iterator<Item = Option<&'s str>>,
-{
-    let axis = TimeAxis::from_text(name, &cells);
-    if axis.kind != TimeKind::Text {
-        return Ok((axis, None));
-    }
-    if let YearLast::Ambiguous(example) = time::year_last_order(cells()) {
-        return Err(format!(
-            "dates such as '{example}' could be day/month/year or month/day/year, and no value past 12 tells which; write them year first (YYYY-MM-DD)"
-        ));
-    }
-    let unread = cells()
-        .enumerate()
-        .find(|(_, c)| c.is_none_or(|c| time::parse_datetime(c).is_none()));
-    let warning = unread.map(|(row, cell)| match cell {
-        Some(c) => format!(
-            "data row {row}: '{c}' is not a date wavebench reads; the time axis shows the cells as written"
-        ),
-        None => format!("data row {row} is empty; the time axis shows the cells as written"),
-    });
-    Ok((axis, warning))
 }
 
 /// A zone-aware datetime column (what pandas writes for UTC or local data): each row's

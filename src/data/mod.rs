@@ -2,9 +2,7 @@
 //! memory (time axis, windows, missing values, normalisation) lives in `wavebench_core::data`.
 
 mod axis;
-mod dataset;
-mod format;
 mod load;
 
-pub use dataset::DataSet;
 pub use load::{load, Format};
+pub use wavebench_files::DataSet;

@@ -363,6 +363,22 @@ fn parse_all<'s>(
     Some((out, with_time))
 }
 
+/// Names a text column of dates or times may have (any case): `ds`, or a name with
+/// `date` or `time` in it.
+pub fn is_time_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n == "ds" || n.contains("date") || n.contains("time")
+}
+
+/// `YYYY-MM-DD…`, `YYYY/MM/DD…` or `HH:MM…`: a text cell that holds a date or a time.
+pub fn looks_like_time(v: &str) -> bool {
+    let b = v.trim().as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.len() >= r.end && b[r].iter().all(u8::is_ascii_digit);
+    (digits(0..4) && b.len() > 6 && matches!(b[4], b'-' | b'/') && b[5].is_ascii_digit())
+        || (digits(0..2) && b.len() > 4 && b[2] == b':' && digits(3..5))
+}
+
 /// Names an integer column may have to be read as the time axis (whole name, any case).
 pub fn is_index_name(name: &str) -> bool {
     let n = name.trim().to_ascii_lowercase();

@@ -16,7 +16,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub(super) fn describe(self) -> String {
+    pub fn describe(self) -> String {
         match self {
             Format::Csv(b',') => "CSV".into(),
             Format::Csv(b'\t') => "TSV".into(),
@@ -92,7 +92,7 @@ fn check_text(path: &Path, head: &[u8]) -> Result<(), DataError> {
 
 /// The header's names decoded as Windows-1252, when the header line is not UTF-8 (None
 /// when it is). Fields are split at `sep` and lose their surrounding quotes.
-pub(super) fn legacy_header(path: &Path, sep: u8) -> Option<Vec<String>> {
+pub fn legacy_header(path: &Path, sep: u8) -> Option<Vec<String>> {
     use std::io::BufRead;
     let mut line = Vec::new();
     std::io::BufReader::new(File::open(path).ok()?)
