@@ -131,6 +131,8 @@ pub enum Command {
         data: DataOpts,
         #[command(flatten)]
         sweep: sweep::SweepOpts,
+        #[command(flatten)]
+        report: sweep_report::ReportOpts,
     },
     /// Wavelet coefficients [cA_n, cD_n, ..., cD_1] of every series.
     Decompose {
@@ -319,6 +321,7 @@ impl Command {
                 output,
                 data,
                 sweep,
+                report,
                 ..
             } => {
                 let mut inputs = vec![input.as_path()];
@@ -327,7 +330,7 @@ impl Command {
                 inputs.extend(description_file(sweep.description.as_deref()));
                 inputs.extend(sweep.prepared.as_deref());
                 let outputs = output.as_deref().map(o).into_iter();
-                let outputs = outputs.chain(sweep.report.write_config.as_deref().map(write_config));
+                let outputs = outputs.chain(report.write_config.as_deref().map(write_config));
                 return Ok((outputs.collect(), inputs));
             }
             Command::Decompose {
@@ -460,8 +463,9 @@ pub fn run(command: Command) -> Result<()> {
             output,
             data,
             sweep: opts,
+            report,
             ..
-        } => sweep::run(&path, output.as_deref(), &data, &opts),
+        } => sweep::run(&path, output.as_deref(), &data, &opts, &report),
         Command::Sweep { input: None, .. } => {
             Err(Error::internal("sweep: clap requires the input"))
         }

@@ -4,12 +4,11 @@
 
 use crate::error::{Error, Result};
 use clap::Args;
-use std::path::PathBuf;
 use wavebench_core::config::Config;
-use wavebench_core::data::{Missing, Normalize};
 use wavebench_core::engine::{DType, EngineKind};
 use wavebench_core::names::Opt;
 use wavebench_core::wavelet::{self, Mode};
+pub use wavebench_sweep::options::DataOpts;
 
 /// Options every data subcommand shares; each overrides `--config`: the transform and
 /// where it runs, then the data options (a sweep takes only those).
@@ -32,41 +31,6 @@ pub struct Common {
     pub dtype: Option<DType>,
     #[command(flatten)]
     pub data: DataOpts,
-}
-
-/// What data a run reads and how it cuts it into windows.
-#[derive(Args, Debug, Default, Clone)]
-pub struct DataOpts {
-    /// Comma-separated channel names [default: every numeric column]
-    #[arg(long, value_delimiter = ',')]
-    pub columns: Option<Vec<String>>,
-    /// START..END data rows (0-based, header excluded, END exclusive) [default: all]
-    #[arg(long)]
-    pub rows: Option<String>,
-    /// Window length in rows [default: the whole series]
-    #[arg(long)]
-    pub seq_len: Option<usize>,
-    /// Rows between the starts of consecutive windows
-    #[arg(long)]
-    pub stride: Option<usize>,
-    /// Per-window normalisation [default: none for decompose, revin otherwise]
-    #[arg(long, value_enum)]
-    pub normalize: Option<Normalize>,
-    /// What to do with empty, NaN or text cells
-    #[arg(long, value_enum)]
-    pub missing: Option<Missing>,
-    /// The time-axis column: a name, or none [default: detected (dates, or an index such as t)]
-    #[arg(long, value_name = "NAME|none")]
-    pub time_column: Option<String>,
-    /// In a data set (folder or glob), skip a file that cannot be used, with a warning
-    #[arg(long)]
-    pub skip_bad_files: bool,
-    /// A TOML file with any of these options (snake_case keys)
-    #[arg(long, value_name = "FILE.toml")]
-    pub config: Option<PathBuf>,
-    /// No progress bar
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 /// `--engines`: the engines to time, comma-separated, read once where the command line is
@@ -132,41 +96,6 @@ impl Common {
         if let Some(d) = self.dtype {
             c.dtype = d;
         }
-        Ok(c)
-    }
-}
-
-impl DataOpts {
-    /// Defaults ← `--config` file ← the data options given.
-    pub fn config(&self) -> Result<Config> {
-        let mut c = match &self.config {
-            Some(p) => crate::config::read(p)?,
-            None => Config::default(),
-        };
-        if self.columns.is_some() {
-            c.columns = self.columns.clone();
-        }
-        if self.rows.is_some() {
-            c.rows = self.rows.clone();
-        }
-        if self.seq_len.is_some() {
-            c.seq_len = self.seq_len;
-        }
-        if let Some(s) = self.stride {
-            c.stride = s;
-        }
-        if let Some(n) = self.normalize {
-            c.normalize = Some(n);
-        }
-        if let Some(m) = self.missing {
-            c.missing = m;
-        }
-        if let Some(t) = &self.time_column {
-            c.time_column = t.parse().map_err(|e: wavebench_core::names::BadValue| {
-                Error::input(format!("--time-column: {e}"))
-            })?;
-        }
-        c.skip_bad_files |= self.skip_bad_files;
         Ok(c)
     }
 }

@@ -14,10 +14,9 @@ use wavebench_core::data::Table;
 use wavebench_core::features::Aggregate;
 use wavebench_core::features::Unit;
 use wavebench_core::names::ReportFormat;
-use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::pipeline::PathChoice;
-use wavebench_core::prompt::{self, Prompter};
+use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec, Shard};
 use wavebench_core::timing::Timer;
 
@@ -69,13 +68,7 @@ impl PromptOpts {
             c.template = t.clone();
         }
         if let Some(d) = &self.description {
-            c.description = match d.strip_prefix('@') {
-                Some(file) => std::fs::read_to_string(file)
-                    .map_err(|e| Error::input(format!("--description @{file}: cannot read: {e}")))?
-                    .trim_end()
-                    .to_string(),
-                None => d.clone(),
-            };
+            c.description = wavebench_sweep::options::read_description(d)?;
         }
         if let Some(p) = self.pred_len {
             c.pred_len = p;
@@ -277,26 +270,7 @@ impl Run {
     }
 }
 
-/// `--template`: a built-in by name, or a template file.
-pub fn template(spec: &str) -> Result<Prompter> {
-    let failed = |place: String| move |source| Error::Template { place, source };
-    if let Some(src) = prompt::builtin(spec) {
-        return Prompter::new(src).map_err(failed(format!("built-in template '{spec}'")));
-    }
-    let path = std::path::Path::new(spec);
-    if !path.exists() {
-        let names: Vec<&str> = prompt::BUILTINS.iter().map(|(n, _)| *n).collect();
-        return Err(Error::about(
-            &[Opt::Template],
-            format!(
-                "{OPTION}: '{spec}' is neither a built-in ({}) nor a file",
-                names.join(", ")
-            ),
-        ));
-    }
-    let src = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read", e))?;
-    Prompter::new(&src).map_err(failed(spec.to_string()))
-}
+pub use wavebench_sweep::options::template;
 
 /// The run's constant units, counted chunk by chunk, for its one line about them.
 #[derive(Default)]

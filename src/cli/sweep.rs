@@ -1,95 +1,19 @@
 //! `wavebench sweep`: every configuration of a grid over a data set, scored by what its
 //! prompts' claims tell about the horizon (docs/score.md), ranked by the val score.
 
-use super::run::{progress_of, PromptOpts};
+use super::run::progress_of;
 use super::sweep_report::ReportOpts;
-use super::DataOpts;
-use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::export;
+use crate::sweep::options::{self, Plan};
+pub use crate::sweep::options::{DataOpts, SweepOpts, UnitOpts};
 use crate::sweep::partial::{self, Partial};
-use crate::sweep::{self, Grid, Levels, Request};
+use crate::sweep::{self, Grid, Request};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use wavebench_core::config::Config;
 use wavebench_core::data::Table;
 use wavebench_core::names::ReportFormat;
-use wavebench_core::run_spec::{Purpose, RunSpec, Shard};
-use wavebench_core::score::{Protocol, Split};
-use wavebench_core::wavelet::Mode;
-
-/// The sweep's own options (the data options are `Common`'s).
-#[derive(clap::Args, Debug, Clone)]
-pub struct SweepOpts {
-    /// Wavelets: names or patterns such as db1,db4,sym* (identical filter banks run once)
-    #[arg(long, value_delimiter = ',', default_value = "*")]
-    pub wavelets: Vec<String>,
-    /// Levels: 1..6, a list such as 2,3, or valid (1 to each wavelet's maximum)
-    #[arg(long, default_value = "valid")]
-    pub levels: Levels,
-    /// Extension modes, comma-separated
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "reflect")]
-    pub modes: Vec<Mode>,
-    /// Templates, comma-separated: built-in names (timellm, dwt-minimal, dwt-balanced, dwt-detailed) or files
-    #[arg(long, value_delimiter = ',')]
-    pub template: Vec<String>,
-    /// Dataset description in the prompts, or @FILE
-    #[arg(long)]
-    pub description: Option<String>,
-    /// Which top lags the prompts print, and so what the `lags` claim is: timellm (lag 0
-    /// and the mirror lags included), clean (lags 1..=T/2) or peaks (the autocorrelation's
-    /// local maxima, the periods the window repeats at)
-    #[arg(long, value_enum)]
-    pub lags: Option<wavebench_core::stats::LagRule>,
-    #[command(flatten)]
-    pub units: UnitOpts,
-    /// A claim you define, scored beside the built-in ones against every outcome with its
-    /// null and the bits beyond the series: NAME=TEMPLATE, or NAME:OUTCOME=TEMPLATE to add
-    /// it to every row's score (repeatable; docs/score.md#claims-you-define), e.g.
-    /// level={{ "above" if last > mean else "below" }} its window mean
-    #[arg(long = "claim", value_name = "NAME[:OUTCOME]=TEMPLATE")]
-    pub claims: Vec<String>,
-    /// Compute only part I of N of the grid's configurations (1-based, balanced by their
-    /// cost; N at most 100000) and write them to -o FILE.json as a part that `sweep merge`
-    /// combines with the others into the whole sweep
-    #[arg(long, value_name = "I/N", requires = "output")]
-    pub shard: Option<Shard>,
-    /// Read what every configuration shares (the scored units, their outcomes, the
-    /// forecasters and their predictions, the null's and bootstrap's draws) from a folder
-    /// that `sweep prepare` wrote for the same data and options, instead of computing it
-    #[arg(long, value_name = "DIR")]
-    pub prepared: Option<PathBuf>,
-    /// Run even where the up-front estimate says the sweep needs more memory than the
-    /// machine has available
-    #[arg(long)]
-    pub force: bool,
-    #[command(flatten)]
-    pub report: ReportOpts,
-}
-
-/// The options the units every configuration is scored on depend on, beside the data
-/// options: what `sweep prepare` computes once for many sweeps.
-#[derive(clap::Args, Debug, Clone)]
-pub struct UnitOpts {
-    /// Forecast horizon: the rows after each window whose outcome is scored
-    #[arg(long)]
-    pub pred_len: Option<usize>,
-    /// Chronological split: TRAIN,VAL,TEST shares, ett-hour (8640/2880/2880 rows) or ett-minute
-    #[arg(long, default_value = "0.7,0.1,0.2")]
-    pub split: Split,
-    /// Circular shifts of each channel's outcomes against its claims: the null every
-    /// figure is read against (docs/score.md#the-null)
-    #[arg(long, default_value_t = Protocol::default().null_draws)]
-    pub null_draws: usize,
-    /// Circular block-bootstrap replicates for the scores' 95% intervals and the ties
-    /// (docs/score.md#uncertainty-and-ties)
-    #[arg(long, default_value_t = Protocol::default().bootstrap)]
-    pub bootstrap: usize,
-    /// Fit the series-only forecasters on the units of one train window in ceil(T/32)
-    /// where the data set has more than UNITS train units: faster, not the same classes
-    /// (docs/score.md#what-the-prompt-adds-beyond-the-series) [default: every train unit]
-    #[arg(long, value_name = "UNITS")]
-    pub fit_subset_above: Option<usize>,
-}
+use wavebench_core::run_spec::Shard;
 
 /// What `sweep` does besides sweeping.
 #[derive(clap::Subcommand, Debug, Clone)]
@@ -132,90 +56,40 @@ pub enum SweepCommand {
     },
 }
 
-pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts) -> Result<()> {
+pub fn run(
+    path: &Path,
+    output: Option<&Path>,
+    data: &DataOpts,
+    opts: &SweepOpts,
+    report: &ReportOpts,
+) -> Result<()> {
     // A shard writes its part; the whole sweep its report.
     let written = match opts.shard {
         Some(shard) => {
-            if shard.count > partial::MAX_SHARDS {
-                return Err(Error::input(format!(
-                    "--shard {}/{}: a sweep has at most {} shards",
-                    shard.index,
-                    shard.count,
-                    partial::MAX_SHARDS
-                )));
-            }
-            refuse_ranking_on_a_shard(&opts.report)?;
+            partial::check_shard(shard)?;
+            refuse_ranking_on_a_shard(report)?;
             part_name(output)?;
             Written::Part(shard)
         }
         None => Written::Report(super::run::report_format(output, "file")?),
     };
-    let mut base = base_config(
-        data,
-        &opts.units,
-        PromptOpts {
-            description: opts.description.clone(),
-            lags: opts.lags,
-            ..PromptOpts::default()
-        },
-    )?;
-    for spec in &opts.claims {
-        wavebench_core::score::DefinedClaim::parse(spec)
-            .and_then(|c| c.insert_into(&mut base.claims))
-            .map_err(|e| match e {
-                wavebench_core::score::DefinedError::Twice(_) => Error::input(format!(
-                    "--claim: {e} (on the command line or in the configuration's [claims])"
-                )),
-                e => Error::input(format!("--claim: {e}")),
-            })?;
-    }
-    sweep::defined_claims(&base).map_err(|e| Error::input(format!("[claims]: {e}")))?;
-    let given = if opts.template.is_empty() {
-        vec![base.template.clone()]
-    } else {
-        opts.template.clone()
-    };
-    // Each template once, in the order first given.
-    let names: Vec<String> = given
-        .iter()
-        .enumerate()
-        .filter(|(i, n)| !given[..*i].contains(n))
-        .map(|(_, n)| n.clone())
-        .collect();
-    let mut templates = Vec::with_capacity(names.len());
-    for n in names {
-        let p = super::run::template(&n)?;
-        templates.push((n, Arc::new(p)));
-    }
-    let grid = Grid {
-        wavelets: opts.wavelets.clone(),
-        levels: opts.levels.clone(),
-        modes: opts.modes.clone(),
-    };
-    if let Some(note) = grid.repeats(&[("--template", &given)]) {
+    let Plan { request: req, note } = opts.plan(data)?;
+    if let Some(note) = note {
         eprintln!("wavebench: note: {note}");
     }
-    if opts.report.write_config.is_some() {
+    if report.write_config.is_some() {
         // The rows a sweep can rank, known before it runs.
-        let rows = grid.points(base.seq_len.unwrap_or(0))?.0.len() * templates.len();
-        if opts.report.pick > rows {
+        let rows = req.grid.points(req.base.seq_len.unwrap_or(0))?.0.len() * req.templates.len();
+        if report.pick > rows {
             return Err(Error::input(format!(
                 "--pick {}: the grid has {rows} row{} to rank; pick 1 to {rows}",
-                opts.report.pick,
+                report.pick,
                 if rows == 1 { "" } else { "s" }
             )));
         }
     }
-    let req = Request {
-        base: base.clone(),
-        grid,
-        templates,
-        split: opts.units.split,
-        protocol: opts.units.protocol(),
-    };
     let tables = load(path, &req.base)?;
-    let named: Vec<(&str, &wavebench_core::data::Table)> =
-        tables.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    let named: Vec<(&str, &Table)> = tables.iter().map(|(n, t)| (n.as_str(), t)).collect();
     // The shared work read back, checked against this data and these options.
     let prepared = match &opts.prepared {
         Some(dir) => Some(sweep::prepared::read(dir, &named, &req)?),
@@ -236,27 +110,19 @@ pub fn run(path: &Path, output: Option<&Path>, data: &DataOpts, opts: &SweepOpts
         true
     });
     bar.finish_and_clear();
-    let sweep::Share {
-        sweep: s,
-        at,
-        configurations,
-    } = result?;
+    let share = result?;
     let input = path.display().to_string();
     match written {
-        Written::Report(format) => {
-            super::sweep_report::write_report(&s, &input, output, format, &opts.report, data.quiet)
-        }
+        Written::Report(format) => super::sweep_report::write_report(
+            &share.sweep,
+            &input,
+            output,
+            format,
+            report,
+            data.quiet,
+        ),
         Written::Part(shard) => {
-            let part = Partial {
-                shard,
-                version: partial::version(),
-                input,
-                data: partial::data_fingerprint(&named),
-                settings: partial::settings(&req),
-                configurations,
-                at,
-                sweep: s,
-            };
+            let part = Partial::of(share, shard, input, &named, &req);
             write_part(&part, output, data.quiet)
         }
     }
@@ -286,54 +152,21 @@ fn write_part(part: &Partial, output: Option<&Path>, quiet: bool) -> Result<()> 
     Ok(())
 }
 
-/// The data options and the units' options as a run configuration (`extra`: what the
-/// prompts say), with the window length a sweep needs.
-fn base_config(
-    data: &DataOpts,
-    units: &UnitOpts,
-    extra: PromptOpts,
-) -> Result<wavebench_core::config::Config> {
-    units.protocol().check()?;
-    let mut base = data.config()?;
-    PromptOpts {
-        pred_len: units.pred_len,
-        ..extra
-    }
-    .apply(&mut base)?;
-    if base.seq_len.is_none() {
-        return Err(Error::input(
-            "--seq-len: a sweep scores windows of a given length (Time-LLM uses 512)",
-        ));
-    }
-    Ok(base)
-}
-
 /// Every file of the data set at `path`, each with its name in the set, loaded as `base`
-/// says (columns, missing values, time axis) in f64; its warnings printed.
-fn load(path: &Path, base: &wavebench_core::config::Config) -> Result<Vec<(String, Table)>> {
-    let loader = RunSpec::new(
-        wavebench_core::config::Config {
-            dtype: wavebench_core::engine::DType::F64,
-            ..base.clone()
-        },
-        Purpose::Features,
-        &crate::backend::LOCAL,
-    )?;
-    let set = DataSet::resolve(path)?;
-    let mut tables = Vec::with_capacity(set.files.len());
-    for f in &set.files {
-        let t = loader.load(f)?;
+/// says; its warnings printed.
+fn load(path: &Path, base: &Config) -> Result<Vec<(String, Table)>> {
+    let tables = sweep::input::load(path, base, &crate::backend::LOCAL)?;
+    for (_, t) in &tables {
         for w in &t.warnings {
             eprintln!("wavebench: {w}");
         }
-        tables.push((set.file_name(path, f), t));
     }
     Ok(tables)
 }
 
 /// `sweep prepare`: what every configuration of a sweep over `path` shares, into `dir`.
 pub fn prepare(path: &Path, dir: &Path, data: &DataOpts, units: &UnitOpts) -> Result<()> {
-    let base = base_config(data, units, PromptOpts::default())?;
+    let base = options::base_config(data, units, None, None)?;
     let req = Request {
         base,
         grid: Grid::default(),
@@ -369,17 +202,6 @@ pub fn prepare(path: &Path, dir: &Path, data: &DataOpts, units: &UnitOpts) -> Re
         );
     }
     Ok(())
-}
-
-impl UnitOpts {
-    /// The null's draws, the bootstrap's replicates and the forecasters' fit.
-    fn protocol(&self) -> Protocol {
-        Protocol {
-            null_draws: self.null_draws,
-            bootstrap: self.bootstrap,
-            fit_subset_above: self.fit_subset_above,
-        }
-    }
 }
 
 /// A shard ranks nothing: what ranks and picks belongs to the merge, and is refused here

@@ -192,6 +192,40 @@ fn sha256(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// A shard a sweep can be cut into: at most [`MAX_SHARDS`].
+pub fn check_shard(shard: Shard) -> Result<()> {
+    if shard.count > MAX_SHARDS {
+        return Err(Error::input(format!(
+            "--shard {}/{}: a sweep has at most {MAX_SHARDS} shards",
+            shard.index, shard.count
+        )));
+    }
+    Ok(())
+}
+
+impl Partial {
+    /// Shard `shard`'s part of the sweep of `req` over `tables`, as computed (`share`), for
+    /// the input as the sweep was given it.
+    pub fn of(
+        share: crate::Share,
+        shard: Shard,
+        input: String,
+        tables: &[(&str, &Table)],
+        req: &Request,
+    ) -> Partial {
+        Partial {
+            shard,
+            version: version(),
+            input,
+            data: data_fingerprint(tables),
+            settings: settings(req),
+            configurations: share.configurations,
+            at: share.at,
+            sweep: share.sweep,
+        }
+    }
+}
+
 /// This build's version, as `--version` prints it.
 pub fn version() -> String {
     super::VERSION.to_string()
