@@ -444,14 +444,16 @@ fn push_deepest(mut path: Vec<String>, known: &[Vec<String>], out: &mut Vec<Vec<
 }
 
 /// No module imports a module that imports it back (directly or round a longer loop), in
-/// the core, the sweep and the root crate: imports run one way, so each room can be read before the
+/// the core, the files, the sweep and the root crate: imports run one way, so each room can be read before the
 /// rooms that use it. A module and its own submodules (a room and its map) are exempt.
 #[test]
 fn no_module_imports_a_module_that_imports_it_back() {
-    for src in [
-        root().join("src"),
-        root().join("crates/core/src"),
-        root().join("crates/sweep/src"),
+    // Each crate with fewer modules than it has, so that a walk that finds none fails.
+    for (src, at_least) in [
+        (root().join("src"), 15),
+        (root().join("crates/core/src"), 15),
+        (root().join("crates/files/src"), 6),
+        (root().join("crates/sweep/src"), 15),
     ] {
         let mods = modules(&src);
         let known: Vec<Vec<String>> = mods.iter().map(|(p, _)| p.clone()).collect();
@@ -488,12 +490,73 @@ fn no_module_imports_a_module_that_imports_it_back() {
                 }
             }
         }
-        // The walk found the crate's modules (the smallest, the sweep, has 19).
         assert!(
-            known.len() > 15,
+            known.len() > at_least,
             "{}: {} modules",
             src.display(),
             known.len()
         );
     }
+}
+
+/// The wheel's crates keep off polars, egui and libtorch, each of which would add minutes
+/// to every build of the wheel (polars alone 6 min 38 s on 2 cores): the dependency graph
+/// `cargo metadata` resolves for wavebench-python holds none of them.
+#[test]
+fn the_wheel_builds_without_polars_egui_or_libtorch() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nodes = meta["resolve"]["nodes"].as_array().unwrap();
+    let name_of = |id: &str| -> String {
+        meta["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == id)
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    let node = |id: &str| nodes.iter().find(|n| n["id"] == id).unwrap();
+    let wheel = nodes
+        .iter()
+        .find(|n| name_of(n["id"].as_str().unwrap()) == "wavebench-python")
+        .expect("wavebench-python in the workspace");
+    // Every package the wheel's normal (non-dev, non-build) dependencies reach.
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = vec![wheel["id"].as_str().unwrap().to_string()];
+    while let Some(id) = todo.pop() {
+        if !seen.insert(name_of(&id)) {
+            continue;
+        }
+        for dep in node(&id)["deps"].as_array().unwrap() {
+            let normal = dep["dep_kinds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k["kind"].is_null());
+            if normal {
+                todo.push(dep["pkg"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    assert!(
+        seen.contains("wavebench-sweep") && seen.contains("csv"),
+        "{seen:?}"
+    );
+    let heavy: Vec<&String> = seen
+        .iter()
+        .filter(|n| {
+            n.starts_with("polars") || n.starts_with("egui") || *n == "tch" || *n == "torch-sys"
+        })
+        .collect();
+    assert!(heavy.is_empty(), "the wheel depends on {heavy:?}");
 }

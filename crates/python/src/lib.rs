@@ -7,6 +7,7 @@
 #[macro_use]
 mod arrays;
 mod seed;
+mod sweep;
 
 use arrays::{read, rows_error, value_error, with_rows, Batch, Data};
 use numpy::{PyArray1, PyArray2};
@@ -427,6 +428,8 @@ fn _wavebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(seed_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(timellm_prompts, m)?)?;
     m.add_function(wrap_pyfunction!(prompts, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_part, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_merge, m)?)?;
     m.add("TOP_LAGS", TOP_LAGS)?;
     Ok(())
 }

@@ -303,18 +303,22 @@ impl Partial {
 
     /// Read a part file; errors name it.
     pub fn read(path: &Path) -> Result<Partial> {
-        let p = path.display();
         let bytes = std::fs::read(path).map_err(|e| Error::Io {
             path: path.to_path_buf(),
             doing: "reading a sweep part",
             source: e,
         })?;
+        Partial::from_bytes(&bytes, &path.display().to_string())
+    }
+
+    /// A part from its file's bytes; errors name it as `p`.
+    pub fn from_bytes(bytes: &[u8], p: &str) -> Result<Partial> {
         let not_a_part = |why: String| {
             Error::input(format!(
                 "{p}: not a sweep part ({why}); parts are written by `wavebench sweep ... --shard I/N -o FILE`"
             ))
         };
-        let e: Envelope = serde_json::from_slice(&bytes).map_err(|e| not_a_part(e.to_string()))?;
+        let e: Envelope = serde_json::from_slice(bytes).map_err(|e| not_a_part(e.to_string()))?;
         if e.format != FORMAT {
             return Err(not_a_part(format!("its format is '{}'", e.format)));
         }

@@ -6,11 +6,16 @@
 - ``features(x, ...)``: the features of docs/features.md per series, sample or batch, as numpy arrays.
 - ``prompts(x_enc, template=..., wavelet=..., ...)``: any built-in template's per-series
   prompts; ``load_config(path)`` reads a sweep's ``--write-config`` file as its arguments.
+- ``sweep_part(path, shard=(i, n), **options)`` and ``sweep_merge(parts, format=...)``: the
+  sweep of ``wavebench sweep`` cut into parts for a distributed engine (Dask, Ray) and
+  merged into its report, byte for byte the command line's (docs/python.md#the-sweep-on-a-cluster).
 
 Inputs are numpy arrays or torch tensors of shape (B, N, T), float32 or float64, on any
 device: CPU data is read in place, a CUDA tensor is copied to the host once. The work runs
 in Rust with the GIL released. This module only adapts types; there is no math here.
 """
+
+import os
 
 import numpy as np
 
@@ -25,8 +30,8 @@ except ImportError:  # pragma: no cover - exercised by users without torch
     torch = None
     _Module = object
 
-__all__ = ["DWTPromptGenerator", "features", "load_config", "prompts", "timellm_prompts",
-           "TOP_LAGS"]
+__all__ = ["DWTPromptGenerator", "features", "load_config", "prompts", "sweep_merge",
+           "sweep_part", "timellm_prompts", "TOP_LAGS"]
 
 COMPRESSION_LEVELS = ("minimal", "balanced", "detailed")
 
@@ -138,6 +143,29 @@ def prompts(x_enc, template="dwt-balanced", wavelet="db4", level=3, mode="reflec
     """
     return _wavebench.prompts(_batch(x_enc), template, wavelet, _level(level), mode,
                               description, pred_len, normalize, lags, seed_compatible)
+
+
+def sweep_part(path, shard, **options):
+    """One shard's part of the sweep over ``path`` (a CSV or TSV file, a folder or a glob of
+    them), as the bytes ``wavebench sweep PATH --shard I/N -o PART.json`` writes.
+
+    ``shard=(i, n)`` is 1-based, like ``--shard``. The keyword arguments are the sweep's
+    flags in snake_case: ``seq_len=336, wavelets="db1,db2", levels="1,2", null_draws=99``;
+    ``prepared=DIR`` reads what ``wavebench sweep prepare`` computed once. The work runs in
+    Rust with the GIL released; the data's warnings come as ``UserWarning``s.
+    """
+    i, n = shard
+    return _wavebench.sweep_part(os.fspath(path), (i, n), **options)
+
+
+def sweep_merge(parts, format="json", by=None, keep_degenerate=False):
+    """The report of every part of one sweep (what ``sweep_part`` returned, or part
+    files), in any order, as ``wavebench sweep merge`` writes it: ``format`` is "json",
+    "md" or "csv", ``by`` ranks as ``--by`` does.
+    """
+    parts = [bytes(p) if isinstance(p, (bytes, bytearray, memoryview)) else os.fspath(p)
+             for p in parts]
+    return _wavebench.sweep_merge(parts, format, by, keep_degenerate)
 
 
 # What `prompts` reads of a configuration file; the rest (the data options, the engine)
