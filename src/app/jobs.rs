@@ -89,51 +89,12 @@ pub(super) fn run_job(kind: JobKind, job: &RunningJob, wake: &dyn Fn()) -> Resul
             table,
             settings,
             split,
-        } => {
-            let prompter = Prompter::new(&settings.template_text).map_err(in_template)?;
-            let req = crate::sweep::Request {
-                base: Config {
-                    seq_len: Some(settings.seq_len()),
-                    ..settings.run.clone()
-                },
-                grid: crate::sweep::Grid {
-                    modes: vec![settings.run.transform.mode],
-                    ..Default::default()
-                },
-                templates: vec![(settings.template_label(), Arc::new(prompter))],
-                split,
-                protocol: Default::default(),
-            };
-            let name = table.path.display().to_string();
-            crate::sweep::run(&[(name.as_str(), &table)], &req, tick)
-                .map(|s| JobOutput::Sweep(Box::new(s)))
-        }
+        } => sweep(&table, &settings, split, tick),
         JobKind::ExportPrompts {
             table,
             settings,
             path,
-        } => {
-            let prompter = Prompter::new(&settings.template_text).map_err(in_template)?;
-            let units = all_units(&table, &settings, job, tick)?;
-            let prompts = prompter
-                .render_all(
-                    &units,
-                    &settings.run.description,
-                    settings.seq_len(),
-                    settings.run.pred_len,
-                )
-                .map_err(in_template)?;
-            crate::export::write_prompts(&path, &units, &prompts)?;
-            let undescribed = settings.run.description.is_empty()
-                && prompter.variables().iter().any(|v| v == "description");
-            Ok(JobOutput::Exported {
-                path,
-                units: units.len(),
-                warning: undescribed.then(|| {
-                    "the dataset description is empty, so every prompt says \"Dataset description: \" and nothing after it (type one under Prompt)".to_string()
-                }),
-            })
-        }
+        } => export_prompts(&table, &settings, path, job, tick),
         JobKind::ExportFeatures {
             table,
             settings,
@@ -153,64 +114,131 @@ pub(super) fn run_job(kind: JobKind, job: &RunningJob, wake: &dyn Fn()) -> Resul
             settings,
             chosen,
             report,
-        } => {
-            let table = export_table(&table, &settings);
-            let spec = RunSpec::new(export_config(&settings), Purpose::Features, &LOCAL)?;
-            let prompter = Prompter::new(&settings.template_text).map_err(in_template)?;
-            let work = crate::variants::Workload {
-                // Prompts are compared and dropped, as `bench` does: the run may slide.
-                prepared: spec.prepare(&table)?.sliding(spec.slide(&prompter, false)),
-                table: &table,
-                prompter: &prompter,
-                description: &settings.run.description,
-                pred_len: settings.run.pred_len,
-            };
-            let mut engine = spec.engine();
-            // A report is read as a measurement: five timed runs each, their median; the
-            // Timing pane's live comparison times each once.
-            let repeats = if report.is_some() { REPORT_REPEATS } else { 1 };
-            let before = OTHER_WORK.load(Ordering::Relaxed);
-            let rows = crate::variants::measure(
-                &mut engine,
-                &work,
-                spec.cfg.transform.wavelet,
-                spec.cfg.transform.mode,
-                &chosen,
-                repeats,
-                tick,
-            )
-            .map_err(|e| e.within(&job.what))?;
-            let others = OTHER_WORK.load(Ordering::Relaxed) - before;
-            if let Some(path) = &report {
-                let series = work.prepared.windows.count * table.channels.len();
-                let mut doc = crate::variants::report(
-                    &spec.cfg,
-                    &engine,
-                    series,
-                    work.prepared.windows.seq_len,
-                    &rows,
-                );
-                doc.meanwhile = (others > 0).then(|| {
-                    format!(
-                        "the app took up {others} other request{} (a window's inspection, a load, the Data set pane's survey) while it measured: these times may be slower than the run alone",
-                        if others == 1 { "" } else { "s" }
-                    )
-                });
-                let format: wavebench_core::names::ReportFormat = path
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .unwrap_or("json")
-                    .parse()?;
-                let text = doc.render(format)?;
-                crate::export::write_atomic(path, |w| w.write_all(text.as_bytes()))?;
-            }
-            Ok(JobOutput::Variants {
-                label: settings.whole_run_label(),
-                rows,
-                report,
-            })
-        }
+        } => variants(&table, &settings, &chosen, report, job, tick),
     }
+}
+
+/// The sweep of the app's settings (its wavelet's and mode's grid, its template) over
+/// the loaded table.
+fn sweep(
+    table: &Table,
+    settings: &Settings,
+    split: wavebench_core::score::Split,
+    tick: impl FnMut(usize, usize) -> bool,
+) -> Result<JobOutput> {
+    let prompter = Prompter::new(&settings.template_text).map_err(in_template)?;
+    let req = crate::sweep::Request {
+        base: Config {
+            seq_len: Some(settings.seq_len()),
+            ..settings.run.clone()
+        },
+        grid: crate::sweep::Grid {
+            modes: vec![settings.run.transform.mode],
+            ..Default::default()
+        },
+        templates: vec![(settings.template_label(), Arc::new(prompter))],
+        split,
+        protocol: Default::default(),
+    };
+    let name = table.path.display().to_string();
+    crate::sweep::run(&[(name.as_str(), table)], &req, tick).map(|s| JobOutput::Sweep(Box::new(s)))
+}
+
+/// Every window's prompts to `path`, with a warning where they describe no data set.
+fn export_prompts(
+    table: &Table,
+    settings: &Settings,
+    path: std::path::PathBuf,
+    job: &RunningJob,
+    tick: impl FnMut(usize, usize) -> bool,
+) -> Result<JobOutput> {
+    let prompter = Prompter::new(&settings.template_text).map_err(in_template)?;
+    let units = all_units(table, settings, job, tick)?;
+    let prompts = prompter
+        .render_all(
+            &units,
+            &settings.run.description,
+            settings.seq_len(),
+            settings.run.pred_len,
+        )
+        .map_err(in_template)?;
+    crate::export::write_prompts(&path, &units, &prompts)?;
+    let undescribed = settings.run.description.is_empty()
+        && prompter.variables().iter().any(|v| v == "description");
+    Ok(JobOutput::Exported {
+        path,
+        units: units.len(),
+        warning: undescribed.then(|| {
+            "the dataset description is empty, so every prompt says \"Dataset description: \" and nothing after it (type one under Prompt)".to_string()
+        }),
+    })
+}
+
+/// The seed's proposals beside the baseline over the whole data set; with `report`, the
+/// timing report of that measurement written there.
+fn variants(
+    table: &Table,
+    settings: &Settings,
+    chosen: &[crate::variants::Variant],
+    report: Option<std::path::PathBuf>,
+    job: &RunningJob,
+    tick: impl FnMut(usize, usize) -> bool,
+) -> Result<JobOutput> {
+    let table = export_table(table, settings);
+    let spec = RunSpec::new(export_config(settings), Purpose::Features, &LOCAL)?;
+    let prompter = Prompter::new(&settings.template_text).map_err(in_template)?;
+    let work = crate::variants::Workload {
+        // Prompts are compared and dropped, as `bench` does: the run may slide.
+        prepared: spec.prepare(&table)?.sliding(spec.slide(&prompter, false)),
+        table: &table,
+        prompter: &prompter,
+        description: &settings.run.description,
+        pred_len: settings.run.pred_len,
+    };
+    let mut engine = spec.engine();
+    // A report is read as a measurement: five timed runs each, their median; the
+    // Timing pane's live comparison times each once.
+    let repeats = if report.is_some() { REPORT_REPEATS } else { 1 };
+    let before = OTHER_WORK.load(Ordering::Relaxed);
+    let rows = crate::variants::measure(
+        &mut engine,
+        &work,
+        spec.cfg.transform.wavelet,
+        spec.cfg.transform.mode,
+        chosen,
+        repeats,
+        tick,
+    )
+    .map_err(|e| e.within(&job.what))?;
+    let others = OTHER_WORK.load(Ordering::Relaxed) - before;
+    if let Some(path) = &report {
+        let series = work.prepared.windows.count * table.channels.len();
+        let mut doc = crate::variants::report(
+            &spec.cfg,
+            &engine,
+            series,
+            work.prepared.windows.seq_len,
+            &rows,
+        );
+        doc.meanwhile = (others > 0).then(|| {
+            format!(
+                "the app took up {others} other request{} (a window's inspection, a load, the Data set pane's survey) while it measured: these times may be slower than the run alone",
+                if others == 1 { "" } else { "s" }
+            )
+        });
+        let format: wavebench_core::names::ReportFormat = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("json")
+            .parse()?;
+        let text = doc.render(format)?;
+        crate::export::write_atomic(path, |w| w.write_all(text.as_bytes()))?;
+    }
+    Ok(JobOutput::Variants {
+        label: settings.whole_run_label(),
+        rows,
+        report,
+    })
 }
 
 /// Timed runs per variant in an exported timing report.

@@ -80,26 +80,7 @@ pub fn assemble<C: SourceColumn>(
         warnings,
         ..Default::default()
     };
-    // The time axis: the named column, else the first date/time column, else the first
-    // index-like integer column. Other columns that look like a time axis are not
-    // channels either (said in a warning), unless asked for with --columns.
-    let candidates: Vec<(usize, bool)> = match &opts.time_column {
-        TimeColumn::None => Vec::new(),
-        _ => columns
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| c.looks_like_time_axis().map(|dates| (i, dates)))
-            .collect(),
-    };
-    let axis_at = match &opts.time_column {
-        TimeColumn::Named(t) => names.iter().position(|n| n == t),
-        TimeColumn::None => None,
-        TimeColumn::Auto => candidates
-            .iter()
-            .find(|c| c.1)
-            .or(candidates.first())
-            .map(|c| c.0),
-    };
+    let axis = AxisChoice::of(&columns, &opts.time_column);
     let read = ColumnRead {
         file: &p,
         format,
@@ -107,63 +88,37 @@ pub fn assemble<C: SourceColumn>(
     };
     for (i, col) in columns.into_iter().enumerate() {
         let name = col.name().to_string();
-        if Some(i) == axis_at {
-            let (axis, warning) = col
+        if Some(i) == axis.at {
+            let (time, warning) = col
                 .time_axis()
                 .map_err(|e| DataError::new(format!("{p}: column '{name}': {e}")))?;
             if let Some(w) = warning {
                 table.warnings.push(format!("{p}: column '{name}': {w}"));
             }
-            table.time = Some(axis);
+            table.time = Some(time);
             continue;
         }
         let asked = opts.columns.as_ref().is_some_and(|w| w.contains(&name));
-        if !asked && candidates.iter().any(|c| c.0 == i) {
+        if !asked && axis.candidates.iter().any(|c| c.0 == i) {
             if opts.columns.is_none() {
-                let axis = axis_at.map_or("none", |a| names[a].as_str());
+                let at = axis.at.map_or("none", |a| names[a].as_str());
                 table.warnings.push(format!(
-                    "{p}: column '{name}' looks like a second time axis (the time axis is '{axis}'); not used as a channel (name it among the columns to use it)"
+                    "{p}: column '{name}' looks like a second time axis (the time axis is '{at}'); not used as a channel (name it among the columns to use it)"
                 ));
                 table.skipped.push(name);
             }
             continue;
         }
-        if opts.columns.as_ref().is_some_and(|w| !w.contains(&name)) {
+        if opts.columns.is_some() && !asked {
             continue; // the user chose other channels
         }
-        let Some(values) = col.values(&read, &mut table.warnings)? else {
-            table.skipped.push(name);
-            continue;
-        };
-        if let Some(row) = values.iter_f64().position(|v| v.is_infinite()) {
-            let place = format!("{p}: column '{name}', {}", row_place(format, row));
-            return match opts.dtype {
-                // Parsed straight to f32: a finite number past f32's range is inf too.
-                DType::F32 => refuse(
-                    &[Opt::Dtype],
-                    format!("{place}: infinite, or beyond the f32 range (|x| > 3.4e38; use {OPTION} f64)"),
-                ),
-                DType::F64 => err(format!("{place}: infinite value")),
-            };
+        match channel(col, &read, &mut table.warnings)? {
+            Some(c) => table.channels.push(c),
+            None => table.skipped.push(name),
         }
-        table.channels.push(Channel { name, values });
     }
     if let Some(wanted) = &opts.columns {
-        // In the order asked for.
-        let mut picked = Vec::with_capacity(wanted.len());
-        for w in wanted {
-            match table.channels.iter().position(|c| &c.name == w) {
-                Some(i) => picked.push(table.channels[i].clone()),
-                None if table.time.as_ref().is_some_and(|t| &t.name == w) => {
-                    return refuse(
-                        &[Opt::TimeColumn],
-                        format!("{p}: column '{w}' is the time axis, not a channel ({OPTION} none makes it one)"),
-                    )
-                }
-                None => return err(format!("{p}: column '{w}' is not numeric")),
-            }
-        }
-        table.channels = picked;
+        table.channels = in_asked_order(&p, &table, wanted)?;
     }
     if table.channels.is_empty() {
         return err(format!(
@@ -172,6 +127,87 @@ pub fn assemble<C: SourceColumn>(
         ));
     }
     Ok(table)
+}
+
+/// Which column is the time axis: the named one, else the first date/time column, else
+/// the first index-like integer column. The other candidates (column, dates?) are not
+/// channels either (said in a warning), unless asked for with --columns.
+struct AxisChoice {
+    candidates: Vec<(usize, bool)>,
+    at: Option<usize>,
+}
+
+impl AxisChoice {
+    fn of<C: SourceColumn>(columns: &[C], time_column: &TimeColumn) -> AxisChoice {
+        let candidates: Vec<(usize, bool)> = match time_column {
+            TimeColumn::None => Vec::new(),
+            _ => columns
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| c.looks_like_time_axis().map(|dates| (i, dates)))
+                .collect(),
+        };
+        let at = match time_column {
+            TimeColumn::Named(t) => columns.iter().position(|c| c.name() == t),
+            TimeColumn::None => None,
+            TimeColumn::Auto => candidates
+                .iter()
+                .find(|c| c.1)
+                .or(candidates.first())
+                .map(|c| c.0),
+        };
+        AxisChoice { candidates, at }
+    }
+}
+
+/// A column as a channel: its values, refused where one is infinite; None when it is
+/// skipped (said in `warnings`).
+fn channel<C: SourceColumn>(
+    col: C,
+    read: &ColumnRead,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Channel>, DataError> {
+    let name = col.name().to_string();
+    let Some(values) = col.values(read, warnings)? else {
+        return Ok(None);
+    };
+    if let Some(row) = values.iter_f64().position(|v| v.is_infinite()) {
+        let place = format!(
+            "{}: column '{name}', {}",
+            read.file,
+            row_place(read.format, row)
+        );
+        return match read.options.dtype {
+            // Parsed straight to f32: a finite number past f32's range is inf too.
+            DType::F32 => refuse(
+                &[Opt::Dtype],
+                format!(
+                    "{place}: infinite, or beyond the f32 range (|x| > 3.4e38; use {OPTION} f64)"
+                ),
+            ),
+            DType::F64 => err(format!("{place}: infinite value")),
+        };
+    }
+    Ok(Some(Channel { name, values }))
+}
+
+/// The channels `--columns` asked for, in the order asked; the time axis or a column that
+/// is not numeric refused by name.
+fn in_asked_order(p: &str, table: &Table, wanted: &[String]) -> Result<Vec<Channel>, DataError> {
+    let mut picked = Vec::with_capacity(wanted.len());
+    for w in wanted {
+        match table.channels.iter().position(|c| &c.name == w) {
+            Some(i) => picked.push(table.channels[i].clone()),
+            None if table.time.as_ref().is_some_and(|t| &t.name == w) => {
+                return refuse(
+                    &[Opt::TimeColumn],
+                    format!("{p}: column '{w}' is the time axis, not a channel ({OPTION} none makes it one)"),
+                )
+            }
+            None => return err(format!("{p}: column '{w}' is not numeric")),
+        }
+    }
+    Ok(picked)
 }
 
 /// The columns the options name (the time axis, the channels) are in the file.

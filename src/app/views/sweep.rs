@@ -49,6 +49,64 @@ impl SweepView {
         commands: &mut Vec<UiCommand>,
         step_ms: Option<f64>,
     ) {
+        self.controls(ui, s, running, commands);
+        self.claims.ui(ui, s);
+        let Some(sw) = &self.sweep else {
+            ui.label("Every wavelet and level over the data set, scored by the bits of information its prompts' claims carry about what the next pred_len rows do (val units rank; test units show whether the choice holds).");
+            return;
+        };
+        let stale = stale(sw, s);
+        if let Some(why) = &stale {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("Warning: {why}: run again"),
+            );
+        }
+        // A sweep of other data options stays readable, greyed out, until it is run again
+        // (the pane's ui is made anew each frame).
+        if stale.is_some() {
+            ui.multiply_opacity(0.45);
+        }
+        let by = self.by;
+        let standings = sweep::rank::Standings::of(sw, by, self.show_degenerate);
+        summary(ui, sw, by, &standings);
+        // Solid scroll bars for the table and the map: egui's floating bars are invisible
+        // until hovered, so over a hundred wavelets looked cut at the pane's edge (db21)
+        // and the test rank's column cut at its right.
+        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
+        // The table and the map scroll within what the pane shows.
+        let visible = ui.clip_rect();
+        let height = ui
+            .available_height()
+            .min(visible.bottom() - ui.cursor().top())
+            .max(120.0);
+        // Table and heat map side by side in a wide pane; in a narrow one (the default
+        // layout's tab) the table above the map, each with its share of the height.
+        let wide = ui.available_width() >= 720.0;
+        // The table carries the answer: most of the height, the map below it.
+        let table_height = if wide { height } else { height * 0.6 };
+        if wide {
+            ui.columns(2, |cols| {
+                sweep_table(&mut cols[0], sw, &standings, table_height, s, commands);
+                self.heat
+                    .ui(&mut cols[1], sw, by, self.show_degenerate, s, step_ms);
+            });
+        } else {
+            sweep_table(ui, sw, &standings, table_height, s, commands);
+            ui.separator();
+            self.heat.ui(ui, sw, by, self.show_degenerate, s, step_ms);
+        }
+    }
+
+    /// The run button, the split as typed (read into the settings where it parses), what
+    /// the rows are ranked by, the map's quantity and whether degenerate levels show.
+    fn controls(
+        &mut self,
+        ui: &mut egui::Ui,
+        s: &mut Settings,
+        running: bool,
+        commands: &mut Vec<UiCommand>,
+    ) {
         let mut start = false;
         let split_text = self.split_text.get_or_insert_with(|| s.split.to_string());
         let split_error = match split_text.parse::<Split>() {
@@ -85,110 +143,70 @@ impl SweepView {
         if start {
             commands.push(UiCommand::StartSweep);
         }
-        self.claims.ui(ui, s);
-        let Some(sw) = &self.sweep else {
-            ui.label("Every wavelet and level over the data set, scored by the bits of information its prompts' claims carry about what the next pred_len rows do (val units rank; test units show whether the choice holds).");
-            return;
-        };
-        let stale = stale(sw, s);
-        if let Some(why) = &stale {
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!("Warning: {why}: run again"),
-            );
+    }
+}
+
+/// What the sweep scored and how it ranks (the units, what is ranked, ρ and the ties),
+/// its warnings (folded), and what the claims you defined tell on the first row.
+fn summary(ui: &mut egui::Ui, sw: &Sweep, by: RankBy, standings: &sweep::rank::Standings) {
+    ui.label(format!(
+        "split {}: {} val and {} test units, {} · {}",
+        sw.split,
+        sw.units.val,
+        sw.units.test,
+        sw.left_out_text(),
+        match by {
+            RankBy::Score =>
+                "score = bits the claims tell about the horizon (a proxy, not a forecast)"
+                    .to_string(),
+            RankBy::Complementary =>
+                "complementary = bits the claims tell beyond a forecaster that reads only the series"
+                    .to_string(),
+            RankBy::Forecast =>
+                "forecast gain = how much the claims lower the series-only forecaster's MSE"
+                    .to_string(),
+            RankBy::Mean(m) => format!(
+                "mean {} over the scored units: a description, higher is not better",
+                m.name()
+            ),
+            RankBy::Pair(c, t) => format!("val bits {} tells about {}", c.name(), t.name()),
         }
-        // A sweep of other data options stays readable, greyed out, until it is run again
-        // (the pane's ui is made anew each frame).
-        if stale.is_some() {
-            ui.multiply_opacity(0.45);
-        }
-        ui.label(format!(
-            "split {}: {} val and {} test units, {} · {}",
-            sw.split,
-            sw.units.val,
-            sw.units.test,
-            sw.left_out_text(),
-            match self.by {
-                RankBy::Score =>
-                    "score = bits the claims tell about the horizon (a proxy, not a forecast)"
-                        .to_string(),
-                RankBy::Complementary =>
-                    "complementary = bits the claims tell beyond a forecaster that reads only the series"
-                        .to_string(),
-                RankBy::Forecast =>
-                    "forecast gain = how much the claims lower the series-only forecaster's MSE"
-                        .to_string(),
-                RankBy::Mean(m) => format!(
-                    "mean {} over the scored units: a description, higher is not better",
-                    m.name()
-                ),
-                RankBy::Pair(c, t) => format!("val bits {} tells about {}", c.name(), t.name()),
-            }
-        ));
-        let by = self.by;
-        let standings = sweep::rank::Standings::of(sw, by, self.show_degenerate);
-        let ties = if standings.has_intervals() {
-            format!("{} tied with the best (=)", standings.tied().count())
-        } else if sw.withholds(Part::Val) {
-            "no ties: val's intervals are withheld [—]".to_string()
-        } else {
-            "no ties: what is ranked has no interval".to_string()
-        };
-        ui.label(format!(
-            "val against test: Spearman's rho {} · {ties} · scores are bits above a null of circular shifts, [95% bootstrap interval]",
-            standings
-                .spearman
-                .map_or("–".to_string(), |r| format!("{r:.2}")),
-        ));
-        // One line until opened, then each warning whole: unfolded, five warnings pushed
-        // the table to three rows at 1400x900 (the report prints them whole too).
-        let warnings = standings.warnings(sw);
-        if !warnings.is_empty() {
-            let warn = ui.visuals().warn_fg_color;
-            let head = egui::RichText::new(format!(
-                "{} warning{} (open to read)",
-                warnings.len(),
-                if warnings.len() == 1 { "" } else { "s" }
-            ))
-            .color(warn);
-            egui::CollapsingHeader::new(head)
-                .id_salt("sweep warnings")
-                .show(ui, |ui| {
-                    for w in &warnings {
-                        ui.label(egui::RichText::new(w.as_str()).color(warn));
-                    }
-                });
-        }
-        if let Some(best) = standings.rows.first() {
-            for line in defined_lines(sw, best.row) {
-                ui.label(line);
-            }
-        }
-        // Solid scroll bars for the table and the map: egui's floating bars are invisible
-        // until hovered, so over a hundred wavelets looked cut at the pane's edge (db21)
-        // and the test rank's column cut at its right.
-        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
-        // The table and the map scroll within what the pane shows.
-        let visible = ui.clip_rect();
-        let height = ui
-            .available_height()
-            .min(visible.bottom() - ui.cursor().top())
-            .max(120.0);
-        // Table and heat map side by side in a wide pane; in a narrow one (the default
-        // layout's tab) the table above the map, each with its share of the height.
-        let wide = ui.available_width() >= 720.0;
-        // The table carries the answer: most of the height, the map below it.
-        let table_height = if wide { height } else { height * 0.6 };
-        if wide {
-            ui.columns(2, |cols| {
-                sweep_table(&mut cols[0], sw, &standings, table_height, s, commands);
-                self.heat
-                    .ui(&mut cols[1], sw, by, self.show_degenerate, s, step_ms);
+    ));
+    let ties = if standings.has_intervals() {
+        format!("{} tied with the best (=)", standings.tied().count())
+    } else if sw.withholds(Part::Val) {
+        "no ties: val's intervals are withheld [—]".to_string()
+    } else {
+        "no ties: what is ranked has no interval".to_string()
+    };
+    ui.label(format!(
+        "val against test: Spearman's rho {} · {ties} · scores are bits above a null of circular shifts, [95% bootstrap interval]",
+        standings
+            .spearman
+            .map_or("–".to_string(), |r| format!("{r:.2}")),
+    ));
+    // One line until opened, then each warning whole: unfolded, five warnings pushed
+    // the table to three rows at 1400x900 (the report prints them whole too).
+    let warnings = standings.warnings(sw);
+    if !warnings.is_empty() {
+        let warn = ui.visuals().warn_fg_color;
+        let head = egui::RichText::new(format!(
+            "{} warning{} (open to read)",
+            warnings.len(),
+            if warnings.len() == 1 { "" } else { "s" }
+        ))
+        .color(warn);
+        egui::CollapsingHeader::new(head)
+            .id_salt("sweep warnings")
+            .show(ui, |ui| {
+                for w in &warnings {
+                    ui.label(egui::RichText::new(w.as_str()).color(warn));
+                }
             });
-        } else {
-            sweep_table(ui, sw, &standings, table_height, s, commands);
-            ui.separator();
-            self.heat.ui(ui, sw, by, self.show_degenerate, s, step_ms);
+    }
+    if let Some(best) = standings.rows.first() {
+        for line in defined_lines(sw, best.row) {
+            ui.label(line);
         }
     }
 }

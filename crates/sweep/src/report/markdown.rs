@@ -1,7 +1,7 @@
 //! A sweep as Markdown: the answer as a researcher reads it, with its warnings, the
 //! baseline, the ranking with intervals and ties, and the claims a researcher defined.
 
-use super::super::rank::Standings;
+use super::super::rank::{Standing, Standings};
 use super::super::{Metric, RankBy, Sweep, SweepRow};
 use super::defined;
 use std::fmt::Write;
@@ -23,6 +23,29 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
     let mut o = String::new();
     let standings = Standings::of(s, by, keep_degenerate);
     let _ = writeln!(o, "# Sweep: {data}\n");
+    how_scored(&mut o, s);
+    val_against_test(&mut o, standings.spearman);
+    for w in standings.warnings(s) {
+        let _ = writeln!(o, "> **Warning:** {w}\n");
+    }
+    let tied: Vec<String> = standings.tied().map(|t| t.label_full()).collect();
+    ranked_by(&mut o, s, &standings, by, keep_degenerate, &tied);
+    baseline(&mut o, s);
+    forecast_section(&mut o, s, &standings);
+    ranking(&mut o, s, &standings);
+    // How to act on a row: its configuration as a file the other commands read.
+    let _ = writeln!(
+        o,
+        "\nTo use a row: `wavebench sweep pick SWEEP.json --pick N --write-config row.toml` writes row N's configuration from this sweep's JSON report (`-o SWEEP.json`) or its parts without computing anything (or run the sweep with `--write-config row.toml --pick N`), then `wavebench prompts {data} --config row.toml -o prompts.jsonl` writes its prompts (docs/cli.md)."
+    );
+    if let Some(first) = standings.rows.first() {
+        first_row_claims(&mut o, s, first, tied.len());
+    }
+    o
+}
+
+/// The split and its units, the terciles, and what the score and its intervals are.
+fn how_scored(o: &mut String, s: &Sweep) {
     let _ = writeln!(
         o,
         "Split {} (chronological); units (window × channel) whose horizon lies wholly in a part: train {}, val {}, test {}; {}. Effective units (the direction outcome's autocorrelation): val {:.0}, test {:.0}.",
@@ -38,7 +61,11 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         "Score = bits of mutual information the prompt's claims carry about the horizon **above what a claim that knows nothing scores** (the median of {} circular shifts of each channel's outcomes against its claims, at least T + P = {} units apart), summed over the designated pairs (docs/score.md): a proxy for what a forecaster could read from the prompt, not a forecast. Intervals: 95%, circular block bootstrap of {} replicates (blocks of {} units). **Tied** = the interval of (best val score − its val score) contains 0.\n",
         s.protocol.null_draws, s.parts.val.span, s.protocol.bootstrap, s.parts.val.span
     );
-    match standings.spearman {
+}
+
+/// Spearman's ρ of the val and test scores, and what it says about the val ranking.
+fn val_against_test(o: &mut String, spearman: Option<f64>) {
+    match spearman {
         Some(rho) => {
             let _ = writeln!(
                 o,
@@ -57,10 +84,17 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
             );
         }
     }
-    for w in standings.warnings(s) {
-        let _ = writeln!(o, "> **Warning:** {w}\n");
-    }
-    let tied: Vec<String> = standings.tied().map(|t| t.label_full()).collect();
+}
+
+/// What the rows are ranked by, where degenerate levels go, and which rows tie the best.
+fn ranked_by(
+    o: &mut String,
+    s: &Sweep,
+    standings: &Standings,
+    by: RankBy,
+    keep_degenerate: bool,
+    tied: &[String],
+) {
     let _ = writeln!(
         o,
         "Ranked by {}{}. {}\n",
@@ -102,6 +136,10 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
             "No ties are drawn: what is ranked has no interval.".to_string()
         },
     );
+}
+
+/// The Time-LLM baseline's scores, which every row's gain is measured against.
+fn baseline(o: &mut String, s: &Sweep) {
     let base = &s.baseline;
     let _ = writeln!(
         o,
@@ -113,7 +151,10 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
             s.shown(Part::Val, base.val.complementary_interval)
         ),
     );
-    forecast_section(&mut o, s, &standings);
+}
+
+/// The ranking table: a row per configuration, in the standings' order.
+fn ranking(o: &mut String, s: &Sweep, standings: &Standings) {
     let _ = writeln!(
         o,
         "| # | configuration | template | val score (bits) [95% CI] | tied | gain over Time-LLM [95% CI] | val beyond the series [95% CI] | gain beyond the series [95% CI] | val forecast gain (%) [95% CI] | forecast gain over Time-LLM (points) [95% CI] | test forecast gain (%) [95% CI] | test score (bits) [95% CI] | test rank | val bits before the null | val prompts distinct (words only) | mean SNR (dB) |"
@@ -122,122 +163,128 @@ pub fn markdown(s: &Sweep, by: RankBy, keep_degenerate: bool, data: &str) -> Str
         o,
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
+    for st in &standings.rows {
+        ranking_row(o, s, st);
+    }
+}
+
+/// One configuration's line of the ranking table.
+fn ranking_row(o: &mut String, s: &Sweep, st: &Standing) {
     let ci = |e: &wavebench_core::score::Evaluation, part: Part| {
         ci_of(e.score_bits, s.shown(part, e.interval))
     };
-    for st in &standings.rows {
-        let r = st.row;
-        let mut name = r.label();
-        if r.transform.mode != wavebench_core::wavelet::Mode::Reflect {
-            let _ = write!(name, " {}", r.transform.mode.name());
-        }
-        if !r.aliases.is_empty() {
-            let _ = write!(name, " (= {})", r.aliases.join(", "));
-        }
-        if !st.covers.is_empty() {
-            // Its prompts are the same under every transform: one row stands for them.
-            name = format!(
-                "any of {} transforms (no wavelet word)",
-                st.covers.len() + 1
-            );
-        } else if r.degenerate() {
-            name.push_str(" (degenerate)");
-        }
-        let _ = writeln!(
-            o,
-            "| {} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} ({}) | {:.2} |",
-            st.rank.map_or("–".to_string(), |k| k.to_string()),
-            r.template,
-            ci(&r.val, Part::Val),
-            if st.tied { "=" } else { "" },
-            ci_of(st.gain, st.gain_interval),
-            ci_of(
-                r.val.complementary_bits,
-                s.shown(Part::Val, r.val.complementary_interval)
-            ),
-            ci_of(st.complementary_gain, st.complementary_gain_interval),
-            percent_of(s, Part::Val, r.val.forecast.as_ref()),
-            points_of(st.forecast_gain, st.forecast_gain_interval),
-            percent_of(s, Part::Test, r.test.forecast.as_ref()),
-            ci(&r.test, Part::Test),
-            st.test_rank.map_or("–".to_string(), |k| k.to_string()),
-            r.val.mi_bits_sum,
-            r.val.diversity.distinct,
-            r.val.diversity.distinct_masked,
-            r.mean(Metric::SnrDb),
-        );
+    let r = st.row;
+    let mut name = r.label();
+    if r.transform.mode != wavebench_core::wavelet::Mode::Reflect {
+        let _ = write!(name, " {}", r.transform.mode.name());
     }
-    // How to act on a row: its configuration as a file the other commands read.
+    if !r.aliases.is_empty() {
+        let _ = write!(name, " (= {})", r.aliases.join(", "));
+    }
+    if !st.covers.is_empty() {
+        // Its prompts are the same under every transform: one row stands for them.
+        name = format!(
+            "any of {} transforms (no wavelet word)",
+            st.covers.len() + 1
+        );
+    } else if r.degenerate() {
+        name.push_str(" (degenerate)");
+    }
     let _ = writeln!(
         o,
-        "\nTo use a row: `wavebench sweep pick SWEEP.json --pick N --write-config row.toml` writes row N's configuration from this sweep's JSON report (`-o SWEEP.json`) or its parts without computing anything (or run the sweep with `--write-config row.toml --pick N`), then `wavebench prompts {data} --config row.toml -o prompts.jsonl` writes its prompts (docs/cli.md)."
+        "| {} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} ({}) | {:.2} |",
+        st.rank.map_or("–".to_string(), |k| k.to_string()),
+        r.template,
+        ci(&r.val, Part::Val),
+        if st.tied { "=" } else { "" },
+        ci_of(st.gain, st.gain_interval),
+        ci_of(
+            r.val.complementary_bits,
+            s.shown(Part::Val, r.val.complementary_interval)
+        ),
+        ci_of(st.complementary_gain, st.complementary_gain_interval),
+        percent_of(s, Part::Val, r.val.forecast.as_ref()),
+        points_of(st.forecast_gain, st.forecast_gain_interval),
+        percent_of(s, Part::Test, r.test.forecast.as_ref()),
+        ci(&r.test, Part::Test),
+        st.test_rank.map_or("–".to_string(), |k| k.to_string()),
+        r.val.mi_bits_sum,
+        r.val.diversity.distinct,
+        r.val.diversity.distinct_masked,
+        r.mean(Metric::SnrDb),
     );
-    if let Some(first) = standings.rows.first() {
-        let best = first.row;
+}
+
+/// What each claim of the first row tells about each outcome (val, against its null), and
+/// the claims you defined; `tied` rows share its place.
+fn first_row_claims(o: &mut String, s: &Sweep, first: &Standing, tied: usize) {
+    let best = first.row;
+    let _ = writeln!(
+        o,
+        "\n## What each claim of the first row, {}, tells (val, bits: observed − null median = excess; p)\n",
+        first.label()
+    );
+    if tied > 1 {
         let _ = writeln!(
             o,
-            "\n## What each claim of the first row, {}, tells (val, bits: observed − null median = excess; p)\n",
-            first.label()
+            "It is one of {tied} configurations the data cannot tell apart; this is what its claims carry, not a reason to prefer it.\n",
         );
-        if !tied.is_empty() && tied.len() > 1 {
-            let _ = writeln!(
-                o,
-                "It is one of {} configurations the data cannot tell apart; this is what its claims carry, not a reason to prefer it.\n",
-                tied.len()
-            );
-        }
-        let _ = writeln!(
-            o,
-            "| claim | categories | direction | naive_mase | vol_ratio |"
-        );
-        let _ = writeln!(o, "|---|---|---|---|---|");
-        for c in &best.val.claims {
-            let scored = best.val.scored.contains(&c.claim);
-            let cells: Vec<String> = wavebench_core::score::Target::ALL
-                .iter()
-                .map(|&t| {
-                    let i = c.info(t);
-                    format!(
-                        "{:.4} − {:.4} = {:+.4} (p {:.2}){}",
-                        i.mi_bits,
-                        i.null_median,
-                        i.excess_bits,
-                        i.p,
-                        if scored && c.claim.scored_against() == Some(t) {
-                            " ◆"
-                        } else {
-                            ""
-                        }
-                    )
-                })
-                .collect();
-            let _ = writeln!(
-                o,
-                "| {}{} | {} | {} |",
-                c.claim.name(),
-                match (scored, &c.claim, c.claim.scored_against()) {
-                    (true, _, _) => "",
-                    (false, AnyClaim::Defined(_), _) => " (yours, not designated)",
-                    (false, _, Some(_)) => " (not printed)",
-                    (false, _, None) => " (never scored)",
-                },
-                c.categories.len(),
-                cells.join(" | ")
-            );
-        }
-        let _ = writeln!(
-            o,
-            "\n◆ the pairs the score sums: each claim {} prints, against its designated outcome{}.",
-            best.template,
-            if defined(&best.val).next().is_some() {
-                ", and each claim you designated"
-            } else {
-                ""
-            }
-        );
-        defined_section(&mut o, s, best, &first.label());
     }
-    o
+    let _ = writeln!(
+        o,
+        "| claim | categories | direction | naive_mase | vol_ratio |"
+    );
+    let _ = writeln!(o, "|---|---|---|---|---|");
+    for c in &best.val.claims {
+        claim_line(o, best, c);
+    }
+    let _ = writeln!(
+        o,
+        "\n◆ the pairs the score sums: each claim {} prints, against its designated outcome{}.",
+        best.template,
+        if defined(&best.val).next().is_some() {
+            ", and each claim you designated"
+        } else {
+            ""
+        }
+    );
+    defined_section(o, s, best, &first.label());
+}
+
+/// One claim's line: its bits about each outcome against the null, ◆ on the pair scored.
+fn claim_line(o: &mut String, best: &SweepRow, c: &ClaimInfo) {
+    let scored = best.val.scored.contains(&c.claim);
+    let cells: Vec<String> = wavebench_core::score::Target::ALL
+        .iter()
+        .map(|&t| {
+            let i = c.info(t);
+            format!(
+                "{:.4} − {:.4} = {:+.4} (p {:.2}){}",
+                i.mi_bits,
+                i.null_median,
+                i.excess_bits,
+                i.p,
+                if scored && c.claim.scored_against() == Some(t) {
+                    " ◆"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        o,
+        "| {}{} | {} | {} |",
+        c.claim.name(),
+        match (scored, &c.claim, c.claim.scored_against()) {
+            (true, _, _) => "",
+            (false, AnyClaim::Defined(_), _) => " (yours, not designated)",
+            (false, _, Some(_)) => " (not printed)",
+            (false, _, None) => " (never scored)",
+        },
+        c.categories.len(),
+        cells.join(" | ")
+    );
 }
 
 /// A forecast gain in percent with its interval as the report shows it (`—` where the

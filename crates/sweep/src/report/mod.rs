@@ -7,7 +7,7 @@ mod markdown;
 pub use evaluation::EvaluationJson;
 pub use markdown::markdown;
 
-use super::rank::Standings;
+use super::rank::{Standing, Standings};
 use super::{Metric, RankBy, Sweep};
 use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
@@ -57,81 +57,10 @@ pub fn render(
 
 /// docs/cli.md#sweep.
 pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
-    let parts = |b: &wavebench_core::score::Borders| {
-        let mut m = Map::new();
-        for p in Part::ALL {
-            m.insert(p.name().into(), range(b.part(p)));
-        }
-        m
-    };
-    let mut split = Map::new();
-    split.insert("rule".into(), json!(s.split.to_string()));
-    match s.files.as_slice() {
-        [(_, b)] => split.extend(parts(b)),
-        files => {
-            let v: Vec<Value> = files
-                .iter()
-                .map(|(name, b)| {
-                    let mut m = parts(b);
-                    m.insert("file".into(), json!(name));
-                    Value::Object(m)
-                })
-                .collect();
-            split.insert("files".into(), Value::Array(v));
-        }
-    }
     let standings = Standings::of(s, by, keep_degenerate);
-    let configs: Vec<Value> = standings
-        .rows
-        .iter()
-        .map(|st| {
-            let r = st.row;
-            let means: Map<String, Value> = Metric::ALL
-                .iter()
-                .map(|m| (m.name().to_string(), json!(r.mean(*m))))
-                .collect();
-            json!({
-                "rank": st.rank,
-                "test_rank": st.test_rank,
-                "tied": tie(st),
-                "behind_best": finite(st.behind),
-                "gain": st.gain,
-                "gain_interval": finite(st.gain_interval),
-                "complementary_gain": st.complementary_gain,
-                "complementary_gain_interval": finite(st.complementary_gain_interval),
-                "forecast_gain_over_baseline": finite_value(st.forecast_gain),
-                "forecast_gain_over_baseline_interval": finite(st.forecast_gain_interval),
-                "wavelet": r.transform.name(),
-                "aliases": r.aliases,
-                "covers": st.covers.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                "level": r.transform.level,
-                "mode": r.transform.mode.name(),
-                "template": r.template,
-                "approx_len": r.approx_len,
-                "degenerate": r.degenerate(),
-                "val": EvaluationJson { evaluation: &r.val, withheld: s.withholds(Part::Val) },
-                "test": EvaluationJson { evaluation: &r.test, withheld: s.withholds(Part::Test) },
-                "means": means,
-            })
-        })
-        .collect();
-    let part = |p: &super::PartUnits| {
-        json!({
-            "sequences": p.sequences,
-            "shortest": p.shortest,
-            "longest": p.longest,
-            "intervals_withheld": p.withheld(),
-            "n_eff": p.n_eff,
-            "conservative": p.conservative,
-            "forecaster": {
-                "direction": p.forecaster[0],
-                "naive_mase": p.forecaster[1],
-                "vol_ratio": p.forecaster[2],
-            },
-        })
-    };
+    let configs: Vec<Value> = standings.rows.iter().map(|st| config_json(s, st)).collect();
     json!({
-        "split": split,
+        "split": split_json(s),
         "units": {
             "train": s.units.train,
             "val": s.units.val,
@@ -158,7 +87,7 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             "fit_subset_above": s.protocol.fit_subset_above,
         },
         "forecaster_fit": {"units": s.fit.units, "every": s.fit.every},
-        "parts": {"val": part(&s.parts.val), "test": part(&s.parts.test)},
+        "parts": {"val": part_json(&s.parts.val), "test": part_json(&s.parts.test)},
         "baseline": {
             "template": "timellm",
             "scored": Claim::BASELINE.map(|c| c.name()),
@@ -179,6 +108,84 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
         "spearman_val_test": standings.spearman,
         "warnings": standings.warnings(s),
         "configs": configs,
+    })
+}
+
+/// The split: its rule and each part's rows, per file where the data set has many.
+fn split_json(s: &Sweep) -> Map<String, Value> {
+    let parts = |b: &wavebench_core::score::Borders| {
+        let mut m = Map::new();
+        for p in Part::ALL {
+            m.insert(p.name().into(), range(b.part(p)));
+        }
+        m
+    };
+    let mut split = Map::new();
+    split.insert("rule".into(), json!(s.split.to_string()));
+    match s.files.as_slice() {
+        [(_, b)] => split.extend(parts(b)),
+        files => {
+            let v: Vec<Value> = files
+                .iter()
+                .map(|(name, b)| {
+                    let mut m = parts(b);
+                    m.insert("file".into(), json!(name));
+                    Value::Object(m)
+                })
+                .collect();
+            split.insert("files".into(), Value::Array(v));
+        }
+    }
+    split
+}
+
+/// One ranked configuration: its place, gains, transform, template, evaluations and means.
+fn config_json(s: &Sweep, st: &Standing) -> Value {
+    let r = st.row;
+    let means: Map<String, Value> = Metric::ALL
+        .iter()
+        .map(|m| (m.name().to_string(), json!(r.mean(*m))))
+        .collect();
+    json!({
+        "rank": st.rank,
+        "test_rank": st.test_rank,
+        "tied": tie(st),
+        "behind_best": finite(st.behind),
+        "gain": st.gain,
+        "gain_interval": finite(st.gain_interval),
+        "complementary_gain": st.complementary_gain,
+        "complementary_gain_interval": finite(st.complementary_gain_interval),
+        "forecast_gain_over_baseline": finite_value(st.forecast_gain),
+        "forecast_gain_over_baseline_interval": finite(st.forecast_gain_interval),
+        "wavelet": r.transform.name(),
+        "aliases": r.aliases,
+        "covers": st.covers.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "level": r.transform.level,
+        "mode": r.transform.mode.name(),
+        "template": r.template,
+        "approx_len": r.approx_len,
+        "degenerate": r.degenerate(),
+        "val": EvaluationJson { evaluation: &r.val, withheld: s.withholds(Part::Val) },
+        "test": EvaluationJson { evaluation: &r.test, withheld: s.withholds(Part::Test) },
+        "means": means,
+    })
+}
+
+/// A part's units: sequences, the effective count, whether intervals are withheld, and
+/// the series-only forecasters' bits.
+fn part_json(p: &super::PartUnits) -> Value {
+    json!({
+        "sequences": p.sequences,
+        "shortest": p.shortest,
+        "longest": p.longest,
+        "intervals_withheld": p.withheld(),
+        "n_eff": p.n_eff,
+        "conservative": p.conservative,
+        "forecaster": {
+            "direction": p.forecaster[0],
+            "naive_mase": p.forecaster[1],
+            "vol_ratio": p.forecaster[2],
+        },
     })
 }
 
@@ -249,6 +256,17 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
                 .collect()
         })
         .unwrap_or_default();
+    w.write_record(csv_header(&yours))
+        .map_err(|e| Error::internal(e.to_string()))?;
+    for st in Standings::of(s, by, keep_degenerate).rows {
+        w.write_record(csv_record(s, &st, &yours))
+            .map_err(|e| Error::internal(e.to_string()))?;
+    }
+    w.into_inner().map_err(|e| Error::internal(e.to_string()))
+}
+
+/// The CSV's column names, `yours` the claims the researcher defined.
+fn csv_header(yours: &[String]) -> Vec<String> {
     let mut header: Vec<String> = [
         "rank",
         "test_rank",
@@ -304,7 +322,7 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
         }
         header.push(format!("{part}_lags_direction_bits"));
         header.push(format!("{part}_lags_direction_excess_bits"));
-        for name in &yours {
+        for name in yours {
             for t in Target::ALL {
                 for f in ["bits", "excess_bits", "p", "complementary_excess_bits"] {
                     header.push(format!("{part}_{name}_{}_{f}", t.name()));
@@ -321,106 +339,122 @@ pub fn csv(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Result<Vec<u8>> {
         }
     }
     header.extend(Metric::ALL.iter().map(|m| format!("mean_{}", m.name())));
-    w.write_record(&header)
-        .map_err(|e| Error::internal(e.to_string()))?;
+    header
+}
+
+/// One configuration's CSV cells, in [`csv_header`]'s order.
+fn csv_record(s: &Sweep, st: &Standing, yours: &[String]) -> Vec<String> {
     let opt = |v: Option<usize>| v.map_or(String::new(), |k| k.to_string());
-    for st in Standings::of(s, by, keep_degenerate).rows {
-        let r = st.row;
-        let mut rec: Vec<String> = vec![
-            opt(st.rank),
-            opt(st.test_rank),
-            // Empty where what is ranked has no interval (no tie is drawn).
-            match tie(&st) {
-                Value::Bool(b) => b.to_string(),
-                _ => String::new(),
-            },
-            st.behind[0].to_string(),
-            st.behind[1].to_string(),
-            st.gain.to_string(),
-            st.gain_interval[0].to_string(),
-            st.gain_interval[1].to_string(),
-            st.complementary_gain.to_string(),
-            st.complementary_gain_interval[0].to_string(),
-            st.complementary_gain_interval[1].to_string(),
-            st.forecast_gain.to_string(),
-            st.forecast_gain_interval[0].to_string(),
-            st.forecast_gain_interval[1].to_string(),
-            r.transform.name().into(),
-            r.aliases.join(" "),
-            st.covers
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; "),
-            r.transform.level.to_string(),
-            r.transform.mode.name().into(),
-            r.template.clone(),
-            r.approx_len.to_string(),
-            r.degenerate().to_string(),
-        ];
-        for (e, part) in [(&r.val, Part::Val), (&r.test, Part::Test)] {
-            let (score, complementary) = (
-                s.shown(part, e.interval),
-                s.shown(part, e.complementary_interval),
-            );
-            rec.push(e.units.to_string());
-            rec.push(e.score_bits.to_string());
-            rec.push(score[0].to_string());
-            rec.push(score[1].to_string());
-            rec.push(e.mi_bits_sum.to_string());
-            rec.push(e.complementary_bits.to_string());
-            rec.push(complementary[0].to_string());
-            rec.push(complementary[1].to_string());
-            match &e.forecast {
-                Some(g) => {
-                    let i = s.shown(part, g.interval);
-                    rec.extend(
-                        [
-                            g.mse_series,
-                            g.mse_with_claims,
-                            g.mae_series,
-                            g.mae_with_claims,
-                            g.gain,
-                            i[0],
-                            i[1],
-                        ]
-                        .map(|v| v.to_string()),
-                    );
-                }
-                None => rec.extend(std::iter::repeat_n(String::new(), 7)),
-            }
-        }
-        for e in [&r.val, &r.test] {
-            let pairs = scored_pairs().chain([(Claim::Lags, Target::Direction)]);
-            for (c, t) in pairs {
-                let info = e.info(c, t);
-                rec.push(info.map_or(String::new(), |i| i.mi_bits.to_string()));
-                rec.push(info.map_or(String::new(), |i| i.excess_bits.to_string()));
-                if c != Claim::Lags {
-                    rec.push(info.map_or(String::new(), |i| i.p.to_string()));
-                }
-            }
-            for name in &yours {
-                let c = e.claim(name);
-                for t in Target::ALL {
-                    let (i, b) = (c.map(|c| c.info(t)), c.map(|c| c.complementary(t)));
-                    rec.push(i.map_or(String::new(), |i| i.mi_bits.to_string()));
-                    rec.push(i.map_or(String::new(), |i| i.excess_bits.to_string()));
-                    rec.push(i.map_or(String::new(), |i| i.p.to_string()));
-                    rec.push(b.map_or(String::new(), |b| b.excess_bits.to_string()));
-                }
-            }
-            let d = &e.diversity;
-            rec.push(d.distinct.to_string());
-            rec.push(d.entropy_bits.to_string());
-            rec.push(d.distinct_masked.to_string());
-            rec.push(d.entropy_masked_bits.to_string());
-        }
-        rec.extend(Metric::ALL.iter().map(|m| r.mean(*m).to_string()));
-        w.write_record(&rec)
-            .map_err(|e| Error::internal(e.to_string()))?;
+    let r = st.row;
+    let mut rec: Vec<String> = vec![
+        opt(st.rank),
+        opt(st.test_rank),
+        // Empty where what is ranked has no interval (no tie is drawn).
+        match tie(st) {
+            Value::Bool(b) => b.to_string(),
+            _ => String::new(),
+        },
+        st.behind[0].to_string(),
+        st.behind[1].to_string(),
+        st.gain.to_string(),
+        st.gain_interval[0].to_string(),
+        st.gain_interval[1].to_string(),
+        st.complementary_gain.to_string(),
+        st.complementary_gain_interval[0].to_string(),
+        st.complementary_gain_interval[1].to_string(),
+        st.forecast_gain.to_string(),
+        st.forecast_gain_interval[0].to_string(),
+        st.forecast_gain_interval[1].to_string(),
+        r.transform.name().into(),
+        r.aliases.join(" "),
+        st.covers
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; "),
+        r.transform.level.to_string(),
+        r.transform.mode.name().into(),
+        r.template.clone(),
+        r.approx_len.to_string(),
+        r.degenerate().to_string(),
+    ];
+    for (e, part) in [(&r.val, Part::Val), (&r.test, Part::Test)] {
+        rec.extend(score_cells(s, e, part));
     }
-    w.into_inner().map_err(|e| Error::internal(e.to_string()))
+    for e in [&r.val, &r.test] {
+        rec.extend(claim_cells(e, yours));
+    }
+    rec.extend(Metric::ALL.iter().map(|m| r.mean(*m).to_string()));
+    rec
+}
+
+/// A part's units, scores with their shown intervals, and forecast gain (empty cells
+/// where the sweep has none).
+fn score_cells(s: &Sweep, e: &Evaluation, part: Part) -> Vec<String> {
+    let (score, complementary) = (
+        s.shown(part, e.interval),
+        s.shown(part, e.complementary_interval),
+    );
+    let mut rec = vec![
+        e.units.to_string(),
+        e.score_bits.to_string(),
+        score[0].to_string(),
+        score[1].to_string(),
+        e.mi_bits_sum.to_string(),
+        e.complementary_bits.to_string(),
+        complementary[0].to_string(),
+        complementary[1].to_string(),
+    ];
+    match &e.forecast {
+        Some(g) => {
+            let i = s.shown(part, g.interval);
+            rec.extend(
+                [
+                    g.mse_series,
+                    g.mse_with_claims,
+                    g.mae_series,
+                    g.mae_with_claims,
+                    g.gain,
+                    i[0],
+                    i[1],
+                ]
+                .map(|v| v.to_string()),
+            );
+        }
+        None => rec.extend(std::iter::repeat_n(String::new(), 7)),
+    }
+    rec
+}
+
+/// A part's bits per scored pair (and lags about direction), per claim of `yours` and
+/// outcome, and its prompts' diversity.
+fn claim_cells(e: &Evaluation, yours: &[String]) -> Vec<String> {
+    let mut rec = Vec::new();
+    let pairs = scored_pairs().chain([(Claim::Lags, Target::Direction)]);
+    for (c, t) in pairs {
+        let info = e.info(c, t);
+        rec.push(info.map_or(String::new(), |i| i.mi_bits.to_string()));
+        rec.push(info.map_or(String::new(), |i| i.excess_bits.to_string()));
+        if c != Claim::Lags {
+            rec.push(info.map_or(String::new(), |i| i.p.to_string()));
+        }
+    }
+    for name in yours {
+        let c = e.claim(name);
+        for t in Target::ALL {
+            let (i, b) = (c.map(|c| c.info(t)), c.map(|c| c.complementary(t)));
+            rec.push(i.map_or(String::new(), |i| i.mi_bits.to_string()));
+            rec.push(i.map_or(String::new(), |i| i.excess_bits.to_string()));
+            rec.push(i.map_or(String::new(), |i| i.p.to_string()));
+            rec.push(b.map_or(String::new(), |b| b.excess_bits.to_string()));
+        }
+    }
+    let d = &e.diversity;
+    rec.push(d.distinct.to_string());
+    rec.push(d.entropy_bits.to_string());
+    rec.push(d.distinct_masked.to_string());
+    rec.push(d.entropy_masked_bits.to_string());
+    rec
 }
 
 /// The claims a researcher defined, as the evaluation holds them.
