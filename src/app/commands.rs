@@ -190,7 +190,7 @@ impl Workbench {
             UiCommand::Open(path) => self.open(path),
             UiCommand::PickAndOpen => match rfd::FileDialog::new().pick_file() {
                 Some(p) => self.open(p),
-                None => self.status = DIALOG_HINT.into(),
+                None => self.status.say(DIALOG_HINT),
             },
             UiCommand::ExportPrompts if have_data => {
                 if let Some(p) = save_as("prompts.jsonl") {
@@ -231,7 +231,8 @@ impl Workbench {
             UiCommand::CopyPrompt => {
                 if let Some(Ok(p)) = self.result.as_ref().map(|r| &r.prompt) {
                     ctx.copy_text(p.clone());
-                    self.status = format!("prompt copied ({} characters)", p.chars().count());
+                    self.status
+                        .say(format!("prompt copied ({} characters)", p.chars().count()));
                 }
             }
             UiCommand::StartSweep => self.start_sweep(),

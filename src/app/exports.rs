@@ -51,10 +51,11 @@ impl Workbench {
     /// Write a small file off the UI thread (atomically), reporting like any job.
     pub(super) fn write_file(&mut self, what: &str, path: PathBuf, bytes: Vec<u8>) {
         if self.job.is_some() {
-            self.status = format!("{what}: wait for the running job to finish");
+            self.status
+                .say(format!("{what}: wait for the running job to finish"));
             return;
         }
-        self.status = format!("{what} ...");
+        self.status.say(format!("{what} ..."));
         self.job = Some(self.worker.start(what, JobKind::Write { path, bytes }));
     }
 
@@ -85,7 +86,7 @@ impl Workbench {
                 }
             }),
         ));
-        self.status = format!("plots will be written to {shown}");
+        self.status.say(format!("plots will be written to {shown}"));
     }
 }
 

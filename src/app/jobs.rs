@@ -24,14 +24,15 @@ impl Workbench {
         kind: impl FnOnce(Arc<Table>, Box<Settings>) -> JobKind,
     ) {
         let Some(table) = self.table.clone() else {
-            self.status = format!("{what}: open a data file first");
+            self.status.say(format!("{what}: open a data file first"));
             return;
         };
         if self.job.is_some() {
-            self.status = format!("{what}: wait for the running job to finish");
+            self.status
+                .say(format!("{what}: wait for the running job to finish"));
             return;
         }
-        self.status = format!("{what} ...");
+        self.status.say(format!("{what} ..."));
         self.job = Some(
             self.worker
                 .start(what, kind(table, Box::new(self.settings.clone()))),

@@ -17,6 +17,7 @@ mod messages;
 mod panes;
 mod replies;
 pub mod state;
+mod status;
 mod survey;
 mod tour;
 pub mod views;
@@ -31,6 +32,7 @@ pub use error::AppError;
 use latest::Latest;
 use messages::RunningJob;
 use state::Settings;
+use status::Status;
 use std::path::PathBuf;
 use std::sync::Arc;
 use wavebench_core::data::Table;
@@ -148,7 +150,8 @@ pub struct Workbench {
     loading: bool,
     table: Option<Arc<Table>>,
     result: Option<Box<Inspection>>,
-    status: String,
+    /// The status line, and why the view's settings give no result while they give none.
+    status: Status,
     /// How the table was loaded (missing values, time axis): a change reloads it.
     loaded_with: wavebench_core::run_spec::LoadOptions,
     busy: bool,
@@ -157,16 +160,9 @@ pub struct Workbench {
     overview: views::data::Overview,
     pub sweep_view: views::sweep::SweepView,
     pub dataset_view: views::dataset::DataSetView,
-    /// The newest survey of the data set, for the settings and split it was asked for.
-    survey: Latest<(Settings, wavebench_core::score::Split)>,
-    /// The configuration the survey refines, and how far (a big file is surveyed over a
-    /// thinned stride first, 4× finer each time while the pane is shown).
-    survey_base: Option<(Settings, wavebench_core::score::Split)>,
-    survey_step: u32,
-    /// Whether the Data set pane was drawn this frame: its survey of every window runs
-    /// only for a pane someone can see, so that the app rests while that tab is hidden
-    /// (BENCHMARKS.md: the app on a 10,000,000-row file).
-    dataset_shown: bool,
+    /// The Data set pane's survey: the newest request, how far it refines, whether the
+    /// pane is shown.
+    survey: survey::Surveying,
     /// A second configuration shown beside the main one.
     compare: Option<Compare>,
     /// The data-set-wide job running, if any.
@@ -176,10 +172,6 @@ pub struct Workbench {
     show_help: bool,
     /// What the user asked for this frame, carried out after drawing.
     commands: Vec<UiCommand>,
-    /// Why the view's settings give no result (shown in the panes instead of a spinner).
-    failed: Option<String>,
-    /// The status line of the loaded file, shown again once an error is fixed.
-    loaded_status: String,
     /// The settings that came back for the file being opened, checked against its
     /// header once loaded (`Settings::loaded`).
     recalled: Option<state::DataSettings>,
@@ -198,7 +190,7 @@ impl Workbench {
             loading: false,
             table: None,
             result: None,
-            status: "Open a data file: File > Open, or drop one on the window.".into(),
+            status: Status::new("Open a data file: File > Open, or drop one on the window."),
             loaded_with: Default::default(),
             busy: false,
             config_view: Default::default(),
@@ -206,10 +198,7 @@ impl Workbench {
             overview: Default::default(),
             sweep_view: Default::default(),
             dataset_view: Default::default(),
-            survey: Latest::default(),
-            survey_base: None,
-            survey_step: 0,
-            dataset_shown: false,
+            survey: survey::Surveying::default(),
             compare: None,
             job: None,
             layout: None,
@@ -217,8 +206,6 @@ impl Workbench {
             commands: Vec::new(),
             recalled: None,
             tour: None,
-            failed: None,
-            loaded_status: String::new(),
         };
 
         if let Some(f) = file {
@@ -249,7 +236,7 @@ impl Workbench {
     }
 
     pub fn status(&self) -> &str {
-        &self.status
+        self.status.line()
     }
 
     /// Draw the whole window (also what the kittest tests drive).
@@ -296,7 +283,7 @@ impl Workbench {
                 if self.busy {
                     ui.spinner();
                 }
-                ui.label(&self.status);
+                ui.label(self.status.line());
             });
         });
         if let Some(job) = self.job.clone() {
@@ -316,7 +303,7 @@ impl Workbench {
         panes::side_panel(self, ui);
         egui::CentralPanel::default().show(ui, |ui| {
             let mut tree = self.layout.take().unwrap_or_else(layout::default_layout);
-            self.dataset_shown = false;
+            self.survey.shown = false;
             tree.ui(&mut panes::PaneUi { app: self }, ui);
             self.layout = Some(tree);
         });

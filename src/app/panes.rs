@@ -48,7 +48,7 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
         match (*pane, r) {
             (Pane::Series, _) => app.overview.ui(ui, &table, &mut app.settings, link),
             (Pane::DataSet, _) => {
-                app.dataset_shown = true;
+                app.survey.shown = true;
                 app.dataset_view.ui(ui, &table, &mut app.settings)
             }
             (Pane::Sweep, _) => {
@@ -57,10 +57,10 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                 app.sweep_view
                     .ui(ui, &mut app.settings, running, &mut app.commands, step_ms);
             }
-            (_, None) => match &app.failed {
+            (_, None) => match app.status.why_failed() {
                 Some(why) => {
                     ui.centered_and_justified(|ui| {
-                        ui.colored_label(ui.visuals().warn_fg_color, why.as_str())
+                        ui.colored_label(ui.visuals().warn_fg_color, why)
                     });
                 }
                 None => {

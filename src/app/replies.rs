@@ -13,22 +13,20 @@ impl Workbench {
             match reply {
                 Reply::Loaded { gen, path, table } if self.load.is_current(gen) => {
                     self.loading = false;
-                    self.status = format!(
+                    let mut line = format!(
                         "{}: {} rows × {} channels",
                         path.display(),
                         table.rows(),
                         table.channels.len()
                     );
                     if let Some(w) = table.warnings.first() {
-                        self.status = format!(
-                            "{} ({} warning{}: {w})",
-                            self.status,
+                        line = format!(
+                            "{line} ({} warning{}: {w})",
                             table.warnings.len(),
                             if table.warnings.len() == 1 { "" } else { "s" }
                         );
                     }
-                    self.loaded_status = self.status.clone();
-                    self.failed = None;
+                    self.status.loaded(line);
                     self.settings.file = Some(path);
                     if let Some(back) = self.recalled.take() {
                         let names: Vec<String> =
@@ -70,25 +68,21 @@ impl Workbench {
                             self.timing_view.record(&r);
                             self.result = Some(r);
                             // A valid change clears the error it fixed.
-                            if self.failed.take().is_some() {
-                                self.status = self.loaded_status.clone();
-                            }
+                            self.status.answered();
                             if let Some(n) = notice {
-                                self.status = n;
+                                self.status.say(n);
                             }
                         }
                         Err(e) => {
                             // The panes say why instead of showing another setting's result.
-                            let e = said(&e);
-                            self.status = e.clone();
-                            self.failed = Some(e);
+                            self.status.failed(said(&e));
                             self.result = None;
                         }
                     }
                 }
                 Reply::JobDone { what, result } => {
                     self.job = None;
-                    self.status = match result {
+                    let line = match result {
                         Ok(JobOutput::Sweep(sweep)) => {
                             let n = sweep.rows.len();
                             self.sweep_view.sweep = Some(*sweep);
@@ -123,26 +117,24 @@ impl Workbench {
                         Err(e) if e.is_cancelled() => format!("{what} cancelled"),
                         Err(e) => said(&e),
                     };
+                    self.status.say(line);
                 }
                 Reply::Failed { gen, error } if self.load.is_current(gen) => {
                     self.loading = false;
                     self.busy = false;
-                    self.status = said(&error);
+                    self.status.say(said(&error));
                 }
-                Reply::Surveyed { gen, result } if self.survey.is_current(gen) => {
+                Reply::Surveyed { gen, result } if self.survey.latest.is_current(gen) => {
                     self.dataset_view.computing = false;
                     // Thinned for a big file: a finer survey next, while the pane is shown.
                     if let Some(table) = &self.table {
                         let s = &self.settings;
-                        if super::survey::can_refine(
+                        self.survey.answered(
                             table.rows(),
                             s.seq_len(),
                             table.channels.len(),
                             s.run.stride,
-                            self.survey_step,
-                        ) {
-                            self.survey_step += 1;
-                        }
+                        );
                     }
                     self.dataset_view.survey = Some(result.map(|s| *s).map_err(|e| said(&e)));
                 }
@@ -173,7 +165,7 @@ impl Workbench {
     /// shapes it moved: anything but the window shown and the view's switches.
     pub(super) fn request_survey_if_changed(&mut self) {
         let Some(table) = &self.table else { return };
-        if self.loading || !self.dataset_shown {
+        if self.loading || !self.survey.shown {
             return;
         }
         let mut key = super::state::Settings {
@@ -182,19 +174,13 @@ impl Workbench {
             dark_theme: false,
             ..self.settings.clone()
         };
-        // Another configuration starts thin again; the same one refines.
         let base = (key.clone(), self.settings.split);
-        if self.survey_base.as_ref() != Some(&base) {
-            self.survey_base = Some(base);
-            self.survey_step = 0;
-        }
         let (rows, channels) = (table.rows(), table.channels.len());
         let seq_len = key.seq_len();
         let stride = key.run.stride;
-        key.run.stride =
-            super::survey::thinned_stride(rows, seq_len, channels, stride, self.survey_step);
+        key.run.stride = self.survey.stride(base, rows, seq_len, channels, stride);
         let (settings, split) = (key, self.settings.split);
-        let Some(gen) = self.survey.ask((settings.clone(), split)) else {
+        let Some(gen) = self.survey.latest.ask((settings.clone(), split)) else {
             return;
         };
         self.dataset_view.thinned =
@@ -253,7 +239,7 @@ impl Workbench {
         let gen = self.load.renew(path.clone());
         self.loading = true;
         self.busy = true;
-        self.status = format!("loading {} ...", path.display());
+        self.status.say(format!("loading {} ...", path.display()));
         self.loaded_with = self.load_options();
         // Remembered even if the load fails: changing the load choices then retries it.
         self.settings.file = Some(path.clone());

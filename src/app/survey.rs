@@ -3,11 +3,57 @@
 //! the window the knobs show); the scored units and their statistics are kept while only
 //! the wavelet, level, mode or template change.
 
+use super::latest::Latest;
 use super::messages::{Reply, SurveyRequest};
+use super::state::Settings;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 use wavebench_core::config::{Config, UnitsKey};
 use wavebench_core::prompt::Prompter;
+use wavebench_core::score::Split;
+
+/// The survey as the app asks for it: the newest request, the configuration it refines and
+/// how far, and whether the Data set pane was drawn this frame.
+#[derive(Default)]
+pub(super) struct Surveying {
+    /// The newest survey of the data set, for the settings and split it was asked for.
+    pub latest: Latest<(Settings, Split)>,
+    /// The configuration the survey refines, and how far (a big file is surveyed over a
+    /// thinned stride first, 4× finer each time while the pane is shown).
+    refining: Option<(Settings, Split)>,
+    step: u32,
+    /// Whether the Data set pane was drawn this frame: its survey of every window runs
+    /// only for a pane someone can see, so that the app rests while that tab is hidden
+    /// (BENCHMARKS.md: the app on a 10,000,000-row file).
+    pub shown: bool,
+}
+
+impl Surveying {
+    /// The stride to survey `base` at over a table of `rows` × `channels` and windows
+    /// of `seq_len` every `stride` rows: another configuration starts thin again, the
+    /// same one refines.
+    pub fn stride(
+        &mut self,
+        base: (Settings, Split),
+        rows: usize,
+        seq_len: usize,
+        channels: usize,
+        stride: usize,
+    ) -> usize {
+        if self.refining.as_ref() != Some(&base) {
+            self.refining = Some(base);
+            self.step = 0;
+        }
+        thinned_stride(rows, seq_len, channels, stride, self.step)
+    }
+
+    /// A survey came back: the next is finer, where the file allows one.
+    pub fn answered(&mut self, rows: usize, seq_len: usize, channels: usize, stride: usize) {
+        if can_refine(rows, seq_len, channels, stride, self.step) {
+            self.step += 1;
+        }
+    }
+}
 
 /// The scored units of the last survey, and what they were made for: a wavelet, level,
 /// mode or template change scores on the same units.
