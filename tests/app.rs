@@ -232,7 +232,8 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
     );
     let sweep = h
         .state()
-        .sweep_view
+        .views
+        .sweep
         .sweep
         .as_ref()
         .expect("the sweep's result is shown");
@@ -295,7 +296,7 @@ fn a_sweep_runs_to_completion_and_loads_a_configuration() {
     h.key_press(egui::Key::Escape);
     settle(&mut h);
     // The ties are marked: one "=" per row tied with the best, beside the column's own.
-    let sweep = h.state().sweep_view.sweep.clone().unwrap();
+    let sweep = h.state().views.sweep.sweep.clone().unwrap();
     let standings =
         wavebench::sweep::rank::Standings::of(&sweep, wavebench::sweep::RankBy::Score, false);
     let tied = standings.tied().count();
@@ -365,7 +366,7 @@ fn the_sweep_table_shows_ten_rows_and_the_answer_at_1400_by_900() {
         );
         header_bottom = header_bottom.max(r.bottom());
     }
-    let sweep = h.state().sweep_view.sweep.clone().unwrap();
+    let sweep = h.state().views.sweep.sweep.clone().unwrap();
     let standings =
         wavebench::sweep::rank::Standings::of(&sweep, wavebench::sweep::RankBy::Score, false);
     let labels: Vec<String> = standings
@@ -548,8 +549,8 @@ fn the_screenshot_tour_shows_every_pane_and_writes_its_pictures() {
     assert_eq!(h.state().tour_failure(), None);
     assert_eq!(h.state().tour_done(), Some(true), "{}", h.state().status());
     // What the tour waited for: the survey, the sweep, and B pinned beside the deepest A.
-    assert!(h.state().dataset_view.survey.is_some());
-    assert!(h.state().sweep_view.sweep.is_some());
+    assert!(h.state().views.dataset.survey.is_some());
+    assert!(h.state().views.sweep.sweep.is_some());
     assert!(h.state().compare().is_some());
     // pywt's dwt_max_level(256, 8) = floor(log2(256 / 7)).
     assert_eq!(
@@ -826,7 +827,7 @@ fn timing_and_column_exports() {
     // The data-set measurement, not one window: every window × channel, the baseline
     // beside the proposals switched on (the cache's two epochs counted as such).
     let runs = v["runs"].as_array().unwrap();
-    let chosen = h.state().timing_view.chosen();
+    let chosen = h.state().views.timing.chosen();
     assert_eq!(runs.len(), 1 + chosen.len());
     assert_eq!(runs[0]["variant"], "baseline");
     // A report is a measurement: the median of five timed runs of each.
@@ -844,7 +845,7 @@ fn timing_and_column_exports() {
         .find(|r| r["variant"] == "cache")
         .expect("the cache's run");
     assert_eq!(cache["series"], 2 * series);
-    assert!(h.state().timing_view.measured.is_some());
+    assert!(h.state().views.timing.measured.is_some());
     assert!(h.state().status().contains("timing export: written to"));
     // Only the chosen column is exported.
     h.state_mut().settings.run.columns = Some(vec!["regime".into()]);
@@ -999,7 +1000,7 @@ fn the_seeds_proposals_are_measured_from_the_timing_view() {
         1400.0,
     );
     settle(&mut h);
-    assert!(h.state().timing_view.measured.is_none());
+    assert!(h.state().views.timing.measured.is_none());
     // The section opens from its header; batching on (off by default): the switch alone
     // starts the measurement.
     h.get_by_label("The seed's proposals, over the whole data set")
@@ -1010,7 +1011,7 @@ fn the_seeds_proposals_are_measured_from_the_timing_view() {
         "the switch started no measurement: {}",
         h.state().status()
     );
-    let (label, rows) = h.state().timing_view.measured.as_ref().expect("measured");
+    let (label, rows) = h.state().views.timing.measured.as_ref().expect("measured");
     assert!(
         label.contains("db4 level 3") && label.contains("128 samples"),
         "{label}"
@@ -1046,7 +1047,7 @@ fn the_seeds_proposals_are_measured_from_the_timing_view() {
     h.state_mut().settings.run.aggregate = Aggregate::Batch;
     settle(&mut h);
     run_job_from(&mut h, "Measure");
-    let (label, rows) = h.state().timing_view.measured.as_ref().expect("measured");
+    let (label, rows) = h.state().views.timing.measured.as_ref().expect("measured");
     assert!(label.contains("batch aggregation"), "{label}");
     let cache = rows.iter().find(|m| m.variant == Variant::Cache).unwrap();
     let why = cache
@@ -1068,8 +1069,8 @@ fn the_app_works_only_for_what_is_shown_and_then_rests() {
         h.step();
     }
     // Data set is a tab behind Bands: nothing surveyed, nothing computing.
-    assert!(h.state().dataset_view.survey.is_none());
-    assert!(!h.state().dataset_view.computing);
+    assert!(h.state().views.dataset.survey.is_none());
+    assert!(!h.state().views.dataset.computing);
     h.get_by_label("Sweep").click(); // its tab, behind the bands
     h.run();
     assert!(run_job_from(&mut h, "Run sweep"));
@@ -1084,9 +1085,9 @@ fn the_app_works_only_for_what_is_shown_and_then_rests() {
     h.get_by_label("Data set").click();
     h.step();
     step_until(&mut h, |app| {
-        !app.dataset_view.computing && matches!(app.dataset_view.survey, Some(Ok(_)))
+        !app.views.dataset.computing && matches!(app.views.dataset.survey, Some(Ok(_)))
     });
-    assert_eq!(h.state().dataset_view.progress.fraction(), Some(1.0));
+    assert_eq!(h.state().views.dataset.progress.fraction(), Some(1.0));
 }
 
 /// A big file's survey starts thinned (every 2nd window: the file's ~300,000 units are more
@@ -1110,23 +1111,23 @@ fn a_big_files_survey_is_thinned_refined_and_then_rests() {
     let mut h = harness_at(file, with(|c| c.seq_len = Some(64), settings()), 1400.0);
     settle(&mut h);
     h.get_by_label("Data set").click();
-    step_until(&mut h, |app| app.dataset_view.computing);
+    step_until(&mut h, |app| app.views.dataset.computing);
     assert_eq!(
-        h.state().dataset_view.thinned,
+        h.state().views.dataset.thinned,
         Some(2),
         "the first survey, thinned"
     );
     step_until(&mut h, |app| {
-        !app.dataset_view.computing
-            && app.dataset_view.thinned.is_none()
-            && matches!(app.dataset_view.survey, Some(Ok(_)))
+        !app.views.dataset.computing
+            && app.views.dataset.thinned.is_none()
+            && matches!(app.views.dataset.survey, Some(Ok(_)))
     });
-    let windows = match &h.state().dataset_view.survey {
+    let windows = match &h.state().views.dataset.survey {
         Some(Ok(s)) => s.starts.len(),
         _ => 0,
     };
     assert_eq!(windows, 40_000 - 64 + 1, "refined to every window");
-    assert_eq!(h.state().dataset_view.progress.fraction(), Some(1.0));
+    assert_eq!(h.state().views.dataset.progress.fraction(), Some(1.0));
     for _ in 0..10 {
         h.step();
     }
@@ -1146,11 +1147,11 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
     h.get_by_label("Data set").click();
     h.step();
     let surveyed = |app: &Workbench| {
-        !app.dataset_view.computing && matches!(app.dataset_view.survey, Some(Ok(_)))
+        !app.views.dataset.computing && matches!(app.views.dataset.survey, Some(Ok(_)))
     };
     step_until(&mut h, surveyed);
     let s = h.state().settings.clone();
-    let survey = match &h.state().dataset_view.survey {
+    let survey = match &h.state().views.dataset.survey {
         Some(Ok(v)) => v.clone(),
         other => panic!("no survey: {:?}", other.as_ref().map(|r| r.as_ref().err())),
     };
@@ -1214,7 +1215,7 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
     h.state_mut().settings.run.transform.level = 2;
     step_until(&mut h, |app| {
         surveyed(app)
-            && matches!(&app.dataset_view.survey, Some(Ok(v)) if v.label.contains("level 2"))
+            && matches!(&app.views.dataset.survey, Some(Ok(v)) if v.label.contains("level 2"))
     });
     // A claim typed into the Sweep pane's editor is scored in the Data set pane.
     h.get_by_label("Sweep").click();
@@ -1239,10 +1240,10 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
     h.get_by_label("Data set").click();
     step_until(&mut h, |app| {
         surveyed(app)
-            && matches!(&app.dataset_view.survey, Some(Ok(v))
+            && matches!(&app.views.dataset.survey, Some(Ok(v))
                 if v.sweep.rows[0].val.claim("level").is_some())
     });
-    let level = match &h.state().dataset_view.survey {
+    let level = match &h.state().views.dataset.survey {
         Some(Ok(v)) => v.sweep.rows[0].val.claim("level").unwrap().clone(),
         _ => unreachable!(),
     };
@@ -1615,7 +1616,7 @@ fn nothing_overlaps_at_1400_by_900() {
             h.step();
         }
         if tab == "Data set" {
-            step_until(&mut h, |a| a.dataset_view.survey.is_some());
+            step_until(&mut h, |a| a.views.dataset.survey.is_some());
         }
         found.extend(overlaps(&h, tab));
     }
@@ -1651,7 +1652,7 @@ fn errors_name_the_controls_and_the_sizes() {
     h.get_by_label("Data set").click();
     h.step();
     step_until(&mut h, |app| {
-        !app.dataset_view.computing && matches!(app.dataset_view.survey, Some(Err(_)))
+        !app.views.dataset.computing && matches!(app.views.dataset.survey, Some(Err(_)))
     });
     // The pane's copy (the status line has the other) ends before the next pane begins.
     // The pane starts where its tab row does (the Bands tab, first).

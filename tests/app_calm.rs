@@ -69,7 +69,7 @@ fn a_ten_million_row_file_leaves_the_cpu_idle_after_each_job() {
         h.step();
     }
     assert!(
-        h.state().dataset_view.survey.is_none(),
+        h.state().views.dataset.survey.is_none(),
         "no survey for a hidden pane"
     );
     let loaded = idle_share(2);
@@ -82,24 +82,24 @@ fn a_ten_million_row_file_leaves_the_cpu_idle_after_each_job() {
     // The Data set pane: its survey, thinned, then refined while it is shown.
     h.get_by_label("Data set").click();
     step_until(&mut h, "the survey's start", |app| {
-        app.dataset_view.computing
+        app.views.dataset.computing
     });
     assert!(
-        h.state().dataset_view.thinned.is_some(),
+        h.state().views.dataset.thinned.is_some(),
         "a big file is surveyed thinned: {} rows, {}",
         h.state().table().map_or(0, |t| t.rows()),
         h.state().status()
     );
     step_until(&mut h, "the refined survey", |app| {
-        !app.dataset_view.computing
-            && matches!(app.dataset_view.survey, Some(Ok(_)))
-            && app.dataset_view.progress.fraction() == Some(1.0)
+        !app.views.dataset.computing
+            && matches!(app.views.dataset.survey, Some(Ok(_)))
+            && app.views.dataset.progress.fraction() == Some(1.0)
     });
     // Refinements follow one another while the pane stays shown; wait for the last.
     let mut quiet = 0;
     while quiet < 20 {
         h.step();
-        quiet = if h.state().dataset_view.computing {
+        quiet = if h.state().views.dataset.computing {
             0
         } else {
             quiet + 1
@@ -107,7 +107,7 @@ fn a_ten_million_row_file_leaves_the_cpu_idle_after_each_job() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(
-        matches!(h.state().dataset_view.survey, Some(Ok(_))),
+        matches!(h.state().views.dataset.survey, Some(Ok(_))),
         "the survey failed"
     );
     assert!(

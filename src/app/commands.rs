@@ -185,7 +185,7 @@ impl Workbench {
 
     /// Carry out one command: the one place the app's actions are decided.
     pub fn execute(&mut self, ctx: &egui::Context, command: UiCommand) {
-        let have_data = self.table.is_some() && self.job.is_none();
+        let have_data = self.file.table.is_some() && self.job.is_none();
         match command {
             UiCommand::Open(path) => self.open(path),
             UiCommand::PickAndOpen => match rfd::FileDialog::new().pick_file() {
@@ -229,7 +229,7 @@ impl Workbench {
                 }
             }
             UiCommand::CopyPrompt => {
-                if let Some(Ok(p)) = self.result.as_ref().map(|r| &r.prompt) {
+                if let Some(Ok(p)) = self.window.result.as_ref().map(|r| &r.prompt) {
                     ctx.copy_text(p.clone());
                     self.status
                         .say(format!("prompt copied ({} characters)", p.chars().count()));
@@ -246,7 +246,7 @@ impl Workbench {
             UiCommand::TogglePane(pane) => layout::toggle(self.layout_mut(), pane),
             UiCommand::ResetLayout => self.layout = Some(layout::default_layout()),
             UiCommand::SetTheme { dark } => self.set_theme(dark),
-            UiCommand::ToggleHelp => self.show_help = !self.show_help,
+            UiCommand::ToggleHelp => self.views.help = !self.views.help,
         }
     }
 
@@ -274,7 +274,7 @@ impl Workbench {
     }
 
     pub(super) fn file_menu(&mut self, ui: &mut egui::Ui) {
-        let have_data = self.table.is_some() && self.job.is_none();
+        let have_data = self.file.table.is_some() && self.job.is_none();
         ui.menu_button("File", |ui| {
             let items = [
                 (UiCommand::PickAndOpen, true),

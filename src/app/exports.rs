@@ -32,7 +32,7 @@ impl Workbench {
     /// report; the format follows the extension (`.json`, `.csv`, `.md`). One window's
     /// inspection is not what a timing report is read as.
     pub fn export_timing(&mut self, path: &std::path::Path) {
-        let chosen = self.timing_view.chosen();
+        let chosen = self.views.timing.chosen();
         let report = Some(path.to_path_buf());
         self.start("timing export", |table, settings| JobKind::Variants {
             table,

@@ -23,7 +23,7 @@ impl Workbench {
         what: &str,
         kind: impl FnOnce(Arc<Table>, Box<Settings>) -> JobKind,
     ) {
-        let Some(table) = self.table.clone() else {
+        let Some(table) = self.file.table.clone() else {
             self.status.say(format!("{what}: open a data file first"));
             return;
         };
@@ -54,7 +54,7 @@ impl Workbench {
         if self.job.is_some() {
             return;
         }
-        let chosen = self.timing_view.chosen();
+        let chosen = self.views.timing.chosen();
         self.start("variant timing", |table, settings| JobKind::Variants {
             table,
             settings,

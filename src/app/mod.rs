@@ -10,6 +10,7 @@ pub mod compare;
 pub mod diff;
 mod error;
 pub mod exports;
+mod file;
 pub mod jobs;
 mod latest;
 pub mod layout;
@@ -21,6 +22,7 @@ mod status;
 mod survey;
 mod tour;
 pub mod views;
+mod window;
 pub mod worker;
 
 /// Where the pane arrangement is saved (beside the settings).
@@ -29,12 +31,10 @@ const LAYOUT_KEY: &str = "wavebench-layout";
 use commands::UiCommand;
 use compare::Compare;
 pub use error::AppError;
-use latest::Latest;
 use messages::RunningJob;
 use state::Settings;
 use status::Status;
 use std::path::PathBuf;
-use std::sync::Arc;
 use wavebench_core::data::Table;
 use wavebench_core::pipeline::Inspection;
 use worker::Worker;
@@ -143,23 +143,15 @@ pub fn run(launch: Launch) -> Result<(), AppError> {
 pub struct Workbench {
     pub settings: Settings,
     worker: Worker,
-    /// The newest inspection of the current window, for the settings it was asked for.
-    inspection: Latest<Settings>,
-    /// The newest load (a load in flight holds back inspections), of the path opened.
-    load: Latest<PathBuf>,
-    loading: bool,
-    table: Option<Arc<Table>>,
-    result: Option<Box<Inspection>>,
+    /// The current window's inspection, the result shown, and whether one is awaited.
+    window: window::Window,
+    /// The data file: its load and where it stands, its table, the choices it was read
+    /// with.
+    file: file::OpenFile,
     /// The status line, and why the view's settings give no result while they give none.
     status: Status,
-    /// How the table was loaded (missing values, time axis): a change reloads it.
-    loaded_with: wavebench_core::run_spec::LoadOptions,
-    busy: bool,
-    config_view: views::config::ConfigView,
-    pub timing_view: views::timing::TimingView,
-    overview: views::data::Overview,
-    pub sweep_view: views::sweep::SweepView,
-    pub dataset_view: views::dataset::DataSetView,
+    /// Each view's own state, and whether the help shows.
+    pub views: views::Views,
     /// The Data set pane's survey: the newest request, how far it refines, whether the
     /// pane is shown.
     survey: survey::Surveying,
@@ -169,12 +161,8 @@ pub struct Workbench {
     job: Option<RunningJob>,
     /// The panes' arrangement (None until first drawn: the default).
     layout: Option<layout::Layout>,
-    show_help: bool,
     /// What the user asked for this frame, carried out after drawing.
     commands: Vec<UiCommand>,
-    /// The settings that came back for the file being opened, checked against its
-    /// header once loaded (`Settings::loaded`).
-    recalled: Option<state::DataSettings>,
     /// The screenshot tour, when the window was opened for one.
     tour: Option<tour::Tour>,
 }
@@ -185,26 +173,15 @@ impl Workbench {
         let mut app = Workbench {
             settings,
             worker: Worker::spawn(move || ctx.request_repaint()),
-            inspection: Latest::default(),
-            load: Latest::default(),
-            loading: false,
-            table: None,
-            result: None,
+            window: window::Window::default(),
+            file: file::OpenFile::default(),
             status: Status::new("Open a data file: File > Open, or drop one on the window."),
-            loaded_with: Default::default(),
-            busy: false,
-            config_view: Default::default(),
-            timing_view: Default::default(),
-            overview: Default::default(),
-            sweep_view: Default::default(),
-            dataset_view: Default::default(),
+            views: views::Views::default(),
             survey: survey::Surveying::default(),
             compare: None,
             job: None,
             layout: None,
-            show_help: false,
             commands: Vec::new(),
-            recalled: None,
             tour: None,
         };
 
@@ -216,23 +193,23 @@ impl Workbench {
 
     /// Whether a request is still being worked on.
     pub fn is_busy(&self) -> bool {
-        self.busy
+        self.window.busy
     }
 
     /// Loaded, and the shown result answers the current settings.
     pub fn is_idle(&self) -> bool {
-        !self.busy
-            && self.table.is_some()
-            && self.result.is_some()
-            && self.inspection.asked_for(&self.settings)
+        !self.window.busy
+            && self.file.table.is_some()
+            && self.window.result.is_some()
+            && self.window.latest.asked_for(&self.settings)
     }
 
     pub fn result(&self) -> Option<&Inspection> {
-        self.result.as_deref()
+        self.window.result.as_deref()
     }
 
     pub fn table(&self) -> Option<&Table> {
-        self.table.as_deref()
+        self.file.table.as_deref()
     }
 
     pub fn status(&self) -> &str {
@@ -280,7 +257,7 @@ impl Workbench {
                 } else if UiCommand::StopComparing.button(ui, true).clicked() {
                     self.queue(UiCommand::StopComparing);
                 }
-                if self.busy {
+                if self.window.busy {
                     ui.spinner();
                 }
                 ui.label(self.status.line());
@@ -307,13 +284,13 @@ impl Workbench {
             tree.ui(&mut panes::PaneUi { app: self }, ui);
             self.layout = Some(tree);
         });
-        if self.show_help {
-            commands::help_overlay(ui.ctx(), &mut self.show_help);
+        if self.views.help {
+            commands::help_overlay(ui.ctx(), &mut self.views.help);
         }
         self.run_commands(ui.ctx());
         self.tour_step(ui.ctx());
         // New load choices (missing values, time column) mean a new table: reload.
-        if !self.loading && self.load_options() != self.loaded_with {
+        if !self.file.loading() && self.load_options() != self.file.options {
             if let Some(f) = self.settings.file.clone() {
                 self.open(f);
             }

@@ -38,23 +38,24 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
     ) -> egui_tiles::UiResponse {
         let app = &mut *self.app;
         let link = egui::Id::unique("time axis");
-        let Some(table) = app.table.clone() else {
+        let Some(table) = app.file.table.clone() else {
             ui.centered_and_justified(|ui| {
                 ui.label("No data loaded: File > Open (Ctrl+O), or drop a file on the window.")
             });
             return egui_tiles::UiResponse::None;
         };
-        let r = app.result.as_deref();
+        let r = app.window.result.as_deref();
         match (*pane, r) {
-            (Pane::Series, _) => app.overview.ui(ui, &table, &mut app.settings, link),
+            (Pane::Series, _) => app.views.overview.ui(ui, &table, &mut app.settings, link),
             (Pane::DataSet, _) => {
                 app.survey.shown = true;
-                app.dataset_view.ui(ui, &table, &mut app.settings)
+                app.views.dataset.ui(ui, &table, &mut app.settings)
             }
             (Pane::Sweep, _) => {
                 let running = app.job.is_some();
                 let step_ms = table.time.as_ref().and_then(|t| t.step_ms());
-                app.sweep_view
+                app.views
+                    .sweep
                     .ui(ui, &mut app.settings, running, &mut app.commands, step_ms);
             }
             (_, None) => match app.status.why_failed() {
@@ -85,7 +86,8 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
             }
             (Pane::Timing, Some(r)) => {
                 let (current, running) = (app.settings.whole_run_label(), app.job.is_some());
-                app.timing_view
+                app.views
+                    .timing
                     .ui(ui, r, &current, running, &mut app.commands);
             }
             (Pane::Compare, Some(r)) => match &app.compare {
@@ -98,7 +100,8 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                         let pinned = &pinned_settings.run;
                         // Scores from the last sweep, while it answers for these knobs.
                         let scores = app
-                            .sweep_view
+                            .views
+                            .sweep
                             .sweep
                             .as_ref()
                             .filter(|sw| views::sweep::stale(sw, &app.settings).is_none())
@@ -133,10 +136,10 @@ pub(super) fn side_panel(app: &mut Workbench, ui: &mut egui::Ui) {
         .show(ui, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
                 ui.heading("Data");
-                if let Some(table) = &app.table {
+                if let Some(table) = &app.file.table {
                     views::data::controls(ui, table, &mut app.settings);
                 }
-                let columns: Vec<String> = app.table.as_ref().map_or(Vec::new(), |t| {
+                let columns: Vec<String> = app.file.table.as_ref().map_or(Vec::new(), |t| {
                     t.time
                         .iter()
                         .map(|a| a.name.clone())
@@ -144,16 +147,17 @@ pub(super) fn side_panel(app: &mut Workbench, ui: &mut egui::Ui) {
                         .collect()
                 });
                 views::data::load_choices(ui, &mut app.settings, &columns);
-                if let Some(table) = &app.table {
+                if let Some(table) = &app.file.table {
                     views::data::export_shape(ui, table, &mut app.settings);
                 }
                 ui.separator();
                 let device = app
+                    .window
                     .result
                     .as_ref()
                     .map_or(String::new(), |r| format!("{}: {}", r.engine, r.device));
-                let rows = app.table.as_ref().map(|t| t.rows());
-                app.config_view.ui(ui, &mut app.settings, rows, &device);
+                let rows = app.file.table.as_ref().map(|t| t.rows());
+                app.views.config.ui(ui, &mut app.settings, rows, &device);
             });
         });
 }

@@ -2,6 +2,7 @@
 //! what it answers (stale generations dropped).
 
 use super::error::said;
+use super::file::LoadState;
 use super::messages::{JobOutput, Reply, Slot, WorkRequest};
 use super::Workbench;
 use std::path::PathBuf;
@@ -11,8 +12,8 @@ impl Workbench {
     pub(super) fn poll(&mut self) {
         while let Some(reply) = self.worker.try_recv() {
             match reply {
-                Reply::Loaded { gen, path, table } if self.load.is_current(gen) => {
-                    self.loading = false;
+                Reply::Loaded { gen, path, table } if self.file.latest.is_current(gen) => {
+                    self.file.state = LoadState::Loaded;
                     let mut line = format!(
                         "{}: {} rows × {} channels",
                         path.display(),
@@ -28,19 +29,19 @@ impl Workbench {
                     }
                     self.status.loaded(line);
                     self.settings.file = Some(path);
-                    if let Some(back) = self.recalled.take() {
+                    if let Some(back) = self.file.recalled.take() {
                         let names: Vec<String> =
                             table.channels.iter().map(|c| c.name.clone()).collect();
                         self.settings.loaded(&back, &names);
                     }
                     self.settings.channel = self.settings.channel.min(table.channels.len() - 1);
-                    self.table = Some(table);
+                    self.file.table = Some(table);
                     // A new table: every question is asked of it again.
-                    self.inspection.forget();
+                    self.window.latest.forget();
                     if let Some(c) = self.compare.as_mut() {
                         c.inspection.forget();
                     }
-                    self.busy = false;
+                    self.window.busy = false;
                 }
                 Reply::Inspected {
                     gen,
@@ -61,12 +62,12 @@ impl Workbench {
                     slot: Slot::Main,
                     result,
                     notice,
-                } if self.inspection.is_current(gen) => {
-                    self.busy = false;
+                } if self.window.latest.is_current(gen) => {
+                    self.window.busy = false;
                     match result {
                         Ok(r) => {
-                            self.timing_view.record(&r);
-                            self.result = Some(r);
+                            self.views.timing.record(&r);
+                            self.window.result = Some(r);
                             // A valid change clears the error it fixed.
                             self.status.answered();
                             if let Some(n) = notice {
@@ -76,7 +77,7 @@ impl Workbench {
                         Err(e) => {
                             // The panes say why instead of showing another setting's result.
                             self.status.failed(said(&e));
-                            self.result = None;
+                            self.window.result = None;
                         }
                     }
                 }
@@ -85,7 +86,7 @@ impl Workbench {
                     let line = match result {
                         Ok(JobOutput::Sweep(sweep)) => {
                             let n = sweep.rows.len();
-                            self.sweep_view.sweep = Some(*sweep);
+                            self.views.sweep.sweep = Some(*sweep);
                             format!("sweep done: {n} configurations")
                         }
                         Ok(JobOutput::Variants {
@@ -93,7 +94,7 @@ impl Workbench {
                             rows,
                             report,
                         }) => {
-                            self.timing_view.measured = Some((label, rows));
+                            self.views.timing.measured = Some((label, rows));
                             match report {
                                 Some(p) => format!("{what}: written to {}", p.display()),
                                 None => format!("{what}: done"),
@@ -119,15 +120,16 @@ impl Workbench {
                     };
                     self.status.say(line);
                 }
-                Reply::Failed { gen, error } if self.load.is_current(gen) => {
-                    self.loading = false;
-                    self.busy = false;
-                    self.status.say(said(&error));
+                Reply::Failed { gen, error } if self.file.latest.is_current(gen) => {
+                    let why = said(&error);
+                    self.file.state = LoadState::Failed(why.clone());
+                    self.window.busy = false;
+                    self.status.say(why);
                 }
                 Reply::Surveyed { gen, result } if self.survey.latest.is_current(gen) => {
-                    self.dataset_view.computing = false;
+                    self.views.dataset.computing = false;
                     // Thinned for a big file: a finer survey next, while the pane is shown.
-                    if let Some(table) = &self.table {
+                    if let Some(table) = &self.file.table {
                         let s = &self.settings;
                         self.survey.answered(
                             table.rows(),
@@ -136,7 +138,7 @@ impl Workbench {
                             s.run.stride,
                         );
                     }
-                    self.dataset_view.survey = Some(result.map(|s| *s).map_err(|e| said(&e)));
+                    self.views.dataset.survey = Some(result.map(|s| *s).map_err(|e| said(&e)));
                 }
                 _ => {} // an answer to a request that a newer one replaced
             }
@@ -145,14 +147,16 @@ impl Workbench {
 
     /// Ask for the current window again when any knob moved since the last request.
     pub(super) fn request_if_changed(&mut self) {
-        let Some(table) = &self.table else { return };
-        if self.loading {
-            return; // the table is about to be replaced
-        }
-        let Some(gen) = self.inspection.ask(self.settings.clone()) else {
+        let Some(table) = &self.file.table else {
             return;
         };
-        self.busy = true;
+        if self.file.loading() {
+            return; // the table is about to be replaced
+        }
+        let Some(gen) = self.window.latest.ask(self.settings.clone()) else {
+            return;
+        };
+        self.window.busy = true;
         self.worker.send(WorkRequest::Inspect {
             gen,
             slot: Slot::Main,
@@ -164,8 +168,10 @@ impl Workbench {
     /// Survey the data set again (the Data set pane, when it is shown) when a knob that
     /// shapes it moved: anything but the window shown and the view's switches.
     pub(super) fn request_survey_if_changed(&mut self) {
-        let Some(table) = &self.table else { return };
-        if self.loading || !self.survey.shown {
+        let Some(table) = &self.file.table else {
+            return;
+        };
+        if self.file.loading() || !self.survey.shown {
             return;
         }
         let mut key = super::state::Settings {
@@ -183,12 +189,12 @@ impl Workbench {
         let Some(gen) = self.survey.latest.ask((settings.clone(), split)) else {
             return;
         };
-        self.dataset_view.thinned =
+        self.views.dataset.thinned =
             (settings.run.stride > stride.max(1)).then_some(settings.run.stride);
-        self.dataset_view.computing = true;
+        self.views.dataset.computing = true;
         // A new count for each survey: one replaced mid-way cannot move the bar.
         let progress = crate::sweep::Progress::default();
-        self.dataset_view.progress = progress.clone();
+        self.views.dataset.progress = progress.clone();
         self.worker.survey(super::messages::SurveyRequest {
             gen,
             table: table.clone(),
@@ -200,7 +206,7 @@ impl Workbench {
 
     /// The same for the compared configuration, which follows the main window and channel.
     pub(super) fn request_compare_if_changed(&mut self) {
-        let (Some(table), Some(c)) = (&self.table, self.compare.as_mut()) else {
+        let (Some(table), Some(c)) = (&self.file.table, self.compare.as_mut()) else {
             return;
         };
         let wanted = c.settings_for(&self.settings);
@@ -224,29 +230,31 @@ impl Workbench {
         // file of a session takes the settings the app started with.
         if self.settings.file.as_ref().is_some_and(|f| *f != path) {
             let header = self
+                .file
                 .table
                 .as_ref()
                 .map(|t| t.channels.iter().map(|c| c.name.clone()).collect());
             let channel = self
+                .file
                 .table
                 .as_ref()
                 .and_then(|t| t.channels.get(self.settings.channel))
                 .map(|c| c.name.clone());
-            self.recalled = Some(self.settings.switch_to(&path, header, channel));
-            self.table = None;
-            self.result = None;
+            self.file.recalled = Some(self.settings.switch_to(&path, header, channel));
+            self.file.table = None;
+            self.window.result = None;
         }
-        let gen = self.load.renew(path.clone());
-        self.loading = true;
-        self.busy = true;
+        let gen = self.file.latest.renew(path.clone());
+        self.file.state = LoadState::Loading;
+        self.window.busy = true;
         self.status.say(format!("loading {} ...", path.display()));
-        self.loaded_with = self.load_options();
+        self.file.options = self.load_options();
         // Remembered even if the load fails: changing the load choices then retries it.
         self.settings.file = Some(path.clone());
         self.worker.send(WorkRequest::Load {
             gen,
             path,
-            options: self.loaded_with.clone(),
+            options: self.file.options.clone(),
         });
     }
 

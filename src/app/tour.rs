@@ -140,8 +140,8 @@ impl Workbench {
             Some(Step::Wait(until)) => {
                 let holds = match until {
                     Until::Idle => self.is_idle(),
-                    Until::Survey => self.dataset_view.survey.is_some() && !self.busy,
-                    Until::Sweep => !self.job_running() && self.sweep_view.sweep.is_some(),
+                    Until::Survey => self.views.dataset.survey.is_some() && !self.window.busy,
+                    Until::Sweep => !self.job_running() && self.views.sweep.sweep.is_some(),
                 };
                 if holds {
                     tour.settled += 1;

@@ -16,6 +16,18 @@ mod sweep_table;
 pub mod time_axis;
 pub mod timing;
 
+/// Each view's own state, as the panes draw it, and whether the help shows.
+#[derive(Default)]
+pub struct Views {
+    pub config: config::ConfigView,
+    pub timing: timing::TimingView,
+    pub overview: data::Overview,
+    pub sweep: sweep::SweepView,
+    pub dataset: dataset::DataSetView,
+    /// The shortcuts' help over the window.
+    pub help: bool,
+}
+
 /// The heat maps' colour for `t` in 0..=1: dark blue (low) to yellow (high).
 pub fn colour_scale(t: f32) -> egui::Color32 {
     let t = t.clamp(0.0, 1.0);
