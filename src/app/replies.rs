@@ -3,7 +3,7 @@
 
 use super::error::said;
 use super::file::LoadState;
-use super::messages::{JobOutput, Reply, Slot, WorkRequest};
+use super::messages::{Reply, Slot, WorkRequest};
 use super::Workbench;
 use std::path::PathBuf;
 
@@ -13,35 +13,7 @@ impl Workbench {
         while let Some(reply) = self.worker.try_recv() {
             match reply {
                 Reply::Loaded { gen, path, table } if self.file.latest.is_current(gen) => {
-                    self.file.state = LoadState::Loaded;
-                    let mut line = format!(
-                        "{}: {} rows × {} channels",
-                        path.display(),
-                        table.rows(),
-                        table.channels.len()
-                    );
-                    if let Some(w) = table.warnings.first() {
-                        line = format!(
-                            "{line} ({} warning{}: {w})",
-                            table.warnings.len(),
-                            if table.warnings.len() == 1 { "" } else { "s" }
-                        );
-                    }
-                    self.status.loaded(line);
-                    self.settings.file = Some(path);
-                    if let Some(back) = self.file.recalled.take() {
-                        let names: Vec<String> =
-                            table.channels.iter().map(|c| c.name.clone()).collect();
-                        self.settings.loaded(&back, &names);
-                    }
-                    self.settings.channel = self.settings.channel.min(table.channels.len() - 1);
-                    self.file.table = Some(table);
-                    // A new table: every question is asked of it again.
-                    self.window.latest.forget();
-                    if let Some(c) = self.compare.as_mut() {
-                        c.inspection.forget();
-                    }
-                    self.window.busy = false;
+                    self.loaded(path, table)
                 }
                 Reply::Inspected {
                     gen,
@@ -62,62 +34,10 @@ impl Workbench {
                     slot: Slot::Main,
                     result,
                     notice,
-                } if self.window.latest.is_current(gen) => {
-                    self.window.busy = false;
-                    match result {
-                        Ok(r) => {
-                            self.views.timing.record(&r);
-                            self.window.result = Some(r);
-                            // A valid change clears the error it fixed.
-                            self.status.answered();
-                            if let Some(n) = notice {
-                                self.status.say(n);
-                            }
-                        }
-                        Err(e) => {
-                            // The panes say why instead of showing another setting's result.
-                            self.status.failed(said(&e));
-                            self.window.result = None;
-                        }
-                    }
-                }
+                } if self.window.latest.is_current(gen) => self.inspected(result, notice),
                 Reply::JobDone { what, result } => {
                     self.job = None;
-                    let line = match result {
-                        Ok(JobOutput::Sweep(sweep)) => {
-                            let n = sweep.rows.len();
-                            self.views.sweep.sweep = Some(*sweep);
-                            format!("sweep done: {n} configurations")
-                        }
-                        Ok(JobOutput::Variants {
-                            label,
-                            rows,
-                            report,
-                        }) => {
-                            self.views.timing.measured = Some((label, rows));
-                            match report {
-                                Some(p) => format!("{what}: written to {}", p.display()),
-                                None => format!("{what}: done"),
-                            }
-                        }
-                        Ok(JobOutput::Exported {
-                            path,
-                            units,
-                            warning,
-                        }) => {
-                            let done =
-                                format!("{what}: {units} rows written to {}", path.display());
-                            match warning {
-                                Some(w) => format!("{done}; warning: {w}"),
-                                None => done,
-                            }
-                        }
-                        Ok(JobOutput::Written { path }) => {
-                            format!("{what}: written to {}", path.display())
-                        }
-                        Err(e) if e.is_cancelled() => format!("{what} cancelled"),
-                        Err(e) => said(&e),
-                    };
+                    let line = self.views.job_done(&what, result);
                     self.status.say(line);
                 }
                 Reply::Failed { gen, error } if self.file.latest.is_current(gen) => {
@@ -141,6 +61,64 @@ impl Workbench {
                     self.views.dataset.survey = Some(result.map(|s| *s).map_err(|e| said(&e)));
                 }
                 _ => {} // an answer to a request that a newer one replaced
+            }
+        }
+    }
+
+    /// The file at `path` loaded: its line said, the settings recalled for it checked
+    /// against its columns, and every question asked of the new table again.
+    fn loaded(&mut self, path: PathBuf, table: std::sync::Arc<wavebench_core::data::Table>) {
+        self.file.state = LoadState::Loaded;
+        let mut line = format!(
+            "{}: {} rows × {} channels",
+            path.display(),
+            table.rows(),
+            table.channels.len()
+        );
+        if let Some(w) = table.warnings.first() {
+            line = format!(
+                "{line} ({} warning{}: {w})",
+                table.warnings.len(),
+                if table.warnings.len() == 1 { "" } else { "s" }
+            );
+        }
+        self.status.loaded(line);
+        self.settings.file = Some(path);
+        if let Some(back) = self.file.recalled.take() {
+            let names: Vec<String> = table.channels.iter().map(|c| c.name.clone()).collect();
+            self.settings.loaded(&back, &names);
+        }
+        self.settings.channel = self.settings.channel.min(table.channels.len() - 1);
+        self.file.table = Some(table);
+        // A new table: every question is asked of it again.
+        self.window.latest.forget();
+        if let Some(c) = self.compare.as_mut() {
+            c.inspection.forget();
+        }
+        self.window.busy = false;
+    }
+
+    /// The current window's inspection came back: shown, or why not said in its place.
+    fn inspected(
+        &mut self,
+        result: crate::error::Result<Box<wavebench_core::pipeline::Inspection>>,
+        notice: Option<String>,
+    ) {
+        self.window.busy = false;
+        match result {
+            Ok(r) => {
+                self.views.timing.record(&r);
+                self.window.result = Some(r);
+                // A valid change clears the error it fixed.
+                self.status.answered();
+                if let Some(n) = notice {
+                    self.status.say(n);
+                }
+            }
+            Err(e) => {
+                // The panes say why instead of showing another setting's result.
+                self.status.failed(said(&e));
+                self.window.result = None;
             }
         }
     }

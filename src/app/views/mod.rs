@@ -28,6 +28,50 @@ pub struct Views {
     pub help: bool,
 }
 
+impl Views {
+    /// A data-set-wide job's answer put where it shows (the sweep, the measured
+    /// variants), and the status line that says how it went.
+    pub fn job_done(
+        &mut self,
+        what: &str,
+        result: crate::error::Result<crate::app::messages::JobOutput>,
+    ) -> String {
+        use crate::app::messages::JobOutput;
+        match result {
+            Ok(JobOutput::Sweep(sweep)) => {
+                let n = sweep.rows.len();
+                self.sweep.sweep = Some(*sweep);
+                format!("sweep done: {n} configurations")
+            }
+            Ok(JobOutput::Variants {
+                label,
+                rows,
+                report,
+            }) => {
+                self.timing.measured = Some((label, rows));
+                match report {
+                    Some(p) => format!("{what}: written to {}", p.display()),
+                    None => format!("{what}: done"),
+                }
+            }
+            Ok(JobOutput::Exported {
+                path,
+                units,
+                warning,
+            }) => {
+                let done = format!("{what}: {units} rows written to {}", path.display());
+                match warning {
+                    Some(w) => format!("{done}; warning: {w}"),
+                    None => done,
+                }
+            }
+            Ok(JobOutput::Written { path }) => format!("{what}: written to {}", path.display()),
+            Err(e) if e.is_cancelled() => format!("{what} cancelled"),
+            Err(e) => crate::app::error::said(&e),
+        }
+    }
+}
+
 /// The heat maps' colour for `t` in 0..=1: dark blue (low) to yellow (high).
 pub fn colour_scale(t: f32) -> egui::Color32 {
     let t = t.clamp(0.0, 1.0);
