@@ -245,7 +245,7 @@ fn sweep_of(
         .map(Evaluation::baseline)
     });
     if let Some(Some(gains)) = job.baseline_gain.get() {
-        for (b, g) in baseline.iter_mut().zip(gains) {
+        for (b, g) in baseline.iter_mut().zip(gains.iter()) {
             b.forecast = Some(g.clone());
         }
     }
@@ -268,18 +268,19 @@ fn sweep_of(
         naive_mase: scorer.mase,
         vol_ratio: scorer.vol,
         protocol: scorer.protocol,
-        parts: PerPart { val: 0, test: 1 }.map(|i| {
-            let q = &scorer.sequences[i];
-            PartUnits {
+        parts: scorer
+            .sequences
+            .each_ref()
+            .zip(scorer.forecaster_bits)
+            .map(|(q, forecaster)| PartUnits {
                 sequences: q.ranges.len(),
                 shortest: q.shortest(),
                 longest: q.longest(),
                 span: q.span,
                 n_eff: q.n_eff,
                 conservative: q.conservative(),
-                forecaster: scorer.forecaster_bits[i],
-            }
-        }),
+                forecaster,
+            }),
         forecast_classes: scorer.forecast_classes,
         fit: result::ForecasterFit {
             units: scorer.fitted_units,

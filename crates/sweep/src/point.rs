@@ -17,7 +17,7 @@ use wavebench_core::pipeline::NoSlide;
 use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
 use wavebench_core::score::{
-    AnyClaim, Claim, DefinedClaim, Diversity, Evaluation, ForecastGain, Part, Scorer,
+    AnyClaim, Claim, DefinedClaim, Diversity, Evaluation, ForecastGain, Part, PerPart, Scorer,
     StatisticsColumns, Tally, WindowFacts,
 };
 use wavebench_core::stats::SeriesStats;
@@ -104,7 +104,7 @@ pub(super) struct Scoring<'a> {
     pub(super) fixed: Vec<Option<[Diversity; 2]>>,
     /// The Time-LLM baseline's forecast gain (its trend word's: the same under every
     /// configuration), once a configuration has measured it.
-    pub(super) baseline_gain: OnceLock<Option<[ForecastGain; 2]>>,
+    pub(super) baseline_gain: OnceLock<Option<PerPart<ForecastGain>>>,
 }
 
 impl<'a> Scoring<'a> {
@@ -365,7 +365,7 @@ impl<'a> Scoring<'a> {
         );
         let mut rows = Vec::with_capacity(req.templates.len());
         // The claims' forecast gain, once per set of scored claims.
-        let mut gains: Vec<(Vec<AnyClaim>, Option<[ForecastGain; 2]>)> = Vec::new();
+        let mut gains: Vec<(Vec<AnyClaim>, Option<PerPart<ForecastGain>>)> = Vec::new();
         let baseline: Vec<AnyClaim> = Claim::BASELINE.map(AnyClaim::Builtin).to_vec();
         let baseline_gain = self
             .baseline_gain
@@ -407,9 +407,9 @@ impl<'a> Scoring<'a> {
                 gains.push((val.scored.clone(), g.clone()));
                 g
             };
-            if let Some([v, t]) = gain {
-                val.forecast = Some(v);
-                test.forecast = Some(t);
+            if let Some(g) = gain {
+                val.forecast = Some(g.val);
+                test.forecast = Some(g.test);
             }
             rows.push(SweepRow {
                 transform: point.transform,

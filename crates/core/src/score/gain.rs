@@ -13,6 +13,7 @@
 use super::forecaster::{self, cholesky, solve, HorizonForecaster};
 use super::information::interval;
 use super::sequences::Sequences;
+use super::split::PerPart;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -168,32 +169,34 @@ struct SeriesErrors {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct GainUnits {
     pub fit: Residuals,
-    pub scored: [Residuals; 2],
+    pub scored: PerPart<Residuals>,
     pub fit_stride: usize,
-    series: [SeriesErrors; 2],
+    series: PerPart<SeriesErrors>,
 }
 
 impl GainUnits {
     /// From the residuals, with each scored part's sequences (for the bootstrap).
     pub fn new(
         fit: Residuals,
-        scored: [Residuals; 2],
+        scored: PerPart<Residuals>,
         fit_stride: usize,
-        sequences: &[Sequences; 2],
+        sequences: &PerPart<Sequences>,
     ) -> GainUnits {
-        let series = [0, 1].map(|i| {
-            let part = &scored[i];
-            let squared: Vec<f64> = (0..part.units()).map(|u| part.squared(u)).collect();
-            let absolute: f64 = (0..part.units())
-                .map(|u| part.scale[u] * part.of(u).iter().map(|v| v.abs()).sum::<f64>())
-                .sum();
-            let cells = (part.units() * part.pred_len).max(1) as f64;
-            SeriesErrors {
-                mse: squared.iter().sum::<f64>() / cells,
-                mae: absolute / cells,
-                boot: replicate_sums(&sequences[i], &squared),
-            }
-        });
+        let series = scored
+            .each_ref()
+            .zip(sequences.each_ref())
+            .map(|(part, seqs)| {
+                let squared: Vec<f64> = (0..part.units()).map(|u| part.squared(u)).collect();
+                let absolute: f64 = (0..part.units())
+                    .map(|u| part.scale[u] * part.of(u).iter().map(|v| v.abs()).sum::<f64>())
+                    .sum();
+                let cells = (part.units() * part.pred_len).max(1) as f64;
+                SeriesErrors {
+                    mse: squared.iter().sum::<f64>() / cells,
+                    mae: absolute / cells,
+                    boot: replicate_sums(seqs, &squared),
+                }
+            });
         GainUnits {
             fit,
             scored,
@@ -216,7 +219,7 @@ impl GainUnits {
 pub struct ClaimColumns<'a> {
     pub name: &'a str,
     pub fit: (&'a [u32], &'a [String]),
-    pub parts: [(&'a [u32], &'a [String]); 2],
+    pub parts: PerPart<(&'a [u32], &'a [String])>,
 }
 
 /// The forecast gain over one scored part (docs/score.md#forecast-gain-beyond-the-series).
@@ -243,9 +246,9 @@ pub struct ForecastGain {
 /// The gain of the claims `claims` over val and test.
 pub fn gain(
     units: &GainUnits,
-    sequences: &[Sequences; 2],
+    sequences: &PerPart<Sequences>,
     claims: &[ClaimColumns<'_>],
-) -> [ForecastGain; 2] {
+) -> PerPart<ForecastGain> {
     let p = units.fit.pred_len;
     // The columns: each kept claim's categories seen on the fit units.
     let mut left_out = Vec::new();
@@ -301,8 +304,12 @@ pub fn gain(
         }
     }
     let beta = ridge(&mut dtd, &dtr, k, p);
-    let parts = [0, 1].map(|i| {
-        let part = &units.scored[i];
+    PerPart::from_fn(|scored| {
+        let (part, series, seqs) = (
+            units.scored.of(scored),
+            units.series.of(scored),
+            sequences.of(scored),
+        );
         // Each scored category as its fit column (None: unseen on the fit units, adds 0).
         let cols: Vec<Vec<Option<u32>>> = kept
             .iter()
@@ -314,7 +321,7 @@ pub fn gain(
                     .enumerate()
                     .map(|(j, n)| (n.as_str(), (*offset + j) as u32))
                     .collect();
-                let (ids, names) = c.parts[i];
+                let (ids, names) = *c.parts.of(scored);
                 let to_fit: Vec<Option<u32>> = names
                     .iter()
                     .map(|n| index.get(n.as_str()).copied())
@@ -349,9 +356,8 @@ pub fn gain(
             .collect();
         let squared: Vec<f64> = per_unit.iter().map(|e| e.0).collect();
         let cells = (part.units() * p).max(1) as f64;
-        let series = &units.series[i];
         let mse = squared.iter().sum::<f64>() / cells;
-        let boot: Vec<f64> = replicate_sums(&sequences[i], &squared)
+        let boot: Vec<f64> = replicate_sums(seqs, &squared)
             .iter()
             .zip(&series.boot)
             .map(|(with, without)| 1.0 - with / without)
@@ -367,8 +373,7 @@ pub fn gain(
             columns: k,
             left_out: left_out.clone(),
         }
-    });
-    parts
+    })
 }
 
 /// `Σ (g - r)²` and `Σ |g - r|` over a unit's steps, in four lanes the compiler keeps in
@@ -513,19 +518,23 @@ mod tests {
             scale: vec![1.0; n],
         };
         let fit = make(&mut noise);
-        let scored = [make(&mut noise), make(&mut noise)];
+        let scored = PerPart {
+            val: make(&mut noise),
+            test: make(&mut noise),
+        };
         let ranges = vec![0..n / 2, n / 2..n];
-        let seqs = [0, 1]
-            .map(|_| Sequences::new(ranges.clone(), vec![[0, 0, 0]; n], 10, Protocol::default()));
+        let seqs = PerPart::from_fn(|_| {
+            Sequences::new(ranges.clone(), vec![[0, 0, 0]; n], 10, Protocol::default())
+        });
         let units = GainUnits::new(fit, scored, 1, &seqs);
         let ids: Vec<u32> = (0..n).map(category).collect();
         let names = vec!["down".to_string(), "up".to_string()];
         let claim = ClaimColumns {
             name: "shift",
             fit: (&ids, &names),
-            parts: [(&ids, &names), (&ids, &names)],
+            parts: PerPart::from_fn(|_| (&ids[..], &names[..])),
         };
-        let [val, test] = gain(&units, &seqs, &[claim]);
+        let PerPart { val, test } = gain(&units, &seqs, &[claim]);
         // Residuals of ±1 + noise of variance 0.04/12: the claim removes nearly all.
         assert!(val.gain > 0.99 && test.gain > 0.99, "{val:?}");
         assert!(val.interval[0] > 0.99, "{:?}", val.interval);
@@ -533,7 +542,7 @@ mod tests {
         assert_eq!(val.boot.len(), Protocol::default().bootstrap);
         assert_eq!(val.columns, 2);
         // No claim: no correction, no gain.
-        let [none, _] = gain(&units, &seqs, &[]);
+        let none = gain(&units, &seqs, &[]).val;
         assert_eq!(none.gain, 0.0);
         assert_eq!(none.mse_with_claims, none.mse_series);
         // A claim of too many categories is left out, with why.
@@ -542,9 +551,9 @@ mod tests {
         let lookup = ClaimColumns {
             name: "last",
             fit: (&each, &many),
-            parts: [(&each, &many), (&each, &many)],
+            parts: PerPart::from_fn(|_| (&each[..], &many[..])),
         };
-        let [out, _] = gain(&units, &seqs, &[lookup]);
+        let out = gain(&units, &seqs, &[lookup]).val;
         assert_eq!(out.gain, 0.0);
         assert_eq!(out.left_out.len(), 1);
         assert!(

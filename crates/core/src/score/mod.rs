@@ -33,7 +33,7 @@ pub use information::{interval, paired_interval};
 pub use layout::{Fix, Layout};
 pub use outcomes::{Outcome, Terciles};
 pub use sequences::{Protocol, Sequences};
-pub use split::{Borders, Part, PartCounts, PerPart, Split, SplitError};
+pub use split::{Borders, Part, PartCounts, PerPart, ScoredPart, Split, SplitError};
 pub use tally::{ClaimInfo, Evaluation, StatisticsColumns, Tally};
 pub use units::Scorer;
 

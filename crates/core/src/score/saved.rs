@@ -9,7 +9,7 @@ use super::forecaster::{ForecastClasses, Forecaster};
 use super::gain::GainUnits;
 use super::information::XLnX;
 use super::sequences::{Protocol, Sequences};
-use super::{Horizons, PartCounts, Scorer, Terciles};
+use super::{Horizons, PartCounts, PerPart, Scorer, Terciles};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -23,9 +23,9 @@ struct Saved<'a> {
     vol: Terciles,
     units: PartCounts,
     protocol: Protocol,
-    sequences: [SavedSequences<'a>; 2],
+    sequences: PerPart<SavedSequences<'a>>,
     forecast_classes: ForecastClasses,
-    forecaster_bits: [[Info; 3]; 2],
+    forecaster_bits: PerPart<[Info; 3]>,
     fitted_units: usize,
     fit_every: usize,
     forecaster: Cow<'a, Forecaster>,

@@ -65,6 +65,32 @@ pub enum Part {
     Test,
 }
 
+/// A part the scores are read on: val or test (train fits, and is not scored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScoredPart {
+    Val,
+    Test,
+}
+
+impl ScoredPart {
+    /// The part of the split it is.
+    pub fn part(self) -> Part {
+        match self {
+            ScoredPart::Val => Part::Val,
+            ScoredPart::Test => Part::Test,
+        }
+    }
+
+    /// Val or test as a scored part; None for train.
+    pub fn of(p: Part) -> Option<ScoredPart> {
+        match p {
+            Part::Train => None,
+            Part::Val => Some(ScoredPart::Val),
+            Part::Test => Some(ScoredPart::Test),
+        }
+    }
+}
+
 /// One thing for each scored part: val's and test's.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PerPart<T> {
@@ -99,6 +125,35 @@ impl<T> PerPart<T> {
     /// `[val, test]`.
     pub fn into_array(self) -> [T; 2] {
         [self.val, self.test]
+    }
+
+    /// `f` of each scored part.
+    pub fn from_fn(mut f: impl FnMut(ScoredPart) -> T) -> PerPart<T> {
+        PerPart {
+            val: f(ScoredPart::Val),
+            test: f(ScoredPart::Test),
+        }
+    }
+
+    /// Val's or test's.
+    pub fn of(&self, p: ScoredPart) -> &T {
+        match p {
+            ScoredPart::Val => &self.val,
+            ScoredPart::Test => &self.test,
+        }
+    }
+
+    /// Val's or test's; None for train, which is not scored.
+    pub fn get(&self, p: Part) -> Option<&T> {
+        ScoredPart::of(p).map(|s| self.of(s))
+    }
+
+    /// Each part's pair of this one's and `other`'s.
+    pub fn zip<U>(self, other: PerPart<U>) -> PerPart<(T, U)> {
+        PerPart {
+            val: (self.val, other.val),
+            test: (self.test, other.test),
+        }
     }
 }
 

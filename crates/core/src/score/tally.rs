@@ -6,7 +6,7 @@ use super::column::{ColumnStats, Info};
 use super::defined::{ClaimVars, DefinedClaim, DefinedError};
 use super::gain::{ClaimColumns, ForecastGain};
 use super::information::{interval, Diversity};
-use super::{AnyClaim, Claim, Horizons, Part, Scorer, Target};
+use super::{AnyClaim, Claim, Horizons, Part, PerPart, Scorer, Target};
 use crate::features::Features;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -275,7 +275,11 @@ impl Tally {
 
     /// The forecast gain of the claims `scored` over val and test (docs/score.md#forecast-gain-beyond-the-series),
     /// where the scorer has the residuals.
-    pub fn forecast_gain(&self, scorer: &Scorer, scored: &[AnyClaim]) -> Option<[ForecastGain; 2]> {
+    pub fn forecast_gain(
+        &self,
+        scorer: &Scorer,
+        scored: &[AnyClaim],
+    ) -> Option<PerPart<ForecastGain>> {
         let units = scorer.gain.as_ref()?;
         let n = self.fit.column(0).ids.len();
         assert_eq!(
@@ -303,7 +307,10 @@ impl Tally {
                 Some(ClaimColumns {
                     name: c.name(),
                     fit: col(&self.fit, i),
-                    parts: [col(&self.parts[0], i), col(&self.parts[1], i)],
+                    parts: PerPart {
+                        val: col(&self.parts[0], i),
+                        test: col(&self.parts[1], i),
+                    },
                 })
             })
             .collect();

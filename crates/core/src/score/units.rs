@@ -9,7 +9,7 @@ use super::forecaster::{ForecastClasses, Forecaster, Gram};
 use super::gain::{self, FileValues, GainUnits, UnitAt};
 use super::information::XLnX;
 use super::sequences::{Protocol, Sequences};
-use super::{Horizons, Part, PartCounts, ScoreError, Tally, Terciles};
+use super::{Horizons, Part, PartCounts, PerPart, ScoreError, ScoredPart, Tally, Terciles};
 use crate::data::{Table, Windows};
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex};
@@ -26,12 +26,12 @@ pub struct Scorer {
     pub units: PartCounts,
     pub protocol: Protocol,
     /// Val's and test's sequences.
-    pub sequences: [Sequences; 2],
+    pub sequences: PerPart<Sequences>,
     /// How the series-only forecaster's predictions become classes.
     pub forecast_classes: ForecastClasses,
     /// Per scored part (val, test) and outcome, what the forecaster's predicted class
     /// tells about the outcome, against its null.
-    pub forecaster_bits: [[Info; 3]; 2],
+    pub forecaster_bits: PerPart<[Info; 3]>,
     /// The train units the series-only forecasters were fit on, and one train window in
     /// how many they read (1: every train unit, [`super::forecaster::fit_every`]).
     pub fitted_units: usize,
@@ -115,7 +115,7 @@ fn gain_units(
     files: &mut [Horizons],
     sources: &[(&Table, &Windows)],
     forecaster: &Forecaster,
-    sequences: &[Sequences; 2],
+    sequences: &PerPart<Sequences>,
     units: PartCounts,
 ) -> (usize, Option<GainUnits>, Option<String>) {
     let mut fit_at = Vec::new();
@@ -146,7 +146,7 @@ fn gain_units(
         );
         return (fit_at.len(), None, Some(why));
     }
-    let scored_at = [Part::Val, Part::Test].map(|p| scored_at(files, p, units.of(p)));
+    let scored_at = PerPart::from_fn(|p| scored_at(files, p.part(), units.of(p.part())));
     let tables: Vec<&Table> = sources.iter().map(|(t, _)| *t).collect();
     let values = file_values(files, &tables);
     let seq_len = files.first().map_or(0, |h| h.seq_len);
@@ -170,11 +170,9 @@ impl Scorer {
     /// The forecaster's predicted classes (direction, naive_mase and vol_ratio terciles)
     /// of a scored part's units, in sequence order.
     pub fn predicted_classes(&self, part: Part) -> Vec<[u8; 3]> {
-        let slot = match part {
-            Part::Test => 1,
-            _ => 0,
-        };
-        self.sequences[slot]
+        let scored = ScoredPart::of(part).unwrap_or(ScoredPart::Val);
+        self.sequences
+            .of(scored)
             .cells
             .iter()
             .map(super::cells::predicted)
@@ -274,8 +272,8 @@ impl Scorer {
             })
             .collect();
         // Each scored part's units in sequence order: file, channel, window.
-        let mut sequences: [Sequences; 2] = Default::default();
-        for (slot, part) in [Part::Val, Part::Test].into_iter().enumerate() {
+        let mut sequences: PerPart<Sequences> = Default::default();
+        for (seqs, part) in sequences.iter_mut().zip([Part::Val, Part::Test]) {
             let mut ranges = Vec::new();
             let mut unit_cells = Vec::new();
             let mut span = 1;
@@ -304,15 +302,14 @@ impl Scorer {
                 }
             }
             *units.of_mut(part) = unit_cells.len();
-            sequences[slot] = Sequences::new(ranges, unit_cells, span, protocol);
+            *seqs = Sequences::new(ranges, unit_cells, span, protocol);
         }
         for p in Part::ALL {
             if units.of(p) == 0 {
                 return Err(no_units(&files, p));
             }
         }
-        for (slot, part) in [Part::Val, Part::Test].into_iter().enumerate() {
-            let s = &sequences[slot];
+        for (s, part) in sequences.iter().zip([Part::Val, Part::Test]) {
             if !s.shiftable() {
                 return Err(ScoreError::TooShortToShift {
                     part: part.name(),
@@ -390,8 +387,8 @@ impl Scorer {
     pub fn part(&self, p: Part) -> Option<&Sequences> {
         match p {
             Part::Train => None,
-            Part::Val => Some(&self.sequences[0]),
-            Part::Test => Some(&self.sequences[1]),
+            Part::Val => Some(&self.sequences.val),
+            Part::Test => Some(&self.sequences.test),
         }
     }
 
