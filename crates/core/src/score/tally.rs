@@ -6,7 +6,7 @@ use super::column::{ColumnStats, Info};
 use super::defined::{ClaimVars, DefinedClaim, DefinedError};
 use super::gain::{ClaimColumns, ForecastGain};
 use super::information::{interval, Diversity};
-use super::{AnyClaim, Claim, Horizons, Part, PerPart, Scorer, Target};
+use super::{AnyClaim, Claim, Horizons, Part, PerPart, ScoredPart, Scorer, Target};
 use crate::features::Features;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// in the part's sequences.
 #[derive(Debug, Clone)]
 pub struct Tally {
-    parts: [PartTally; 2],
+    parts: PerPart<PartTally>,
     /// The fit units' claims (every k-th train window's units): what each row's forecast
     /// gain is fit on.
     fit: PartTally,
@@ -56,9 +56,10 @@ impl PartTally {
 /// configuration takes them ([`Tally::with_statistics_columns`]) instead of counting them.
 #[derive(Debug, Clone, Default)]
 pub struct StatisticsColumns {
-    /// Per part (val, test, then the fit units), each such claim's index in `Claim::ALL`
-    /// and its column.
-    parts: [Vec<(usize, Arc<Column>)>; 3],
+    /// Per scored part, each such claim's index in `Claim::ALL` and its column.
+    parts: PerPart<Vec<(usize, Arc<Column>)>>,
+    /// The same for the fit units.
+    fit: Vec<(usize, Arc<Column>)>,
 }
 
 /// One claim's category per unit, its categories interned.
@@ -104,21 +105,14 @@ impl Column {
 }
 
 /// The scored part a unit belongs to, for the callers that render prompts beside.
-fn scored_slot(p: Part) -> Option<usize> {
-    match p {
-        Part::Train => None,
-        Part::Val => Some(0),
-        Part::Test => Some(1),
-    }
-}
-
 impl Tally {
-    /// An empty tally of `units` val, test and fit units; `bands` names the bands (cA3,
-    /// cD3, …) for the dominant-band claim; `defined` are the researcher's claims, which
-    /// also see `description` and the lengths.
+    /// An empty tally of `scored` val and test units and `fit` fit units; `bands` names
+    /// the bands (cA3, cD3, …) for the dominant-band claim; `defined` are the
+    /// researcher's claims, which also see `description` and the lengths.
     pub(super) fn new(
         bands: &[String],
-        units: [usize; 3],
+        scored: PerPart<usize>,
+        fit: usize,
         defined: &[Arc<DefinedClaim>],
         description: &str,
         lengths: [usize; 2],
@@ -134,8 +128,8 @@ impl Tally {
             filled: 0,
         };
         Tally {
-            parts: [part(units[0]), part(units[1])],
-            fit: part(units[2]),
+            parts: scored.map(part),
+            fit: part(fit),
             bands: bands.to_vec(),
             defined: defined.to_vec(),
             description: description.to_string(),
@@ -147,22 +141,23 @@ impl Tally {
 
     /// The columns of the claims no wavelet changes, once every unit has been counted.
     pub fn statistics_columns(&self) -> StatisticsColumns {
-        let [val, test] = &self.parts;
+        let of_statistics = |t: &PartTally| -> Vec<(usize, Arc<Column>)> {
+            Claim::ALL
+                .into_iter()
+                .enumerate()
+                .filter(|(_, c)| c.of_statistics())
+                .map(|(i, _)| {
+                    let col = match t.preset.get(i) {
+                        Some(Some(c)) => c.clone(),
+                        _ => Arc::new(t.claims[i].clone()),
+                    };
+                    (i, col)
+                })
+                .collect()
+        };
         StatisticsColumns {
-            parts: [val, test, &self.fit].map(|t| {
-                Claim::ALL
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.of_statistics())
-                    .map(|(i, _)| {
-                        let col = match t.preset.get(i) {
-                            Some(Some(c)) => c.clone(),
-                            _ => Arc::new(t.claims[i].clone()),
-                        };
-                        (i, col)
-                    })
-                    .collect()
-            }),
+            parts: self.parts.each_ref().map(of_statistics),
+            fit: of_statistics(&self.fit),
         }
     }
 
@@ -170,16 +165,17 @@ impl Tally {
     /// units carry the same statistics) instead of counted.
     /// Columns of other units (another scorer's) are not taken.
     pub fn with_statistics_columns(&mut self, columns: &StatisticsColumns) {
-        let [val, test] = &mut self.parts;
+        let PerPart { val, test } = &mut self.parts;
         let mut parts = [val, test, &mut self.fit];
-        let fits = parts.iter().zip(&columns.parts).all(|(t, cols)| {
+        let given = [&columns.parts.val, &columns.parts.test, &columns.fit];
+        let fits = parts.iter().zip(given).all(|(t, cols)| {
             cols.iter()
                 .all(|(i, col)| *i < t.claims.len() && t.column(*i).ids.len() == col.ids.len())
         });
         if !fits {
             return;
         }
-        for (t, cols) in parts.iter_mut().zip(&columns.parts) {
+        for (t, cols) in parts.iter_mut().zip(given) {
             t.preset.resize(t.claims.len(), None);
             for (i, col) in cols {
                 t.claims[*i] = Column::default();
@@ -208,7 +204,7 @@ impl Tally {
             return Ok(None);
         };
         let slot = h.slots[k * h.channels + channel];
-        let Some(t) = scored_slot(part).filter(|_| slot != EMPTY) else {
+        let Some(t) = ScoredPart::of(part).filter(|_| slot != EMPTY) else {
             return Ok(None);
         };
         self.count(Some(t), slot as usize, f, facts)?;
@@ -240,13 +236,14 @@ impl Tally {
     /// A unit's categories into scored part `part`'s columns (None: the fit units').
     fn count(
         &mut self,
-        part: Option<usize>,
+        part: Option<ScoredPart>,
         slot: usize,
         f: &Features,
         facts: super::defined::WindowFacts,
     ) -> Result<(), DefinedError> {
         let t = match part {
-            Some(i) => &mut self.parts[i],
+            Some(ScoredPart::Val) => &mut self.parts.val,
+            Some(ScoredPart::Test) => &mut self.parts.test,
             None => &mut self.fit,
         };
         for (i, claim) in Claim::ALL.into_iter().enumerate() {
@@ -308,8 +305,8 @@ impl Tally {
                     name: c.name(),
                     fit: col(&self.fit, i),
                     parts: PerPart {
-                        val: col(&self.parts[0], i),
-                        test: col(&self.parts[1], i),
+                        val: col(&self.parts.val, i),
+                        test: col(&self.parts.test, i),
                     },
                 })
             })
@@ -327,10 +324,9 @@ impl Tally {
         scored: &[Claim],
         diversity: Diversity,
     ) -> Evaluation {
-        let Some(slot) = scored_slot(p) else {
+        let Some(t) = self.parts.get(p) else {
             return Evaluation::default();
         };
-        let t = &self.parts[slot];
         let n = t.column(0).ids.len();
         assert_eq!(
             t.filled,

@@ -376,7 +376,11 @@ impl Scorer {
         };
         Tally::new(
             bands,
-            [self.units.val, self.units.test, fit],
+            PerPart {
+                val: self.units.val,
+                test: self.units.test,
+            },
+            fit,
             defined,
             description,
             lengths,
