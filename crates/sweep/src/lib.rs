@@ -129,9 +129,10 @@ pub fn run_share(
             .enumerate()
             .map(|(t, (_, prompter))| {
                 let row = r.first()?.get(t)?;
-                prompter
-                    .same_for_every_transform()
-                    .then_some([row.val.diversity, row.test.diversity])
+                prompter.same_for_every_transform().then_some(PerPart {
+                    val: row.val.diversity,
+                    test: row.test.diversity,
+                })
             })
             .collect();
         rows.extend(first.iter().copied().zip(r));

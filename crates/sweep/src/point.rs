@@ -74,7 +74,7 @@ struct Counts {
     sums: [f64; 6],
     counted: usize,
     /// Per template, per scored part (val, test), its prompts' hashes.
-    hashes: Vec<[Vec<[u128; 2]>; 2]>,
+    hashes: Vec<PerPart<Vec<[u128; 2]>>>,
     /// The units' Time-LLM statistics, in order, where they are kept.
     kept_stats: Option<Vec<SeriesStats>>,
 }
@@ -101,7 +101,7 @@ pub(super) struct Scoring<'a> {
     /// Per template, its prompts' diversity over val and test where no configuration
     /// changes it (`Prompter::same_for_every_transform`), once a configuration has
     /// measured it: the others neither render nor hash those prompts.
-    pub(super) fixed: Vec<Option<[Diversity; 2]>>,
+    pub(super) fixed: Vec<Option<PerPart<Diversity>>>,
     /// The Time-LLM baseline's forecast gain (its trend word's: the same under every
     /// configuration), once a configuration has measured it.
     pub(super) baseline_gain: OnceLock<Option<PerPart<ForecastGain>>>,
@@ -203,9 +203,10 @@ impl<'a> Scoring<'a> {
                 // hashes.
                 hashes: (0..req.templates.len())
                     .map(|t| match self.fixed_at(t) {
-                        Some(_) => [Vec::new(), Vec::new()],
-                        None => [Part::Val, Part::Test]
-                            .map(|p| Vec::with_capacity(self.scorer.units.of(p))),
+                        Some(_) => PerPart::default(),
+                        None => {
+                            PerPart::from_fn(|p| Vec::with_capacity(self.scorer.units.of(p.part())))
+                        }
                     })
                     .collect(),
                 // The statistics do not depend on the level: the first point keeps them.
@@ -342,7 +343,7 @@ impl<'a> Scoring<'a> {
 
     /// Template `t`'s diversities over val and test, where they are the same for every
     /// configuration and already measured.
-    fn fixed_at(&self, t: usize) -> Option<[Diversity; 2]> {
+    fn fixed_at(&self, t: usize) -> Option<PerPart<Diversity>> {
         self.fixed.get(t).copied().flatten()
     }
 
@@ -370,15 +371,14 @@ impl<'a> Scoring<'a> {
         let baseline_gain = self
             .baseline_gain
             .get_or_init(|| tally.forecast_gain(self.scorer, &baseline));
-        for (t, ((template, prompter), [mut val_hashes, mut test_hashes])) in
-            req.templates.iter().zip(hashes).enumerate()
+        for (t, ((template, prompter), mut hashes)) in req.templates.iter().zip(hashes).enumerate()
         {
             // The two parts' diversities side by side (each a sort of its hashes).
             let (val_diversity, test_diversity) = match self.fixed_at(t) {
-                Some([val, test]) => (val, test),
+                Some(fixed) => (fixed.val, fixed.test),
                 None => rayon::join(
-                    || Diversity::of_hashes(&mut val_hashes),
-                    || Diversity::of_hashes(&mut test_hashes),
+                    || Diversity::of_hashes(&mut hashes.val),
+                    || Diversity::of_hashes(&mut hashes.test),
                 ),
             };
             let scored = Claim::printed(prompter);
@@ -509,7 +509,7 @@ impl<'a> Scoring<'a> {
         template: &str,
         (prompter, texts): (&Prompter, Option<&UnitTexts>),
         counted: &[Counted<'_>],
-        hashes: &mut [Vec<[u128; 2]>; 2],
+        hashes: &mut PerPart<Vec<[u128; 2]>>,
     ) -> Result<()> {
         let req = self.req;
         let pieces: Vec<Result<Vec<(Part, [u128; 2])>>> = counted
@@ -547,7 +547,10 @@ impl<'a> Scoring<'a> {
             .collect();
         for piece in pieces {
             for (p, h) in piece? {
-                hashes[usize::from(p == Part::Test)].push(h);
+                match p {
+                    Part::Test => hashes.test.push(h),
+                    _ => hashes.val.push(h),
+                }
             }
         }
         Ok(())
