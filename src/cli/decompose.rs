@@ -38,15 +38,76 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
     if let Some(w) = &prepared.warning {
         eprintln!("wavebench: {w}");
     }
-    let (cfg, w, windows, plan) = (
-        &spec.cfg,
-        spec.cfg.transform.wavelet,
-        prepared.windows,
-        &prepared.plan,
+    let (cfg, plan) = (&spec.cfg, &prepared.plan);
+    let (batch, labels) = series(&spec, &table, prepared.windows);
+    let selected = spec.engine();
+    if let (Some(n), false) = (&selected.notice, common.data.quiet) {
+        eprintln!("wavebench: {n}");
+    }
+    let (mut eng, mut notice) = (selected.engine, None);
+    let coeffs = transform(
+        &mut eng,
+        &mut notice,
+        batch,
+        prepared.windows.seq_len,
+        plan,
+        cfg.dtype,
+        common.data.quiet,
+    )?;
+    if let (Some(n), false) = (&notice, common.data.quiet) {
+        eprintln!("wavebench: {n}");
+    }
+    check_finite(path, &coeffs, &labels, plan.coeffs_per_series(), cfg.dtype)?;
+    let meta = Meta {
+        wavelet: cfg.transform.wavelet.name.clone(),
+        mode: cfg.transform.mode,
+        level: cfg.transform.level,
+        dtype: cfg.dtype,
+        engine: eng.kind().name().to_string(),
+    };
+    let periods = wavebench_core::engine::plan::band_periods(
+        plan.bands() - 1,
+        table.time.as_ref().and_then(|t| t.step_ms()),
     );
-    let normalize = spec.normalize();
+    let names = wavebench_core::engine::plan::band_names(plan.bands() - 1);
+    let table = match what {
+        Output::Coeffs => BandTable {
+            kind: Kind::Coeffs,
+            meta,
+            labels,
+            names,
+            periods,
+            lens: plan.band_lens.clone(),
+            values: coeffs,
+        },
+        Output::Components => BandTable {
+            kind: Kind::Components,
+            meta,
+            labels,
+            names,
+            periods,
+            lens: vec![plan.len; plan.bands()],
+            values: components(&coeffs, plan, common.data.quiet),
+        },
+    };
+    // Writing a large table (JSON above all) takes a while: say so.
+    let writing = super::run::spinner(common.data.quiet, &format!("writing {}", output.display()));
+    let notice = band_table::write(output, format, &table)?;
+    writing.finish_and_clear();
+    if let (Some(n), false) = (notice, common.data.quiet) {
+        eprintln!("wavebench: {n}");
+    }
+    Ok(())
+}
 
-    // Series in order: window-major, channel-minor.
+/// Every series the run transforms, normalised, window-major and channel-minor, and each
+/// one's label (its column, window and start).
+fn series(
+    spec: &RunSpec,
+    table: &wavebench_core::data::Table,
+    windows: wavebench_core::data::Windows,
+) -> (Vec<f64>, Vec<Label>) {
+    let (cfg, normalize) = (&spec.cfg, spec.normalize());
     let mut batch = Vec::with_capacity(windows.count * table.channels.len() * windows.seq_len);
     let mut labels = Vec::new();
     for i in 0..windows.count {
@@ -66,24 +127,30 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             });
         }
     }
-    let selected = spec.engine();
-    if let (Some(n), false) = (&selected.notice, common.data.quiet) {
-        eprintln!("wavebench: {n}");
-    }
-    let (mut eng, mut notice) = (selected.engine, None);
-    // In pieces of CHUNK series, so the bar moves (each series is transformed on its own:
-    // the same coefficients as one call).
-    let series = labels.len();
-    let bar = super::run::progress_of(series, common.data.quiet, "decompose", "series");
-    let mut coeffs = match cfg.dtype {
+    (batch, labels)
+}
+
+/// The coefficients of every series of `seq_len` samples in `batch`, in the run's
+/// precision: in pieces of CHUNK series, so the bar moves (each series is transformed on
+/// its own: the same coefficients as one call).
+fn transform(
+    eng: &mut Box<dyn wavebench_core::engine::Engine>,
+    notice: &mut Option<String>,
+    batch: Vec<f64>,
+    seq_len: usize,
+    plan: &wavebench_core::engine::Plan,
+    dtype: DType,
+    quiet: bool,
+) -> Result<Values> {
+    let series = batch.len() / seq_len.max(1);
+    let bar = super::run::progress_of(series, quiet, "decompose", "series");
+    let mut coeffs = match dtype {
         DType::F32 => Values::F32(Vec::with_capacity(series * plan.coeffs_per_series())),
         DType::F64 => Values::F64(Vec::with_capacity(series * plan.coeffs_per_series())),
     };
-    for piece in batch.chunks((CHUNK * windows.seq_len).max(1)) {
-        let values = Values::from_f64(piece, cfg.dtype);
-        let part = engine::with_fallback(&mut eng, &mut notice, |e| {
-            e.decompose(values.as_ref(), plan)
-        })?;
+    for piece in batch.chunks((CHUNK * seq_len).max(1)) {
+        let values = Values::from_f64(piece, dtype);
+        let part = engine::with_fallback(eng, notice, |e| e.decompose(values.as_ref(), plan))?;
         match (&mut coeffs, part) {
             (Values::F32(all), Values::F32(p)) => all.extend_from_slice(&p),
             (Values::F64(all), Values::F64(p)) => all.extend_from_slice(&p),
@@ -93,77 +160,42 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
                 ))
             }
         }
-        bar.inc((piece.len() / windows.seq_len.max(1)) as u64);
+        bar.inc((piece.len() / seq_len.max(1)) as u64);
     }
     bar.finish_and_clear();
-    drop(batch);
-    if let (Some(n), false) = (&notice, common.data.quiet) {
-        eprintln!("wavebench: {n}");
-    }
-    // Coefficients past the precision's range (huge inputs, deep levels in f32) are an
-    // error naming the series, not inf in the output.
-    let per = plan.coeffs_per_series();
-    let bad = match &coeffs {
+    Ok(coeffs)
+}
+
+/// Coefficients past the precision's range (huge inputs, deep levels in f32) are an error
+/// naming the series, not inf in the output.
+fn check_finite(
+    path: &Path,
+    coeffs: &Values,
+    labels: &[Label],
+    per: usize,
+    dtype: DType,
+) -> Result<()> {
+    let bad = match coeffs {
         Values::F32(v) => v.iter().position(|x| !x.is_finite()),
         Values::F64(v) => v.iter().position(|x| !x.is_finite()),
     };
-    if let Some(i) = bad {
-        let l = &labels[i / per];
-        let place = match (l.window, l.start) {
-            (Some(w), Some(s)) => format!(", window {w} (row {s})"),
-            _ => String::new(),
-        };
-        return Err(Error::input(format!(
-            "{}: column '{}'{place}: coefficients overflow {}; rescale the column{}",
-            path.display(),
-            l.column,
-            cfg.dtype.name(),
-            if cfg.dtype == wavebench_core::engine::DType::F32 {
-                " or use --dtype f64"
-            } else {
-                ""
-            }
-        )));
-    }
-    let meta = Meta {
-        wavelet: w.name.clone(),
-        mode: cfg.transform.mode,
-        level: cfg.transform.level,
-        dtype: cfg.dtype,
-        engine: eng.kind().name().to_string(),
+    let Some(i) = bad else { return Ok(()) };
+    let l = &labels[i / per];
+    let place = match (l.window, l.start) {
+        (Some(w), Some(s)) => format!(", window {w} (row {s})"),
+        _ => String::new(),
     };
-    let periods = wavebench_core::engine::plan::band_periods(
-        plan.bands() - 1,
-        table.time.as_ref().and_then(|t| t.step_ms()),
-    );
-    let table = match what {
-        Output::Coeffs => BandTable {
-            kind: Kind::Coeffs,
-            meta,
-            labels,
-            names: wavebench_core::engine::plan::band_names(plan.bands() - 1),
-            periods: periods.clone(),
-            lens: plan.band_lens.clone(),
-            values: coeffs,
-        },
-        Output::Components => BandTable {
-            kind: Kind::Components,
-            meta,
-            labels,
-            names: wavebench_core::engine::plan::band_names(plan.bands() - 1),
-            periods: periods.clone(),
-            lens: vec![plan.len; plan.bands()],
-            values: components(&coeffs, plan, common.data.quiet),
-        },
-    };
-    // Writing a large table (JSON above all) takes a while: say so.
-    let writing = super::run::spinner(common.data.quiet, &format!("writing {}", output.display()));
-    let notice = band_table::write(output, format, &table)?;
-    writing.finish_and_clear();
-    if let (Some(n), false) = (notice, common.data.quiet) {
-        eprintln!("wavebench: {n}");
-    }
-    Ok(())
+    Err(Error::input(format!(
+        "{}: column '{}'{place}: coefficients overflow {}; rescale the column{}",
+        path.display(),
+        l.column,
+        dtype.name(),
+        if dtype == DType::F32 {
+            " or use --dtype f64"
+        } else {
+            ""
+        }
+    )))
 }
 
 /// Series per engine call and per reconstruction step (a progress bar step).
