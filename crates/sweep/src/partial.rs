@@ -377,16 +377,15 @@ impl Partial {
     }
 }
 
-/// The sweep of every part together, as one process would have made it: the same data,
-/// settings and version; shards 1..=N each once. Returns the sweep and the data's input
-/// as the parts name it.
-pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
+/// The parts are every shard of one sweep, each once: the same data, settings and grid;
+/// shards 1..=N each given once.
+fn check_parts(parts: &[(PathBuf, Partial)]) -> Result<()> {
     let Some((first_path, first)) = parts.first() else {
         return Err(Error::input("sweep merge: no part given"));
     };
     let count = first.shard.count;
     let mut by_shard: Vec<Option<&Path>> = vec![None; count];
-    for (path, p) in &parts {
+    for (path, p) in parts {
         let differs = |what: &str, a: &str, b: &str| {
             Error::input(format!(
                 "{}: {what} differ from {}'s ({a} against {b}): merge parts of one sweep",
@@ -443,7 +442,18 @@ pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
             parts.len()
         )));
     }
-    let input = first.input.clone();
+    Ok(())
+}
+
+/// The sweep of every part together, as one process would have made it: the same data,
+/// settings and version; shards 1..=N each once. Returns the sweep and the data's input
+/// as the parts name it.
+pub fn merge(parts: Vec<(PathBuf, Partial)>) -> Result<(Sweep, String)> {
+    check_parts(&parts)?;
+    let input = parts
+        .first()
+        .map(|(_, p)| p.input.clone())
+        .ok_or_else(|| Error::input("sweep merge: no part given"))?;
     let mut rows: Vec<(usize, SweepRow)> = Vec::new();
     let mut shared = None;
     // The Time-LLM baseline's forecast gain, from a part that measured it (one without
