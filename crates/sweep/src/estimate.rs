@@ -63,6 +63,58 @@ pub struct Estimate {
     pub scored: usize,
 }
 
+/// What the estimate counts over the data set.
+struct Counted {
+    /// Units (windows × channels) of every file.
+    units: usize,
+    /// Train units: horizons within train's rows.
+    train: usize,
+    /// The units from the first val horizon on, computed per configuration.
+    scored: usize,
+    /// The units of every k-th train window: each configuration's features for the
+    /// forecast gain's fit.
+    fit: usize,
+    /// Train windows and channels per file, for the forecasters' fit (all, or a subset
+    /// where asked).
+    train_windows: Vec<(usize, usize)>,
+    /// The tables' samples as f64.
+    table_bytes: f64,
+}
+
+impl Counted {
+    fn of(tables: &[(&str, &Table)], req: &Request) -> Counted {
+        let t = req.base.seq_len.unwrap_or(0);
+        let p = req.base.pred_len;
+        let stride = req.base.stride.max(1);
+        let every = wavebench_core::score::gain::fit_stride(t, stride);
+        let mut c = Counted {
+            units: 0,
+            train: 0,
+            scored: 0,
+            fit: 0,
+            train_windows: Vec::with_capacity(tables.len()),
+            table_bytes: 0.0,
+        };
+        for (_, table) in tables {
+            let rows = table.rows();
+            let channels = table.channels.len();
+            c.table_bytes += (rows * channels * 8) as f64;
+            let need = t.saturating_add(p);
+            let windows =
+                |rows: usize| rows.saturating_sub(need) / stride + usize::from(rows >= need);
+            c.units += windows(rows) * channels;
+            if let Ok(b) = req.split.borders(0, rows) {
+                let n_train = windows(b.part(Part::Train).end);
+                c.train += n_train * channels;
+                c.train_windows.push((n_train, channels));
+                c.fit += n_train.div_ceil(every) * channels;
+                c.scored += windows(rows).saturating_sub(n_train) * channels;
+            }
+        }
+        c
+    }
+}
+
 /// The estimate for `configurations` configurations of `req` over `tables`, on `threads`.
 pub fn estimate(
     tables: &[(&str, &Table)],
@@ -73,31 +125,14 @@ pub fn estimate(
     let t = req.base.seq_len.unwrap_or(0);
     let p = req.base.pred_len;
     let stride = req.base.stride.max(1);
-    let (mut units, mut train, mut scored) = (0usize, 0usize, 0usize);
-    // Train windows per file, for the forecasters' fit (all, or a subset where asked).
-    let mut train_windows = Vec::with_capacity(tables.len());
-    // The units of every k-th train window: each configuration's features for the
-    // forecast gain's fit.
-    let every = wavebench_core::score::gain::fit_stride(t, stride);
-    let mut fit = 0usize;
-    let mut table_bytes = 0.0;
-    for (_, table) in tables {
-        let rows = table.rows();
-        let channels = table.channels.len();
-        table_bytes += (rows * channels * 8) as f64;
-        let need = t.saturating_add(p);
-        let windows = |rows: usize| rows.saturating_sub(need) / stride + usize::from(rows >= need);
-        units += windows(rows) * channels;
-        if let Ok(b) = req.split.borders(0, rows) {
-            // Train units: horizons within train's rows; the rest of the windows from the
-            // first val horizon on are computed per configuration.
-            let n_train = windows(b.part(Part::Train).end);
-            train += n_train * channels;
-            train_windows.push((n_train, channels));
-            fit += n_train.div_ceil(every) * channels;
-            scored += windows(rows).saturating_sub(n_train) * channels;
-        }
-    }
+    let Counted {
+        units,
+        train,
+        scored,
+        fit,
+        train_windows,
+        table_bytes,
+    } = Counted::of(tables, req);
     let threads = threads.max(1) as f64;
     let k = wavebench_core::score::forecaster::fit_every(
         train,
