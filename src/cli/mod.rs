@@ -271,67 +271,21 @@ impl Command {
                 ..
             } => (input, vec![o(output)], common, Some(prompt)),
             Command::Sweep {
-                then:
-                    Some(sweep::SweepCommand::Merge {
-                        parts,
-                        output,
-                        report,
-                    }),
-                ..
-            } => {
-                let outputs = output.as_deref().map(o).into_iter();
-                let outputs = outputs.chain(report.write_config.as_deref().map(write_config));
-                return Ok((
-                    outputs.collect(),
-                    parts.iter().map(PathBuf::as_path).collect(),
-                ));
-            }
-            Command::Sweep {
-                then:
-                    Some(sweep::SweepCommand::Prepare {
-                        input,
-                        output,
-                        data,
-                        ..
-                    }),
-                ..
-            } => {
-                // The folder is made where missing.
-                let outputs = crate::sweep::prepared::FILES.map(|f| Destination {
-                    option: "-o",
-                    path: output.join(f),
-                    makes_folder: true,
-                });
-                let mut inputs = vec![input.as_path()];
-                inputs.extend(data.config.as_deref());
-                return Ok((outputs.into(), inputs));
-            }
-            Command::Sweep {
-                then: Some(sweep::SweepCommand::Pick { reports, report }),
-                ..
-            } => {
-                let outputs = report.write_config.as_deref().map(write_config);
-                return Ok((
-                    outputs.into_iter().collect(),
-                    reports.iter().map(PathBuf::as_path).collect(),
-                ));
-            }
-            Command::Sweep {
-                input: Some(input),
+                then,
+                input,
                 output,
                 data,
                 sweep,
                 report,
-                ..
             } => {
-                let mut inputs = vec![input.as_path()];
-                inputs.extend(data.config.as_deref());
-                inputs.extend(sweep.template.iter().map(Path::new));
-                inputs.extend(description_file(sweep.description.as_deref()));
-                inputs.extend(sweep.prepared.as_deref());
-                let outputs = output.as_deref().map(o).into_iter();
-                let outputs = outputs.chain(report.write_config.as_deref().map(write_config));
-                return Ok((outputs.collect(), inputs));
+                return Ok(sweep_files(
+                    then.as_ref(),
+                    input.as_deref(),
+                    output.as_deref(),
+                    data,
+                    sweep,
+                    report,
+                ))
             }
             Command::Decompose {
                 input,
@@ -357,6 +311,68 @@ impl Command {
             inputs.extend(description_file(p.description.as_deref()));
         }
         Ok((outputs, inputs))
+    }
+}
+
+/// What `sweep` and its subcommands write, and every file they read.
+fn sweep_files<'a>(
+    then: Option<&'a sweep::SweepCommand>,
+    input: Option<&'a Path>,
+    output: Option<&'a Path>,
+    data: &'a DataOpts,
+    opts: &'a sweep::SweepOpts,
+    report: &'a sweep_report::ReportOpts,
+) -> (Vec<Destination>, Vec<&'a Path>) {
+    let o = |path: &Path| Destination::file("-o", path);
+    match then {
+        Some(sweep::SweepCommand::Merge {
+            parts,
+            output,
+            report,
+        }) => {
+            let outputs = output.as_deref().map(o).into_iter();
+            let outputs = outputs.chain(report.write_config.as_deref().map(write_config));
+            (
+                outputs.collect(),
+                parts.iter().map(PathBuf::as_path).collect(),
+            )
+        }
+        Some(sweep::SweepCommand::Prepare {
+            input,
+            output,
+            data,
+            ..
+        }) => {
+            // The folder is made where missing.
+            let outputs = crate::sweep::prepared::FILES.map(|f| Destination {
+                option: "-o",
+                path: output.join(f),
+                makes_folder: true,
+            });
+            let mut inputs = vec![input.as_path()];
+            inputs.extend(data.config.as_deref());
+            (outputs.into(), inputs)
+        }
+        Some(sweep::SweepCommand::Pick { reports, report }) => {
+            let outputs = report.write_config.as_deref().map(write_config);
+            (
+                outputs.into_iter().collect(),
+                reports.iter().map(PathBuf::as_path).collect(),
+            )
+        }
+        None => {
+            let Some(input) = input else {
+                return (Vec::new(), Vec::new());
+            };
+            let mut inputs = vec![input];
+            inputs.extend(data.config.as_deref());
+            inputs.extend(opts.template.iter().map(Path::new));
+            inputs.extend(description_file(opts.description.as_deref()));
+            inputs.extend(opts.prepared.as_deref());
+            let outputs = output.map(o).into_iter();
+            let outputs = outputs.chain(report.write_config.as_deref().map(write_config));
+            (outputs.collect(), inputs)
+        }
     }
 }
 
