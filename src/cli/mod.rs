@@ -452,39 +452,13 @@ pub fn run(command: Command) -> Result<()> {
             &prompt,
         ),
         Command::Sweep {
-            then:
-                Some(sweep::SweepCommand::Merge {
-                    parts,
-                    output,
-                    report,
-                }),
-            ..
-        } => sweep_report::merge(&parts, output.as_deref(), &report),
-        Command::Sweep {
-            then: Some(sweep::SweepCommand::Pick { reports, report }),
-            ..
-        } => sweep_report::pick(&reports, &report),
-        Command::Sweep {
-            then:
-                Some(sweep::SweepCommand::Prepare {
-                    input,
-                    output,
-                    data,
-                    units,
-                }),
-            ..
-        } => sweep::prepare(&input, &output, &data, &units),
-        Command::Sweep {
-            input: Some(path),
+            then,
+            input,
             output,
             data,
             sweep: opts,
             report,
-            ..
-        } => sweep::run(&path, output.as_deref(), &data, &opts, &report),
-        Command::Sweep { input: None, .. } => {
-            Err(Error::internal("sweep: clap requires the input"))
-        }
+        } => sweep::command(then, input, output, &data, &opts, &report),
         Command::Gui { .. } => Err(Error::internal("the app is opened by the binary's main")),
     }
 }

@@ -56,6 +56,41 @@ pub enum SweepCommand {
     },
 }
 
+/// `sweep` or one of its subcommands (`then`): merge, pick, prepare.
+pub fn command(
+    then: Option<SweepCommand>,
+    input: Option<PathBuf>,
+    output: Option<PathBuf>,
+    data: &DataOpts,
+    opts: &SweepOpts,
+    report: &ReportOpts,
+) -> Result<()> {
+    match (then, input) {
+        (
+            Some(SweepCommand::Merge {
+                parts,
+                output,
+                report,
+            }),
+            _,
+        ) => super::sweep_report::merge(&parts, output.as_deref(), &report),
+        (Some(SweepCommand::Pick { reports, report }), _) => {
+            super::sweep_report::pick(&reports, &report)
+        }
+        (
+            Some(SweepCommand::Prepare {
+                input,
+                output,
+                data,
+                units,
+            }),
+            _,
+        ) => prepare(&input, &output, &data, &units),
+        (None, Some(path)) => run(&path, output.as_deref(), data, opts, report),
+        (None, None) => Err(Error::internal("sweep: clap requires the input")),
+    }
+}
+
 pub fn run(
     path: &Path,
     output: Option<&Path>,
