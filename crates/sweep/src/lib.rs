@@ -84,7 +84,7 @@ pub fn run_share(
     req: &Request,
     shard: Option<Shard>,
     prepared: Option<Scorer>,
-    mut progress: impl FnMut(usize, usize) -> bool,
+    progress: impl FnMut(usize, usize) -> bool,
 ) -> Result<Share> {
     if tables.is_empty() {
         return Err(Error::internal("sweep: no data"));
@@ -108,62 +108,8 @@ pub fn run_share(
     };
     let configurations = all.len();
     // Each wavelet and mode's levels go through together (`Scoring::points`).
-    let mut groups = deal::by_transform(&all, &chosen, together(tables));
-    let mut rows: Vec<(usize, Vec<SweepRow>)> = Vec::with_capacity(chosen.len());
-    if !groups.is_empty() {
-        // The first group computes Time-LLM's statistics of every unit (they do not depend
-        // on the wavelet) and, unless they are too many to hold, keeps them for the
-        // others; those run side by side, a pair per core, so one's single-threaded
-        // scoring overlaps another's transform.
-        // The first group runs alone, its serial counting beside nothing: the cheapest.
-        // The others a few at a time, the dearest first: a few of like cost end together.
-        let cost = |g: &[usize]| g.iter().map(|&i| deal::cost(&all[i])).sum::<usize>();
-        groups.sort_by_cached_key(|g| std::cmp::Reverse(cost(g)));
-        let first = groups.pop().unwrap_or_default();
-        let points: Vec<&Point> = first.iter().map(|&i| &all[i]).collect();
-        let (r, lent) = job.points(&points, None, keeps_statistics(&scorer))?;
-        // The prompts no configuration changes are measured once.
-        job.fixed = req
-            .templates
-            .iter()
-            .enumerate()
-            .map(|(t, (_, prompter))| {
-                let row = r.first()?.get(t)?;
-                prompter.same_for_every_transform().then_some(PerPart {
-                    val: row.val.diversity,
-                    test: row.test.diversity,
-                })
-            })
-            .collect();
-        rows.extend(first.iter().copied().zip(r));
-        // What no wavelet changes in the prompts and claims is written once for the others.
-        let stats = lent.map(|(stats, columns)| {
-            job.texts =
-                texts::for_templates(&req.templates, &stats, job.lengths(), &mut Vec::new());
-            job.columns = Some(columns);
-            stats
-        });
-        let mut done = first.len();
-        if !progress(done, chosen.len()) {
-            return Err(Error::Cancelled);
-        }
-        for chunk in groups.chunks(2 * rayon::current_num_threads()) {
-            let results: Vec<Result<(Vec<Vec<SweepRow>>, _)>> = chunk
-                .par_iter()
-                .map(|group| {
-                    let points: Vec<&Point> = group.iter().map(|&i| &all[i]).collect();
-                    job.points(&points, stats.as_deref(), false)
-                })
-                .collect();
-            for (group, r) in chunk.iter().zip(results) {
-                rows.extend(group.iter().copied().zip(r?.0));
-                done += group.len();
-            }
-            if !progress(done, chosen.len()) {
-                return Err(Error::Cancelled);
-            }
-        }
-    }
+    let groups = deal::by_transform(&all, &chosen, together(tables));
+    let mut rows = score_groups(&mut job, req, &scorer, &all, groups, chosen.len(), progress)?;
     // In grid order, as the configurations were chosen.
     rows.sort_by_key(|(i, _)| *i);
     let mut at = Vec::with_capacity(rows.len());
@@ -179,6 +125,76 @@ pub fn run_share(
         at,
         configurations,
     })
+}
+
+/// The rows of every group of configurations (each a wavelet and mode's levels), with
+/// their places in the grid `all`; `progress(done, of)` as [`run_share`]'s, `chosen`
+/// configurations in all.
+fn score_groups(
+    job: &mut Scoring<'_>,
+    req: &Request,
+    scorer: &Scorer,
+    all: &[Point],
+    mut groups: Vec<Vec<usize>>,
+    chosen: usize,
+    mut progress: impl FnMut(usize, usize) -> bool,
+) -> Result<Vec<(usize, Vec<SweepRow>)>> {
+    let mut rows: Vec<(usize, Vec<SweepRow>)> = Vec::with_capacity(chosen);
+    if groups.is_empty() {
+        return Ok(rows);
+    }
+    // The first group computes Time-LLM's statistics of every unit (they do not depend
+    // on the wavelet) and, unless they are too many to hold, keeps them for the
+    // others; those run side by side, a pair per core, so one's single-threaded
+    // scoring overlaps another's transform.
+    // The first group runs alone, its serial counting beside nothing: the cheapest.
+    // The others a few at a time, the dearest first: a few of like cost end together.
+    let cost = |g: &[usize]| g.iter().map(|&i| deal::cost(&all[i])).sum::<usize>();
+    groups.sort_by_cached_key(|g| std::cmp::Reverse(cost(g)));
+    let first = groups.pop().unwrap_or_default();
+    let points: Vec<&Point> = first.iter().map(|&i| &all[i]).collect();
+    let (r, lent) = job.points(&points, None, keeps_statistics(scorer))?;
+    // The prompts no configuration changes are measured once.
+    job.fixed = req
+        .templates
+        .iter()
+        .enumerate()
+        .map(|(t, (_, prompter))| {
+            let row = r.first()?.get(t)?;
+            prompter.same_for_every_transform().then_some(PerPart {
+                val: row.val.diversity,
+                test: row.test.diversity,
+            })
+        })
+        .collect();
+    rows.extend(first.iter().copied().zip(r));
+    // What no wavelet changes in the prompts and claims is written once for the others.
+    let stats = lent.map(|(stats, columns)| {
+        job.texts = texts::for_templates(&req.templates, &stats, job.lengths(), &mut Vec::new());
+        job.columns = Some(columns);
+        stats
+    });
+    let mut done = first.len();
+    if !progress(done, chosen) {
+        return Err(Error::Cancelled);
+    }
+    for chunk in groups.chunks(2 * rayon::current_num_threads()) {
+        let results: Vec<Result<(Vec<Vec<SweepRow>>, _)>> = chunk
+            .par_iter()
+            .map(|group| {
+                let points: Vec<&Point> = group.iter().map(|&i| &all[i]).collect();
+                job.points(&points, stats.as_deref(), false)
+            })
+            .collect();
+        for (group, r) in chunk.iter().zip(results) {
+            rows.extend(group.iter().copied().zip(r?.0));
+            done += group.len();
+        }
+        if !progress(done, chosen) {
+            return Err(Error::Cancelled);
+        }
+    }
+    Ok(rows)
 }
 
 /// One configuration (`req.base`'s wavelet, level, mode; every template of `req`): a
