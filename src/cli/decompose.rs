@@ -90,11 +90,16 @@ pub fn run(path: &Path, output: &Path, common: &Common, what: Output) -> Result<
             values: components(&coeffs, plan, common.data.quiet),
         },
     };
-    // Writing a large table (JSON above all) takes a while: say so.
-    let writing = super::run::spinner(common.data.quiet, &format!("writing {}", output.display()));
-    let notice = band_table::write(output, format, &table)?;
+    write(output, format, &table, common.data.quiet)
+}
+
+/// The band table to `output`, a spinner while it is written (JSON above all takes a
+/// while) and the writer's notice said.
+fn write(output: &Path, format: Format, table: &BandTable, quiet: bool) -> Result<()> {
+    let writing = super::run::spinner(quiet, &format!("writing {}", output.display()));
+    let notice = band_table::write(output, format, table)?;
     writing.finish_and_clear();
-    if let (Some(n), false) = (notice, common.data.quiet) {
+    if let (Some(n), false) = (notice, quiet) {
         eprintln!("wavebench: {n}");
     }
     Ok(())

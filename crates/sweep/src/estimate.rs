@@ -125,14 +125,14 @@ pub fn estimate(
     let t = req.base.seq_len.unwrap_or(0);
     let p = req.base.pred_len;
     let stride = req.base.stride.max(1);
+    let counted = Counted::of(tables, req);
     let Counted {
         units,
         train,
         scored,
         fit,
-        train_windows,
-        table_bytes,
-    } = Counted::of(tables, req);
+        ..
+    } = counted;
     let threads = threads.max(1) as f64;
     let k = wavebench_core::score::forecaster::fit_every(
         train,
@@ -140,7 +140,11 @@ pub fn estimate(
         stride,
         req.protocol.fit_subset_above,
     );
-    let fitted: usize = train_windows.iter().map(|(n, c)| n.div_ceil(k) * c).sum();
+    let fitted: usize = counted
+        .train_windows
+        .iter()
+        .map(|(n, c)| n.div_ceil(k) * c)
+        .sum();
     // The normal equations over the fitted units (and the horizon's P columns beside
     // them), then each fit and scored unit's residuals once, where they are kept.
     let residuals = wavebench_core::score::GainUnits::bytes(fit + scored, p);
@@ -179,6 +183,40 @@ pub fn estimate(
     let shared_seconds = OUTCOME * units as f64 + GRAM_FMA * fma / threads;
     let seconds =
         shared_seconds + (per_unit * (scored + fit) as f64 + resampling.max(0.0)) / threads;
+    Estimate {
+        seconds,
+        shared_seconds,
+        bytes: memory(&counted, req, configurations, threads, residuals),
+        units,
+        scored,
+    }
+}
+
+/// The peak memory of `configurations` configurations of `req` over the `counted` data
+/// set, `threads` at work, `residuals` the forecast gain's kept residuals' bytes.
+fn memory(
+    counted: &Counted,
+    req: &Request,
+    configurations: usize,
+    threads: f64,
+    residuals: f64,
+) -> f64 {
+    let Counted {
+        units,
+        scored,
+        fit,
+        table_bytes,
+        ..
+    } = *counted;
+    let t = req.base.seq_len.unwrap_or(0);
+    let p = req.base.pred_len;
+    let stride = req.base.stride.max(1);
+    let claims = (wavebench_core::score::Claim::ALL.len() + req.base.claims.len()) as f64;
+    let (draws, replicates) = (
+        req.protocol.null_draws as f64,
+        req.protocol.bootstrap as f64,
+    );
+    let keeps = scored <= crate::units::KEPT_STATISTICS;
     let kept = if keeps { STATISTICS } else { 0.0 };
     let running = (2.0 * threads).min(configurations.max(1) as f64);
     // Every configuration keeps its claims' replicates, and every row (a configuration
@@ -190,21 +228,14 @@ pub fn estimate(
         * (REPLICATE * (configurations as f64 * claims + rows) + GAIN_REPLICATE * rows)
         + replicates * (scored as f64 / span + 1.0) * BLOCK_PIECE
         + draws * 8.0 * (units as f64 / span).max(1.0);
-    let bytes = PROCESS
+    PROCESS
         + 2.0 * table_bytes
         + SCORER_PER_UNIT * units as f64
         + scored as f64 * (claims * CLAIM + PROMPT_HASHES * req.templates.len() as f64 + kept)
         + fit as f64 * (claims * CLAIM + kept)
         + residuals
         + CHUNK * running
-        + kept_replicates;
-    Estimate {
-        seconds,
-        shared_seconds,
-        bytes,
-        units,
-        scored,
-    }
+        + kept_replicates
 }
 
 impl Estimate {
