@@ -61,7 +61,106 @@ impl HeatMap {
         step_ms: Option<f64>,
     ) {
         let heat = self.of;
-        let rows = &sweep.rows;
+        self.family_picker(ui, &sweep.rows);
+        let family = self.family;
+        let current = s.run.transform;
+        let scroll_to_current = self.outlined != Some(current);
+        self.outlined = Some(current);
+        let value = |r: &SweepRow| heat.of(r, m);
+        let shown: Vec<&SweepRow> = sweep
+            .rows
+            .iter()
+            .filter(|r| degenerate || !r.degenerate())
+            .filter(|r| family.is_none_or(|f| r.transform.wavelet.family == f))
+            .collect();
+        let levels = shown.iter().map(|r| r.transform.level).max().unwrap_or(1);
+        let mut names: Vec<&str> = Vec::new();
+        for r in &shown {
+            if !names.contains(&r.transform.name()) {
+                names.push(r.transform.name());
+            }
+        }
+        let (lo, hi) = shown
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                (lo.min(value(r)), hi.max(value(r)))
+            });
+        let small = egui::FontId::proportional(10.0);
+        colour_bar(ui, heat, m, lo, hi, &small);
+        // The names' column as wide as the longest name, and the cells share the rest (less
+        // the scroll bar): at 70 px and 14 px cells, level 7 fell off a narrow pane.
+        let label_w = 6.0
+            + names
+                .iter()
+                .map(|n| super::text_width(ui, n, &small))
+                .fold(0.0, f32::max);
+        let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
+        let cell = egui::vec2(
+            ((ui.available_width() - label_w - scroll_bar) / levels as f32).clamp(8.0, 40.0),
+            12.0,
+        );
+        level_header(ui, label_w, cell, levels, step_ms, &small);
+        // The bar always shown: over a hundred wavelets run past the pane.
+        let room = ui
+            .available_height()
+            .min(ui.clip_rect().bottom() - ui.cursor().top())
+            .max(40.0);
+        let mut area = egui::ScrollArea::vertical()
+            .id_salt("sweep heat map")
+            .max_height(room);
+        // Brought into view when it changes (a click in the table), not every frame: the
+        // user scrolls the map freely in between.
+        if scroll_to_current {
+            if let Some(i) = names.iter().position(|n| *n == current.name()) {
+                area = area.vertical_scroll_offset((cell.y * i as f32 - room / 2.0).max(0.0));
+            }
+        }
+        let t_of = |v: f64| {
+            if hi > lo {
+                ((v - lo) / (hi - lo)) as f32
+            } else {
+                0.5
+            }
+        };
+        area.scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+            .show(ui, |ui| {
+                let (rect, _) = ui.allocate_exact_size(
+                    egui::vec2(
+                        label_w + cell.x * levels as f32,
+                        cell.y * names.len() as f32,
+                    ),
+                    egui::Sense::hover(),
+                );
+                let text = ui.visuals().text_color();
+                let strong = ui.visuals().strong_text_color();
+                for (i, n) in names.iter().enumerate() {
+                    ui.painter().text(
+                        rect.min + egui::vec2(label_w - 4.0, cell.y * (i as f32 + 0.5)),
+                        egui::Align2::RIGHT_CENTER,
+                        *n,
+                        small.clone(),
+                        if *n == current.name() { strong } else { text },
+                    );
+                }
+                for r in &shown {
+                    let t = r.transform;
+                    let i = names.iter().position(|n| *n == t.name()).unwrap_or(0);
+                    let min = rect.min
+                        + egui::vec2(label_w + cell.x * (t.level - 1) as f32, cell.y * i as f32);
+                    let cell_rect = egui::Rect::from_min_size(min, cell);
+                    let id = ui.scope_id().with(t);
+                    let fill = super::colour_scale(t_of(value(r)));
+                    let clicked = heat_cell(ui, cell_rect, id, fill, t == current);
+                    if clicked.clicked() {
+                        s.run.transform = t;
+                    }
+                    clicked.on_hover_text(cell_hover(sweep, r, m));
+                }
+            });
+    }
+
+    /// The wavelet families the sweep has, one (or all) shown.
+    fn family_picker(&mut self, ui: &mut egui::Ui, rows: &[SweepRow]) {
         let mut families: Vec<&'static str> = Vec::new();
         for r in rows {
             let wavelet: &'static _ = r.transform.wavelet;
@@ -81,188 +180,122 @@ impl HeatMap {
                 .response
                 .on_hover_text("Show one wavelet family's rows of the map");
         });
-        let family = self.family;
-        let current = s.run.transform;
-        let scroll_to_current = self.outlined != Some(current);
-        self.outlined = Some(current);
-        let value = |r: &SweepRow| heat.of(r, m);
-        let shown: Vec<&SweepRow> = rows
-            .iter()
-            .filter(|r| degenerate || !r.degenerate())
-            .filter(|r| family.is_none_or(|f| r.transform.wavelet.family == f))
-            .collect();
-        let levels = shown.iter().map(|r| r.transform.level).max().unwrap_or(1);
-        let mut names: Vec<&str> = Vec::new();
-        for r in &shown {
-            if !names.contains(&r.transform.name()) {
-                names.push(r.transform.name());
-            }
+    }
+}
+
+/// The colour scale: the quantity named on its own line, the bar as wide as the column
+/// leaves beside its end values (a fixed 140 px bar pushed the upper value and the name
+/// out of a narrow pane).
+fn colour_bar(ui: &mut egui::Ui, heat: HeatOf, m: RankBy, lo: f64, hi: f64, small: &egui::FontId) {
+    ui.small(match (heat, m) {
+        (HeatOf::Test, _) => "colour: test score (bits above the null)".to_string(),
+        (HeatOf::Complementary, _) => {
+            "colour: val bits beyond the series-only forecaster".to_string()
         }
-        let (lo, hi) = shown
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
-                (lo.min(value(r)), hi.max(value(r)))
-            });
-        let t_of = |v: f64| {
-            if hi > lo {
-                ((v - lo) / (hi - lo)) as f32
-            } else {
-                0.5
-            }
-        };
-        let text = ui.visuals().text_color();
-        let small = egui::FontId::proportional(10.0);
-        // Colour scale: the metric named on its own line, the bar as wide as the column
-        // leaves beside its end values (a fixed 140 px bar pushed the upper value and the
-        // name out of a narrow pane).
-        ui.small(match (heat, m) {
-            (HeatOf::Test, _) => "colour: test score (bits above the null)".to_string(),
-            (HeatOf::Complementary, _) => {
-                "colour: val bits beyond the series-only forecaster".to_string()
-            }
-            (HeatOf::Val, RankBy::Score) => "colour: val score (bits above the null)".to_string(),
-            (HeatOf::Val, RankBy::Complementary) => {
-                "colour: val bits beyond the series-only forecaster".to_string()
-            }
-            (HeatOf::Val, RankBy::Forecast) => {
-                "colour: val forecast gain (share of the series-only MSE)".to_string()
-            }
-            (HeatOf::Val, RankBy::Mean(x)) => format!("colour: mean {}", x.name()),
-            (HeatOf::Val, RankBy::Pair(..)) => format!("colour: val bits {}", m.name()),
-        });
-        ui.horizontal(|ui| {
-            ui.small(format!("{lo:.2}"));
-            let ends = super::text_width(ui, &format!("{hi:.2}"), &small);
-            let width =
-                (ui.available_width() - ends - ui.spacing().item_spacing.x).clamp(28.0, 140.0);
-            let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 10.0), egui::Sense::hover());
-            const STEPS: usize = 28;
-            let step = width / STEPS as f32;
-            for i in 0..STEPS {
-                let x = rect.left() + i as f32 * step;
-                ui.painter().rect_filled(
-                    egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(step, 10.0)),
-                    0.0,
-                    super::colour_scale(i as f32 / (STEPS - 1) as f32),
-                );
-            }
-            ui.small(format!("{hi:.2}"));
-        });
-        // The names' column as wide as the longest name, and the cells share the rest (less
-        // the scroll bar): at 70 px and 14 px cells, level 7 fell off a narrow pane.
-        let label_w = 6.0
-            + names
-                .iter()
-                .map(|n| super::text_width(ui, n, &small))
-                .fold(0.0, f32::max);
-        let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
-        let cell = egui::vec2(
-            ((ui.available_width() - label_w - scroll_bar) / levels as f32).clamp(8.0, 40.0),
-            12.0,
-        );
-        // Level labels across the top.
-        let (top, header) = ui.allocate_exact_size(
-            egui::vec2(label_w + cell.x * levels as f32, 14.0),
-            egui::Sense::hover(),
-        );
-        // What a level reaches, in the data's time units: its deepest detail band and the
-        // approximation it leaves.
-        // Written only while hovered, not every frame.
-        header.on_hover_ui(|ui| {
-            let periods = wavebench_core::engine::plan::band_periods(levels, step_ms);
-            for l in 1..=levels {
-                let approx = wavebench_core::engine::plan::band_periods(l, step_ms);
-                ui.label(format!(
-                    "L{l}: cD{l} holds periods of {}, cA{l} those {}",
-                    periods[levels + 1 - l],
-                    approx[0]
-                ));
-            }
-        });
-        for l in 1..=levels {
-            ui.painter().text(
-                top.min + egui::vec2(label_w + cell.x * (l as f32 - 0.5), 0.0),
-                egui::Align2::CENTER_TOP,
-                format!("L{l}"),
-                small.clone(),
-                text,
+        (HeatOf::Val, RankBy::Score) => "colour: val score (bits above the null)".to_string(),
+        (HeatOf::Val, RankBy::Complementary) => {
+            "colour: val bits beyond the series-only forecaster".to_string()
+        }
+        (HeatOf::Val, RankBy::Forecast) => {
+            "colour: val forecast gain (share of the series-only MSE)".to_string()
+        }
+        (HeatOf::Val, RankBy::Mean(x)) => format!("colour: mean {}", x.name()),
+        (HeatOf::Val, RankBy::Pair(..)) => format!("colour: val bits {}", m.name()),
+    });
+    ui.horizontal(|ui| {
+        ui.small(format!("{lo:.2}"));
+        let ends = super::text_width(ui, &format!("{hi:.2}"), small);
+        let width = (ui.available_width() - ends - ui.spacing().item_spacing.x).clamp(28.0, 140.0);
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 10.0), egui::Sense::hover());
+        const STEPS: usize = 28;
+        let step = width / STEPS as f32;
+        for i in 0..STEPS {
+            let x = rect.left() + i as f32 * step;
+            ui.painter().rect_filled(
+                egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(step, 10.0)),
+                0.0,
+                super::colour_scale(i as f32 / (STEPS - 1) as f32),
             );
         }
-        // The bar always shown: over a hundred wavelets run past the pane.
-        let room = ui
-            .available_height()
-            .min(ui.clip_rect().bottom() - ui.cursor().top())
-            .max(40.0);
-        let mut area = egui::ScrollArea::vertical()
-            .id_salt("sweep heat map")
-            .max_height(room);
-        // Brought into view when it changes (a click in the table), not every frame: the
-        // user scrolls the map freely in between.
-        if scroll_to_current {
-            if let Some(i) = names.iter().position(|n| *n == current.name()) {
-                area = area.vertical_scroll_offset((cell.y * i as f32 - room / 2.0).max(0.0));
-            }
+        ui.small(format!("{hi:.2}"));
+    });
+}
+
+/// Level labels across the top, the names' column `label_w` wide and cells `cell`; on
+/// hover, what each level reaches in the data's time units (its deepest detail band and
+/// the approximation it leaves), written only while hovered.
+fn level_header(
+    ui: &mut egui::Ui,
+    label_w: f32,
+    cell: egui::Vec2,
+    levels: usize,
+    step_ms: Option<f64>,
+    small: &egui::FontId,
+) {
+    let (top, header) = ui.allocate_exact_size(
+        egui::vec2(label_w + cell.x * levels as f32, 14.0),
+        egui::Sense::hover(),
+    );
+    header.on_hover_ui(|ui| {
+        let periods = wavebench_core::engine::plan::band_periods(levels, step_ms);
+        for l in 1..=levels {
+            let approx = wavebench_core::engine::plan::band_periods(l, step_ms);
+            ui.label(format!(
+                "L{l}: cD{l} holds periods of {}, cA{l} those {}",
+                periods[levels + 1 - l],
+                approx[0]
+            ));
         }
-        area.scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
-            .show(ui, |ui| {
-                let (rect, _) = ui.allocate_exact_size(
-                    egui::vec2(
-                        label_w + cell.x * levels as f32,
-                        cell.y * names.len() as f32,
-                    ),
-                    egui::Sense::hover(),
-                );
-                let strong = ui.visuals().strong_text_color();
-                for (i, n) in names.iter().enumerate() {
-                    ui.painter().text(
-                        rect.min + egui::vec2(label_w - 4.0, cell.y * (i as f32 + 0.5)),
-                        egui::Align2::RIGHT_CENTER,
-                        *n,
-                        small.clone(),
-                        if *n == current.name() { strong } else { text },
-                    );
-                }
-                for r in &shown {
-                    let t = r.transform;
-                    let i = names.iter().position(|n| *n == t.name()).unwrap_or(0);
-                    let min = rect.min
-                        + egui::vec2(label_w + cell.x * (t.level - 1) as f32, cell.y * i as f32);
-                    let cell_rect = egui::Rect::from_min_size(min, cell);
-                    ui.painter().rect_filled(
-                        cell_rect.shrink(0.5),
-                        0.0,
-                        super::colour_scale(t_of(value(r))),
-                    );
-                    if t == current {
-                        ui.painter().rect_stroke(
-                            cell_rect,
-                            0.0,
-                            egui::Stroke::new(2.0, strong),
-                            egui::StrokeKind::Inside,
-                        );
-                    }
-                    let response =
-                        ui.interact(cell_rect, ui.scope_id().with(t), egui::Sense::click());
-                    if response.clicked() {
-                        s.run.transform = t;
-                    }
-                    response.on_hover_text(format!(
-                        "{}: val score {}, test {:.4}, beyond the series {:.4}{}{}",
-                        r.label(),
-                        super::interval_text(
-                            r.val.score_bits,
-                            sweep.shown(wavebench_core::score::Part::Val, r.val.interval)
-                        ),
-                        r.test.score_bits,
-                        r.val.complementary_bits,
-                        if m == RankBy::Score || m == RankBy::Complementary {
-                            String::new()
-                        } else {
-                            format!(", {} = {:.4}", m.name(), m.of(r))
-                        },
-                        if r.degenerate() { " (degenerate)" } else { "" }
-                    ));
-                }
-            });
+    });
+    let text = ui.visuals().text_color();
+    for l in 1..=levels {
+        ui.painter().text(
+            top.min + egui::vec2(label_w + cell.x * (l as f32 - 0.5), 0.0),
+            egui::Align2::CENTER_TOP,
+            format!("L{l}"),
+            small.clone(),
+            text,
+        );
     }
+}
+
+/// One configuration's cell (`id` its widget's), filled with `fill`, outlined when it is
+/// the one loaded; its response to a click.
+fn heat_cell(
+    ui: &mut egui::Ui,
+    rect: egui::Rect,
+    id: egui::Id,
+    fill: egui::Color32,
+    current: bool,
+) -> egui::Response {
+    ui.painter().rect_filled(rect.shrink(0.5), 0.0, fill);
+    if current {
+        ui.painter().rect_stroke(
+            rect,
+            0.0,
+            egui::Stroke::new(2.0, ui.visuals().strong_text_color()),
+            egui::StrokeKind::Inside,
+        );
+    }
+    ui.interact(rect, id, egui::Sense::click())
+}
+
+/// A cell's hover: the row's scores, and what is ranked where that is something else.
+fn cell_hover(sweep: &crate::sweep::Sweep, r: &SweepRow, m: RankBy) -> String {
+    format!(
+        "{}: val score {}, test {:.4}, beyond the series {:.4}{}{}",
+        r.label(),
+        super::interval_text(
+            r.val.score_bits,
+            sweep.shown(wavebench_core::score::Part::Val, r.val.interval)
+        ),
+        r.test.score_bits,
+        r.val.complementary_bits,
+        if m == RankBy::Score || m == RankBy::Complementary {
+            String::new()
+        } else {
+            format!(", {} = {:.4}", m.name(), m.of(r))
+        },
+        if r.degenerate() { " (degenerate)" } else { "" }
+    )
 }
