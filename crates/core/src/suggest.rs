@@ -21,3 +21,13 @@ pub fn nearest<'a>(
         .map(|s| s.2.to_string())
         .collect()
 }
+/// `; did you mean a, b?` with the (up to 3) [`nearest`] candidates, or nothing where
+/// none is close: the clause a refusal of an unknown name ends with.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let near = nearest(name, candidates, 3);
+    if near.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", near.join(", "))
+    }
+}

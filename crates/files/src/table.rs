@@ -225,14 +225,9 @@ fn check_names(p: &str, names: &[String], opts: &LoadOptions) -> Result<(), Data
     }
     if let Some(wanted) = &opts.columns {
         if let Some(w) = wanted.iter().find(|w| !names.contains(w)) {
-            let near = wavebench_core::suggest::nearest(w, names.iter().map(String::as_str), 3);
+            let near = wavebench_core::suggest::did_you_mean(w, names.iter().map(String::as_str));
             return err(format!(
-                "{p}: no column '{w}'{} (columns: {})",
-                if near.is_empty() {
-                    String::new()
-                } else {
-                    format!("; did you mean {}?", near.join(", "))
-                },
+                "{p}: no column '{w}'{near} (columns: {})",
                 names.join(", ")
             ));
         }

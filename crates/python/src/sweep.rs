@@ -85,14 +85,10 @@ fn flags(options: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
                 .filter(|l| *l != "shard")
                 .map(|l| l.replace('-', "_"))
                 .collect();
-            let near = wavebench_core::suggest::nearest(&key, names.iter().map(String::as_str), 3);
+            let near =
+                wavebench_core::suggest::did_you_mean(&key, names.iter().map(String::as_str));
             return Err(PyTypeError::new_err(format!(
-                "sweep_part: no keyword argument '{key}'{} (the sweep's flags in snake_case: {})",
-                if near.is_empty() {
-                    String::new()
-                } else {
-                    format!("; did you mean {}?", near.join(", "))
-                },
+                "sweep_part: no keyword argument '{key}'{near} (the sweep's flags in snake_case: {})",
                 names.join(", ")
             )));
         };
@@ -281,7 +277,7 @@ pub fn sweep_merge(
         };
         read.push((name, partial));
     }
-    let (sweep, input) = partial::merge(read).map_err(sweep_error)?;
+    let (sweep, input) = wavebench_sweep::merge::parts(read).map_err(sweep_error)?;
     warn_all(
         py,
         &Standings::of(&sweep, by, keep_degenerate).warnings(&sweep),
