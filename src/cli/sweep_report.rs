@@ -44,7 +44,7 @@ pub fn merge(parts: &[PathBuf], output: Option<&Path>, report: &ReportOpts) -> R
     for p in parts {
         read.push((p.clone(), Partial::read(p)?));
     }
-    let (s, input) = partial::merge(read)?;
+    let (s, input) = crate::sweep::merge::parts(read)?;
     write_report(&s, &input, output, format, report, false)
 }
 
@@ -61,7 +61,7 @@ pub fn pick(reports: &[PathBuf], opts: &ReportOpts) -> Result<()> {
             for p in parts {
                 read.push((p.clone(), Partial::read(p)?));
             }
-            partial::merge(read)?
+            crate::sweep::merge::parts(read)?
         }
     };
     write_config(&s, &input, file, opts, false, "")

@@ -19,6 +19,7 @@ pub mod estimate;
 pub mod grid;
 pub mod input;
 mod memory;
+pub mod merge;
 pub mod options;
 pub mod partial;
 mod point;
