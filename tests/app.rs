@@ -766,7 +766,7 @@ fn the_missing_value_policy_reloads_the_file() {
 #[test]
 fn the_row_range_selects_what_is_inspected_and_exported() {
     let mut h = harness(with(
-        |c| c.rows = Some("1000..2000".into()),
+        |c| c.rows = Some("1000..2000".parse().unwrap()),
         Settings {
             window: 10,
             ..settings()

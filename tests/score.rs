@@ -1041,7 +1041,7 @@ fn a_survey_with_kept_statistics_equals_a_fresh_one() {
     let data = common::etth1();
     let base = Config {
         seq_len: Some(96),
-        rows: Some("0..3000".into()),
+        rows: Some("0..3000".parse().unwrap()),
         stride: 2,
         ..Config::default()
     };

@@ -200,9 +200,9 @@ impl Settings {
 
     /// The selected rows as numbers (`0..0` = all).
     pub fn row_bounds(&self) -> (usize, usize) {
-        match self.run.row_range() {
-            Ok(Some(r)) => (r.start, r.end.unwrap_or(0)),
-            _ => (0, 0),
+        match self.run.rows {
+            Some(r) => (r.start, r.end.unwrap_or(0)),
+            None => (0, 0),
         }
     }
 
@@ -210,7 +210,7 @@ impl Settings {
     pub fn set_row_bounds(&mut self, start: usize, end: usize) {
         let end = (end > start).then_some(end);
         self.run.rows = (start > 0 || end.is_some())
-            .then(|| wavebench_core::data::RowRange { start, end }.to_string());
+            .then_some(wavebench_core::data::RowRange { start, end });
     }
 
     /// What a run over the whole data set (an export, the proposals' measurement) runs

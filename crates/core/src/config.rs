@@ -22,7 +22,7 @@ pub struct Config {
     /// Channels to use; every numeric column when absent.
     pub columns: Option<Vec<String>>,
     /// `START..END` data rows.
-    pub rows: Option<String>,
+    pub rows: Option<RowRange>,
     /// Window length; the whole series when absent.
     pub seq_len: Option<usize>,
     pub stride: usize,
@@ -67,7 +67,7 @@ pub struct UnitsKey {
     engine: EngineKind,
     dtype: DType,
     columns: Option<Vec<String>>,
-    rows: Option<String>,
+    rows: Option<RowRange>,
     seq_len: Option<usize>,
     stride: usize,
     normalize: Option<Normalize>,
@@ -157,11 +157,5 @@ impl Default for Config {
             lags: LagRule::Timellm,
             claims: Default::default(),
         }
-    }
-}
-
-impl Config {
-    pub fn row_range(&self) -> Result<Option<RowRange>, crate::names::BadValue> {
-        self.rows.as_deref().map(str::parse).transpose()
     }
 }

@@ -42,7 +42,10 @@ fn known_keys() -> Vec<String> {
     // Keys written only when set.
     cfg.claims.insert(String::new(), String::new());
     cfg.columns = Some(Vec::new());
-    cfg.rows = Some(String::new());
+    cfg.rows = Some(wavebench_core::data::RowRange {
+        start: 0,
+        end: None,
+    });
     cfg.seq_len = Some(1);
     cfg.normalize = Some(Default::default());
     match toml::Table::try_from(&cfg) {
@@ -104,6 +107,24 @@ mod tests {
         assert!(
             e.starts_with("FILE: unknown wavelet 'db44' (did you mean db4"),
             "{e}"
+        );
+    }
+
+    /// The rows are read once, as a range, where the file is read: a range that cannot be
+    /// one is refused there, naming the file (it was once kept as text and refused only
+    /// when a run began).
+    #[test]
+    fn rows_are_a_range_written_and_read_as_text() {
+        let cfg = written("rows = \"100..3000\"\n").unwrap();
+        let range = wavebench_core::data::RowRange {
+            start: 100,
+            end: Some(3000),
+        };
+        assert_eq!(cfg.rows, Some(range));
+        assert!(to_toml(&cfg).lines().any(|l| l == "rows = \"100..3000\""));
+        assert_eq!(
+            written("rows = \"5..2\"\n").unwrap_err(),
+            "FILE: invalid row range '5..2' (expected END greater than START)"
         );
     }
 }

@@ -9,7 +9,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wavebench_core::config::Config;
-use wavebench_core::data::{Missing, Normalize};
+use wavebench_core::data::{Missing, Normalize, RowRange};
 use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::prompt::{self, Prompter};
 use wavebench_core::run_spec::Shard;
@@ -24,7 +24,7 @@ pub struct DataOpts {
     pub columns: Option<Vec<String>>,
     /// START..END data rows (0-based, header excluded, END exclusive) [default: all]
     #[arg(long)]
-    pub rows: Option<String>,
+    pub rows: Option<RowRange>,
     /// Window length in rows [default: the whole series]
     #[arg(long)]
     pub seq_len: Option<usize>,
@@ -62,7 +62,7 @@ impl DataOpts {
             c.columns = self.columns.clone();
         }
         if self.rows.is_some() {
-            c.rows = self.rows.clone();
+            c.rows = self.rows;
         }
         if self.seq_len.is_some() {
             c.seq_len = self.seq_len;

@@ -24,7 +24,8 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
         .iter()
         .map(|(_, t)| {
             let rows = t.rows();
-            base.rows
+            base.cfg
+                .rows
                 .map_or(0..rows, |r| r.start..r.end.unwrap_or(rows).min(rows))
         })
         .collect();

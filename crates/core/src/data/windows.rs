@@ -7,8 +7,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// `START..END`: 0-based data rows, END exclusive (either side may be left out).
+/// `START..END`: 0-based data rows, END exclusive (either side may be left out). Written
+/// and read as that text (a configuration file's `rows = "0..8640"`), checked where it is
+/// read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct RowRange {
     pub start: usize,
     pub end: Option<usize>,
@@ -38,6 +41,19 @@ impl FromStr for RowRange {
             return Err(bad_as("END greater than START"));
         }
         Ok(RowRange { start, end })
+    }
+}
+
+impl TryFrom<String> for RowRange {
+    type Error = BadValue;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl From<RowRange> for String {
+    fn from(r: RowRange) -> String {
+        r.to_string()
     }
 }
 

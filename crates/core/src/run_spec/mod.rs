@@ -12,7 +12,7 @@ pub use backend::{load, Backend, LoadOptions, NativeOnly, NATIVE_ONLY};
 pub use shard::Shard;
 
 use crate::config::Config;
-use crate::data::{self, DataError, Normalize, Opt, RowRange, Table, Windows, OPTION};
+use crate::data::{self, DataError, Normalize, Opt, Table, Windows, OPTION};
 use crate::engine::{DType, EngineError, Plan, Selected};
 use crate::features::degenerate::{level_is_degenerate, Describe};
 use crate::features::{Aggregate, Reads, Unit};
@@ -42,7 +42,6 @@ pub enum Purpose {
 pub struct RunSpec {
     pub cfg: Config,
     pub purpose: Purpose,
-    pub rows: Option<RowRange>,
     backend: &'static dyn Backend,
     /// The run's template prints nothing the transform changes
     /// ([`Prompter::transform_free`]): a level the windows cannot hold is computed anyway,
@@ -92,9 +91,6 @@ impl RunSpec {
                 format!("{OPTION} {level}: expected 1 to {MAX_LEVEL}"),
             );
         }
-        let rows = cfg
-            .row_range()
-            .map_err(|e| DataError::about(&[Opt::Rows], format!("{OPTION}: {e}")))?;
         for (zero, option) in [
             (cfg.stride == 0, Opt::Stride),
             (cfg.seq_len == Some(0), Opt::SeqLen),
@@ -107,7 +103,6 @@ impl RunSpec {
         Ok(RunSpec {
             cfg,
             purpose,
-            rows,
             backend,
             transform_free: false,
         })
@@ -145,7 +140,7 @@ impl RunSpec {
     pub fn prepare(&self, table: &Table) -> Result<Prepared, DataError> {
         let p = table.path.display();
         let t = self.cfg.transform;
-        let windows = Windows::new(table.rows(), self.rows, self.cfg.seq_len, self.cfg.stride)
+        let windows = Windows::new(table.rows(), self.cfg.rows, self.cfg.seq_len, self.cfg.stride)
             .map_err(|e| e.within(&p.to_string()))?;
         let plan = Plan::new(t.wavelet, t.mode, t.level, windows.seq_len)
             .map_err(|e| DataError::new(format!("{p}: {e}")))?;
