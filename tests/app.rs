@@ -1227,15 +1227,15 @@ fn the_data_set_pane_surveys_every_window_and_follows_the_knobs() {
     editor.focus();
     editor.type_text(claim);
     settle(&mut h);
-    assert_eq!(
-        h.state()
-            .settings
-            .run
-            .claims
-            .get("level:direction")
-            .map(String::as_str),
-        claim.split_once('=').map(|(_, t)| t)
-    );
+    let claims: Vec<String> = h
+        .state()
+        .settings
+        .run
+        .claims
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(claims, [claim]);
     h.get_by_label("Claims you define (1)");
     h.get_by_label("Data set").click();
     step_until(&mut h, |app| {

@@ -247,7 +247,7 @@ mod tests {
         // eframe keeps them as RON: the transform's keys flattened into each run.
         let mut s = Settings::default();
         s.run.transform = Transform::new("coif3", 4, Mode::Symmetric).unwrap();
-        s.run.claims.insert("level".into(), "{{ 1 }}".into());
+        s.run.claims.define("level={{ 1 }}").unwrap();
         s.remembered.push((
             "other.csv".into(),
             DataSettings {

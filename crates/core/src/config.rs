@@ -7,6 +7,7 @@ use crate::data::{Missing, Normalize, RowRange, TimeColumn};
 use crate::engine::{DType, EngineKind};
 use crate::features::Aggregate;
 use crate::pipeline::PathChoice;
+use crate::score::ClaimSpecs;
 use crate::stats::LagRule;
 use crate::transform::Transform;
 use serde::{Deserialize, Serialize};
@@ -54,8 +55,8 @@ pub struct Config {
     pub lags: LagRule,
     /// Claims a researcher defines for the sweep, `NAME` or `NAME:OUTCOME` = template
     /// (docs/score.md#claims-you-define); in name order.
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub claims: std::collections::BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "ClaimSpecs::is_empty")]
+    pub claims: ClaimSpecs,
 }
 
 /// What a run's units and their Time-LLM statistics depend on: the configuration less its

@@ -11,7 +11,7 @@ use wavebench_core::score::{ClaimVars, DefinedClaim, Scorer, WindowFacts};
 /// The claims `base` defines (its `[claims]`, `--claim`), compiled; the error names the
 /// claim at fault.
 pub fn defined_claims(base: &Config) -> Result<Vec<Arc<DefinedClaim>>> {
-    DefinedClaim::of_table(&base.claims).map_err(|e| Error::input(e.to_string()))
+    DefinedClaim::of_specs(&base.claims).map_err(|e| Error::input(e.to_string()))
 }
 
 /// One file's `[last, mean]` per unit as the features see them, window-major,

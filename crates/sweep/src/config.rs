@@ -40,7 +40,11 @@ fn near_key(message: &str) -> String {
 fn known_keys() -> Vec<String> {
     let mut cfg = Config::default();
     // Keys written only when set.
-    cfg.claims.insert(String::new(), String::new());
+    let _ = cfg.claims.add(wavebench_core::score::ClaimSpec {
+        name: "x".into(),
+        outcome: None,
+        template: "x".into(),
+    });
     cfg.columns = Some(Vec::new());
     cfg.rows = Some(wavebench_core::data::RowRange {
         start: 0,

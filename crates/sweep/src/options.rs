@@ -13,7 +13,7 @@ use wavebench_core::data::{Missing, Normalize, RowRange};
 use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::prompt::{self, Prompter};
 use wavebench_core::run_spec::Shard;
-use wavebench_core::score::{DefinedClaim, DefinedError, Protocol, Split};
+use wavebench_core::score::{DefinedError, Protocol, Split};
 use wavebench_core::wavelet::Mode;
 
 /// What data a run reads and how it cuts it into windows.
@@ -193,9 +193,7 @@ impl SweepOpts {
     pub fn plan(&self, data: &DataOpts) -> Result<Plan> {
         let mut base = base_config(data, &self.units, self.description.as_deref(), self.lags)?;
         for spec in &self.claims {
-            DefinedClaim::parse(spec)
-                .and_then(|c| c.insert_into(&mut base.claims))
-                .map_err(|e| match e {
+            base.claims.define(spec).map_err(|e| match e {
                     DefinedError::Twice(_) => Error::input(format!(
                         "--claim: {e} (on the command line or in the configuration's [claims])"
                     )),

@@ -386,7 +386,7 @@ impl<'a> Scoring<'a> {
                 && self
                     .defined
                     .iter()
-                    .filter(|c| c.target.is_some())
+                    .filter(|c| c.target().is_some())
                     .all(|c| c.transform_free());
             let mut val = Evaluation {
                 diversity: val_diversity,

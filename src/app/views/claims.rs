@@ -2,6 +2,7 @@
 //! pane as text and kept in the run's `[claims]`.
 
 use crate::app::state::Settings;
+use wavebench_core::score::ClaimSpecs;
 
 /// The claims a researcher defines (docs/score.md#claims-you-define), edited as text: one
 /// `NAME[:OUTCOME]=TEMPLATE` per line. Lines that parse go into the run's `[claims]`
@@ -11,7 +12,7 @@ pub struct ClaimEditor {
     pub text: String,
     /// The claims this text last put in (or took from) the settings: the settings
     /// changing otherwise (another file's) rewrite the text.
-    applied: std::collections::BTreeMap<String, String>,
+    applied: ClaimSpecs,
     /// The text as last parsed.
     parsed: Option<String>,
     pub error: Option<String>,
@@ -26,7 +27,7 @@ impl ClaimEditor {
                 .run
                 .claims
                 .iter()
-                .map(|(k, v)| format!("{k}={v}\n"))
+                .map(|c| format!("{c}\n"))
                 .collect();
             self.applied = s.run.claims.clone();
         }
@@ -70,17 +71,15 @@ impl ClaimEditor {
 
 /// The editor's lines as `[claims]` (blank lines and `#` comments skipped); the error
 /// names the line.
-fn parse_claims(text: &str) -> crate::error::Result<std::collections::BTreeMap<String, String>> {
+fn parse_claims(text: &str) -> crate::error::Result<ClaimSpecs> {
     use crate::error::Error;
-    use wavebench_core::score::DefinedClaim;
-    let mut out = std::collections::BTreeMap::new();
+    let mut out = ClaimSpecs::default();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        DefinedClaim::parse(line)
-            .and_then(|c| c.insert_into(&mut out))
+        out.define(line)
             .map_err(|e| Error::input(format!("line {}: {e}", i + 1)))?;
     }
     Ok(out)
@@ -96,8 +95,8 @@ mod tests {
     fn a_claim_defined_twice_is_refused_at_its_line() {
         let ok = parse_claims("# mine\nlevel=x\n\nup:direction=y").unwrap();
         assert_eq!(
-            ok.keys().collect::<Vec<_>>(),
-            ["level", "up:direction"].iter().collect::<Vec<_>>()
+            ok.iter().map(|c| c.key()).collect::<Vec<_>>(),
+            ["level", "up:direction"]
         );
         let twice = parse_claims("level=x\nlevel:direction=y").unwrap_err();
         assert_eq!(twice.to_string(), "line 2: claim 'level' is defined twice");

@@ -221,13 +221,13 @@ fn defined_lines(sw: &Sweep, row: &SweepRow) -> Vec<String> {
         let AnyClaim::Defined(d) = &c.claim else {
             continue;
         };
-        let target = d.target.unwrap_or_else(|| {
+        let target = d.target().unwrap_or_else(|| {
             Target::ALL
                 .into_iter()
                 .max_by(|a, b| c.info(*a).excess_bits.total_cmp(&c.info(*b).excess_bits))
                 .unwrap_or(Target::Direction)
         });
-        let test = row.test.claim(&d.name);
+        let test = row.test.claim(d.name());
         let part = |c: &wavebench_core::score::ClaimInfo, part: Part| {
             let (i, b) = (c.info(target), c.complementary(target));
             let ci = |[lo, hi]: [f64; 2]| {
@@ -250,9 +250,9 @@ fn defined_lines(sw: &Sweep, row: &SweepRow) -> Vec<String> {
         };
         out.push(format!(
             "Your claim {} about {}{}: val {}; test {} ({} categories)",
-            d.name,
+            d.name(),
             target.name(),
-            if d.target.is_some() {
+            if d.target().is_some() {
                 ", in the score"
             } else {
                 ""

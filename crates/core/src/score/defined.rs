@@ -4,34 +4,29 @@
 //! every outcome, with its null and the bits it adds beyond the series. So a sentence can
 //! be tested before it goes into a prompt.
 
-use super::{Claim, Target};
+use super::{ClaimSpec, ClaimSpecs, Target};
 use crate::data::Normalize;
 use crate::features::{Features, Reads};
 use crate::prompt::{Prompter, TemplateError};
 use serde::Serialize;
 use std::sync::{Arc, OnceLock};
 
-/// `NAME[:OUTCOME]=TEMPLATE`, compiled.
+/// A claim a researcher defined ([`ClaimSpec`]), its template compiled.
 pub struct DefinedClaim {
-    pub name: String,
-    /// The outcome it is designated for: its excess bits join every template's score
-    /// (a sentence the prompts would add), and it gets a bootstrap interval.
-    pub target: Option<Target>,
-    /// The template's text.
-    pub source: String,
+    pub spec: ClaimSpec,
     prompter: Prompter,
     variables: Vec<String>,
 }
 
 impl std::fmt::Debug for DefinedClaim {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.spec())
+        write!(f, "{}", self.spec)
     }
 }
 
 impl PartialEq for DefinedClaim {
     fn eq(&self, o: &Self) -> bool {
-        self.name == o.name && self.target == o.target && self.source == o.source
+        self.spec == o.spec
     }
 }
 
@@ -174,39 +169,16 @@ impl WindowFacts {
 }
 
 impl DefinedClaim {
-    /// `NAME=TEMPLATE` or `NAME:OUTCOME=TEMPLATE`, as `--claim` takes it.
+    /// `NAME=TEMPLATE` or `NAME:OUTCOME=TEMPLATE`, as `--claim` takes it, compiled.
     pub fn parse(spec: &str) -> Result<DefinedClaim, DefinedError> {
-        let Some((key, source)) = spec.split_once('=') else {
-            return Err(DefinedError::Form(spec.to_string()));
-        };
-        DefinedClaim::new(key, source)
+        DefinedClaim::new(spec.parse()?)
     }
 
-    /// A claim keyed `NAME` or `NAME:OUTCOME` (TOML's `[claims]`), its template `source`.
-    pub fn new(key: &str, source: &str) -> Result<DefinedClaim, DefinedError> {
-        let (name, outcome) = split_key(key);
-        let mut chars = name.chars();
-        let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !well_formed {
-            return Err(DefinedError::Name(name.to_string()));
-        }
-        if Claim::NAMES.contains(&name) {
-            return Err(DefinedError::Builtin(name.to_string()));
-        }
-        let target = outcome
-            .map(|o| {
-                o.parse::<Target>().map_err(|error| DefinedError::Outcome {
-                    name: name.to_string(),
-                    error,
-                })
-            })
-            .transpose()?;
-        if source.trim().is_empty() {
-            return Err(DefinedError::Empty(name.to_string()));
-        }
-        let prompter = Prompter::new(source).map_err(|error| DefinedError::Template {
-            name: name.to_string(),
+    /// `spec` compiled: its template parsed and each variable it reads known.
+    pub fn new(spec: ClaimSpec) -> Result<DefinedClaim, DefinedError> {
+        let name = &spec.name;
+        let prompter = Prompter::new(&spec.template).map_err(|error| DefinedError::Template {
+            name: name.clone(),
             error,
         })?;
         let mut variables = prompter.variables();
@@ -220,61 +192,34 @@ impl DefinedClaim {
                 format!(" (did you mean {}?)", near.join(", "))
             };
             return Err(DefinedError::Variable {
-                name: name.to_string(),
+                name: name.clone(),
                 variable: v.clone(),
                 hint,
             });
         }
         Ok(DefinedClaim {
-            name: name.to_string(),
-            target,
-            source: source.to_string(),
+            spec,
             prompter,
             variables,
         })
     }
 
-    /// The claims of a configuration's `[claims]` table (key `NAME[:OUTCOME]`, value the
-    /// template), in key order, refusing a name given twice.
-    pub fn of_table(
-        table: &std::collections::BTreeMap<String, String>,
-    ) -> Result<Vec<Arc<DefinedClaim>>, DefinedError> {
-        let mut out: Vec<Arc<DefinedClaim>> = Vec::new();
-        for (key, source) in table {
-            let c = DefinedClaim::new(key, source)?;
-            if out.iter().any(|o| o.name == c.name) {
-                return Err(DefinedError::Twice(c.name));
-            }
-            out.push(Arc::new(c));
-        }
-        Ok(out)
+    /// A run's claims, compiled, in their order.
+    pub fn of_specs(specs: &ClaimSpecs) -> Result<Vec<Arc<DefinedClaim>>, DefinedError> {
+        specs
+            .iter()
+            .map(|c| DefinedClaim::new(c.clone()).map(Arc::new))
+            .collect()
     }
 
-    /// Add this claim to a `[claims]` table (the command line's `--claim` to the
-    /// configuration's, the app's editor line by line): the one place a name defined twice
-    /// (under any outcome) is refused, as [`DefinedClaim::of_table`] refuses it.
-    pub fn insert_into(
-        &self,
-        table: &mut std::collections::BTreeMap<String, String>,
-    ) -> Result<(), DefinedError> {
-        if table.keys().any(|k| split_key(k).0 == self.name) {
-            return Err(DefinedError::Twice(self.name.clone()));
-        }
-        table.insert(self.key(), self.source.clone());
-        Ok(())
+    pub fn name(&self) -> &str {
+        &self.spec.name
     }
 
-    /// `NAME[:OUTCOME]`, as TOML's `[claims]` keys it.
-    pub fn key(&self) -> String {
-        match self.target {
-            Some(t) => format!("{}:{}", self.name, t.name()),
-            None => self.name.clone(),
-        }
-    }
-
-    /// `NAME[:OUTCOME]=TEMPLATE`, as `--claim` takes it.
-    pub fn spec(&self) -> String {
-        format!("{}={}", self.key(), self.source)
+    /// The outcome it is designated for: its excess bits join every template's score
+    /// (a sentence the prompts would add), and it gets a bootstrap interval.
+    pub fn target(&self) -> Option<Target> {
+        self.spec.outcome
     }
 
     /// The variables the template reads.
@@ -314,23 +259,15 @@ impl DefinedClaim {
             self.prompter
                 .render_value(&context)
                 .map_err(|error| DefinedError::Template {
-                    name: self.name.clone(),
+                    name: self.spec.name.clone(),
                     error,
                 })?;
         let text = text.trim();
         if text.is_empty() {
-            return Err(DefinedError::RendersEmpty(self.name.clone()));
+            return Err(DefinedError::RendersEmpty(self.spec.name.clone()));
         }
         out.push_str(text);
         Ok(())
-    }
-}
-
-/// A `[claims]` key's name and outcome: `NAME` or `NAME:OUTCOME`, each trimmed.
-fn split_key(key: &str) -> (&str, Option<&str>) {
-    match key.split_once(':') {
-        Some((n, o)) => (n.trim(), Some(o.trim())),
-        None => (key.trim(), None),
     }
 }
 
@@ -355,8 +292,8 @@ mod tests {
             r#"level:direction={{ "above" if last > mean else "below" }} its window mean"#,
         )
         .unwrap();
-        assert_eq!(c.name, "level");
-        assert_eq!(c.target, Some(Target::Direction));
+        assert_eq!(c.name(), "level");
+        assert_eq!(c.target(), Some(Target::Direction));
         assert_eq!(c.variables(), ["last", "mean"]);
         let f = Features::of_statistics(Default::default());
         let mut s = String::new();
@@ -365,7 +302,7 @@ mod tests {
         c.category(&vars(&f, 0.5, 1.0), &mut s).unwrap();
         assert_eq!(s, "below its window mean");
         assert_eq!(
-            DefinedClaim::parse(&c.spec()).unwrap(),
+            DefinedClaim::parse(&c.spec.to_string()).unwrap(),
             c,
             "spec round-trips"
         );
@@ -393,11 +330,12 @@ mod tests {
             "{unknown}"
         );
         assert!(err("x=  ").contains("empty"));
-        let table = [("a", "{{ last }}"), ("a:direction", "{{ mean }}")]
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .into();
-        let twice = DefinedClaim::of_table(&table).unwrap_err();
-        assert_eq!(twice, DefinedError::Twice("a".into()));
+        let table: std::collections::BTreeMap<String, String> =
+            [("a", "{{ last }}"), ("a:direction", "{{ mean }}")]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .into();
+        let twice = serde_json::from_value::<ClaimSpecs>(serde_json::json!(table)).unwrap_err();
+        assert_eq!(twice.to_string(), DefinedError::Twice("a".into()).to_string());
     }
 
     #[test]

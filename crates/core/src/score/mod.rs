@@ -8,6 +8,7 @@
 
 mod cells;
 mod column;
+mod claim_spec;
 pub mod defined;
 pub mod forecaster;
 pub mod gain;
@@ -24,6 +25,7 @@ mod tiles;
 mod units;
 
 pub use column::{ColumnStats, Info};
+pub use claim_spec::{ClaimSpec, ClaimSpecs};
 pub use defined::{ClaimVars, DefinedClaim, DefinedError, WindowFacts};
 pub use forecaster::{ForecastClasses, Forecaster};
 pub use gain::{ForecastGain, GainUnits};
@@ -411,7 +413,7 @@ impl Serialize for AnyClaim {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             AnyClaim::Builtin(c) => AnyClaimForm::Builtin(*c),
-            AnyClaim::Defined(d) => AnyClaimForm::Defined(d.spec()),
+            AnyClaim::Defined(d) => AnyClaimForm::Defined(d.spec.to_string()),
         }
         .serialize(s)
     }
@@ -432,7 +434,7 @@ impl AnyClaim {
     pub fn name(&self) -> &str {
         match self {
             AnyClaim::Builtin(c) => c.name(),
-            AnyClaim::Defined(d) => &d.name,
+            AnyClaim::Defined(d) => d.name(),
         }
     }
 
@@ -440,7 +442,7 @@ impl AnyClaim {
     pub fn scored_against(&self) -> Option<Target> {
         match self {
             AnyClaim::Builtin(c) => c.scored_against(),
-            AnyClaim::Defined(d) => d.target,
+            AnyClaim::Defined(d) => d.target(),
         }
     }
 }

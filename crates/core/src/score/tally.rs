@@ -461,7 +461,7 @@ impl Evaluation {
             .map(|c| &c.claim)
             .filter(|c| match c {
                 AnyClaim::Builtin(b) => scored.contains(b),
-                AnyClaim::Defined(d) => d.target.is_some(),
+                AnyClaim::Defined(d) => d.target().is_some(),
             })
             .cloned()
             .collect();

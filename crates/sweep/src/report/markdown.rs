@@ -382,7 +382,7 @@ fn defined_section(o: &mut String, s: &Sweep, best: &SweepRow, label: &str) {
                 // The designated outcome has replicates: its intervals, where the part
                 // can give them.
                 let [ci, cb] = c.intervals(t).map(|i| s.shown(part, i)).map(|[lo, hi]| {
-                    if d.target == Some(t) && lo.is_finite() {
+                    if d.target() == Some(t) && lo.is_finite() {
                         format!(" [{lo:+.4}, {hi:+.4}]")
                     } else {
                         String::new()
@@ -391,8 +391,8 @@ fn defined_section(o: &mut String, s: &Sweep, best: &SweepRow, label: &str) {
                 let _ = writeln!(
                     o,
                     "| {}{} | {} | {} | {:.4} − {:.4} = {:+.4}{ci} (p {:.2}) | {:+.4}{cb} (p {:.2}) |",
-                    d.name,
-                    if d.target == Some(t) { " ◆" } else { "" },
+                    d.name(),
+                    if d.target() == Some(t) { " ◆" } else { "" },
                     part.name(),
                     t.name(),
                     i.mi_bits,
@@ -417,8 +417,8 @@ fn defined_section(o: &mut String, s: &Sweep, best: &SweepRow, label: &str) {
         let _ = writeln!(
             o,
             "\n`{}` = `{}`: {} categories on val: {}",
-            d.key(),
-            d.source,
+            d.spec.key(),
+            d.spec.template,
             val.categories.len(),
             cats.join(", ")
         );

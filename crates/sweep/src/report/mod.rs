@@ -94,9 +94,8 @@ pub fn json(s: &Sweep, by: RankBy, keep_degenerate: bool) -> Value {
             "val": baseline(&s.baseline.val, s.withholds(Part::Val)),
             "test": baseline(&s.baseline.test, s.withholds(Part::Test)),
         },
-        "defined_claims": s.base.claims.iter().map(|(key, template)| {
-            let (name, outcome) = key.split_once(':').map_or((key.as_str(), None), |(n, o)| (n, Some(o)));
-            json!({"name": name, "outcome": outcome, "template": template})
+        "defined_claims": s.base.claims.iter().map(|c| {
+            json!({"name": c.name, "outcome": c.outcome.map(|t| t.name()), "template": c.template})
         }).collect::<Vec<Value>>(),
         "forecast_gain": {
             "fit_units": s.gain.fit_units,
