@@ -29,13 +29,11 @@ use wavebench_core::stats::{LagRule, TOP_LAGS};
 use wavebench_core::transform;
 use wavebench_core::wavelet::{self, Mode};
 
-/// The transform the keyword arguments name, checked as the CLI checks them.
+/// The transform the keyword arguments name; its level is checked where every run's is,
+/// by [`RunSpec::new`] (through [`spec`]).
 fn settings(wavelet: &str, level: usize, mode: &str) -> PyResult<transform::Transform> {
     let w = wavelet::lookup(wavelet).map_err(|e| value_error(format!("wavelet: {e}")))?;
     let mode: Mode = parse("mode", mode)?;
-    if level == 0 {
-        return Err(value_error("level must be at least 1"));
-    }
     Ok(transform::Transform {
         wavelet: w,
         mode,

@@ -193,12 +193,15 @@ impl SweepOpts {
     pub fn plan(&self, data: &DataOpts) -> Result<Plan> {
         let mut base = base_config(data, &self.units, self.description.as_deref(), self.lags)?;
         for spec in &self.claims {
-            base.claims.define(spec).map_err(|e| match e {
-                    DefinedError::Twice(_) => Error::input(format!(
-                        "--claim: {e} (on the command line or in the configuration's [claims])"
-                    )),
-                    e => Error::input(format!("--claim: {e}")),
-                })?;
+            base.claims.define(spec).map_err(|e| {
+                let also = match e {
+                    DefinedError::Twice(_) => {
+                        " (on the command line or in the configuration's [claims])"
+                    }
+                    _ => "",
+                };
+                Error::about(&[Opt::Claim], format!("{OPTION}: {e}{also}"))
+            })?;
         }
         crate::defined_claims(&base).map_err(|e| Error::input(format!("[claims]: {e}")))?;
         let given = if self.template.is_empty() {

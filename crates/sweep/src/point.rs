@@ -18,7 +18,7 @@ use wavebench_core::prompt::{PromptVars, Prompter};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec};
 use wavebench_core::score::{
     AnyClaim, Claim, DefinedClaim, Diversity, Evaluation, ForecastGain, Part, PerPart, Scorer,
-    StatisticsColumns, Tally, WindowFacts,
+    StatisticsColumns, Tally, TextKey, WindowFacts,
 };
 use wavebench_core::stats::SeriesStats;
 use wavebench_core::timing::Timer;
@@ -74,7 +74,7 @@ struct Counts {
     sums: [f64; 6],
     counted: usize,
     /// Per template, per scored part (val, test), its prompts' hashes.
-    hashes: Vec<PerPart<Vec<[u128; 2]>>>,
+    hashes: Vec<PerPart<Vec<TextKey>>>,
     /// The units' Time-LLM statistics, in order, where they are kept.
     kept_stats: Option<Vec<SeriesStats>>,
 }
@@ -509,10 +509,10 @@ impl<'a> Scoring<'a> {
         template: &str,
         (prompter, texts): (&Prompter, Option<&UnitTexts>),
         counted: &[Counted<'_>],
-        hashes: &mut PerPart<Vec<[u128; 2]>>,
+        hashes: &mut PerPart<Vec<TextKey>>,
     ) -> Result<()> {
         let req = self.req;
-        let pieces: Vec<Result<Vec<(Part, [u128; 2])>>> = counted
+        let pieces: Vec<Result<Vec<(Part, TextKey)>>> = counted
             .par_chunks(RENDER_PIECE)
             .map(|piece| {
                 let mut text = String::new();

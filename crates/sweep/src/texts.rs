@@ -10,6 +10,7 @@ use std::sync::Arc;
 use wavebench_core::features::{Degenerate, Features};
 use wavebench_core::prompt::{Direct, Piece, PromptVars, Prompter};
 use wavebench_core::score::information::mask_digits_onto;
+use wavebench_core::score::TextKey;
 #[cfg(test)]
 use wavebench_core::score::Diversity;
 use wavebench_core::stats::SeriesStats;
@@ -36,12 +37,20 @@ pub struct UnitTexts {
 #[derive(Debug, Clone, Copy)]
 struct UnitKeys {
     /// The statistics piece, and its mask after the opening.
-    stats: [u128; 2],
+    stats: TextKey,
     /// The tail, and its mask after words that end in a letter or in a digit.
     tail: u128,
-    tail_masked: [u128; 2],
+    tail_masked: TailMasks,
     /// Whether the opening and statistics end in a digit (the words' mask goes on it).
     after_digit: bool,
+}
+
+/// A tail's mask as it reads after words that end in a letter, and in a digit (a run of
+/// digits that goes on into it is masked once).
+#[derive(Debug, Clone, Copy)]
+struct TailMasks {
+    after_letter: u128,
+    after_digit: u128,
 }
 
 /// Whether the text ends in a digit once `piece` follows a text that did when `before`
@@ -91,17 +100,20 @@ impl UnitTexts {
                 piece.clear();
                 direct.write_piece(Piece::Statistics, &vars(&f, run), &mut piece);
                 let after_opening = ends_in_digit(&opening, false);
-                let stats = [
-                    xxh3_128(piece.as_bytes()),
-                    masked_key(&piece, after_opening, &mut buf),
-                ];
+                let stats = TextKey {
+                    text: xxh3_128(piece.as_bytes()),
+                    masked: masked_key(&piece, after_opening, &mut buf),
+                };
                 let after_digit = ends_in_digit(&piece, after_opening);
                 piece.clear();
                 direct.write_piece(Piece::Tail, &vars(&f, run), &mut piece);
                 UnitKeys {
                     stats,
                     tail: xxh3_128(piece.as_bytes()),
-                    tail_masked: [false, true].map(|a| masked_key(&piece, a, &mut buf)),
+                    tail_masked: TailMasks {
+                        after_letter: masked_key(&piece, false, &mut buf),
+                        after_digit: masked_key(&piece, true, &mut buf),
+                    },
                     after_digit,
                 }
             })
@@ -148,7 +160,7 @@ impl UnitTexts {
         i: usize,
         vars: &PromptVars<'_>,
         scratch: &mut Scratch,
-    ) -> Option<[u128; 2]> {
+    ) -> Option<TextKey> {
         let u = self.units.get(i)?;
         let words = match self.direct.words_identity(vars.features) {
             Some(id) => match scratch.memo.get(&(id, u.after_digit)) {
@@ -169,14 +181,15 @@ impl UnitTexts {
             bytes[32..].copy_from_slice(&last.to_le_bytes());
             xxh3_128(&bytes[..if tail { 48 } else { 32 }])
         };
-        Some([
-            key(u.stats[0], words.text, u.tail),
-            key(
-                u.stats[1],
-                words.masked,
-                u.tail_masked[usize::from(words.ends_in_digit)],
-            ),
-        ])
+        let tail_masked = if words.ends_in_digit {
+            u.tail_masked.after_digit
+        } else {
+            u.tail_masked.after_letter
+        };
+        Some(TextKey {
+            text: key(u.stats.text, words.text, u.tail),
+            masked: key(u.stats.masked, words.masked, tail_masked),
+        })
     }
 
     /// The keys of a unit's words, written and masked after statistics that end in a
@@ -307,7 +320,7 @@ mod tests {
                 assert!(texts.serve(prompter, description, 512, 96));
                 assert!(!texts.serve(prompter, description, 512, 24));
                 let mut scratch = Scratch::default();
-                let mut seen: Vec<([u128; 2], [u128; 2], String)> = Vec::new();
+                let mut seen: Vec<(TextKey, TextKey, String)> = Vec::new();
                 for (i, (s, degenerate, w)) in units.iter().enumerate() {
                     let mut f = Features::of_statistics(s.clone());
                     f.degenerate = *degenerate;
@@ -326,14 +339,15 @@ mod tests {
                     let key = texts.hashes(i, &vars, &mut scratch).expect("a unit's keys");
                     let hashes = Diversity::hashes(&whole, &mut Vec::new());
                     for (k, h, text) in &seen {
-                        for m in 0..2 {
+                        let sides: [(&str, fn(&TextKey) -> u128); 2] =
+                            [("text", |k| k.text), ("mask", |k| k.masked)];
+                        for (m, (side, of)) in sides.into_iter().enumerate() {
                             assert_eq!(
-                                key[m] == k[m],
-                                hashes[m] == h[m],
-                                "{name}, unit {i} ({}): {whole:?} against {text:?}",
-                                ["text", "mask"][m]
+                                of(&key) == of(k),
+                                of(&hashes) == of(h),
+                                "{name}, unit {i} ({side}): {whole:?} against {text:?}",
                             );
-                            compared[m] += usize::from(key[m] == k[m]);
+                            compared[m] += usize::from(of(&key) == of(k));
                         }
                     }
                     seen.push((key, hashes, whole));

@@ -189,10 +189,17 @@ pub struct Diversity {
     pub entropy_masked_bits: f64,
 }
 
+/// A text told apart by its hashes (XXH3-128): as written, and with its digits masked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextKey {
+    pub text: u128,
+    pub masked: u128,
+}
+
 impl Diversity {
     pub fn of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Diversity {
         let mut buf = Vec::new();
-        let mut hashes: Vec<[u128; 2]> = texts
+        let mut hashes: Vec<TextKey> = texts
             .into_iter()
             .map(|t| Diversity::hashes(t, &mut buf))
             .collect();
@@ -201,28 +208,19 @@ impl Diversity {
 
     /// What one text adds to its set: the hashes of the text and of its words alone
     /// (digits masked), so that a caller may keep 32 bytes per prompt, not its text.
-    pub fn hashes(text: &str, buf: &mut Vec<u8>) -> [u128; 2] {
+    pub fn hashes(text: &str, buf: &mut Vec<u8>) -> TextKey {
         mask_digits_into(text.as_bytes(), buf);
-        [xxh3_128(text.as_bytes()), xxh3_128(buf)]
+        TextKey {
+            text: xxh3_128(text.as_bytes()),
+            masked: xxh3_128(buf),
+        }
     }
 
     /// The diversity of the texts whose [`Diversity::hashes`] these are (or any keys
     /// that are equal where the texts are), in any order (they are sorted here).
-    pub fn of_hashes(hashes: &mut [[u128; 2]]) -> Diversity {
-        let n = hashes.len();
-        let runs = |hashes: &mut [[u128; 2]], i: usize| {
-            hashes.sort_unstable_by_key(|h| h[i]);
-            let mut counts: Vec<u32> = hashes
-                .chunk_by(|a, b| a[i] == b[i])
-                .map(|run| run.len() as u32)
-                .collect();
-            // Summed in an order of their own, not the hashes': the same bits whatever
-            // keys tell the texts apart.
-            counts.sort_unstable();
-            (counts.len(), entropy_plug_in(counts, n))
-        };
-        let (distinct, entropy_bits) = runs(hashes, 0);
-        let (distinct_masked, entropy_masked_bits) = runs(hashes, 1);
+    pub fn of_hashes(hashes: &mut [TextKey]) -> Diversity {
+        let (distinct, entropy_bits) = runs(hashes, |h| h.text);
+        let (distinct_masked, entropy_masked_bits) = runs(hashes, |h| h.masked);
         Diversity {
             distinct,
             entropy_bits,
@@ -230,6 +228,20 @@ impl Diversity {
             entropy_masked_bits,
         }
     }
+}
+
+/// How many distinct `key`s the texts have, and the plug-in entropy of their counts.
+fn runs(hashes: &mut [TextKey], key: impl Fn(&TextKey) -> u128 + Copy) -> (usize, f64) {
+    let n = hashes.len();
+    hashes.sort_unstable_by_key(key);
+    let mut counts: Vec<u32> = hashes
+        .chunk_by(|a, b| key(a) == key(b))
+        .map(|run| run.len() as u32)
+        .collect();
+    // Summed in an order of their own, not the hashes': the same bits whatever keys tell
+    // the texts apart.
+    counts.sort_unstable();
+    (counts.len(), entropy_plug_in(counts, n))
 }
 
 /// `text` with each maximal run of ASCII digits replaced by one `#` (Python's

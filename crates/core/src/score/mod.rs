@@ -30,7 +30,7 @@ pub use defined::{ClaimVars, DefinedClaim, DefinedError, WindowFacts};
 pub use forecaster::{ForecastClasses, Forecaster};
 pub use gain::{ForecastGain, GainUnits};
 pub use horizons::Horizons;
-pub use information::Diversity;
+pub use information::{Diversity, TextKey};
 pub use information::{interval, paired_interval};
 pub use layout::{Fix, Layout};
 pub use outcomes::{Outcome, Terciles};

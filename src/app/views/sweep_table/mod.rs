@@ -126,10 +126,10 @@ pub(super) fn sweep_table(
                         let export = |r: &egui::Response, commands: &mut Vec<UiCommand>| {
                             let Some(row) = transform else { return };
                             r.context_menu(|ui| {
-                                if ui.button("Export configuration ...").clicked() {
-                                    commands.push(UiCommand::ExportSweepRow(Box::new(
-                                        sweep.config_of(row),
-                                    )));
+                                let export =
+                                    UiCommand::ExportSweepRow(Box::new(sweep.config_of(row)));
+                                if export.button(ui, true).clicked() {
+                                    commands.push(export);
                                     ui.close();
                                 }
                             });
