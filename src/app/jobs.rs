@@ -76,8 +76,7 @@ impl Workbench {
 
 pub(super) fn run_job(kind: JobKind, job: &RunningJob, wake: &dyn Fn()) -> Result<JobOutput> {
     let tick = |done: usize, total: usize| {
-        job.total.store(total, Ordering::Relaxed);
-        job.done.store(done, Ordering::Relaxed);
+        job.progress.set(done, total);
         wake();
         !job.cancel.load(Ordering::Relaxed)
     };

@@ -7,7 +7,7 @@ use super::state::Settings;
 use crate::error::{Error, Result};
 use crate::variants::Variant;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use wavebench_core::data::Table;
 use wavebench_core::pipeline::Inspection;
@@ -90,15 +90,14 @@ pub enum JobOutput {
 #[derive(Clone)]
 pub struct RunningJob {
     pub what: String,
-    pub done: Arc<AtomicUsize>,
-    pub total: Arc<AtomicUsize>,
+    pub progress: crate::sweep::Progress,
     pub cancel: Arc<AtomicBool>,
 }
 
 impl RunningJob {
+    /// The share done (0 until the job has counted its work).
     pub fn fraction(&self) -> f32 {
-        let total = self.total.load(Ordering::Relaxed).max(1);
-        self.done.load(Ordering::Relaxed) as f32 / total as f32
+        self.progress.fraction().unwrap_or(0.0)
     }
 }
 

@@ -5,7 +5,7 @@ use super::messages::{JobKind, Reply, RunningJob, WorkRequest, OTHER_WORK};
 use super::state::Settings;
 use crate::backend::LOCAL;
 use crate::error::{Error, Result};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use wavebench_core::config::Config;
@@ -57,8 +57,7 @@ impl Worker {
     pub fn start(&self, what: &str, kind: JobKind) -> RunningJob {
         let job = RunningJob {
             what: what.to_string(),
-            done: Arc::default(),
-            total: Arc::new(AtomicUsize::new(1)),
+            progress: Default::default(),
             cancel: Arc::default(),
         };
         let (j, replies, wake) = (job.clone(), self.replies.clone(), self.wake.clone());

@@ -71,15 +71,28 @@ impl Hash for Transform {
 }
 
 /// "db4 level 3 reflect": the one label of a transform.
+/// Its label, "db4 level 3 reflect": the wavelet and level ([`Transform::wavelet_level`])
+/// and the mode. Every label of a configuration starts from these words (a sweep row's
+/// from [`Transform::label_unless_reflect`]).
 impl fmt::Display for Transform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} level {} {}",
-            self.wavelet.name,
-            self.level,
-            self.mode.name()
-        )
+        write!(f, "{} {}", self.wavelet_level(), self.mode.name())
+    }
+}
+
+impl Transform {
+    /// "db4 level 3".
+    pub fn wavelet_level(&self) -> String {
+        format!("{} level {}", self.wavelet.name, self.level)
+    }
+
+    /// "db4 level 3", and the mode where it is not reflect (the default): a sweep row's
+    /// label before its template.
+    pub fn label_unless_reflect(&self) -> String {
+        match self.mode {
+            Mode::Reflect => self.wavelet_level(),
+            _ => self.to_string(),
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 
 #[macro_use]
 mod arrays;
-mod seed;
+mod generator;
 mod sweep;
 
 use arrays::{read, rows_error, value_error, with_rows, Batch, Data};
@@ -14,7 +14,7 @@ use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use seed::{seed_dict, seed_prompt};
+use generator::{generator_dict, generator_prompt};
 
 use std::sync::{Arc, Mutex, PoisonError};
 use wavebench_core::config::Config;
@@ -66,8 +66,9 @@ struct How {
 }
 
 impl How {
-    /// The seed's: all B·N series together, unnormalised, described as the seed did.
-    const SEED: How = How {
+    /// The DWTPromptGenerator's (the seed's): all B·N series together, unnormalised,
+    /// described as it did.
+    const GENERATOR: How = How {
         normalize: Normalize::None,
         aggregate: Aggregate::Batch,
         seed_compatible: true,
@@ -246,8 +247,8 @@ fn features<'py>(
 }
 
 /// A wavelet, level and mode, checked once, with the plan for the last series length it
-/// ran: the seed's transform, planned once and run every training step (the
-/// plan was ~2 % of a step's call when it was made per call).
+/// ran: the seed's transform, planned once and run every training step, never planned
+/// per call.
 #[pyclass(frozen, module = "wavebench._wavebench")]
 struct Transform {
     /// The seed's run: batch aggregation, unnormalised, described as the seed did.
@@ -276,7 +277,7 @@ impl Transform {
     #[pyo3(signature = (wavelet="db4", level=3, mode="reflect"))]
     fn new(wavelet: &str, level: usize, mode: &str) -> PyResult<Self> {
         Ok(Transform {
-            spec: spec(settings(wavelet, level, mode)?, How::SEED)?,
+            spec: spec(settings(wavelet, level, mode)?, How::GENERATOR)?,
             plan: Mutex::new(None),
         })
     }
@@ -308,7 +309,7 @@ impl Transform {
                 feats.len()
             )));
         };
-        seed_dict(py, f)
+        generator_dict(py, f)
     }
 
     /// Pickled (and deep-copied with a model) as its settings.
@@ -423,7 +424,7 @@ fn prompts(
 fn _wavebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Transform>()?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
-    m.add_function(wrap_pyfunction!(seed_prompt, m)?)?;
+    m.add_function(wrap_pyfunction!(generator_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(timellm_prompts, m)?)?;
     m.add_function(wrap_pyfunction!(prompts, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_part, m)?)?;

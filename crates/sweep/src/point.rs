@@ -26,8 +26,8 @@ use wavebench_core::timing::Timer;
 /// Prompts a thread renders at a time when a configuration's prompts are rendered.
 const RENDER_PIECE: usize = 2048;
 
-/// How far a grid point's units have got, read from another thread: the app's Data set
-/// pane draws it while its survey runs.
+/// How far a piece of work has got, read from another thread: the app's running job and
+/// its Data set pane's survey (a grid point's units) draw it while the work runs.
 #[derive(Debug, Clone, Default)]
 pub struct Progress(Arc<UnitsDone>);
 
@@ -44,6 +44,12 @@ impl Progress {
         let done = self.0.done.load(Ordering::Relaxed);
         let all = self.0.all.load(Ordering::Relaxed);
         (all > 0).then(|| (done.min(all) as f64 / all as f64) as f32)
+    }
+
+    /// `done` of `all`, as the work reports it.
+    pub fn set(&self, done: usize, all: usize) {
+        self.0.all.store(all, Ordering::Relaxed);
+        self.0.done.store(done, Ordering::Relaxed);
     }
 
     fn start(&self, all: usize) {

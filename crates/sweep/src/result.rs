@@ -43,18 +43,12 @@ impl SweepRow {
 
     /// "db4 level 3", with the mode and template where the sweep varies them.
     pub fn label(&self) -> String {
-        let t = &self.transform;
-        format!("{} level {}", t.name(), t.level)
+        self.transform.wavelet_level()
     }
 
     /// The label with the mode where it is not reflect, and the template.
     pub fn label_full(&self) -> String {
-        let mut s = self.label();
-        if self.transform.mode != wavebench_core::wavelet::Mode::Reflect {
-            s.push(' ');
-            s.push_str(self.transform.mode.name());
-        }
-        format!("{s}, {}", self.template)
+        format!("{}, {}", self.transform.label_unless_reflect(), self.template)
     }
 }
 

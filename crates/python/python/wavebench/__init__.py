@@ -240,7 +240,7 @@ class DWTPromptGenerator(_Module):
 
         base_info: min, max, median, lags, description, seq_len, pred_len.
         """
-        return _wavebench.seed_prompt(f"dwt-{self.compression_level}", features, base_info)
+        return _wavebench.generator_prompt(f"dwt-{self.compression_level}", features, base_info)
 
     def extra_repr(self):
         return (f"wavelet={self.wavelet!r}, level={self.level}, mode={self.mode!r}, "

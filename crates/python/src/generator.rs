@@ -1,4 +1,5 @@
-//! The seed's drop-in: its feature dict, and its prompt from such a dict.
+//! The DWTPromptGenerator drop-in (the seed, docs/seed.md): its feature dict, and its prompt
+//! from such a dict.
 
 use crate::arrays::value_error;
 use numpy::PyArray1;
@@ -9,7 +10,7 @@ use wavebench_core::features::Features;
 use wavebench_core::prompt::{self, PromptVars};
 
 /// The seed's feature dict of one group's features.
-pub(crate) fn seed_dict<'py>(py: Python<'py>, f: &Features) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn generator_dict<'py>(py: Python<'py>, f: &Features) -> PyResult<Bound<'py, PyDict>> {
     let f32s = |v: &[f64]| PyArray1::from_vec(py, v.iter().map(|&x| x as f32).collect());
     let d = PyDict::new(py);
     d.set_item(intern!(py, "energy_ratio"), f32s(&f.energy_ratio))?;
@@ -163,7 +164,7 @@ pub(crate) fn int_of<T: TryFrom<i64>>(v: &Bound<'_, PyAny>) -> PyResult<T> {
 /// the feature dict `gen(x)` returns (its keys) and base_info's min, max, median, lags,
 /// description, seq_len, pred_len, read here rather than rebuilt as a dict in Python.
 #[pyfunction]
-pub(crate) fn seed_prompt(
+pub(crate) fn generator_prompt(
     py: Python<'_>,
     template: &str,
     features: &Bound<'_, PyAny>,
