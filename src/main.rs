@@ -55,8 +55,8 @@ fn main() {
 
 /// End a command without the C++ static destructors: every output is written (files are
 /// synced and renamed by `export`) and standard output is flushed here, and libtorch's
-/// destructors only free its operator registry, ~85 ms of a per-series `prompts` run
-/// that the OS does at once.
+/// destructors only free its operator registry, which the OS does at once (BENCHMARKS.md,
+/// "Measurements behind the code").
 fn quick_exit(mut code: i32) -> ! {
     use std::io::Write;
     match std::io::stdout().flush() {

@@ -4,8 +4,8 @@
 /// Keep freed memory in the process for the next allocation (once is enough; again is
 /// harmless). Each configuration allocates and frees the same ~100 MB (summaries,
 /// features, prompts); by default glibc returns large blocks to the kernel and the next
-/// configuration faults them back in, page by page: 3 s of system time over a sweep of
-/// ETTh1 (0.3 s with this).
+/// configuration faults them back in, page by page (BENCHMARKS.md, "Measurements behind
+/// the code").
 pub(crate) fn keep_freed_memory() {
     #[cfg(target_env = "gnu")]
     // SAFETY: mallopt only sets allocator parameters (the CLI's sweep and the app's sweep

@@ -29,7 +29,7 @@ pub struct LaneScratch<T> {
     /// The extended input of the level being transformed, and of the next level (the two
     /// swap after each level): a level's approximation is written straight into the next
     /// level's extension, and the group's samples straight into the first level's, so no
-    /// level copies its input (that copy was ~10% of a training step's batch).
+    /// level copies its input (BENCHMARKS.md, "Measurements behind the code").
     ext: Vec<Lane<T>>,
     next: Vec<Lane<T>>,
     /// A level's input when its extension does not hold it verbatim (`holds_input`).
@@ -143,8 +143,9 @@ fn edges<T: Real>(lp: &LevelPlan, x: Option<&[Lane<T>]>, ext: &mut [Lane<T>]) {
     for (t, taps) in &lp.edges {
         let mut v = zero::<T>();
         for tap in taps {
-            // Both samples are read and one kept: written as a `match` (one read), the
-            // whole lane kernel measured 1.5× slower (LLVM's code for the loops around it).
+            // Both samples are read and one kept, not a `match` with one read: LLVM's code
+            // for the loops around a `match` slows the whole lane kernel (BENCHMARKS.md,
+            // "Measurements behind the code").
             let s = x.map_or(ext[lo + tap.index], |x| x[tap.index]);
             v = madd(v, T::from_f64(tap.coef), &s);
         }
@@ -250,7 +251,7 @@ fn correlate<T: Real, const SUM_A: bool>(
         let window = &ext[2 * o..2 * o + 2 * (B - 1) + f];
         let (mut sa, mut sd) = ([zero::<T>(); B], [zero::<T>(); B]);
         // Each tap's samples as a window of the block's: no bounds check in the loop (an
-        // index range per tap cost two, ~6 % of the transform).
+        // index range per tap costs two).
         for ((taps, &l), &h) in window.windows(2 * B - 1).zip(lo).zip(hi) {
             for b in 0..B {
                 let s = &taps[2 * b];

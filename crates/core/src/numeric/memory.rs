@@ -2,7 +2,8 @@
 
 /// A zeroed buffer of `n` samples. Large ones are backed by transparent huge pages where
 /// the kernel offers them, as numpy does for big arrays: first-touch faults on 4 KiB pages
-/// otherwise cost more than the transform itself (measured: 82K faults per ETTh1 batch),
+/// otherwise cost more than the transform itself (BENCHMARKS.md, "Measurements behind
+/// the code"),
 /// and streaming through 4 KiB pages misses the TLB every other series.
 pub fn zeroed<T: Default + Clone>(n: usize) -> Vec<T> {
     // alloc_zeroed for a zero of all-zero bits (0.0): fresh, untouched pages when large.

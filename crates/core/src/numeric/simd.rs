@@ -5,10 +5,10 @@
 //! around. So the kernel is written once, generic over [`Vector`],
 //! and each instruction set supplies the handful of operations it needs: AVX-512 and
 //! AVX2 through intrinsics (masked stores for the last partial vector included), anything
-//! else through [`Portable`]'s eight-lane arrays, which LLVM does vectorise. Compiled in an
-//! AVX2+FMA frame, `Portable` measured within noise of the AVX2 intrinsics (35–55 ms
-//! against 35–52 ms for the ETTh1 batch), so CPUs with FMA in hardware (aarch64) should get
-//! vector code from it as well.
+//! else through [`Portable`]'s eight-lane arrays, which LLVM does vectorise: compiled in an
+//! AVX2+FMA frame it runs as fast as the AVX2 intrinsics (BENCHMARKS.md, "Measurements
+//! behind the code"), so CPUs with FMA in hardware (aarch64) should get vector code from
+//! it as well.
 //!
 //! Multiply-adds are fused (`a·b + c` rounded once) in every implementation, the portable
 //! one included, so every vector width gives the same bits.
@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Isa {
     /// Plain Rust (eight-lane arrays the compiler vectorises as it can). On x86-64 CPUs
-    /// without FMA, `mul_add` runs in software there, about 40× slower than AVX2.
+    /// without FMA, `mul_add` runs in software there: a last resort.
     Portable,
     /// x86-64 AVX2 with FMA: 256-bit vectors.
     Avx2,

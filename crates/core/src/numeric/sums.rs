@@ -115,7 +115,7 @@ fn tail(rest: &[f64], f: impl Fn(f64) -> f64) -> f64 {
 
 /// Side-by-side sums in AVX2 registers. Written with intrinsics because LLVM, given the
 /// plain version's arrays of lanes, pairs lanes of different series into two-wide vectors
-/// and spills (measured: the normalisation stage was a fifth of the sliding path). Each
+/// and spills (BENCHMARKS.md, "Measurements behind the code"). Each
 /// series' eight lanes are two 4-lane accumulators, added in the same order as `sum_by`'s
 /// (no fused multiply-add), so the bits are the same.
 #[cfg(target_arch = "x86_64")]

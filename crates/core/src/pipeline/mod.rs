@@ -152,11 +152,10 @@ impl Shape<'_> {
     }
 
     /// On trial, the first chunk is the sample: a 64th of the windows (at least 32, whole
-    /// batches), so a run of one chunk (weather: 2,488 windows) can still change course
-    /// (it was the whole run, and slid with 2,224 windows recomputed), and a sample that
-    /// says no costs little: its windows are computed twice, sliding at up to 3.5x the
-    /// per-window time (a 32nd cost weather 1.17x the per-window run; a 64th, 38 windows
-    /// of 21 channels, still tells).
+    /// batches), so a run of one chunk can still change course, and a sample that says no
+    /// costs little: its windows are computed twice, and sliding a window the sample
+    /// rejects costs several per-window transforms (BENCHMARKS.md, "Measurements behind
+    /// the code").
     fn trial_len(&self, chunk: usize) -> usize {
         let whole = if self.method.aggregate == Aggregate::Batch {
             self.method.batch_size

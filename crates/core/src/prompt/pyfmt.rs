@@ -34,7 +34,7 @@ impl Repr {
         // Where Python writes fixed notation (decimal exponent in [-4, 16): the bounds are
         // the doubles nearest 1e-4 and 1e16, so the shortest digits of every double below
         // one fall below it too), Żmij's own text is repr's, sign and "0.0" included:
-        // copied as it is (reading its digits back out was ~3 % of a Time-LLM batch).
+        // copied as it is, never read back into digits.
         if x == 0.0 || (1e-4..1e16).contains(&x.abs()) {
             return f.write_str(zmij::Buffer::new().format_finite(x));
         }
@@ -94,9 +94,8 @@ fn laid_out(x: f64, f: &mut impl fmt::Write) -> fmt::Result {
 ///
 /// The digits are Żmij's (`zmij`: shortest, and the closest to `x` among the shortest,
 /// as CPython's `repr` and Rust's own formatter choose them), read back from its text
-/// (`"0.00123"`, `"123.0"`, `"1.5e-7"`, `"1e16"`): Rust's `{:e}` and string splitting
-/// were a tenth of a Time-LLM prompt. Żmij gave Ryu's digits on 68 million values (random
-/// doubles, every 97th f32, decimals) and made `timellm_prompts` ~1-2 % faster.
+/// (`"0.00123"`, `"123.0"`, `"1.5e-7"`, `"1e16"`), never through Rust's `{:e}` and string
+/// splitting; Żmij's digits are Ryu's (BENCHMARKS.md, "Measurements behind the code").
 fn shortest(x: f64, out: &mut [u8; 24]) -> (usize, i32) {
     if x == 0.0 {
         out[0] = b'0';

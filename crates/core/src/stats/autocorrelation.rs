@@ -16,7 +16,7 @@ pub(super) enum Autocorrelation {
 
 /// Plan once per length for the whole process, execute many: every task of every run
 /// (and every call from Python) makes a scratch, and planning computes twiddles with
-/// sin/cos each time (measured: 1 % of a Time-LLM batch for the pair pass's alone).
+/// sin/cos each time.
 fn planned<P, R>(
     planner: &'static OnceLock<Mutex<P>>,
     make: fn() -> P,

@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 /// Min, max and median of consecutive windows of one series, kept as a sorted window.
 ///
 /// Moving a window by a stride `s` replaces `s` samples, each one binary search and one
-/// short shift, instead of a fresh selection over the whole window: with stride 1 that is
-/// ~20× less work than `select_nth_unstable` per window.
+/// short shift, instead of a fresh selection over the whole window (`select_nth_unstable`)
+/// per window.
 pub struct SlidingOrder {
     len: usize,
     sorted: Vec<f64>,

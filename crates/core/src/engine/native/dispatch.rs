@@ -42,8 +42,8 @@ pub fn summarize_rows<T: Real>(
     }
 }
 
-/// The lane kernels are eight-wide arrays either way, so AVX-512 runs the AVX2 frame
-/// (an AVX-512 frame measured the same: 113–141 ms for the batch pipeline both ways).
+/// The lane kernels are eight-wide arrays either way, so AVX-512 runs the AVX2 frame (an
+/// AVX-512 frame is no faster: BENCHMARKS.md, "Measurements behind the code").
 pub fn summarize_task<W: Real>(
     isa: Isa,
     batch: &WindowBatch<'_>,

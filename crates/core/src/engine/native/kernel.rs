@@ -212,9 +212,9 @@ where
         .zip(os.chunks_exact_mut(plan.coeffs_per_series()))
         .enumerate()
     {
-        // The hardware prefetcher alone left the loads of each new series waiting on
-        // memory (42% of the kernel's samples); asking two series ahead overlaps that wait
-        // with the transform of the current one.
+        // Ask for the series two ahead: the hardware prefetcher alone leaves each new
+        // series' loads waiting on memory, and this overlaps that wait with the transform
+        // of the current one (BENCHMARKS.md, "Measurements behind the code").
         if let Some(next) = xs.get((i + PREFETCH) * plan.len..(i + PREFETCH + 1) * plan.len) {
             simd::prefetch(next);
         }

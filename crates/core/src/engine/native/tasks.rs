@@ -32,8 +32,8 @@ pub(super) fn summarize_task<W: Real>(
     let (n, len, stride) = (batch.channel_count(), plan.len, plan.coeffs_per_series());
     let block = BLOCK_WINDOWS * n;
     // Working memory for the series this task holds, not a whole block's: the sliding
-    // path recomputes its unsettled windows one at a time, and zeroing a block's ~1 MB
-    // for each was 2 % of a sweep.
+    // path recomputes its unsettled windows one at a time, and must not zero a block's
+    // ~1 MB for each.
     let groups = block.min(sums.len()).div_ceil(LANES);
     let mut s = LaneScratch::<W>::new(plan);
     let mut xs: Vec<Lane<W>> = vec![[W::ZERO; LANES]; groups * len];

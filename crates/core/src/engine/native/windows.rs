@@ -76,7 +76,7 @@ pub fn summarize_slices<W: Real, U: Send + Default>(
     let isa = Isa::active();
     debug_assert_eq!(plan.work_dtype(W::DTYPE), W::DTYPE);
     debug_assert!(rows.iter().all(|r| r.len() == plan.len));
-    // Made in place: `vec![x; n]` copied a whole default summary per item (4% of a batch).
+    // Made in place, never `vec![x; n]`, which copies a whole default summary per item.
     let mut out: Vec<SeriesSummary> = (0..rows.len()).map(|_| Default::default()).collect();
     let mut per_group: Vec<U> = (0..rows.len().div_ceil(LANES))
         .map(|_| Default::default())

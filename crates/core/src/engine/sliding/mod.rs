@@ -101,8 +101,8 @@ pub fn summarize_levels<W: Real>(
         return outs;
     }
     // A task takes consecutive windows of every channel, so its series are one contiguous
-    // run of each output and are written in place (a summary is a few hundred bytes:
-    // moving 118,363 of them into place was 8 % of a run).
+    // run of each output and are written in place (a summary is a few hundred bytes,
+    // too many to move into place afterwards).
     let mut tasks: Vec<(Range<usize>, Vec<Out<'_>>)> = Vec::new();
     let mut rests: Vec<Out<'_>> = outs
         .iter_mut()
