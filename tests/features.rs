@@ -32,7 +32,11 @@ fn check(case: &str, kind: EngineKind) {
                 .map(|c| c.as_str().unwrap().to_string())
                 .collect(),
         ),
-        rows: Some(format!("{}..{}", doc["rows"][0], doc["rows"][1]).parse().unwrap()),
+        rows: Some(
+            format!("{}..{}", doc["rows"][0], doc["rows"][1])
+                .parse()
+                .unwrap(),
+        ),
         seq_len: Some(doc["seq_len"].as_u64().unwrap() as usize),
         stride: doc["stride"].as_u64().unwrap() as usize,
         dtype: DType::F64,

@@ -240,28 +240,7 @@ impl Workbench {
             ui.ctx().set_theme(theme);
         }
         egui::Panel::top("menu").show(ui, |ui| {
-            egui::MenuBar::new().ui(ui, |ui| {
-                self.file_menu(ui);
-                self.view_menu(ui);
-                ui.checkbox(&mut self.settings.raw_coefficients, "raw coefficients");
-                if self.compare.is_none() {
-                    if UiCommand::PinForCompare
-                        .button(ui, true)
-                        .on_hover_text(
-                            "Keep this configuration as B and compare it with the knobs' A",
-                        )
-                        .clicked()
-                    {
-                        self.queue(UiCommand::PinForCompare);
-                    }
-                } else if UiCommand::StopComparing.button(ui, true).clicked() {
-                    self.queue(UiCommand::StopComparing);
-                }
-                if self.window.busy {
-                    ui.spinner();
-                }
-                ui.label(self.status.line());
-            });
+            egui::MenuBar::new().ui(ui, |ui| self.menu_bar(ui));
         });
         if let Some(job) = self.job.clone() {
             egui::Panel::bottom("job").show(ui, |ui| {
@@ -298,6 +277,28 @@ impl Workbench {
         self.request_if_changed();
         self.request_compare_if_changed();
         self.request_survey_if_changed();
+    }
+
+    /// The menus, the compare pin, and the status line.
+    fn menu_bar(&mut self, ui: &mut egui::Ui) {
+        self.file_menu(ui);
+        self.view_menu(ui);
+        ui.checkbox(&mut self.settings.raw_coefficients, "raw coefficients");
+        if self.compare.is_none() {
+            if UiCommand::PinForCompare
+                .button(ui, true)
+                .on_hover_text("Keep this configuration as B and compare it with the knobs' A")
+                .clicked()
+            {
+                self.queue(UiCommand::PinForCompare);
+            }
+        } else if UiCommand::StopComparing.button(ui, true).clicked() {
+            self.queue(UiCommand::StopComparing);
+        }
+        if self.window.busy {
+            ui.spinner();
+        }
+        ui.label(self.status.line());
     }
 
     /// The arrangement, to rearrange (what the View menu and tab drags do).

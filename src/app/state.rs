@@ -209,8 +209,8 @@ impl Settings {
     /// Set the selected rows; `end` 0 = to the end of the file.
     pub fn set_row_bounds(&mut self, start: usize, end: usize) {
         let end = (end > start).then_some(end);
-        self.run.rows = (start > 0 || end.is_some())
-            .then_some(wavebench_core::data::RowRange { start, end });
+        self.run.rows =
+            (start > 0 || end.is_some()).then_some(wavebench_core::data::RowRange { start, end });
     }
 
     /// What a run over the whole data set (an export, the proposals' measurement) runs

@@ -84,34 +84,37 @@ impl Serialize for JsonOne<'_> {
     }
 }
 
-pub(super) fn read(path: &Path) -> Result<Coeffs> {
-    #[derive(Deserialize)]
-    struct File {
-        wavelet: String,
-        mode: Mode,
-        level: usize,
-        dtype: DType,
-        #[serde(default)]
-        engine: String,
-        series: Vec<One>,
-    }
-    #[derive(Deserialize)]
-    struct One {
-        file: Option<String>,
-        #[serde(default)]
-        column: String,
-        window: Option<usize>,
-        start: Option<usize>,
-        start_time: Option<String>,
-        coeffs: Option<Vec<Vec<f64>>>,
-        components: Option<serde::de::IgnoredAny>,
-        signal: Option<serde::de::IgnoredAny>,
-    }
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "read", e))?;
-    let doc: File = serde_json::from_reader(io::BufReader::new(f))
-        .map_err(|e| Error::input(format!("not a decompose document: {e}")))?;
-    let mut series = Vec::with_capacity(doc.series.len());
-    for (i, s) in doc.series.into_iter().enumerate() {
+/// A decompose document as `read` takes it.
+#[derive(Deserialize)]
+struct File {
+    wavelet: String,
+    mode: Mode,
+    level: usize,
+    dtype: DType,
+    #[serde(default)]
+    engine: String,
+    series: Vec<One>,
+}
+
+/// One series of a decompose document: its place, and its coefficients (or what another
+/// kind of table holds instead).
+#[derive(Deserialize)]
+struct One {
+    file: Option<String>,
+    #[serde(default)]
+    column: String,
+    window: Option<usize>,
+    start: Option<usize>,
+    start_time: Option<String>,
+    coeffs: Option<Vec<Vec<f64>>>,
+    components: Option<serde::de::IgnoredAny>,
+    signal: Option<serde::de::IgnoredAny>,
+}
+
+/// Each series holds coefficients, or the error names the kind of table it is from (a
+/// reconstruction's components or signal) or the series without them.
+fn check_series_hold_coeffs(series: &[One]) -> Result<()> {
+    for (i, s) in series.iter().enumerate() {
         match (&s.coeffs, &s.components, &s.signal) {
             (Some(_), _, _) => {}
             (None, Some(_), _) => check_kind("components")?,
@@ -122,9 +125,17 @@ pub(super) fn read(path: &Path) -> Result<Coeffs> {
                 )))
             }
         }
-        series.push(s);
     }
-    let doc_series = series;
+    Ok(())
+}
+
+/// The coefficients of a decompose document (`decompose -o FILE.json`).
+pub(super) fn read(path: &Path) -> Result<Coeffs> {
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "read", e))?;
+    let doc: File = serde_json::from_reader(io::BufReader::new(f))
+        .map_err(|e| Error::input(format!("not a decompose document: {e}")))?;
+    check_series_hold_coeffs(&doc.series)?;
+    let doc_series = doc.series;
     let lens: Vec<usize> = doc_series
         .first()
         .and_then(|s| s.coeffs.as_ref())

@@ -169,6 +169,30 @@ impl Run {
         }
     }
 
+    /// Each file's windows under `--shard` (None without one): a shard needs every
+    /// file's window count first, to cut the whole run evenly. A single file's table and
+    /// windows are kept from that pass rather than loaded twice.
+    fn shard_parts(&self) -> Result<(Option<Vec<Range<usize>>>, Option<(Table, Prepared)>)> {
+        let Some(shard) = self.shard else {
+            return Ok((None, None));
+        };
+        let files = &self.set.files;
+        let mut kept: Option<(Table, Prepared)> = None;
+        let mut counts = Vec::with_capacity(files.len());
+        for f in files {
+            let opened = self.open(f)?;
+            counts.push(opened.as_ref().map_or(0, |(_, p)| p.windows.count));
+            if files.len() == 1 {
+                kept = opened;
+            }
+        }
+        let group = match self.spec.cfg.aggregate {
+            Aggregate::Batch => self.spec.cfg.batch_size,
+            _ => 1,
+        };
+        Ok((Some(shard.parts(&counts, group)), kept))
+    }
+
     /// The pipeline's units over every file (this shard's windows of each), handed to
     /// `each` a chunk of about `CHUNK_UNITS` at a time, in order, so a run over any file
     /// holds one chunk; with a progress bar and the engine's notice on stderr, each said
@@ -180,27 +204,7 @@ impl Run {
         mut each: impl FnMut(FileUnits, &mut Timer) -> Result<()>,
     ) -> Result<()> {
         let files = &self.set.files;
-        // A shard needs every file's window count first, to cut the whole run evenly. A
-        // single file is kept from that pass rather than loaded twice.
-        let mut kept: Option<(Table, Prepared)> = None;
-        let parts: Option<Vec<Range<usize>>> = match self.shard {
-            None => None,
-            Some(shard) => {
-                let mut counts = Vec::with_capacity(files.len());
-                for f in files {
-                    let opened = self.open(f)?;
-                    counts.push(opened.as_ref().map_or(0, |(_, p)| p.windows.count));
-                    if files.len() == 1 {
-                        kept = opened;
-                    }
-                }
-                let group = match self.spec.cfg.aggregate {
-                    Aggregate::Batch => self.spec.cfg.batch_size,
-                    _ => 1,
-                };
-                Some(shard.parts(&counts, group))
-            }
-        };
+        let (parts, mut kept) = self.shard_parts()?;
         let mut engine = self.spec.engine();
         notice(&engine.notice, self.quiet);
         let said = engine.notice.clone();

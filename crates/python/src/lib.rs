@@ -10,11 +10,11 @@ mod generator;
 mod sweep;
 
 use arrays::{read, rows_error, value_error, with_rows, Batch, Data};
+use generator::{generator_dict, generator_prompt};
 use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use generator::{generator_dict, generator_prompt};
 
 use std::sync::{Arc, Mutex, PoisonError};
 use wavebench_core::config::Config;
@@ -180,14 +180,7 @@ fn features<'py>(
     let (batch, feats) = described_features(py, x, &spec)?;
     let d = PyDict::new(py);
     let f: Vec<&Features> = feats.iter().collect();
-    // Each unit's sample, and channel (-1 for a unit of several channels).
-    let (sample, channel): (Vec<i64>, Vec<i64>) = match aggregate {
-        Aggregate::Series => (0..batch.b * batch.n)
-            .map(|k| ((k / batch.n) as i64, (k % batch.n) as i64))
-            .unzip(),
-        Aggregate::Sample => (0..batch.b).map(|b| (b as i64, -1)).unzip(),
-        Aggregate::Batch => (vec![0], vec![-1]),
-    };
+    let (sample, channel) = unit_places(aggregate, batch.b, batch.n);
     d.set_item("sample", PyArray1::from_vec(py, sample))?;
     d.set_item("channel", PyArray1::from_vec(py, channel))?;
     let scalar =
@@ -228,22 +221,38 @@ fn features<'py>(
     d.set_item("max", scalar(|x| x.max))?;
     d.set_item("median", scalar(|x| x.median))?;
     d.set_item("trend", scalar(|x| x.trend))?;
-    // One row per unit, -1 past a unit's own lags (a constant series has none).
-    let lags = |get: fn(&Features) -> &[usize]| -> PyResult<Bound<'py, PyArray2<i64>>> {
-        let width = f.iter().map(|x| get(x).len()).max().unwrap_or(0);
-        let rows: Vec<Vec<i64>> = f
-            .iter()
-            .map(|x| {
-                let mut row: Vec<i64> = get(x).iter().map(|&v| v as i64).collect();
-                row.resize(width, -1);
-                row
-            })
-            .collect();
-        PyArray2::from_vec2(py, &rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))
-    };
-    d.set_item("lags", lags(|x| &x.lags)?)?;
-    d.set_item("lags_clean", lags(|x| &x.lags_clean)?)?;
+    d.set_item("lags", lag_rows(py, &f, |x| &x.lags)?)?;
+    d.set_item("lags_clean", lag_rows(py, &f, |x| &x.lags_clean)?)?;
     Ok(d)
+}
+
+/// Each unit's sample, and channel (-1 for a unit of several channels), for `b` samples
+/// of `n` channels under `aggregate`.
+fn unit_places(aggregate: Aggregate, b: usize, n: usize) -> (Vec<i64>, Vec<i64>) {
+    match aggregate {
+        Aggregate::Series => (0..b * n).map(|k| ((k / n) as i64, (k % n) as i64)).unzip(),
+        Aggregate::Sample => (0..b).map(|b| (b as i64, -1)).unzip(),
+        Aggregate::Batch => (vec![0], vec![-1]),
+    }
+}
+
+/// The lags `get` reads, one row per unit, -1 past a unit's own lags (a constant series
+/// has none).
+fn lag_rows<'py>(
+    py: Python<'py>,
+    f: &[&Features],
+    get: fn(&Features) -> &[usize],
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let width = f.iter().map(|x| get(x).len()).max().unwrap_or(0);
+    let rows: Vec<Vec<i64>> = f
+        .iter()
+        .map(|x| {
+            let mut row: Vec<i64> = get(x).iter().map(|&v| v as i64).collect();
+            row.resize(width, -1);
+            row
+        })
+        .collect();
+    PyArray2::from_vec2(py, &rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 /// A wavelet, level and mode, checked once, with the plan for the last series length it

@@ -200,27 +200,7 @@ impl Grid {
                 }
             }
         }
-        let mut skipped = Vec::new();
-        if !none.is_empty() {
-            skipped.push(format!(
-                "{} left out: windows of {seq_len} rows allow {} no level (level 1 needs a window of at least 2·(filter length - 1) rows)",
-                listed(&none),
-                if none.len() == 1 { "it" } else { "them" },
-            ));
-        }
-        if !above.is_empty() {
-            let each: Vec<String> = above
-                .iter()
-                .map(|(w, max, l)| {
-                    let l: Vec<String> = l.iter().map(usize::to_string).collect();
-                    format!("{w} {} (up to {max})", l.join(","))
-                })
-                .collect();
-            skipped.push(format!(
-                "levels above a wavelet's maximum for windows of {seq_len} rows left out: {}",
-                listed(&each)
-            ));
-        }
+        let skipped = left_out_lines(seq_len, &none, &above);
         if out.is_empty() {
             return Err(Error::about(
                 &[Opt::SeqLen, Opt::Wavelets, Opt::Levels],
@@ -231,6 +211,38 @@ impl Grid {
         }
         Ok((out, skipped))
     }
+}
+
+/// A line for each kind of what a grid left out for windows of `seq_len` rows: the
+/// wavelets with no valid level (`none`), and each wavelet's levels above its maximum
+/// (`above`: the wavelet, its maximum, the levels asked above it).
+fn left_out_lines(
+    seq_len: usize,
+    none: &[&str],
+    above: &[(&str, usize, Vec<usize>)],
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !none.is_empty() {
+        lines.push(format!(
+            "{} left out: windows of {seq_len} rows allow {} no level (level 1 needs a window of at least 2·(filter length - 1) rows)",
+            listed(none),
+            if none.len() == 1 { "it" } else { "them" },
+        ));
+    }
+    if !above.is_empty() {
+        let each: Vec<String> = above
+            .iter()
+            .map(|(w, max, l)| {
+                let l: Vec<String> = l.iter().map(usize::to_string).collect();
+                format!("{w} {} (up to {max})", l.join(","))
+            })
+            .collect();
+        lines.push(format!(
+            "levels above a wavelet's maximum for windows of {seq_len} rows left out: {}",
+            listed(&each)
+        ));
+    }
+    lines
 }
 
 /// "db4 given 2 times in --wavelets, 3 given 2 times in --levels; each runs once": each

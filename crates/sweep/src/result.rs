@@ -48,7 +48,11 @@ impl SweepRow {
 
     /// The label with the mode where it is not reflect, and the template.
     pub fn label_full(&self) -> String {
-        format!("{}, {}", self.transform.label_unless_reflect(), self.template)
+        format!(
+            "{}, {}",
+            self.transform.label_unless_reflect(),
+            self.template
+        )
     }
 }
 

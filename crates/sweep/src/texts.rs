@@ -10,9 +10,9 @@ use std::sync::Arc;
 use wavebench_core::features::{Degenerate, Features};
 use wavebench_core::prompt::{Direct, Piece, PromptVars, Prompter};
 use wavebench_core::score::information::mask_digits_onto;
-use wavebench_core::score::TextKey;
 #[cfg(test)]
 use wavebench_core::score::Diversity;
+use wavebench_core::score::TextKey;
 use wavebench_core::stats::SeriesStats;
 use xxhash_rust::xxh3::xxh3_128;
 

@@ -39,18 +39,8 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
     let fixed = |e: wavebench_core::score::ScoreError| e.with_fix(&layout, &req.split);
     // The forecasters are fit on every train unit, or on a subset where one was asked for
     // (docs/score.md#what-the-prompt-adds-beyond-the-series).
-    let train_units: usize = tables
-        .iter()
-        .zip(&ranges)
-        .map(|((_, t), rows)| {
-            let units = req.split.borders(rows.start, rows.len()).map_or(0, |b| {
-                layout.units_in(rows.start, b.part(wavebench_core::score::Part::Train))
-            });
-            units * t.channels.len()
-        })
-        .sum();
     let fit_every = wavebench_core::score::forecaster::fit_every(
-        train_units,
+        train_units(tables, &ranges, &layout, req),
         layout.seq_len,
         layout.stride,
         req.protocol.fit_subset_above,
@@ -97,6 +87,26 @@ pub fn scorer(tables: &[(&str, &Table)], req: &Request) -> Result<Scorer> {
         [(name, table)] => Error::from(fixed(e)).within(&place(name, table)),
         _ => Error::from(fixed(e)),
     })
+}
+
+/// The train units of `tables` (their rows `ranges`) under `layout` and `req`'s split:
+/// windows whose horizon lies in train, × channels.
+fn train_units(
+    tables: &[(&str, &Table)],
+    ranges: &[std::ops::Range<usize>],
+    layout: &Layout,
+    req: &Request,
+) -> usize {
+    tables
+        .iter()
+        .zip(ranges)
+        .map(|((_, t), rows)| {
+            let units = req.split.borders(rows.start, rows.len()).map_or(0, |b| {
+                layout.units_in(rows.start, b.part(wavebench_core::score::Part::Train))
+            });
+            units * t.channels.len()
+        })
+        .sum()
 }
 
 /// Per channel name (summed over files), its left-out units, the most first.

@@ -23,12 +23,7 @@ impl ClaimEditor {
     /// text is parsed (each claim compiled) only when it changes.
     fn sync(&mut self, s: &mut Settings) {
         if s.run.claims != self.applied {
-            self.text = s
-                .run
-                .claims
-                .iter()
-                .map(|c| format!("{c}\n"))
-                .collect();
+            self.text = s.run.claims.iter().map(|c| format!("{c}\n")).collect();
             self.applied = s.run.claims.clone();
         }
         if self.parsed.as_deref() == Some(self.text.as_str()) {

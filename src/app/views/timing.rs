@@ -145,7 +145,12 @@ impl TimingView {
         ui.add_space(4.0);
         let measure = self.variants_ui(ui, current, running);
         ui.add_space(4.0);
-        // Stacked area of the last runs: each stage a band between the running sums.
+        self.history_plot(ui);
+        measure
+    }
+
+    /// A stacked area of the last runs: each stage a band between the running sums.
+    fn history_plot(&self, ui: &mut egui::Ui) {
         let runs: Vec<&Vec<f64>> = self.history.iter().collect();
         Plot::new("history")
             .height((ui.available_height() - 4.0).max(60.0))
@@ -182,7 +187,6 @@ impl TimingView {
                     );
                 }
             });
-        measure
     }
 
     /// The proposals' switches and, once measured, one row per variant: a bar of its
@@ -275,36 +279,42 @@ fn variant_rows(ui: &mut egui::Ui, rows: &[Measured]) {
                         tip.push(format!("{}: {ms:.3} ms", stage.name()));
                     }
                     resp.on_hover_text(tip.join("\n"));
-                    let total = total_ms(m);
-                    let mut words = vec![format!("{total:.1} ms")];
-                    if m.variant == Variant::Baseline {
-                        words.push(format!("{} prompts", m.prompts));
-                    } else {
-                        // Like with like: the cache's two epochs against two of the
-                        // baseline's.
-                        let (base, epochs) = (base * m.variant.epochs() as f64, m.variant.epochs());
-                        if base > 0.0 && total > 0.0 {
-                            let than = match epochs {
-                                1 => String::new(),
-                                n => format!(" than {n} baseline epochs"),
-                            };
-                            words.push(if total <= base {
-                                format!("{:.2}× faster{than}", base / total)
-                            } else {
-                                format!("{:.2}× slower{than}", total / base)
-                            });
-                        }
-                        words.push(format!(
-                            "{} of {} prompts changed",
-                            m.prompts_changed, m.prompts
-                        ));
-                    }
-                    if let Some(h) = m.cache_hit_rate {
-                        words.push(format!("{:.1} % cache hits", h * 100.0));
-                    }
-                    ui.add(egui::Label::new(egui::RichText::new(words.join(" · ")).small()).wrap());
+                    let words = variant_words(m, total_ms(m), base);
+                    ui.add(egui::Label::new(egui::RichText::new(words).small()).wrap());
                 });
                 ui.end_row();
             }
         });
+}
+
+/// A variant's numbers beneath its bar: its total, and against the baseline's `base` ms
+/// how much faster or slower, the prompts it changed, and the cache's hit rate.
+fn variant_words(m: &Measured, total: f64, base: f64) -> String {
+    let mut words = vec![format!("{total:.1} ms")];
+    if m.variant == Variant::Baseline {
+        words.push(format!("{} prompts", m.prompts));
+    } else {
+        // Like with like: the cache's two epochs against two of the
+        // baseline's.
+        let (base, epochs) = (base * m.variant.epochs() as f64, m.variant.epochs());
+        if base > 0.0 && total > 0.0 {
+            let than = match epochs {
+                1 => String::new(),
+                n => format!(" than {n} baseline epochs"),
+            };
+            words.push(if total <= base {
+                format!("{:.2}× faster{than}", base / total)
+            } else {
+                format!("{:.2}× slower{than}", total / base)
+            });
+        }
+        words.push(format!(
+            "{} of {} prompts changed",
+            m.prompts_changed, m.prompts
+        ));
+    }
+    if let Some(h) = m.cache_hit_rate {
+        words.push(format!("{:.1} % cache hits", h * 100.0));
+    }
+    words.join(" · ")
 }

@@ -317,7 +317,15 @@ pub(crate) fn features(
         w0 = w.end;
     }
     timer.add_path(path);
+    units_of_chunks(shape, chunks, timer)
+}
 
+/// Every chunk's units, in order, once each chunk's features are in.
+fn units_of_chunks(
+    shape: &Shape<'_>,
+    chunks: Vec<Chunk>,
+    timer: &mut Timer,
+) -> Result<Vec<Unit>, EngineError> {
     let t = Instant::now();
     let mut units = Vec::with_capacity(chunks.iter().map(|c| c.groups.len()).sum());
     for Chunk {

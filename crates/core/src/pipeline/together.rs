@@ -106,6 +106,30 @@ fn differ(shapes: &[Shape<'_>]) -> Option<&'static str> {
     })
 }
 
+/// The units a run over `shape`'s windows makes.
+fn unit_count(shape: &Shape<'_>) -> usize {
+    let total = shape.windows.count;
+    match shape.method.aggregate {
+        Aggregate::Series => total * shape.table.channels.len(),
+        Aggregate::Sample => total,
+        Aggregate::Batch => total.div_ceil(shape.method.batch_size.max(1)),
+    }
+}
+
+/// Those of the runs `sliding` still on the sliding path, and their plans.
+fn still_sliding(runs: &[Run<'_, '_>], sliding: &[usize]) -> (Vec<usize>, Vec<SlidePlan>) {
+    let live: Vec<usize> = sliding
+        .iter()
+        .copied()
+        .filter(|&k| runs[k].slide.is_ok())
+        .collect();
+    let plans: Vec<SlidePlan> = live
+        .iter()
+        .filter_map(|&k| runs[k].slide.as_ref().ok().map(|(sp, _)| sp.clone()))
+        .collect();
+    (live, plans)
+}
+
 /// The runs `sliding` (each slides, by increasing level), chunk by chunk of `shape`'s
 /// windows: one sliding pass for those still sliding, then each run's own settling, trial
 /// and units; a run whose trial fails goes on window by window, as it would alone.
@@ -121,11 +145,7 @@ fn slide_together(
     // Every run's features of a chunk are held at once.
     let chunk = shape.chunk_len(sliding.len());
     let stats = shape.stats();
-    let units = match shape.method.aggregate {
-        Aggregate::Series => total * shape.table.channels.len(),
-        Aggregate::Sample => total,
-        Aggregate::Batch => total.div_ceil(shape.method.batch_size.max(1)),
-    };
+    let units = unit_count(shape);
     for &k in sliding {
         runs[k].units.reserve_exact(units);
     }
@@ -138,15 +158,7 @@ fn slide_together(
         let batch = rows.batch();
         let groups = groups(shape, w.clone());
         let constant = shape.constant_series(&rows);
-        let live: Vec<usize> = sliding
-            .iter()
-            .copied()
-            .filter(|&k| runs[k].slide.is_ok())
-            .collect();
-        let plans: Vec<SlidePlan> = live
-            .iter()
-            .filter_map(|&k| runs[k].slide.as_ref().ok().map(|(sp, _)| sp.clone()))
-            .collect();
+        let (live, plans) = still_sliding(runs, sliding);
         let summaries = summarize(shape, &batch, &plans, stats, timer);
         if summaries.len() != live.len() {
             return Err(EngineError::Internal(format!(

@@ -140,8 +140,13 @@ impl RunSpec {
     pub fn prepare(&self, table: &Table) -> Result<Prepared, DataError> {
         let p = table.path.display();
         let t = self.cfg.transform;
-        let windows = Windows::new(table.rows(), self.cfg.rows, self.cfg.seq_len, self.cfg.stride)
-            .map_err(|e| e.within(&p.to_string()))?;
+        let windows = Windows::new(
+            table.rows(),
+            self.cfg.rows,
+            self.cfg.seq_len,
+            self.cfg.stride,
+        )
+        .map_err(|e| e.within(&p.to_string()))?;
         let plan = Plan::new(t.wavelet, t.mode, t.level, windows.seq_len)
             .map_err(|e| DataError::new(format!("{p}: {e}")))?;
         if self.purpose == Purpose::Features {

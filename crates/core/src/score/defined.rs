@@ -335,7 +335,10 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .into();
         let twice = serde_json::from_value::<ClaimSpecs>(serde_json::json!(table)).unwrap_err();
-        assert_eq!(twice.to_string(), DefinedError::Twice("a".into()).to_string());
+        assert_eq!(
+            twice.to_string(),
+            DefinedError::Twice("a".into()).to_string()
+        );
     }
 
     #[test]

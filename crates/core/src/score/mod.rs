@@ -7,8 +7,8 @@
 //! The score is a proxy for a forecaster's use of the prompt, not a forecast.
 
 mod cells;
-mod column;
 mod claim_spec;
+mod column;
 pub mod defined;
 pub mod forecaster;
 pub mod gain;
@@ -24,14 +24,14 @@ mod tally;
 mod tiles;
 mod units;
 
-pub use column::{ColumnStats, Info};
 pub use claim_spec::{ClaimSpec, ClaimSpecs};
+pub use column::{ColumnStats, Info};
 pub use defined::{ClaimVars, DefinedClaim, DefinedError, WindowFacts};
 pub use forecaster::{ForecastClasses, Forecaster};
 pub use gain::{ForecastGain, GainUnits};
 pub use horizons::Horizons;
-pub use information::{Diversity, TextKey};
 pub use information::{interval, paired_interval};
+pub use information::{Diversity, TextKey};
 pub use layout::{Fix, Layout};
 pub use outcomes::{Outcome, Terciles};
 pub use sequences::{Protocol, Sequences};
