@@ -130,10 +130,7 @@ impl RankBy {
             RankBy::Pair(c, t) => {
                 let claim = e.claims.iter().find(|x| x.claim == AnyClaim::Builtin(c))?;
                 let null = claim.info(t).null_median;
-                claim.stats.boot[t as usize]
-                    .iter()
-                    .map(|b| b - null)
-                    .collect()
+                claim.stats.boot[t].iter().map(|b| b - null).collect()
             }
         };
         (!v.is_empty()).then_some(v)

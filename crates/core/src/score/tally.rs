@@ -392,27 +392,29 @@ pub struct ClaimInfo {
 
 impl ClaimInfo {
     pub fn info(&self, target: Target) -> Info {
-        self.stats.info[target as usize]
+        self.stats.info[target]
     }
 
     /// `I(C; O | B̂)` against its null.
     pub fn complementary(&self, target: Target) -> Info {
-        self.stats.complementary[target as usize]
+        self.stats.complementary[target]
     }
 
     /// The 95% bootstrap intervals of the excess bits about `target` and of the excess
     /// beyond the series: only for the outcome the claim is scored against (the others
     /// have no replicates: [NaN, NaN]).
     pub fn intervals(&self, target: Target) -> [[f64; 2]; 2] {
-        let t = target as usize;
         let excess = |boot: &[f64], null: f64| {
             interval(&boot.iter().map(|v| v - null).collect::<Vec<f64>>())
         };
         [
-            excess(&self.stats.boot[t], self.stats.info[t].null_median),
             excess(
-                &self.stats.boot_complementary[t],
-                self.stats.complementary[t].null_median,
+                &self.stats.boot[target],
+                self.stats.info[target].null_median,
+            ),
+            excess(
+                &self.stats.boot_complementary[target],
+                self.stats.complementary[target].null_median,
             ),
         ]
     }
@@ -475,7 +477,11 @@ impl Evaluation {
     }
 
     fn summed(self, scored: Vec<AnyClaim>) -> Evaluation {
-        let replicates = self.claims.first().map_or(0, |c| c.stats.boot[0].len());
+        // The first claim (trend) is scored against direction: its replicates are the count.
+        let replicates = self
+            .claims
+            .first()
+            .map_or(0, |c| c.stats.boot[Target::Direction].len());
         let mut boot = vec![0.0; replicates];
         let mut boot_c = vec![0.0; replicates];
         let (mut score, mut mi_sum, mut complementary) = (0.0, 0.0, 0.0);
@@ -483,16 +489,15 @@ impl Evaluation {
             let Some(target) = c.claim.scored_against() else {
                 continue;
             };
-            let t = target as usize;
-            let info = c.stats.info[t];
+            let info = c.stats.info[target];
             score += info.excess_bits;
             mi_sum += info.mi_bits;
-            for (acc, v) in boot.iter_mut().zip(&c.stats.boot[t]) {
+            for (acc, v) in boot.iter_mut().zip(&c.stats.boot[target]) {
                 *acc += v - info.null_median;
             }
-            let ci = c.stats.complementary[t];
+            let ci = c.stats.complementary[target];
             complementary += ci.excess_bits;
-            for (acc, v) in boot_c.iter_mut().zip(&c.stats.boot_complementary[t]) {
+            for (acc, v) in boot_c.iter_mut().zip(&c.stats.boot_complementary[target]) {
                 *acc += v - ci.null_median;
             }
         }

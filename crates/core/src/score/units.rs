@@ -327,7 +327,9 @@ impl Scorer {
                     .iter()
                     .map(|c| u32::from(super::cells::predicted(c)[t]))
                     .collect();
-                column_stats(&ids, usize::from(CLASSES[t]), None, seqs, &xlnx).info[t]
+                column_stats(&ids, usize::from(CLASSES[t]), None, seqs, &xlnx)
+                    .info
+                    .0[t]
             })
         });
         let (fit_units, gain, gain_withheld) =

@@ -17,7 +17,7 @@ mod null;
 use super::cells::OFFSET;
 use super::information::{quantile_of, XLnX};
 use super::sequences::Sequences;
-use super::Target;
+use super::{PerTarget, Target};
 use serde::{Deserialize, Serialize};
 
 /// A claim × outcome pair's information, its null and how far it stands above it, in bits.
@@ -40,13 +40,13 @@ pub struct Info {
 /// each bootstrap replicate.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ColumnStats {
-    pub info: [Info; 3],
-    pub complementary: [Info; 3],
+    pub info: PerTarget<Info>,
+    pub complementary: PerTarget<Info>,
     /// Per outcome, each replicate's `I(C; O)` (the designated outcome's only; the others
     /// are empty).
-    pub boot: [Vec<f64>; 3],
+    pub boot: PerTarget<Vec<f64>>,
     /// Per outcome, each replicate's `I(C; O | B̂)` (likewise).
-    pub boot_complementary: [Vec<f64>; 3],
+    pub boot_complementary: PerTarget<Vec<f64>>,
 }
 
 /// Values within this many bits of the observed one count as reaching it (so that a
@@ -190,23 +190,24 @@ pub fn column_stats(
 
     // The bootstrap serves the score, which reads a claim's designated outcome only: its
     // cells alone are counted.
-    let mut boot: [Vec<f64>; 3] = Default::default();
-    let mut boot_c: [Vec<f64>; 3] = Default::default();
+    let mut boot: PerTarget<Vec<f64>> = Default::default();
+    let mut boot_c: PerTarget<Vec<f64>> = Default::default();
     if let Some(target) = target {
         let t = target as usize;
-        (boot[t], boot_c[t]) = bootstrap(ids, k, t, seqs, xlnx, &mut scratch, SNAPSHOT_COUNTS)
-            .into_iter()
-            .unzip();
+        (boot[target], boot_c[target]) =
+            bootstrap(ids, k, t, seqs, xlnx, &mut scratch, SNAPSHOT_COUNTS)
+                .into_iter()
+                .unzip();
     }
 
-    let mut info = [Info::default(); 3];
-    let mut complementary = [Info::default(); 3];
-    for t in 0..3 {
-        let mut v: Vec<f64> = null[t].iter().map(|x| x.0).collect();
-        info[t] = against(observed[t].0, &mut v);
-        let mut v: Vec<f64> = null[t].iter().map(|x| x.1).collect();
-        complementary[t] = against(observed[t].1, &mut v);
-    }
+    let info = PerTarget::from_fn(|t| {
+        let mut v: Vec<f64> = null[t as usize].iter().map(|x| x.0).collect();
+        against(observed[t as usize].0, &mut v)
+    });
+    let complementary = PerTarget::from_fn(|t| {
+        let mut v: Vec<f64> = null[t as usize].iter().map(|x| x.1).collect();
+        against(observed[t as usize].1, &mut v)
+    });
     ColumnStats {
         info,
         complementary,

@@ -133,36 +133,37 @@ fn runs_and_units_count_the_same_tables_as_the_definition() {
             let got = column_stats(&ids, k as usize, Some(target), &s, &XLnX::new(s.units()));
             assert!(got
                 .boot
+                .0
                 .iter()
                 .enumerate()
                 .all(|(u, b)| (u == t) != b.is_empty()));
             let what = format!("runs of {run_len}, {k} categories, outcome {t}");
             assert!(
-                (got.info[t].mi_bits - observed[t].0).abs() < 1e-12,
+                (got.info[target].mi_bits - observed[t].0).abs() < 1e-12,
                 "{what}"
             );
             assert!(
-                (got.complementary[t].mi_bits - observed[t].1).abs() < 1e-12,
+                (got.complementary[target].mi_bits - observed[t].1).abs() < 1e-12,
                 "{what}"
             );
             let mut n: Vec<f64> = null.iter().map(|v| v[t].0).collect();
             assert!(
-                (got.info[t].null_median - quantile_of(&mut n, 0.5)).abs() < 1e-12,
+                (got.info[target].null_median - quantile_of(&mut n, 0.5)).abs() < 1e-12,
                 "{what}"
             );
             let mut n: Vec<f64> = null.iter().map(|v| v[t].1).collect();
             assert!(
-                (got.complementary[t].null_p95 - quantile_of(&mut n, 0.95)).abs() < 1e-12,
+                (got.complementary[target].null_p95 - quantile_of(&mut n, 0.95)).abs() < 1e-12,
                 "{what}"
             );
-            assert_eq!(got.boot[t].len(), boot.len());
+            assert_eq!(got.boot[target].len(), boot.len());
             for (r, b) in boot.iter().enumerate() {
                 assert!(
-                    (got.boot[t][r] - b[t].0).abs() < 1e-12,
+                    (got.boot[target][r] - b[t].0).abs() < 1e-12,
                     "{what} replicate {r}"
                 );
                 assert!(
-                    (got.boot_complementary[t][r] - b[t].1).abs() < 1e-12,
+                    (got.boot_complementary[target][r] - b[t].1).abs() < 1e-12,
                     "{what}"
                 );
             }
@@ -226,11 +227,11 @@ fn a_claim_that_is_the_outcome_stands_above_its_null() {
     let (_, s) = made(5);
     let ids: Vec<u32> = s.cells.iter().map(|c| c[0] as u32 / 2).collect();
     let got = column_stats(&ids, 2, Some(Target::Direction), &s, &XLnX::new(s.units()));
-    let d = got.info[Target::Direction as usize];
+    let d = got.info[Target::Direction];
     assert!(d.mi_bits > 0.9 && d.p == 1.0 / 20.0, "{d:?}");
     assert!(d.excess_bits > 0.9);
     // The forecaster's classes are random here: the claim adds all it knows.
-    assert!(got.complementary[0].excess_bits > 0.9);
+    assert!(got.complementary[Target::Direction].excess_bits > 0.9);
 }
 
 /// A slowly changing category sequence: runs of random length around `mean_run`.
@@ -272,7 +273,7 @@ fn a_placebo_claim_scores_within_its_null() {
     for seed in 100..140 {
         let placebo = runs_of(3 * m, 60, 3, seed);
         let got = column_stats(&placebo, 3, None, &s, &xlnx);
-        for i in got.info {
+        for i in got.info.0 {
             flagged += usize::from(i.p <= 0.05);
             excess.push(i.excess_bits);
             // Chance agreement of slow sequences is far above a shuffle's floor
