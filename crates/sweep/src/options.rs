@@ -78,7 +78,7 @@ impl DataOpts {
         }
         if let Some(t) = &self.time_column {
             c.time_column = t.parse().map_err(|e: wavebench_core::names::BadValue| {
-                Error::input(format!("--time-column: {e}"))
+                Error::about(&[Opt::TimeColumn], format!("{OPTION}: {e}"))
             })?;
         }
         c.skip_bad_files |= self.skip_bad_files;
@@ -260,8 +260,9 @@ pub fn base_config(
         base.lags = l;
     }
     if base.seq_len.is_none() {
-        return Err(Error::input(
-            "--seq-len: a sweep scores windows of a given length (Time-LLM uses 512)",
+        return Err(Error::about(
+            &[Opt::SeqLen],
+            format!("{OPTION}: a sweep scores windows of a given length (Time-LLM uses 512)"),
         ));
     }
     Ok(base)

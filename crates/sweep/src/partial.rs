@@ -12,6 +12,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use wavebench_core::data::Table;
+use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::run_spec::Shard;
 
 /// The most shards a sweep may be cut into: the merge keeps a slot per shard, and a grid
@@ -194,10 +195,13 @@ fn sha256(bytes: &[u8]) -> String {
 /// A shard a sweep can be cut into: at most [`MAX_SHARDS`].
 pub fn check_shard(shard: Shard) -> Result<()> {
     if shard.count > MAX_SHARDS {
-        return Err(Error::input(format!(
-            "--shard {}/{}: a sweep has at most {MAX_SHARDS} shards",
-            shard.index, shard.count
-        )));
+        return Err(Error::about(
+            &[Opt::Shard],
+            format!(
+                "{OPTION} {}/{}: a sweep has at most {MAX_SHARDS} shards",
+                shard.index, shard.count
+            ),
+        ));
     }
     Ok(())
 }
