@@ -15,28 +15,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
     let cfg = common.config()?;
     let coeffs = band_table::read_coeffs(path)?;
     let p = path.display();
-
-    // The file's settings win; an option that contradicts them is a mistake worth a word,
-    // because it would silently reconstruct a different signal.
-    let (wavelet_name, mode) = match &coeffs.meta {
-        Some(m) => {
-            if let Some(w) = common.wavelet.as_deref().filter(|w| *w != m.wavelet) {
-                return Err(Error::input(format!(
-                    "{p}: the coefficients were made with --wavelet {}; --wavelet {w} contradicts it (drop the option)",
-                    m.wavelet
-                )));
-            }
-            if let Some(md) = common.mode.filter(|md| *md != m.mode) {
-                return Err(Error::input(format!(
-                    "{p}: the coefficients were made with --mode {}; --mode {} contradicts it (drop the option)",
-                    m.mode.name(),
-                    md.name()
-                )));
-            }
-            (m.wavelet.clone(), m.mode)
-        }
-        None => (cfg.transform.name().to_string(), cfg.transform.mode),
-    };
+    let (wavelet_name, mode) = settings(&coeffs, common, &cfg, path)?;
     let w = wavelet::lookup(&wavelet_name).map_err(|e| Error::input(format!("--wavelet: {e}")))?;
     inverse::check_band_lens(&coeffs.lens, w, mode).map_err(|e| {
         let hint = match coeffs.meta {
@@ -60,27 +39,7 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
             coeffs.lens.len()
         )));
     }
-    if let Some((at, v)) = first_non_finite(&coeffs.values) {
-        // Inverted, one NaN spreads over a filter's reach of every level: say where it is.
-        let per: usize = coeffs.lens.iter().sum();
-        let (series, mut offset) = (at / per.max(1), at % per.max(1));
-        let band = coeffs
-            .lens
-            .iter()
-            .position(|&l| {
-                let inside = offset < l;
-                if !inside {
-                    offset -= l;
-                }
-                inside
-            })
-            .unwrap_or(0);
-        return Err(Error::input(format!(
-            "{p}: series {series} ('{}'), band {}, coefficient {offset} is {v}; waverec needs finite coefficients",
-            coeffs.labels.get(series).map_or("", |l| l.column.as_str()),
-            coeffs.names.get(band).map_or("?", String::as_str),
-        )));
-    }
+    check_finite(&coeffs, path)?;
     // Precision: --dtype when given, else the file's.
     let dtype = common.dtype.unwrap_or(coeffs.values.as_ref().dtype());
     let input = if coeffs.values.as_ref().dtype() == dtype {
@@ -114,6 +73,64 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
         eprintln!("wavebench: {n}");
     }
     Ok(())
+}
+
+/// The wavelet's name and the mode to reconstruct with: the file's settings win; an
+/// option that contradicts them is a mistake worth a word, because it would silently
+/// reconstruct a different signal. A file that records neither takes the options'.
+fn settings(
+    coeffs: &band_table::Coeffs,
+    common: &Common,
+    cfg: &wavebench_core::config::Config,
+    path: &Path,
+) -> Result<(String, Mode)> {
+    let p = path.display();
+    Ok(match &coeffs.meta {
+        Some(m) => {
+            if let Some(w) = common.wavelet.as_deref().filter(|w| *w != m.wavelet) {
+                return Err(Error::input(format!(
+                    "{p}: the coefficients were made with --wavelet {}; --wavelet {w} contradicts it (drop the option)",
+                    m.wavelet
+                )));
+            }
+            if let Some(md) = common.mode.filter(|md| *md != m.mode) {
+                return Err(Error::input(format!(
+                    "{p}: the coefficients were made with --mode {}; --mode {} contradicts it (drop the option)",
+                    m.mode.name(),
+                    md.name()
+                )));
+            }
+            (m.wavelet.clone(), m.mode)
+        }
+        None => (cfg.transform.name().to_string(), cfg.transform.mode),
+    })
+}
+
+/// Every coefficient is finite, or the error says where the first that is not lies:
+/// inverted, one NaN spreads over a filter's reach of every level.
+fn check_finite(coeffs: &band_table::Coeffs, path: &Path) -> Result<()> {
+    let Some((at, v)) = first_non_finite(&coeffs.values) else {
+        return Ok(());
+    };
+    let per: usize = coeffs.lens.iter().sum();
+    let (series, mut offset) = (at / per.max(1), at % per.max(1));
+    let band = coeffs
+        .lens
+        .iter()
+        .position(|&l| {
+            let inside = offset < l;
+            if !inside {
+                offset -= l;
+            }
+            inside
+        })
+        .unwrap_or(0);
+    Err(Error::input(format!(
+        "{}: series {series} ('{}'), band {}, coefficient {offset} is {v}; waverec needs finite coefficients",
+        path.display(),
+        coeffs.labels.get(series).map_or("", |l| l.column.as_str()),
+        coeffs.names.get(band).map_or("?", String::as_str),
+    )))
 }
 
 /// Every series' signal (series-major), reconstructed in parallel, a piece of 16,384
