@@ -590,7 +590,6 @@ const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
     ("src/app/views/sweep_table/model.rs", "cell"),
     ("src/band_table/npz.rs", "read"),
     ("src/band_table/parquet.rs", "read"),
-    ("src/cli/bench.rs", "run"),
     ("src/engine/torch/pack.rs", "pack"),
     ("src/export/feature_table.rs", "feature_frame"),
     ("src/npy.rs", "read"),

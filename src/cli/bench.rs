@@ -7,10 +7,13 @@ use crate::backend::LOCAL;
 use crate::error::{Error, Result};
 use crate::export;
 use crate::timing_report::{Machine, Report};
-use crate::variants::{self, Variant, Workload};
+use crate::variants::{self, Variant, VariantRun, Workload};
 use std::path::Path;
-use wavebench_core::engine::EngineKind;
+use wavebench_core::config::Config;
+use wavebench_core::engine::{EngineKind, Plan, Selected};
+use wavebench_core::prompt::Prompter;
 use wavebench_core::run_spec::Backend;
+use wavebench_core::run_spec::Prepared;
 use wavebench_core::timing::{RunReport, Stage, Timer};
 
 pub fn run(
@@ -43,20 +46,15 @@ pub fn run(
         .spec
         .prepare(&first)?
         .sliding(r.spec.slide(&prompter, false));
-    // The seed's adaptive level, checked like any level (docs/transform.md#levels).
-    let adaptive = if variants.contains(&Variant::AdaptiveLevel) {
-        let plan = variants::adaptive_plan(
-            cfg.transform.wavelet,
-            cfg.transform.mode,
-            prepared.windows.seq_len,
-        )
-        .map_err(|e| Error::input(format!("--variants adaptive-level: {e}")))?;
-        Some(plan)
-    } else {
-        None
-    };
-    let variant_fail = |v: Variant, e: Error| {
-        Error::input(format!("--variants {}: {}", v.name(), super::message(&e)))
+    let adaptive = adaptive_plan(variants, cfg, prepared.windows.seq_len)?;
+    let bench = Bench {
+        r: &r,
+        path,
+        prepared: &prepared,
+        prompter: &prompter,
+        adaptive: adaptive.as_ref(),
+        repeat,
+        quiet: common.data.quiet,
     };
     let mut runs = Vec::new();
     let mut gpu = None;
@@ -71,67 +69,17 @@ pub fn run(
         let mut baseline: Option<Vec<String>> = None;
         let compare = variants.iter().any(|&v| v != Variant::Baseline);
         for &variant in variants {
-            let label = format!("{} {}", engine.engine.kind().name(), variant.name());
-            let bar = run::progress_of(repeat + 1, common.data.quiet, &label, "runs");
-            let mut timers = Vec::with_capacity(repeat);
-            let mut first_outcome = None;
-            for rep in 0..=repeat {
-                let mut timer = Timer::new(cfg.precise_timing);
-                // Each repeat loads the file again: loading is a stage of the pipeline.
-                let table = timer.time(Stage::Load, || r.spec.load(path))?;
-                let work = Workload {
-                    prepared: prepared.clone(),
-                    table: &table,
-                    prompter: &prompter,
-                    description: &cfg.description,
-                    pred_len: cfg.pred_len,
-                };
-                if compare && baseline.is_none() && variant != Variant::Baseline {
-                    // Untimed: the reference the variants are compared with (a timed baseline
-                    // run that comes first gives it for free, below).
-                    let mut scratch = Timer::new(false);
-                    let out =
-                        variants::run(Variant::Baseline, &mut engine, &work, None, &mut scratch)
-                            .map_err(|e| variant_fail(Variant::Baseline, e))?;
-                    baseline = Some(out.prompts);
-                }
-                let out = variants::run(variant, &mut engine, &work, adaptive.as_ref(), &mut timer)
-                    .map_err(|e| variant_fail(variant, e))?;
-                if rep > 0 {
-                    timers.push(timer); // the first run warms plans, pools and caches
-                } else {
-                    if variant == Variant::Baseline && baseline.is_none() {
-                        baseline = Some(out.prompts.clone());
-                    }
-                    let collisions = (variant == Variant::Cache)
-                        .then(|| variants::seed_key_collisions(&work.prepared, work.table));
-                    first_outcome = Some((out, collisions));
-                }
-                bar.inc(1);
-            }
-            bar.finish_and_clear();
-            // The cache's two epochs compute every series twice: its throughput counts
-            // both, so it compares with the baseline's like with like.
-            let series = prepared.windows.count * first.channels.len() * variant.epochs();
-            let mut report = RunReport::from_runs(
-                engine.engine.kind().name(),
-                &engine.engine.device_name(),
-                series,
-                prepared.windows.seq_len,
+            let (timers, first_outcome) =
+                bench.time_variant(&mut engine, variant, compare, &mut baseline)?;
+            let compared = baseline.as_ref().filter(|_| compare);
+            let units = prepared.windows.count * first.channels.len();
+            runs.push(variant_report(
+                &engine,
+                variant,
+                (units, prepared.windows.seq_len),
                 &timers,
-            );
-            if compare {
-                if let (Some((out, collisions)), Some(base)) = (first_outcome, &baseline) {
-                    let changed = variants::changed(&out.prompts, base);
-                    report.variant = Some(variant.name().into());
-                    report.variant_means = Some(variant.about());
-                    report.prompts_changed = Some(changed);
-                    report.prompts = Some(base.len());
-                    report.cache_hit_rate = out.cache_hit_rate;
-                    report.seed_key_collisions = collisions;
-                }
-            }
-            runs.push(report);
+                first_outcome.zip(compared),
+            ));
         }
         if engine.notice != said {
             run::notice(&engine.notice, common.data.quiet);
@@ -146,4 +94,115 @@ pub fn run(
     let text = report.render(format)?;
     let out = output.unwrap_or(Path::new("-"));
     export::write_atomic(out, |w| w.write_all(text.as_bytes()))
+}
+
+/// The seed's adaptive level's plan for windows of `seq_len`, where it is among
+/// `variants`: checked like any level (docs/transform.md#levels).
+fn adaptive_plan(variants: &[Variant], cfg: &Config, seq_len: usize) -> Result<Option<Plan>> {
+    if !variants.contains(&Variant::AdaptiveLevel) {
+        return Ok(None);
+    }
+    variants::adaptive_plan(cfg.transform.wavelet, cfg.transform.mode, seq_len)
+        .map(Some)
+        .map_err(|e| Error::input(format!("--variants adaptive-level: {e}")))
+}
+
+/// `variant`'s report on `engine` from its timed runs over `series` series of `len`
+/// samples, with what it changed against the baseline's prompts where it is compared
+/// (its warm-up's outcome beside the baseline's prompts).
+fn variant_report(
+    engine: &Selected,
+    variant: Variant,
+    (series, len): (usize, usize),
+    timers: &[Timer],
+    compared: Option<(FirstOutcome, &Vec<String>)>,
+) -> RunReport {
+    // The cache's two epochs compute every series twice: its throughput counts both, so
+    // it compares with the baseline's like with like.
+    let mut report = RunReport::from_runs(
+        engine.engine.kind().name(),
+        &engine.engine.device_name(),
+        series * variant.epochs(),
+        len,
+        timers,
+    );
+    if let Some(((out, collisions), base)) = compared {
+        report.variant = Some(variant.name().into());
+        report.variant_means = Some(variant.about());
+        report.prompts_changed = Some(variants::changed(&out.prompts, base));
+        report.prompts = Some(base.len());
+        report.cache_hit_rate = out.cache_hit_rate;
+        report.seed_key_collisions = collisions;
+    }
+    report
+}
+
+/// What every variant's runs share: the file and its windows, the prompter, the seed's
+/// adaptive plan where it is measured, and how many timed runs follow the warm-up.
+struct Bench<'a> {
+    r: &'a Run,
+    path: &'a Path,
+    prepared: &'a Prepared,
+    prompter: &'a Prompter,
+    adaptive: Option<&'a Plan>,
+    repeat: usize,
+    quiet: bool,
+}
+
+/// A variant's warm-up run, and (for the cache) the seed key's collisions.
+type FirstOutcome = (VariantRun, Option<usize>);
+
+impl Bench<'_> {
+    /// `variant` on `engine`: a warm-up run, then `repeat` timed ones, each loading the
+    /// file again (loading is a stage of the pipeline). Where `compare`, `baseline` gets
+    /// the baseline's prompts: untimed before the first other variant, unless a timed
+    /// baseline run came first and gave them for free.
+    fn time_variant(
+        &self,
+        engine: &mut Selected,
+        variant: Variant,
+        compare: bool,
+        baseline: &mut Option<Vec<String>>,
+    ) -> Result<(Vec<Timer>, Option<FirstOutcome>)> {
+        let cfg = self.r.cfg();
+        let variant_fail = |v: Variant, e: Error| {
+            Error::input(format!("--variants {}: {}", v.name(), super::message(&e)))
+        };
+        let label = format!("{} {}", engine.engine.kind().name(), variant.name());
+        let bar = run::progress_of(self.repeat + 1, self.quiet, &label, "runs");
+        let mut timers = Vec::with_capacity(self.repeat);
+        let mut first_outcome = None;
+        for rep in 0..=self.repeat {
+            let mut timer = Timer::new(cfg.precise_timing);
+            let table = timer.time(Stage::Load, || self.r.spec.load(self.path))?;
+            let work = Workload {
+                prepared: self.prepared.clone(),
+                table: &table,
+                prompter: self.prompter,
+                description: &cfg.description,
+                pred_len: cfg.pred_len,
+            };
+            if compare && baseline.is_none() && variant != Variant::Baseline {
+                let mut scratch = Timer::new(false);
+                let out = variants::run(Variant::Baseline, engine, &work, None, &mut scratch)
+                    .map_err(|e| variant_fail(Variant::Baseline, e))?;
+                *baseline = Some(out.prompts);
+            }
+            let out = variants::run(variant, engine, &work, self.adaptive, &mut timer)
+                .map_err(|e| variant_fail(variant, e))?;
+            if rep > 0 {
+                timers.push(timer); // the first run warms plans, pools and caches
+            } else {
+                if variant == Variant::Baseline && baseline.is_none() {
+                    *baseline = Some(out.prompts.clone());
+                }
+                let collisions = (variant == Variant::Cache)
+                    .then(|| variants::seed_key_collisions(&work.prepared, work.table));
+                first_outcome = Some((out, collisions));
+            }
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        Ok((timers, first_outcome))
+    }
 }
