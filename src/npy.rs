@@ -174,12 +174,9 @@ fn dict_value<'a>(dict: &'a str, key: &str) -> Option<&'a str> {
     Some(rest[..end].trim())
 }
 
-/// Read one `.npy` array of float32/float64/int32/int64 or unicode text, little-endian,
-/// C order (what NumPy writes on every common machine), of at most `limit` bytes (what the
-/// file or archive member holds). Errors say what the file holds. The header's shape is
-/// checked against `limit` and the machine's memory before anything is allocated: a
-/// header may claim any size.
-pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array> {
+/// The header's dictionary text and the header's length in bytes, read from `r` (whose
+/// file holds `limit` bytes): the magic, the format version and the dictionary.
+fn read_header(r: &mut dyn Read, limit: u64) -> Result<(Vec<u8>, u64)> {
     let mut pre = [0u8; 8];
     r.read_exact(&mut pre)
         .map_err(|e| Error::input(format!("not a .npy array: {e}")))?;
@@ -214,18 +211,11 @@ pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array> {
     r.read_exact(&mut h)
         .map_err(|e| Error::input(e.to_string()))?;
     let header_len = if pre[6] == 1 { 10 } else { 12 } + hlen as u64;
-    let limit = limit.saturating_sub(header_len);
-    let dict = String::from_utf8_lossy(&h);
-    let descr = dict_value(&dict, "descr")
-        .ok_or_else(|| Error::input("the .npy header has no 'descr'"))?
-        .trim_matches(['\'', '"']);
-    if dict_value(&dict, "fortran_order") == Some("True") {
-        return Err(Error::input(
-            "the array is in Fortran order; save it with np.ascontiguousarray",
-        ));
-    }
-    let shape_text =
-        dict_value(&dict, "shape").ok_or_else(|| Error::input("the .npy header has no 'shape'"))?;
+    Ok((h, header_len))
+}
+
+/// An `.npy` header's shape (`(3, 4)`, `(5,)`, `()`) and how many values it holds.
+fn parse_shape(shape_text: &str) -> Result<(Vec<usize>, usize)> {
     let shape: Vec<usize> = shape_text
         .trim_matches(['(', ')'])
         .split(',')
@@ -246,6 +236,29 @@ pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array> {
                 "the .npy shape {shape_text} holds more values than memory can address"
             ))
         })?;
+    Ok((shape, n))
+}
+
+/// Read one `.npy` array of float32/float64/int32/int64 or unicode text, little-endian,
+/// C order (what NumPy writes on every common machine), of at most `limit` bytes (what the
+/// file or archive member holds). Errors say what the file holds. The header's shape is
+/// checked against `limit` and the machine's memory before anything is allocated: a
+/// header may claim any size.
+pub fn read(r: &mut dyn Read, limit: u64) -> Result<Array> {
+    let (h, header_len) = read_header(r, limit)?;
+    let limit = limit.saturating_sub(header_len);
+    let dict = String::from_utf8_lossy(&h);
+    let descr = dict_value(&dict, "descr")
+        .ok_or_else(|| Error::input("the .npy header has no 'descr'"))?
+        .trim_matches(['\'', '"']);
+    if dict_value(&dict, "fortran_order") == Some("True") {
+        return Err(Error::input(
+            "the array is in Fortran order; save it with np.ascontiguousarray",
+        ));
+    }
+    let shape_text =
+        dict_value(&dict, "shape").ok_or_else(|| Error::input("the .npy header has no 'shape'"))?;
+    let (shape, n) = parse_shape(shape_text)?;
     let mut bytes = |width: usize| -> Result<Vec<u8>> {
         let need = (n as u128) * (width as u128);
         if need > u128::from(limit) {
