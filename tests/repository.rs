@@ -591,7 +591,6 @@ const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
     ("src/band_table/npz.rs", "read"),
     ("src/band_table/parquet.rs", "read"),
     ("src/engine/torch/pack.rs", "pack"),
-    ("src/export/feature_table.rs", "feature_frame"),
 ];
 
 /// The functions of a source file: each `fn`'s name and its length in lines, from its

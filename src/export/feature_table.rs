@@ -276,43 +276,8 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
             .map(|u| Series::new("".into(), get(&u.features)))
             .collect::<Vec<_>>()
     };
-    let mut cols: Vec<Column> = Vec::new();
-    if units.iter().any(|u| u.file.is_some()) {
-        cols.push(
-            Series::new(
-                "file".into(),
-                units
-                    .iter()
-                    .map(|u| u.file.as_deref().map(str::to_string))
-                    .collect::<Vec<Option<String>>>(),
-            )
-            .into(),
-        );
-    }
+    let mut cols = place_columns(units);
     cols.extend([
-        Series::new(
-            "window".into(),
-            units.iter().map(|u| u.window as u64).collect::<Vec<_>>(),
-        )
-        .into(),
-        Series::new(
-            "start".into(),
-            units.iter().map(|u| u.start as u64).collect::<Vec<_>>(),
-        )
-        .into(),
-        Series::new(
-            "start_time".into(),
-            units.iter().map(|u| &*u.start_time).collect::<Vec<&str>>(),
-        )
-        .into(),
-        Series::new(
-            "column".into(),
-            units
-                .iter()
-                .map(|u| u.column.as_deref())
-                .collect::<Vec<Option<&str>>>(),
-        )
-        .into(),
         Series::new(
             "degenerate".into(),
             units
@@ -364,4 +329,49 @@ fn feature_frame(units: &[Unit]) -> polars::prelude::PolarsResult<polars::prelud
         .into(),
     ]);
     DataFrame::new(units.len(), cols)
+}
+
+/// Where each unit comes from: its file (in a data set), window, start row, start time
+/// and column.
+fn place_columns(units: &[Unit]) -> Vec<polars::prelude::Column> {
+    use polars::prelude::*;
+    let mut cols: Vec<Column> = Vec::new();
+    if units.iter().any(|u| u.file.is_some()) {
+        cols.push(
+            Series::new(
+                "file".into(),
+                units
+                    .iter()
+                    .map(|u| u.file.as_deref().map(str::to_string))
+                    .collect::<Vec<Option<String>>>(),
+            )
+            .into(),
+        );
+    }
+    cols.extend([
+        Series::new(
+            "window".into(),
+            units.iter().map(|u| u.window as u64).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "start".into(),
+            units.iter().map(|u| u.start as u64).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "start_time".into(),
+            units.iter().map(|u| &*u.start_time).collect::<Vec<&str>>(),
+        )
+        .into(),
+        Series::new(
+            "column".into(),
+            units
+                .iter()
+                .map(|u| u.column.as_deref())
+                .collect::<Vec<Option<&str>>>(),
+        )
+        .into(),
+    ]);
+    cols
 }
