@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_input_error, wavebench};
+use common::{assert_input_error, assert_input_error_after_warnings, wavebench};
 use std::path::Path;
 use std::process::Output;
 
@@ -819,6 +819,29 @@ fn a_folder_or_glob_is_a_data_set_and_shards_concatenate_to_the_whole() {
     let o = wavebench(&[&["prompts", s, "-o", "-", "--skip-bad-files"][..], &shape].concat());
     assert_eq!(ok(&o), whole);
     assert!(String::from_utf8_lossy(&o.stderr).contains("d.csv"));
+    // Every file bad (windows longer than any): each skip names its file, though the
+    // error names only an option, and the run fails instead of writing nothing (it
+    // exited 0 with an empty output, and the skips named no file).
+    let out = dir.path().join("none.jsonl");
+    let o = wavebench(&[
+        "prompts",
+        s,
+        "--seq-len",
+        "5000",
+        "--skip-bad-files",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_input_error_after_warnings(&o, &["every file was skipped", "--skip-bad-files"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    for name in ["a.csv", "b.csv", "c.csv", "d.csv"] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("wavebench: skipping a bad file: ") && l.contains(name)),
+            "{name} not named: {err}"
+        );
+    }
+    assert!(!out.exists(), "nothing is written");
 }
 
 /// The Markdown report says what each variant runs (batching is one call per sample) and

@@ -101,6 +101,9 @@ pub struct Run {
     /// Warnings already printed, without their file: a data set of a thousand files
     /// with the same quirk says it once.
     said: std::cell::RefCell<std::collections::HashSet<String>>,
+    /// Files skipped as bad (`--skip-bad-files`): when it is every file, the run has
+    /// nothing to write and fails rather than write an empty output.
+    skipped: std::cell::Cell<usize>,
 }
 
 /// One file's share of the run's units (prompts are rendered per file: its window length).
@@ -122,6 +125,7 @@ impl Run {
             shard: opts.shard,
             quiet: common.data.quiet,
             said: Default::default(),
+            skipped: Default::default(),
         })
     }
 
@@ -159,10 +163,16 @@ impl Run {
                 Ok(Some((t, p)))
             }
             Err(e) if self.spec.cfg.skip_bad_files && self.set.is_set => {
-                eprintln!(
-                    "wavebench: skipping a bad file: {}",
-                    super::message(&e.into())
-                );
+                // Every skip names its file, also where the error does not (an option's).
+                let message = super::message(&e.into());
+                let name = file.display().to_string();
+                let named = if message.starts_with(&name) {
+                    message
+                } else {
+                    format!("{name}: {message}")
+                };
+                eprintln!("wavebench: skipping a bad file: {named}");
+                self.skipped.set(self.skipped.get() + 1);
                 Ok(None)
             }
             Err(e) => Err(e.into()),
@@ -259,6 +269,12 @@ impl Run {
                 )?;
             }
             bar.finish_and_clear();
+        }
+        if self.skipped.get() >= files.len() {
+            return Err(Error::input(format!(
+                "{}: every file was skipped as bad (--skip-bad-files), so there is nothing to write",
+                self.input.display()
+            )));
         }
         if engine.notice != said {
             notice(&engine.notice, self.quiet);
