@@ -844,6 +844,64 @@ fn a_folder_or_glob_is_a_data_set_and_shards_concatenate_to_the_whole() {
     assert!(!out.exists(), "nothing is written");
 }
 
+/// A sweep over a data set takes `--skip-bad-files` as the other commands do: each bad
+/// file (unreadable, or too short for a window) is skipped and named, the others are
+/// swept, and a set whose every file is bad is refused after its skips are said (the
+/// sweep took the option and ignored it: the first bad file stopped it).
+#[test]
+fn a_sweep_skips_bad_files_and_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep.json");
+    let sweep = |seq_len: &str| {
+        wavebench(&[
+            "sweep",
+            "sample_data/*.csv",
+            "--seq-len",
+            seq_len,
+            "--wavelets",
+            "db2",
+            "--levels",
+            "1",
+            "--skip-bad-files",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = sweep("512");
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let skipped: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("wavebench: skipping a bad file: sample_data/"))
+        .filter_map(|l| l.split(':').next())
+        .collect();
+    assert_eq!(
+        skipped,
+        ["co2.csv", "nile.csv", "sunspots.csv", "synthetic_gaps.csv"],
+        "{err}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let files: Vec<&str> = report["split"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["ETTh1.csv", "elnino.csv", "synthetic.csv"]);
+    std::fs::remove_file(&out).unwrap();
+    let o = sweep("50000");
+    assert_input_error_after_warnings(&o, &["every file was skipped", "--skip-bad-files"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("skipping a bad file"))
+            .count(),
+        7
+    );
+    assert!(!out.exists(), "nothing is written");
+}
+
 /// The Markdown report says what each variant runs (batching is one call per sample) and
 /// why `trend` and `quality` read 0 ms on the native engine.
 /// On the sliding path the feature values beside the prompts differ from the per-window

@@ -188,9 +188,13 @@ fn write_part(part: &Partial, output: Option<&Path>, quiet: bool) -> Result<()> 
 }
 
 /// Every file of the data set at `path`, each with its name in the set, loaded as `base`
-/// says; its warnings printed.
+/// says; its warnings and the files it skipped (`--skip-bad-files`) printed.
 fn load(path: &Path, base: &Config) -> Result<Vec<(String, Table)>> {
-    let tables = sweep::input::load(path, base, &crate::backend::LOCAL)?;
+    let loaded = sweep::input::load(path, base, &crate::backend::LOCAL)?;
+    for e in &loaded.skipped {
+        eprintln!("wavebench: skipping a bad file: {}", super::message(e));
+    }
+    let tables = loaded.usable(path)?;
     for (_, t) in &tables {
         for w in &t.warnings {
             eprintln!("wavebench: {w}");

@@ -207,9 +207,19 @@ pub fn sweep_part(
     partial::check_shard(shard).map_err(sweep_error)?;
     let Plan { request, note } = parsed.sweep.plan(&parsed.data).map_err(sweep_error)?;
     warn_all(py, &note.into_iter().collect::<Vec<_>>())?;
-    let tables = py
+    let loaded = py
         .detach(|| wavebench_sweep::input::load(&path, &request.base, &PLAIN_FILES))
         .map_err(sweep_error)?;
+    let skipped: Vec<String> = loaded
+        .skipped
+        .iter()
+        .map(|e| {
+            let text = keyword_words(&e.worded(|o| o.name().to_string()));
+            format!("skipping a bad file: {text}")
+        })
+        .collect();
+    warn_all(py, &skipped)?;
+    let tables = loaded.usable(&path).map_err(sweep_error)?;
     let warnings: Vec<String> = tables
         .iter()
         .flat_map(|(_, t)| t.warnings.clone())

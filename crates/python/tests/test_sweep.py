@@ -132,6 +132,32 @@ def test_the_datas_warnings_reach_python_and_match_the_cli(tmp_path):
     assert len(said) == 1 and "2 non-numeric cells treated as missing" in said[0], said
 
 
+def test_bad_files_are_skipped_as_the_cli_skips_them(tmp_path):
+    """skip_bad_files=True skips a data set's bad files with a UserWarning each, as the
+    CLI says them (keywords for flags), and refuses a set whose every file is bad."""
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "a.csv").write_text(SAMPLE.read_text())
+    (folder / "b.csv").write_text("t,volts\n0,1\n1,2\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        part = wavebench.sweep_part(folder, (1, SHARDS), skip_bad_files=True, **OPTIONS)
+    cli_file = tmp_path / "part.json"
+    run = cli("sweep", folder, *FLAGS, "--skip-bad-files", "--shard", f"1/{SHARDS}",
+              "--quiet", "-o", cli_file)
+    assert part == cli_file.read_bytes()
+    said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    printed = [line.removeprefix("wavebench: ").replace("--seq-len", "seq_len")
+               for line in run.stderr.splitlines() if "skipping a bad file" in line]
+    assert said[:1] == printed and len(printed) == 1, (said, run.stderr)
+    assert "b.csv" in said[0] and "seq_len 64" in said[0], said
+    (folder / "a.csv").write_text("t,volts\n0,1\n")
+    with pytest.raises(ValueError, match="every file was skipped"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            wavebench.sweep_part(folder, (1, SHARDS), skip_bad_files=True, **OPTIONS)
+
+
 def test_a_part_computes_with_the_gil_released():
     """While a part computes, this thread runs: the GIL is released. A GIL held while it
     computes left the loop below 15 turns in 1.4 s (those while the file loaded)."""
