@@ -4,6 +4,8 @@
 use super::layout::Pane;
 use super::views;
 use super::Workbench;
+use wavebench_core::data::Table;
+use wavebench_core::pipeline::Inspection;
 
 /// Draws each pane of the dashboard from the app's state.
 pub(super) struct PaneUi<'a> {
@@ -90,41 +92,46 @@ impl egui_tiles::Behavior<Pane> for PaneUi<'_> {
                     .timing
                     .ui(ui, r, &current, running, &mut app.commands);
             }
-            (Pane::Compare, Some(r)) => match &app.compare {
-                Some(c) => match &c.result {
-                    Some(b) => {
-                        let a = &app.settings.run;
-                        let a_label = a.transform.to_string();
-                        let template = app.settings.template_label();
-                        let pinned_settings = c.settings_for(&app.settings);
-                        let pinned = &pinned_settings.run;
-                        // Scores from the last sweep, while it answers for these knobs.
-                        let scores = app
-                            .views
-                            .sweep
-                            .sweep
-                            .as_ref()
-                            .filter(|sw| views::sweep::stale(sw, &app.settings).is_none())
-                            .and_then(|sw| {
-                                let ra = sw.row(a.transform, &template)?;
-                                let rb =
-                                    sw.row(pinned.transform, &pinned_settings.template_label())?;
-                                Some(crate::sweep::Difference::of(ra, rb))
-                            });
-                        egui::ScrollArea::vertical().show(ui, |ui| {
-                            views::compare::ui(ui, &table, (&a_label, r), (&c.label(), b), scores)
-                        });
-                    }
-                    None => {
-                        ui.spinner();
-                    }
-                },
-                None => {
-                    ui.label("Pin the current configuration (\"Pin for compare\" in the menu bar), then change the knobs: A and B are shown side by side here.");
-                }
-            },
+            (Pane::Compare, Some(r)) => compare_pane(ui, app, &table, r),
         }
         egui_tiles::UiResponse::None
+    }
+}
+
+/// The Compare pane: A (the knobs, inspected as `r`) beside the pinned B, with their
+/// scores from the last sweep while it answers for these knobs.
+fn compare_pane(ui: &mut egui::Ui, app: &Workbench, table: &Table, r: &Inspection) {
+    match &app.compare {
+        Some(c) => match &c.result {
+            Some(b) => {
+                let a = &app.settings.run;
+                let a_label = a.transform.to_string();
+                let template = app.settings.template_label();
+                let pinned_settings = c.settings_for(&app.settings);
+                let pinned = &pinned_settings.run;
+                // Scores from the last sweep, while it answers for these knobs.
+                let scores = app
+                    .views
+                    .sweep
+                    .sweep
+                    .as_ref()
+                    .filter(|sw| views::sweep::stale(sw, &app.settings).is_none())
+                    .and_then(|sw| {
+                        let ra = sw.row(a.transform, &template)?;
+                        let rb = sw.row(pinned.transform, &pinned_settings.template_label())?;
+                        Some(crate::sweep::Difference::of(ra, rb))
+                    });
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    views::compare::ui(ui, table, (&a_label, r), (&c.label(), b), scores)
+                });
+            }
+            None => {
+                ui.spinner();
+            }
+        },
+        None => {
+            ui.label("Pin the current configuration (\"Pin for compare\" in the menu bar), then change the knobs: A and B are shown side by side here.");
+        }
     }
 }
 

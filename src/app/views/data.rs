@@ -8,24 +8,7 @@ use wavebench_core::data::{Missing, Table, TimeColumn, TimeKind};
 use wavebench_core::features::Aggregate;
 
 pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
-    ui.label(format!(
-        "{} rows × {} channels",
-        table.rows(),
-        table.channels.len()
-    ));
-    match &table.time {
-        Some(t) => ui.label(format!("time axis: '{}' ({})", t.name, kind_name(t.kind))),
-        None => ui.label("time axis: none (row numbers)"),
-    };
-    if !table.skipped.is_empty() {
-        ui.label(format!(
-            "skipped (not numeric): {}",
-            table.skipped.join(", ")
-        ));
-    }
-    for w in &table.warnings {
-        ui.colored_label(ui.visuals().warn_fg_color, w);
-    }
+    facts(ui, table);
     let name = table
         .channels
         .get(s.channel)
@@ -84,20 +67,48 @@ pub fn controls(ui: &mut egui::Ui, table: &Table, s: &mut Settings) {
         table.time_label(first_row),
         table.time_label(first_row + seq_len - 1)
     ));
-    // Step windows with the arrow keys when no text field has focus.
-    if !ui.ctx().egui_wants_keyboard_input() {
-        let (left, right) = ui.input(|i| {
-            (
-                i.key_pressed(egui::Key::ArrowLeft),
-                i.key_pressed(egui::Key::ArrowRight),
-            )
-        });
-        if left {
-            s.window = s.window.saturating_sub(1);
-        }
-        if right {
-            s.window = (s.window + 1).min(last);
-        }
+    step_with_arrows(ui, s, last);
+}
+
+/// The table's size, time axis, skipped columns and load warnings.
+fn facts(ui: &mut egui::Ui, table: &Table) {
+    ui.label(format!(
+        "{} rows × {} channels",
+        table.rows(),
+        table.channels.len()
+    ));
+    match &table.time {
+        Some(t) => ui.label(format!("time axis: '{}' ({})", t.name, kind_name(t.kind))),
+        None => ui.label("time axis: none (row numbers)"),
+    };
+    if !table.skipped.is_empty() {
+        ui.label(format!(
+            "skipped (not numeric): {}",
+            table.skipped.join(", ")
+        ));
+    }
+    for w in &table.warnings {
+        ui.colored_label(ui.visuals().warn_fg_color, w);
+    }
+}
+
+/// Step the window with the arrow keys (up to window `last`) when no text field has
+/// focus.
+fn step_with_arrows(ui: &egui::Ui, s: &mut Settings, last: usize) {
+    if ui.ctx().egui_wants_keyboard_input() {
+        return;
+    }
+    let (left, right) = ui.input(|i| {
+        (
+            i.key_pressed(egui::Key::ArrowLeft),
+            i.key_pressed(egui::Key::ArrowRight),
+        )
+    });
+    if left {
+        s.window = s.window.saturating_sub(1);
+    }
+    if right {
+        s.window = (s.window + 1).min(last);
     }
 }
 

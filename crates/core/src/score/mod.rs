@@ -166,47 +166,7 @@ impl ScoreError {
                 stride,
                 pred_len,
                 fix,
-            } => {
-                // A horizon in train follows a whole window inside it; in val or test the
-                // window may reach back into the part before.
-                let room = if part == "train" {
-                    rows.saturating_sub(seq_len)
-                } else {
-                    rows
-                };
-                let t = if part == "train" {
-                    format!(" after a window of {seq_len}")
-                } else {
-                    String::new()
-                };
-                let (mut options, head) = if part == "train" && seq_len >= rows {
-                    (
-                        vec![SeqLen],
-                        format!("{OPTION} {seq_len}: the train part holds {rows} rows, no more than a window"),
-                    )
-                } else if pred_len > room {
-                    (
-                        vec![PredLen],
-                        format!("{OPTION} {pred_len}: the {part} part holds {rows} rows, so a horizon{t} fits only up to {room} rows"),
-                    )
-                } else {
-                    (
-                        vec![Stride],
-                        format!("{self}: at {OPTION} {stride} no window's horizon lands in it"),
-                    )
-                };
-                let text = match advice(fix) {
-                    Some((o, a)) => {
-                        options.extend([o, Split]);
-                        format!("{head}: {a}, or change {OPTION}")
-                    }
-                    None => {
-                        options.push(Split);
-                        format!("{head}; change {OPTION}")
-                    }
-                };
-                Phrase::about(&options, text)
-            }
+            } => self.no_units(part, rows, seq_len, stride, pred_len, fix),
             &ScoreError::TooShortToShift { fix, .. } => match advice(fix) {
                 Some((o, a)) => Phrase::about(&[o, Split], format!("{self}: {a}, or change {OPTION}")),
                 None => Phrase::about(
@@ -245,6 +205,61 @@ impl ScoreError {
                 format!("{self}: change {OPTION} or {OPTION}"),
             ),
         }
+    }
+
+    /// [`ScoreError::NoUnits`]' phrase: which of the window, the horizon or the stride
+    /// leaves `part` (of `rows` rows) without a unit, and the fix.
+    fn no_units(
+        &self,
+        part: &str,
+        rows: usize,
+        seq_len: usize,
+        stride: usize,
+        pred_len: usize,
+        fix: Option<Fix>,
+    ) -> Phrase {
+        use Opt::*;
+        // A horizon in train follows a whole window inside it; in val or test the
+        // window may reach back into the part before.
+        let room = if part == "train" {
+            rows.saturating_sub(seq_len)
+        } else {
+            rows
+        };
+        let t = if part == "train" {
+            format!(" after a window of {seq_len}")
+        } else {
+            String::new()
+        };
+        let (mut options, head) = if part == "train" && seq_len >= rows {
+            (
+                vec![SeqLen],
+                format!(
+                    "{OPTION} {seq_len}: the train part holds {rows} rows, no more than a window"
+                ),
+            )
+        } else if pred_len > room {
+            (
+                vec![PredLen],
+                format!("{OPTION} {pred_len}: the {part} part holds {rows} rows, so a horizon{t} fits only up to {room} rows"),
+            )
+        } else {
+            (
+                vec![Stride],
+                format!("{self}: at {OPTION} {stride} no window's horizon lands in it"),
+            )
+        };
+        let text = match advice(fix) {
+            Some((o, a)) => {
+                options.extend([o, Split]);
+                format!("{head}: {a}, or change {OPTION}")
+            }
+            None => {
+                options.push(Split);
+                format!("{head}; change {OPTION}")
+            }
+        };
+        Phrase::about(&options, text)
     }
 }
 
