@@ -79,8 +79,7 @@ pub(super) fn write(w: &mut dyn io::Write, t: &BandTable) -> io::Result<()> {
 pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs> {
     // By name, so an archive of many members reads in linear time (the first of a name
     // given twice, as a scan in order would find).
-    let mut by_name: std::collections::HashMap<&str, &npy::Array> =
-        std::collections::HashMap::with_capacity(arrays.len());
+    let mut by_name: Members = std::collections::HashMap::with_capacity(arrays.len());
     for (n, a) in &arrays {
         by_name.entry(n.as_str()).or_insert(a);
     }
@@ -96,50 +95,7 @@ pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs> {
         Some(npy::Owned::I64(v)) => v.first().map(|&l| l as usize),
         _ => None,
     };
-    let named: Vec<String> = match level {
-        Some(l) if get(&format!("cA{l}")).is_some() => {
-            let names = band_names(l);
-            let found = arrays
-                .iter()
-                .filter(|(n, _)| {
-                    (n.starts_with("cA") || n.starts_with("cD")) && n[2..].parse::<usize>().is_ok()
-                })
-                .count();
-            check_level(l, found)?;
-            if let Some(missing) = names.iter().find(|n| get(n).is_none()) {
-                return Err(Error::input(format!(
-                    "records level {l} but has no band {missing}"
-                )));
-            }
-            names
-        }
-        _ => {
-            let mut k = 0;
-            while get(&format!("arr_{k}")).is_some() {
-                k += 1;
-            }
-            // np.savez numbers its arrays without gaps: a gap means a band was removed.
-            let beyond = arrays
-                .iter()
-                .filter_map(|(n, _)| n.strip_prefix("arr_")?.parse::<usize>().ok())
-                .filter(|&i| i > k)
-                .min();
-            if let Some(i) = beyond {
-                return Err(Error::input(format!(
-                    "has arr_0 … arr_{} and arr_{i} but no arr_{k}: a band is missing (np.savez(f, *pywt.wavedec(...)) numbers them without gaps)",
-                    k.saturating_sub(1)
-                )));
-            }
-            if k == 0 {
-                let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
-                return Err(Error::input(format!(
-                    "no coefficient arrays: expected cA<n>, cD<n> … cD1 (as decompose writes) or arr_0, arr_1, … (np.savez(f, *pywt.wavedec(...))); the archive has {}",
-                    names.join(", ")
-                )));
-            }
-            (0..k).map(|i| format!("arr_{i}")).collect()
-        }
-    };
+    let named = band_members(&arrays, &by_name, level)?;
     let bands: Vec<&npy::Array> = named.iter().filter_map(|n| get(n)).collect();
     let rows = |a: &npy::Array| match a.shape.len() {
         1 => Some(1),
@@ -174,30 +130,7 @@ pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs> {
             npy::Owned::Text(_) => Err(Error::input(format!("{name} holds text, not numbers"))),
         })
         .collect::<Result<Vec<Vec<f64>>>>()?;
-    let texts = |name: &str| match get(name).map(|a| &a.data) {
-        Some(npy::Owned::Text(v)) if v.len() == series => Some(v.clone()),
-        _ => None,
-    };
-    let ints = |name: &str| match get(name).map(|a| &a.data) {
-        Some(npy::Owned::I64(v)) if v.len() == series => Some(v.clone()),
-        _ => None,
-    };
-    let (files, columns, times) = (texts("file"), texts("column"), texts("start_time"));
-    let (windows, starts) = (ints("window"), ints("start"));
-    let labels = (0..series)
-        .map(|s| Label {
-            file: files
-                .as_ref()
-                .map(|v| v[s].clone())
-                .filter(|f| !f.is_empty()),
-            column: columns
-                .as_ref()
-                .map_or_else(|| format!("series_{s}"), |v| v[s].clone()),
-            window: windows.as_ref().and_then(|v| usize::try_from(v[s]).ok()),
-            start: starts.as_ref().and_then(|v| usize::try_from(v[s]).ok()),
-            start_time: times.as_ref().map(|v| v[s].clone()),
-        })
-        .collect();
+    let labels = labels_of(&by_name, series);
     let meta = match (text0("wavelet"), text0("mode"), level) {
         (Some(wavelet), Some(mode), Some(level)) => Some(Meta {
             wavelet,
@@ -217,4 +150,91 @@ pub(super) fn read(arrays: Vec<(String, npy::Array)>) -> Result<Coeffs> {
         values: series_major(&per_band, &lens, series, dtype),
         lens,
     })
+}
+
+/// An archive's members by name (the first of a name given twice, as a scan in order
+/// would find).
+type Members<'a> = std::collections::HashMap<&'a str, &'a npy::Array>;
+
+/// The members that hold the bands, in order: `cA<n>`, `cD<n>` … `cD1` where the archive
+/// records its level (as decompose writes), else `arr_0`, `arr_1`, … (as
+/// `np.savez(f, *pywt.wavedec(...))` numbers them, without gaps).
+fn band_members(
+    arrays: &[(String, npy::Array)],
+    by_name: &Members,
+    level: Option<usize>,
+) -> Result<Vec<String>> {
+    Ok(match level {
+        Some(l) if by_name.contains_key(format!("cA{l}").as_str()) => {
+            let names = band_names(l);
+            let found = arrays
+                .iter()
+                .filter(|(n, _)| {
+                    (n.starts_with("cA") || n.starts_with("cD")) && n[2..].parse::<usize>().is_ok()
+                })
+                .count();
+            check_level(l, found)?;
+            if let Some(missing) = names.iter().find(|n| !by_name.contains_key(n.as_str())) {
+                return Err(Error::input(format!(
+                    "records level {l} but has no band {missing}"
+                )));
+            }
+            names
+        }
+        _ => {
+            let mut k = 0;
+            while by_name.contains_key(format!("arr_{k}").as_str()) {
+                k += 1;
+            }
+            // np.savez numbers its arrays without gaps: a gap means a band was removed.
+            let beyond = arrays
+                .iter()
+                .filter_map(|(n, _)| n.strip_prefix("arr_")?.parse::<usize>().ok())
+                .filter(|&i| i > k)
+                .min();
+            if let Some(i) = beyond {
+                return Err(Error::input(format!(
+                    "has arr_0 … arr_{} and arr_{i} but no arr_{k}: a band is missing (np.savez(f, *pywt.wavedec(...)) numbers them without gaps)",
+                    k.saturating_sub(1)
+                )));
+            }
+            if k == 0 {
+                let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(Error::input(format!(
+                    "no coefficient arrays: expected cA<n>, cD<n> … cD1 (as decompose writes) or arr_0, arr_1, … (np.savez(f, *pywt.wavedec(...))); the archive has {}",
+                    names.join(", ")
+                )));
+            }
+            (0..k).map(|i| format!("arr_{i}")).collect()
+        }
+    })
+}
+
+/// Each of `series` series' label from the archive's `file`, `column`, `window`, `start`
+/// and `start_time` members, where they hold one value a series.
+fn labels_of(by_name: &Members, series: usize) -> Vec<Label> {
+    let texts = |name: &str| match by_name.get(name).copied().map(|a| &a.data) {
+        Some(npy::Owned::Text(v)) if v.len() == series => Some(v.clone()),
+        _ => None,
+    };
+    let ints = |name: &str| match by_name.get(name).copied().map(|a| &a.data) {
+        Some(npy::Owned::I64(v)) if v.len() == series => Some(v.clone()),
+        _ => None,
+    };
+    let (files, columns, times) = (texts("file"), texts("column"), texts("start_time"));
+    let (windows, starts) = (ints("window"), ints("start"));
+    (0..series)
+        .map(|s| Label {
+            file: files
+                .as_ref()
+                .map(|v| v[s].clone())
+                .filter(|f| !f.is_empty()),
+            column: columns
+                .as_ref()
+                .map_or_else(|| format!("series_{s}"), |v| v[s].clone()),
+            window: windows.as_ref().and_then(|v| usize::try_from(v[s]).ok()),
+            start: starts.as_ref().and_then(|v| usize::try_from(v[s]).ok()),
+            start_time: times.as_ref().map(|v| v[s].clone()),
+        })
+        .collect()
 }
