@@ -585,7 +585,6 @@ const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
     ("src/app/views/heat_map.rs", "ui"),
     ("src/app/views/sweep_table/mod.rs", "sweep_table"),
     ("src/app/views/sweep_table/model.rs", "cell"),
-    ("src/band_table/parquet.rs", "read"),
     ("src/engine/torch/pack.rs", "pack"),
 ];
 

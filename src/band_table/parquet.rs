@@ -148,35 +148,58 @@ pub(super) fn read(path: &Path) -> Result<Coeffs> {
     let mut lens = Vec::new();
     let mut per_band: Vec<Vec<f64>> = Vec::new();
     for name in &want {
-        let col = df.column(name).map_err(|e| Error::input(e.to_string()))?;
-        let list = col.list().map_err(|_| {
-            Error::input(format!(
-                "column {name} is {}, not a list of numbers",
-                col.dtype()
-            ))
-        })?;
-        let mut flat = Vec::new();
-        let mut len = None;
-        for row in 0..list.len() {
-            let s = list
-                .get_as_series(row)
-                .ok_or_else(|| Error::input(format!("column {name}, row {row}: empty")))?;
-            let s = s
-                .cast(&DataType::Float64)
-                .map_err(|e| Error::input(e.to_string()))?;
-            let v = s.f64().map_err(|e| Error::input(e.to_string()))?;
-            if *len.get_or_insert(v.len()) != v.len() {
-                return Err(Error::input(format!(
-                    "column {name}, row {row}: {} coefficients, row 0 has {}",
-                    v.len(),
-                    len.unwrap_or(0)
-                )));
-            }
-            flat.extend(v.iter().map(|x| x.unwrap_or(f64::NAN)));
-        }
-        lens.push(len.unwrap_or(0));
+        let (flat, len) = band_column(&df, name)?;
+        lens.push(len);
         per_band.push(flat);
     }
+    let labels = labels_of(&df, series);
+    let dtype = meta.as_ref().map_or(DType::F64, |m| m.dtype);
+    Ok(Coeffs {
+        meta,
+        labels,
+        names: want,
+        values: series_major(&per_band, &lens, series, dtype),
+        lens,
+    })
+}
+
+/// Band `name`'s coefficients, series by series, and how many each series has (all the
+/// same, or the error says which row differs).
+fn band_column(df: &polars::prelude::DataFrame, name: &str) -> Result<(Vec<f64>, usize)> {
+    use polars::prelude::*;
+    let col = df.column(name).map_err(|e| Error::input(e.to_string()))?;
+    let list = col.list().map_err(|_| {
+        Error::input(format!(
+            "column {name} is {}, not a list of numbers",
+            col.dtype()
+        ))
+    })?;
+    let mut flat = Vec::new();
+    let mut len = None;
+    for row in 0..list.len() {
+        let s = list
+            .get_as_series(row)
+            .ok_or_else(|| Error::input(format!("column {name}, row {row}: empty")))?;
+        let s = s
+            .cast(&DataType::Float64)
+            .map_err(|e| Error::input(e.to_string()))?;
+        let v = s.f64().map_err(|e| Error::input(e.to_string()))?;
+        if *len.get_or_insert(v.len()) != v.len() {
+            return Err(Error::input(format!(
+                "column {name}, row {row}: {} coefficients, row 0 has {}",
+                v.len(),
+                len.unwrap_or(0)
+            )));
+        }
+        flat.extend(v.iter().map(|x| x.unwrap_or(f64::NAN)));
+    }
+    Ok((flat, len.unwrap_or(0)))
+}
+
+/// Each of `series` series' label from the table's `file`, `column`, `window`, `start` and
+/// `start_time` columns, where it has them.
+fn labels_of(df: &polars::prelude::DataFrame, series: usize) -> Vec<super::Label> {
+    use polars::prelude::*;
     let text = |name: &str| -> Option<Vec<Option<String>>> {
         let c = df.column(name).ok()?.str().ok()?.clone();
         Some((0..c.len()).map(|i| c.get(i).map(str::to_string)).collect())
@@ -188,7 +211,7 @@ pub(super) fn read(path: &Path) -> Result<Coeffs> {
     };
     let (files, columns, times) = (text("file"), text("column"), text("start_time"));
     let (windows, starts) = (ints("window"), ints("start"));
-    let labels = (0..series)
+    (0..series)
         .map(|s| super::Label {
             file: files.as_ref().and_then(|v| v[s].clone()),
             column: columns
@@ -199,13 +222,5 @@ pub(super) fn read(path: &Path) -> Result<Coeffs> {
             start: starts.as_ref().and_then(|v| v[s]),
             start_time: times.as_ref().and_then(|v| v[s].clone()),
         })
-        .collect();
-    let dtype = meta.as_ref().map_or(DType::F64, |m| m.dtype);
-    Ok(Coeffs {
-        meta,
-        labels,
-        names: want,
-        values: series_major(&per_band, &lens, series, dtype),
-        lens,
-    })
+        .collect()
 }
