@@ -73,6 +73,25 @@ type Computed = (Vec<Vec<SweepRow>>, Option<Lent>);
 /// A unit counted in a part, and its place among the units whose statistics were lent.
 type Counted<'u> = (Part, &'u Unit, Option<usize>);
 
+/// Which units a pass over a file's windows counts: the scored ones (their prompts
+/// rendered and hashed) or the forecast gain's fit units (their claims only).
+#[derive(Clone, Copy)]
+enum Pass {
+    Scored,
+    Fit,
+}
+
+/// One file's passes: its number and table, the windows per chunk, the statistics lent
+/// (if any) and where the next chunk's units start in them, and the engine.
+struct FileChunks<'a> {
+    f: usize,
+    table: &'a Table,
+    step: usize,
+    stats: Option<&'a [SeriesStats]>,
+    stats_at: &'a mut usize,
+    engine: &'a mut Selected,
+}
+
 /// What one grid point accumulates as its chunks of units go through.
 struct Counts {
     tally: Tally,
@@ -177,18 +196,137 @@ impl<'a> Scoring<'a> {
         if points.is_empty() {
             return Ok((Vec::new(), None));
         }
-        let req = self.req;
+        let specs = self.specs(points)?;
+        let mut counts = self.counts_for(points, stats, keep_stats);
+        let mut engine = Selected::native();
+        let mut approx_len = vec![0; points.len()];
+        // Where the next chunk's units start in `stats`.
+        let mut stats_at = 0;
+        self.start_progress(points.len());
+        for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
+            // A plan's errors name the file already.
+            let prepared = specs
+                .iter()
+                .map(|spec| spec.prepare(table).map(Prepared::without_time_labels))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            for (len, p) in approx_len.iter_mut().zip(&prepared) {
+                *len = p.plan.band_lens[0];
+            }
+            let step = (prepared[0].chunk_windows(table.channels.len()) / points.len()).max(1);
+            let at =
+                |what: &str| format!("sweep at {}{what}: {}", label(points), place(name, table));
+            let mut file = FileChunks {
+                f,
+                table,
+                step,
+                stats,
+                stats_at: &mut stats_at,
+                engine: &mut engine,
+            };
+            self.count_chunks(
+                &mut file,
+                Pass::Scored,
+                &prepared,
+                h.scored.clone(),
+                &at(""),
+                &mut counts,
+            )?;
+            // The fit units (every k-th train window), whose claims each row's forecast
+            // gain is fit on: counted into the tallies, no prompt rendered. Their
+            // statistics are lent after the file's scored units'.
+            let fit = self.fit_windows(h);
+            if let Some(&first_fit) = fit.first() {
+                let every: Vec<Prepared> = prepared
+                    .iter()
+                    .map(|p| p.every(first_fit, h.fit_stride, fit.len()))
+                    .collect();
+                self.count_chunks(
+                    &mut file,
+                    Pass::Fit,
+                    &every,
+                    0..fit.len(),
+                    &at(", train"),
+                    &mut counts,
+                )?;
+            }
+        }
+        let kept = counts.first_mut().and_then(|c| {
+            let stats = c.kept_stats.take()?;
+            Some((stats, c.tally.statistics_columns()))
+        });
+        let rows = points
+            .iter()
+            .zip(counts)
+            .zip(approx_len)
+            .map(|((point, counts), approx_len)| self.rows(point, counts, approx_len))
+            .collect();
+        Ok((rows, kept))
+    }
+
+    /// Each grid point's run over the sweep's data options.
+    fn specs(&self, points: &[&Point]) -> Result<Vec<RunSpec>> {
         let specs = points
             .iter()
             .map(|p| {
                 RunSpec::new(
-                    req.config(Some(p)),
+                    self.req.config(Some(p)),
                     Purpose::Features,
                     &wavebench_core::run_spec::NATIVE_ONLY,
                 )
             })
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        let mut counts: Vec<Counts> = points
+        Ok(specs)
+    }
+
+    /// The units of `windows` (one run per grid point) over `range`, a chunk of
+    /// `file.step` windows at a time: lent the file's statistics where there are, counted
+    /// into each point's `counts` as `pass` says, the progress told.
+    fn count_chunks(
+        &self,
+        file: &mut FileChunks<'_>,
+        pass: Pass,
+        windows: &[Prepared],
+        range: std::ops::Range<usize>,
+        at: &str,
+        counts: &mut [Counts],
+    ) -> Result<()> {
+        for first in range.clone().step_by(file.step) {
+            let chunk = first..(first + file.step).min(range.end);
+            let parts: Vec<Prepared> = windows.iter().map(|p| p.part(chunk.clone())).collect();
+            let lent = file.stats.is_some();
+            let levels = self.features(&parts, lent, file.table, file.engine, at)?;
+            let mut done = 0;
+            for (mut units, counts) in levels.into_iter().zip(counts.iter_mut()) {
+                lend(&mut units, file.stats, *file.stats_at)?;
+                match pass {
+                    // With statistics lent, the pieces of `texts` are those units'.
+                    Pass::Scored => {
+                        let first = file.stats.map(|_| *file.stats_at);
+                        self.count(counts, file.f, &units, first)?
+                    }
+                    Pass::Fit => self.count_fit(counts, file.f, &units)?,
+                }
+                if let Some(p) = &self.progress {
+                    p.add(units.len());
+                }
+                done = units.len();
+            }
+            *file.stats_at += done;
+        }
+        Ok(())
+    }
+
+    /// What each of `points` accumulates, empty: its tally (with the statistics' columns
+    /// where `stats` are lent), its sums and its prompt hashes (sized at once); the first
+    /// point keeps the units' statistics where `keep_stats` asks and none are lent.
+    fn counts_for(
+        &self,
+        points: &[&Point],
+        stats: Option<&[SeriesStats]>,
+        keep_stats: bool,
+    ) -> Vec<Counts> {
+        let req = self.req;
+        points
             .iter()
             .enumerate()
             .map(|(k, point)| Counts {
@@ -218,15 +356,15 @@ impl<'a> Scoring<'a> {
                 // The statistics do not depend on the level: the first point keeps them.
                 kept_stats: (k == 0 && stats.is_none() && keep_stats).then(Vec::new),
             })
-            .collect();
-        let mut engine = Selected::native();
-        let mut approx_len = vec![0; points.len()];
-        // Where the next chunk's units start in `stats`.
-        let mut stats_at = 0;
+            .collect()
+    }
+
+    /// Tell the progress, if any, how many units `points` grid points will count.
+    fn start_progress(&self, points: usize) {
         if let Some(p) = &self.progress {
             let units = self.tables.iter().zip(&self.scorer.files);
             p.start(
-                points.len()
+                points
                     * units
                         .map(|((_, t), h)| {
                             (h.scored.len() + self.fit_windows(h).len()) * t.channels.len()
@@ -234,75 +372,6 @@ impl<'a> Scoring<'a> {
                         .sum::<usize>(),
             );
         }
-        for (f, ((name, table), h)) in self.tables.iter().zip(&self.scorer.files).enumerate() {
-            let prepared = specs
-                .iter()
-                .map(|spec| spec.prepare(table).map(Prepared::without_time_labels))
-                // A plan's errors name the file already.
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            for (len, p) in approx_len.iter_mut().zip(&prepared) {
-                *len = p.plan.band_lens[0];
-            }
-            let step = (prepared[0].chunk_windows(table.channels.len()) / points.len()).max(1);
-            let at =
-                |what: &str| format!("sweep at {}{what}: {}", label(points), place(name, table));
-            for first in h.scored.clone().step_by(step) {
-                let chunk = first..(first + step).min(h.scored.end);
-                let parts: Vec<Prepared> = prepared.iter().map(|p| p.part(chunk.clone())).collect();
-                let levels = self.features(&parts, stats.is_some(), table, &mut engine, &at(""))?;
-                let mut done = 0;
-                for (mut units, counts) in levels.into_iter().zip(&mut counts) {
-                    lend(&mut units, stats, stats_at)?;
-                    // With statistics lent, the pieces of `texts` are those units'.
-                    let first = stats.map(|_| stats_at);
-                    self.count(counts, f, &units, first)?;
-                    if let Some(p) = &self.progress {
-                        p.add(units.len());
-                    }
-                    done = units.len();
-                }
-                stats_at += done;
-            }
-            // The fit units (every k-th train window), whose claims each row's forecast
-            // gain is fit on: counted into the tallies, no prompt rendered. Their
-            // statistics are lent after the file's scored units'.
-            let fit = self.fit_windows(h);
-            if let Some(&first_fit) = fit.first() {
-                let k = h.fit_stride;
-                let every: Vec<Prepared> = prepared
-                    .iter()
-                    .map(|p| p.every(first_fit, k, fit.len()))
-                    .collect();
-                for first in (0..fit.len()).step_by(step) {
-                    let chunk = first..(first + step).min(fit.len());
-                    let parts: Vec<Prepared> =
-                        every.iter().map(|p| p.part(chunk.clone())).collect();
-                    let levels =
-                        self.features(&parts, stats.is_some(), table, &mut engine, &at(", train"))?;
-                    let mut done = 0;
-                    for (mut units, counts) in levels.into_iter().zip(&mut counts) {
-                        lend(&mut units, stats, stats_at)?;
-                        self.count_fit(counts, f, &units)?;
-                        if let Some(p) = &self.progress {
-                            p.add(units.len());
-                        }
-                        done = units.len();
-                    }
-                    stats_at += done;
-                }
-            }
-        }
-        let kept = counts.first_mut().and_then(|c| {
-            let stats = c.kept_stats.take()?;
-            Some((stats, c.tally.statistics_columns()))
-        });
-        let rows = points
-            .iter()
-            .zip(counts)
-            .zip(approx_len)
-            .map(|((point, counts), approx_len)| self.rows(point, counts, approx_len))
-            .collect();
-        Ok((rows, kept))
     }
 
     /// The fit windows of file `h`, where the rows' forecast gain is measured.
