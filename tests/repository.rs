@@ -575,8 +575,6 @@ const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
     ("crates/core/src/score/units.rs", "new"),
     ("crates/core/src/stats/lags.rs", "rank_lags_in"),
     ("src/app/views/bands.rs", "ui"),
-    ("src/app/views/compare.rs", "ui"),
-    ("src/app/views/config.rs", "ui"),
     ("src/app/views/dataset.rs", "draw"),
     ("src/app/views/dataset.rs", "timeline_ui"),
     ("src/app/views/energy.rs", "ui"),

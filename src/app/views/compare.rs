@@ -15,6 +15,16 @@ pub fn ui(
     (b_name, b): (&str, &Inspection),
     scores: Option<Difference>,
 ) {
+    scores_line(ui, scores);
+    feature_grid(ui, &feature_rows(a, b), a_name, b_name);
+    ui.separator();
+    prompt_diff(ui, a, b);
+    ui.separator();
+    band_stacks(ui, table, (a_name, a), (b_name, b));
+}
+
+/// Both configurations' val scores and their difference, or how to get them.
+fn scores_line(ui: &mut egui::Ui, scores: Option<Difference>) {
     match scores {
         Some(d) => {
             ui.label(format!(
@@ -39,8 +49,12 @@ pub fn ui(
             ui.weak("Run the sweep (Sweep pane) to score both configurations and the difference between them.");
         }
     }
+}
+
+/// The features compared, each with A's and B's value, and the inspection's time.
+fn feature_rows(a: &Inspection, b: &Inspection) -> [(&'static str, String, String); 9] {
     let (fa, fb) = (&a.features, &b.features);
-    let rows: [(&str, String, String); 9] = [
+    [
         (
             "frequency pattern",
             fa.freq_pattern.to_string(),
@@ -86,7 +100,11 @@ pub fn ui(
             format!("{:.3} ms", a.timer.total().as_secs_f64() * 1e3),
             format!("{:.3} ms", b.timer.total().as_secs_f64() * 1e3),
         ),
-    ];
+    ]
+}
+
+/// The features side by side, a value in bold where A's and B's differ.
+fn feature_grid(ui: &mut egui::Ui, rows: &[(&str, String, String)], a_name: &str, b_name: &str) {
     // A and B share what the names leave of the pane, and their values wrap there: in a
     // narrow pane B's column was cut off, and the prompt diff below wrapped at that width.
     let column_width = super::grid_column_width(ui, rows.iter().map(|r| r.0), 2);
@@ -100,18 +118,21 @@ pub fn ui(
             ui.strong(format!("B: {b_name}"));
             ui.end_row();
             for (k, va, vb) in rows {
-                ui.label(k);
+                ui.label(*k);
                 if va == vb {
-                    ui.label(&va);
-                    ui.label(&vb);
+                    ui.label(va);
+                    ui.label(vb);
                 } else {
-                    ui.strong(&va);
-                    ui.strong(&vb);
+                    ui.strong(va);
+                    ui.strong(vb);
                 }
                 ui.end_row();
             }
         });
-    ui.separator();
+}
+
+/// The prompts' line diff, changed words highlighted.
+fn prompt_diff(ui: &mut egui::Ui, a: &Inspection, b: &Inspection) {
     ui.label("Prompt diff (- A, + B; changed words highlighted):");
     let (pa, pb) = (
         a.prompt.as_deref().unwrap_or(""),
@@ -141,7 +162,15 @@ pub fn ui(
         }
         ui.label(job);
     }
-    ui.separator();
+}
+
+/// Both band stacks, side by side where there is room, else A above B.
+fn band_stacks(
+    ui: &mut egui::Ui,
+    table: &Table,
+    (a_name, a): (&str, &Inspection),
+    (b_name, b): (&str, &Inspection),
+) {
     // The two stacks share their label column's width and their time axis: their plots
     // start at the same x and zoom together.
     let label_width = super::bands::label_width(ui, &super::bands::labels(a, table)).max(
