@@ -577,7 +577,6 @@ const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
     ("src/app/views/bands.rs", "ui"),
     ("src/app/views/dataset.rs", "draw"),
     ("src/app/views/dataset.rs", "timeline_ui"),
-    ("src/app/views/energy.rs", "ui"),
     ("src/app/views/evaluation.rs", "heat_map"),
     ("src/app/views/heat_map.rs", "ui"),
     ("src/app/views/sweep_table/mod.rs", "sweep_table"),

@@ -36,23 +36,10 @@ pub fn ui(ui: &mut egui::Ui, f: &Features, step_ms: Option<f64>) {
             col.vertical_centered(|ui| ui.strong(title));
             if title == "energy ratio" && f.degenerate == Some(Degenerate::Constant) {
                 // 0/0: no band has energy, so no band has a share of it.
-                col.vertical_centered(|ui| {
-                    ui.add_space(height / 3.0);
-                    ui.label("—");
-                    ui.weak("undefined: the window is constant, no band has energy");
-                });
+                undefined_ratio(col, height);
                 continue;
             }
-            let bars: Vec<Bar> = values
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| {
-                    Bar::new(i as f64, v)
-                        .name(format!("{} ({}): {v:.4}", labels[i], periods[i]))
-                        .width(0.7)
-                        .fill(colour)
-                })
-                .collect();
+            let bars = bars_of(values, &labels, &periods, colour);
             let (lo, hi) = values
                 .iter()
                 .fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
@@ -75,10 +62,7 @@ pub fn ui(ui: &mut egui::Ui, f: &Features, step_ms: Option<f64>) {
                         BarChart::new(title, bars)
                             .element_formatter(Box::new(|b, _| b.name.clone())),
                     );
-                    // Band names under the bars (axis labels are dropped when dense). In a
-                    // narrow column "cD3" shortens to "D3" (smaller), and in a very narrow
-                    // one only every other bar is named (hovering a bar names it), so
-                    // neighbours never run into each other.
+                    // Where the band names go, under the bars.
                     let below = lo.min(0.0) - 0.02 * span;
                     if all_zero {
                         p.text(Text::new(
@@ -89,26 +73,7 @@ pub fn ui(ui: &mut egui::Ui, f: &Features, step_ms: Option<f64>) {
                     }
                     measured = measured.min(p.transform().dpos_dvalue_x().abs());
                     let per_bar = narrowest.min(p.transform().dpos_dvalue_x().abs());
-                    let (size, every) = match per_bar {
-                        w if w >= 16.0 => (10.0, 1),
-                        w if w >= 13.0 => (8.0, 1),
-                        _ => (8.0, 2),
-                    };
-                    for (i, name) in labels.iter().enumerate().step_by(every) {
-                        let short = if per_bar < 21.0 {
-                            name.trim_start_matches('c')
-                        } else {
-                            name.as_str()
-                        };
-                        p.text(
-                            Text::new(
-                                name.as_str(),
-                                PlotPoint::new(i as f64, below),
-                                egui::RichText::new(short).size(size),
-                            )
-                            .anchor(egui::Align2::CENTER_TOP),
-                        );
-                    }
+                    name_bands(p, &labels, per_bar, below);
                 });
         }
     });
@@ -117,5 +82,60 @@ pub fn ui(ui: &mut egui::Ui, f: &Features, step_ms: Option<f64>) {
     if measured.is_finite() && !settled {
         ui.data_mut(|d| d.insert_temp(spacing_id, measured));
         ui.ctx().request_repaint();
+    }
+}
+
+/// A bar per band, named with its band, period and value on hover.
+fn bars_of(
+    values: &[f64],
+    labels: &[String],
+    periods: &[String],
+    colour: egui::Color32,
+) -> Vec<Bar> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            Bar::new(i as f64, v)
+                .name(format!("{} ({}): {v:.4}", labels[i], periods[i]))
+                .width(0.7)
+                .fill(colour)
+        })
+        .collect()
+}
+
+/// In place of a constant window's energy ratios: why there are none.
+fn undefined_ratio(ui: &mut egui::Ui, height: f32) {
+    ui.vertical_centered(|ui| {
+        ui.add_space(height / 3.0);
+        ui.label("—");
+        ui.weak("undefined: the window is constant, no band has energy");
+    });
+}
+
+/// The band names under the bars, at `below` (axis labels are dropped when dense): with
+/// `per_bar` points a bar, "cD3" shortens to "D3" (smaller), and in a very narrow chart
+/// only every other bar is named (hovering a bar names it), so neighbours never run into
+/// each other.
+fn name_bands(p: &mut egui_plot::PlotUi<'_>, labels: &[String], per_bar: f64, below: f64) {
+    let (size, every) = match per_bar {
+        w if w >= 16.0 => (10.0, 1),
+        w if w >= 13.0 => (8.0, 1),
+        _ => (8.0, 2),
+    };
+    for (i, name) in labels.iter().enumerate().step_by(every) {
+        let short = if per_bar < 21.0 {
+            name.trim_start_matches('c')
+        } else {
+            name.as_str()
+        };
+        p.text(
+            Text::new(
+                name.as_str(),
+                PlotPoint::new(i as f64, below),
+                egui::RichText::new(short).size(size),
+            )
+            .anchor(egui::Align2::CENTER_TOP),
+        );
     }
 }
