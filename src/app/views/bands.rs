@@ -77,38 +77,11 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, stack: St
     let link = stack.id;
     let n = names.len() as f32;
     let shade = ui.visuals().weak_text_color().gamma_multiply(0.25);
-    // What the shading means, once above the stack (a legend inside a plot covered cA's
-    // curve).
-    ui.horizontal(|ui| {
-        let (swatch, _) = ui.allocate_exact_size(egui::vec2(14.0, 10.0), egui::Sense::hover());
-        ui.painter()
-            .rect_filled(swatch, 0.0, shade.gamma_multiply(2.0));
-        // Cut short in a narrow column (Compare), whole on hover.
-        ui.add(
-            egui::Label::new(
-                egui::RichText::new(
-                    "boundary-affected samples (the signal extension reaches them)",
-                )
-                .small(),
-            )
-            .truncate(),
-        );
-    });
+    shade_legend(ui, shade);
     let h = ((ui.available_height() - 4.0 * n) / n).max(40.0);
     let fmt = TimeFormat::of(table);
-    // On the time axis the bands share the app's time cursor; raw coefficients (indexed
-    // by coefficient, not row) share one among themselves.
-    let cursor = if raw {
-        egui::Id::unique("raw band cursor")
-    } else {
-        time_axis::time_cursor()
-    };
-    // New data (another window, channel, wavelet or level): every plot fits it again,
-    // whatever it was zoomed to, so no band keeps the last one's scale.
-    let key = ui.make_persistent_id(("bands shown", link));
-    let shown = data_key(r, raw);
-    let changed = ui.data(|d| d.get_temp::<u64>(key)) != Some(shown);
-    ui.data_mut(|d| d.insert_temp(key, shown));
+    let cursor = cursor_of(raw);
+    let changed = shows_new_data(ui, link, r, raw);
     for (k, &name) in names.iter().enumerate() {
         let last = k + 1 == names.len();
         let mut plot = Plot::new((link, "band", k))
@@ -124,41 +97,15 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, stack: St
         if changed {
             plot = plot.reset();
         }
-        // Shade [a, b] over the band's value range.
         let shade_span = |p: &mut egui_plot::PlotUi, a: f64, b: f64, lo: f64, hi: f64| {
-            p.polygon(
-                Polygon::new(
-                    "boundary-affected",
-                    PlotPoints::from(vec![[a, lo], [b, lo], [b, hi], [a, hi]]),
-                )
-                .fill_color(shade)
-                .stroke(egui::Stroke::NONE),
-            );
+            shade_span(p, shade, [a, b], [lo, hi])
         };
         ui.horizontal(|ui| {
             band_label(ui, &labels[k], egui::vec2(label_w, h));
             let room = time_axis::AxisRoom::of(ui, VALUE_AXIS_WIDTH);
             if raw {
-                let c = &r.coeffs[k];
                 let b = r.boundary[k] as f64;
-                let (lo, hi) = range(c);
-                let [y0, y1] = time_axis::around(min_max(c).0, min_max(c).1);
-                plot.x_axis_label(if last { "coefficient index" } else { "" })
-                    .include_y(y0)
-                    .include_y(y1)
-                    .show(ui, |p| {
-                        p.line(Line::new(
-                            name,
-                            PlotPoints::from_iter(
-                                c.iter().enumerate().map(|(i, &v)| [i as f64, v]),
-                            ),
-                        ));
-                        if b > 0.0 {
-                            shade_span(p, -0.5, b - 0.5, lo, hi);
-                            let end = c.len() as f64;
-                            shade_span(p, end - b - 0.5, end - 0.5, lo, hi);
-                        }
-                    });
+                raw_band(ui, plot, (name, &r.coeffs[k]), b, last, shade);
             } else {
                 let c = &r.mra[k];
                 let start = r.start as f64;
@@ -195,6 +142,92 @@ pub fn ui(ui: &mut egui::Ui, r: &Inspection, table: &Table, raw: bool, stack: St
             }
         });
     }
+}
+
+/// The cursor the bands share: on the time axis the app's time cursor; raw coefficients
+/// (indexed by coefficient, not row) share one among themselves.
+fn cursor_of(raw: bool) -> egui::Id {
+    if raw {
+        egui::Id::unique("raw band cursor")
+    } else {
+        time_axis::time_cursor()
+    }
+}
+
+/// Whether the stack `link` shows other data than last frame (another window, channel,
+/// wavelet or level): then every plot fits it again, whatever it was zoomed to, so no
+/// band keeps the last one's scale.
+fn shows_new_data(ui: &mut egui::Ui, link: egui::Id, r: &Inspection, raw: bool) -> bool {
+    let key = ui.make_persistent_id(("bands shown", link));
+    let shown = data_key(r, raw);
+    let changed = ui.data(|d| d.get_temp::<u64>(key)) != Some(shown);
+    ui.data_mut(|d| d.insert_temp(key, shown));
+    changed
+}
+
+/// What the shading means, once above the stack (a legend inside a plot covered cA's
+/// curve).
+fn shade_legend(ui: &mut egui::Ui, shade: egui::Color32) {
+    ui.horizontal(|ui| {
+        let (swatch, _) = ui.allocate_exact_size(egui::vec2(14.0, 10.0), egui::Sense::hover());
+        ui.painter()
+            .rect_filled(swatch, 0.0, shade.gamma_multiply(2.0));
+        // Cut short in a narrow column (Compare), whole on hover.
+        ui.add(
+            egui::Label::new(
+                egui::RichText::new(
+                    "boundary-affected samples (the signal extension reaches them)",
+                )
+                .small(),
+            )
+            .truncate(),
+        );
+    });
+}
+
+/// Shade `[a, b]` over the band's value range `[lo, hi]`.
+fn shade_span(
+    p: &mut egui_plot::PlotUi,
+    shade: egui::Color32,
+    [a, b]: [f64; 2],
+    [lo, hi]: [f64; 2],
+) {
+    p.polygon(
+        Polygon::new(
+            "boundary-affected",
+            PlotPoints::from(vec![[a, lo], [b, lo], [b, hi], [a, hi]]),
+        )
+        .fill_color(shade)
+        .stroke(egui::Stroke::NONE),
+    );
+}
+
+/// A band's raw coefficients `c` (named `name`) by index, its `b` boundary-affected
+/// coefficients at each end shaded; the axis named under the `last` band.
+fn raw_band(
+    ui: &mut egui::Ui,
+    plot: Plot<'_>,
+    (name, c): (&str, &[f64]),
+    b: f64,
+    last: bool,
+    shade: egui::Color32,
+) {
+    let (lo, hi) = range(c);
+    let [y0, y1] = time_axis::around(min_max(c).0, min_max(c).1);
+    plot.x_axis_label(if last { "coefficient index" } else { "" })
+        .include_y(y0)
+        .include_y(y1)
+        .show(ui, |p| {
+            p.line(Line::new(
+                name,
+                PlotPoints::from_iter(c.iter().enumerate().map(|(i, &v)| [i as f64, v])),
+            ));
+            if b > 0.0 {
+                shade_span(p, shade, [-0.5, b - 0.5], [lo, hi]);
+                let end = c.len() as f64;
+                shade_span(p, shade, [end - b - 0.5, end - 0.5], [lo, hi]);
+            }
+        });
 }
 
 /// A band's name over its periods, left-aligned and centred in its plot's height.
