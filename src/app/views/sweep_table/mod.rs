@@ -40,48 +40,7 @@ pub(super) fn sweep_table(
         })
         .collect();
     ui.spacing_mut().item_spacing.x = 4.0;
-    let spacing = ui.spacing().item_spacing.x;
-    let body = egui::TextStyle::Body.resolve(ui.style());
-    let mut widths: Vec<f32> = model
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            cells
-                .iter()
-                .map(|row| super::text_width(ui, &row[i].text, &body))
-                .fold(super::text_width(ui, &model.title(c), &body), f32::max)
-                + 2.0
-                // The configuration is a selectable label: its frame's padding too.
-                + if c == Column::Configuration {
-                    2.0 * ui.spacing().button_padding.x
-                } else {
-                    0.0
-                }
-        })
-        .collect();
-    // What the pane leaves, less the vertical scroll bar.
-    let room = ui.available_width() - ui.spacing().scroll.allocated_width() - spacing;
-    let total = |w: &[f32]| w.iter().sum::<f32>() + spacing * (w.len() as f32 - 1.0);
-    // The test figure goes first (its rank stays), then the configuration narrows.
-    if total(&widths) > room {
-        if let Some(i) = model.columns.iter().position(|&c| c == Column::Test) {
-            model.columns.remove(i);
-            widths.remove(i);
-            for row in &mut cells {
-                row.remove(i);
-            }
-        }
-    }
-    let conf = model
-        .columns
-        .iter()
-        .position(|&c| c == Column::Configuration)
-        .unwrap_or(1);
-    let over = total(&widths) - room;
-    if over > 0.0 {
-        widths[conf] = (widths[conf] - over).max(MIN_CONFIGURATION);
-    }
+    let widths = fit_columns(ui, &mut model, &mut cells);
     let row_height = ui.spacing().interact_size.y;
     let ui_text_height = ui.text_style_height(&egui::TextStyle::Body);
     // Sideways only when the pane is narrower than the answer's columns at their least.
@@ -114,54 +73,114 @@ pub(super) fn sweep_table(
                     }
                 })
                 .body(|body| {
-                    body.rows(row_height, model.rows.len(), |mut row| {
+                    body.rows(row_height, model.rows.len(), |row| {
                         let i = row.index();
-                        let subject = &model.rows[i];
-                        let transform = match subject {
-                            Subject::Row(st) => Some(st.row),
-                            Subject::Baseline => None,
-                        };
-                        let current = transform.is_some_and(|r| r.transform == s.run.transform);
-                        row.set_selected(current);
-                        let export = |r: &egui::Response, commands: &mut Vec<UiCommand>| {
-                            let Some(row) = transform else { return };
-                            r.context_menu(|ui| {
-                                let export =
-                                    UiCommand::ExportSweepRow(Box::new(sweep.config_of(row)));
-                                if export.button(ui, true).clicked() {
-                                    commands.push(export);
-                                    ui.close();
-                                }
-                            });
-                        };
-                        let mut clicked = false;
-                        for (&c, cell) in model.columns.iter().zip(&cells[i]) {
-                            row.col(|ui| {
-                                let r = if c == Column::Configuration && transform.is_some() {
-                                    let r = ui.selectable_label(current, cell.text.as_str());
-                                    export(&r, commands);
-                                    r
-                                } else {
-                                    let mut text = egui::RichText::new(cell.text.as_str());
-                                    if let Some(colour) = cell.tone.and_then(|t| t.colour(ui)) {
-                                        text = text.color(colour);
-                                    }
-                                    ui.label(text)
-                                };
-                                clicked |= r.clicked();
-                                if let Some(h) = &cell.hover {
-                                    r.on_hover_text(h.as_str());
-                                }
-                            });
-                        }
-                        let response = row.response();
-                        if let Some(r) = transform {
-                            if clicked || response.clicked() {
-                                s.run.transform = r.transform;
-                            }
-                        }
-                        export(&response, commands);
+                        table_row(row, &model, &cells[i], sweep, s, commands);
                     });
                 });
         });
+}
+
+/// One row of the table: its cells (the configuration a selectable label whose menu
+/// exports it), selected where it is the knobs' transform; a click sets the knobs to it.
+fn table_row(
+    mut row: egui_extras::TableRow<'_, '_>,
+    model: &Model<'_, '_>,
+    cells: &[Cell],
+    sweep: &Sweep,
+    s: &mut Settings,
+    commands: &mut Vec<UiCommand>,
+) {
+    let i = row.index();
+    let subject = &model.rows[i];
+    let transform = match subject {
+        Subject::Row(st) => Some(st.row),
+        Subject::Baseline => None,
+    };
+    let current = transform.is_some_and(|r| r.transform == s.run.transform);
+    row.set_selected(current);
+    let export = |r: &egui::Response, commands: &mut Vec<UiCommand>| {
+        let Some(row) = transform else { return };
+        r.context_menu(|ui| {
+            let export = UiCommand::ExportSweepRow(Box::new(sweep.config_of(row)));
+            if export.button(ui, true).clicked() {
+                commands.push(export);
+                ui.close();
+            }
+        });
+    };
+    let mut clicked = false;
+    for (&c, cell) in model.columns.iter().zip(cells) {
+        row.col(|ui| {
+            let r = if c == Column::Configuration && transform.is_some() {
+                let r = ui.selectable_label(current, cell.text.as_str());
+                export(&r, commands);
+                r
+            } else {
+                let mut text = egui::RichText::new(cell.text.as_str());
+                if let Some(colour) = cell.tone.and_then(|t| t.colour(ui)) {
+                    text = text.color(colour);
+                }
+                ui.label(text)
+            };
+            clicked |= r.clicked();
+            if let Some(h) = &cell.hover {
+                r.on_hover_text(h.as_str());
+            }
+        });
+    }
+    let response = row.response();
+    if let Some(r) = transform {
+        if clicked || response.clicked() {
+            s.run.transform = r.transform;
+        }
+    }
+    export(&response, commands);
+}
+
+/// Each column's width, its widest cell's or title's, fitted to what the pane leaves (less
+/// the vertical scroll bar): the test figure goes first (its rank stays), then the
+/// configuration narrows, to no less than [`MIN_CONFIGURATION`].
+fn fit_columns(ui: &egui::Ui, model: &mut Model<'_, '_>, cells: &mut [Vec<Cell>]) -> Vec<f32> {
+    let spacing = ui.spacing().item_spacing.x;
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let mut widths: Vec<f32> = model
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            cells
+                .iter()
+                .map(|row| super::text_width(ui, &row[i].text, &body))
+                .fold(super::text_width(ui, &model.title(c), &body), f32::max)
+                + 2.0
+                // The configuration is a selectable label: its frame's padding too.
+                + if c == Column::Configuration {
+                    2.0 * ui.spacing().button_padding.x
+                } else {
+                    0.0
+                }
+        })
+        .collect();
+    let room = ui.available_width() - ui.spacing().scroll.allocated_width() - spacing;
+    let total = |w: &[f32]| w.iter().sum::<f32>() + spacing * (w.len() as f32 - 1.0);
+    if total(&widths) > room {
+        if let Some(i) = model.columns.iter().position(|&c| c == Column::Test) {
+            model.columns.remove(i);
+            widths.remove(i);
+            for row in cells.iter_mut() {
+                row.remove(i);
+            }
+        }
+    }
+    let conf = model
+        .columns
+        .iter()
+        .position(|&c| c == Column::Configuration)
+        .unwrap_or(1);
+    let over = total(&widths) - room;
+    if over > 0.0 {
+        widths[conf] = (widths[conf] - over).max(MIN_CONFIGURATION);
+    }
+    widths
 }
