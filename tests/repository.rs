@@ -578,7 +578,6 @@ const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
     ("src/app/views/dataset.rs", "timeline_ui"),
     ("src/app/views/evaluation.rs", "heat_map"),
     ("src/app/views/heat_map.rs", "ui"),
-    ("src/app/views/sweep_table/model.rs", "cell"),
     ("src/engine/torch/pack.rs", "pack"),
 ];
 

@@ -245,76 +245,14 @@ impl<'s, 'a> Model<'s, 'a> {
             (Column::Configuration, Subject::Baseline) => Cell::text("Time-LLM").hover(
                 "the Time-LLM baseline (template timellm): its trend word alone, the same for every wavelet; each row's gain is measured from it",
             ),
-            (Column::Configuration, Subject::Row(st)) => {
-                let mut label = st.short_label();
-                if st.covers.is_empty() && st.row.degenerate() {
-                    label.push_str(" (degenerate)");
-                }
-                let gains = format!(
-                    "gain over the Time-LLM baseline: {} bits; beyond the series: {}; forecast gain over it: {} points of MSE",
-                    crate::app::views::interval_text(st.gain, st.gain_interval),
-                    crate::app::views::interval_text(st.complementary_gain, st.complementary_gain_interval),
-                    crate::app::views::interval_text(
-                        100.0 * st.forecast_gain,
-                        st.forecast_gain_interval.map(|v| 100.0 * v)
-                    ),
-                );
-                let hover = if st.row.aliases.is_empty() {
-                    format!("{}; {gains}", st.label_full())
-                } else {
-                    format!(
-                        "{}, same filters as {}; {gains}",
-                        st.label_full(),
-                        st.row.aliases.join(", ")
-                    )
-                };
-                Cell::text(label).hover(hover)
-            }
+            (Column::Configuration, Subject::Row(st)) => configuration_cell(st),
             (Column::Ranked, Subject::Baseline) => Cell::default(),
             (Column::Ranked, Subject::Row(st)) => Cell::text(format!("{:.3}", self.by.of(st.row))),
-            (Column::Figure(a), subject) => {
-                let evaluation = match subject {
-                    Subject::Baseline => &base.val,
-                    Subject::Row(st) => &st.row.val,
-                };
-                let (value, interval) = a.of(evaluation);
-                let interval = sw.shown(Part::Val, interval);
-                let text = figure_text(a, value, interval);
-                if self.ranked == Some(a) || value.is_nan() {
-                    Cell::text(text)
-                } else {
-                    let cell = Cell::text(estimate_text(a, value)).hover(format!("val: {text}"));
-                    match (a, subject) {
-                        (Answer::Forecast, Subject::Row(st)) => {
-                            cell.hover(forecast_text(sw, st.row.val.forecast.as_ref(), st.row.test.forecast.as_ref()))
-                        }
-                        (Answer::Forecast, Subject::Baseline) => {
-                            cell.hover(forecast_text(sw, base.val.forecast.as_ref(), base.test.forecast.as_ref()))
-                        }
-                        _ => cell,
-                    }
-                }
-            }
+            (Column::Figure(a), subject) => self.figure_cell(a, subject),
             (Column::Tie, Subject::Row(st)) if st.tied => Cell::text("="),
             (Column::Tie, _) => Cell::default(),
             (Column::Gain, Subject::Baseline) => Cell::default(),
-            (Column::Gain, Subject::Row(st)) => {
-                let a = self.gain_answer();
-                let (value, interval) = a.gain(st);
-                if value.is_nan() {
-                    return Cell::text("—").hover("the sweep has no forecast gain");
-                }
-                let digits = a.digits();
-                Cell {
-                    text: format!("{value:+.digits$}"),
-                    hover: Some(format!(
-                        "over the Time-LLM baseline: {} {}",
-                        crate::app::views::interval_text(value, interval),
-                        a.unit()
-                    )),
-                    tone: Some(Tone::of(interval)),
-                }
-            }
+            (Column::Gain, Subject::Row(st)) => self.gain_cell(st),
             (Column::TestRank, Subject::Baseline) => Cell::default(),
             (Column::TestRank, Subject::Row(st)) => Cell::text(
                 st.test_rank.map_or("–".into(), |k| k.to_string()),
@@ -340,6 +278,86 @@ impl<'s, 'a> Model<'s, 'a> {
             }
         }
     }
+
+    /// A figure's cell: its value with its interval where the table is ranked by it (or
+    /// it has none), else its estimate, the interval on hover (and the forecast's MSEs).
+    fn figure_cell(&self, a: Answer, subject: &Subject<'_, '_>) -> Cell {
+        let sw = self.sweep;
+        let base = &sw.baseline;
+        let evaluation = match subject {
+            Subject::Baseline => &base.val,
+            Subject::Row(st) => &st.row.val,
+        };
+        let (value, interval) = a.of(evaluation);
+        let interval = sw.shown(Part::Val, interval);
+        let text = figure_text(a, value, interval);
+        if self.ranked == Some(a) || value.is_nan() {
+            Cell::text(text)
+        } else {
+            let cell = Cell::text(estimate_text(a, value)).hover(format!("val: {text}"));
+            match (a, subject) {
+                (Answer::Forecast, Subject::Row(st)) => cell.hover(forecast_text(
+                    sw,
+                    st.row.val.forecast.as_ref(),
+                    st.row.test.forecast.as_ref(),
+                )),
+                (Answer::Forecast, Subject::Baseline) => cell.hover(forecast_text(
+                    sw,
+                    base.val.forecast.as_ref(),
+                    base.test.forecast.as_ref(),
+                )),
+                _ => cell,
+            }
+        }
+    }
+
+    /// A row's gain over the Time-LLM baseline in the ranked answer's units, toned by
+    /// whether its interval is above, across or below 0.
+    fn gain_cell(&self, st: &Standing<'_>) -> Cell {
+        let a = self.gain_answer();
+        let (value, interval) = a.gain(st);
+        if value.is_nan() {
+            return Cell::text("—").hover("the sweep has no forecast gain");
+        }
+        let digits = a.digits();
+        Cell {
+            text: format!("{value:+.digits$}"),
+            hover: Some(format!(
+                "over the Time-LLM baseline: {} {}",
+                crate::app::views::interval_text(value, interval),
+                a.unit()
+            )),
+            tone: Some(Tone::of(interval)),
+        }
+    }
+}
+
+/// A row's configuration: its short label ("(degenerate)" where its approximation band is),
+/// its full label, aliases and gains on hover.
+fn configuration_cell(st: &Standing<'_>) -> Cell {
+    let mut label = st.short_label();
+    if st.covers.is_empty() && st.row.degenerate() {
+        label.push_str(" (degenerate)");
+    }
+    let gains = format!(
+        "gain over the Time-LLM baseline: {} bits; beyond the series: {}; forecast gain over it: {} points of MSE",
+        crate::app::views::interval_text(st.gain, st.gain_interval),
+        crate::app::views::interval_text(st.complementary_gain, st.complementary_gain_interval),
+        crate::app::views::interval_text(
+            100.0 * st.forecast_gain,
+            st.forecast_gain_interval.map(|v| 100.0 * v)
+        ),
+    );
+    let hover = if st.row.aliases.is_empty() {
+        format!("{}; {gains}", st.label_full())
+    } else {
+        format!(
+            "{}, same filters as {}; {gains}",
+            st.label_full(),
+            st.row.aliases.join(", ")
+        )
+    };
+    Cell::text(label).hover(hover)
 }
 
 /// A figure at its column's precision, "—" where the sweep has none.
