@@ -13,7 +13,7 @@ use crate::sweep::Metric;
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 use wavebench_core::data::Table;
 use wavebench_core::score::Claim;
-use wavebench_core::score::Part;
+use wavebench_core::score::{Evaluation, Part};
 
 /// What the timeline plots over every window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -132,66 +132,19 @@ impl DataSetView {
             }
             Some(Ok(survey)) => survey,
         };
-        ui.horizontal_wrapped(|ui| {
-            if self.computing {
-                self.busy(ui);
-            }
-            ui.strong(&survey.label);
-            let thinned = match self.thinned {
-                Some(n) if self.computing => format!(" (one window in {n}; a finer survey is coming)"),
-                Some(n) => format!(" (one window in {n}: a big file)"),
-                None => String::new(),
-            };
-            ui.label(format!(
-                "· timeline: channel {}, {} windows{thinned} · scores: all channels",
-                survey.channel,
-                survey.starts.len()
-            ))
-            .on_hover_text("The timeline follows the channel chosen under Data; the score, the category shares and the heat map count the units of every channel");
-        });
-        // Its own row: beside a label that wraps, the buttons sat inside the label's box.
-        ui.horizontal(|ui| {
-            ui.label("scored on");
-            ui.selectable_value(&mut self.part, Part::Val, "val");
-            ui.selectable_value(&mut self.part, Part::Test, "test");
-            ui.separator();
-            ui.selectable_value(&mut self.complementary, false, "bits above the null");
-            ui.selectable_value(&mut self.complementary, true, "beyond the series")
-                .on_hover_text("What each claim tells beyond a linear forecaster that reads only the series: I(C; O | the forecast), against its null (docs/score.md)");
-        });
+        self.heading_ui(ui, survey);
         let height = ui.available_height();
         egui::ScrollArea::vertical().show(ui, |ui| {
             self.timeline_ui(ui, table, survey, s, (height * 0.4).clamp(120.0, 320.0));
             let Some(row) = survey.sweep.rows.first() else {
                 return;
             };
-            let e = if self.part == Part::Val { &row.val } else { &row.test };
-            // Short lines: the pane is narrow in the default layout, and a wrapped line
-            // ran under the neighbouring pane's edge.
-            // Intervals as the reports show them: withheld where the part cannot give
-            // them (docs/score.md#intervals-withheld).
-            let shown = |i| survey.sweep.shown(self.part, i);
-            let forecast = match &e.forecast {
-                Some(g) => format!(
-                    "forecast MSE {:.4} to {:.4}: gain {} %",
-                    g.mse_series,
-                    g.mse_with_claims,
-                    super::interval_text(100.0 * g.gain, shown(g.interval).map(|v| 100.0 * v)),
-                ),
-                None => "forecast gain not measured".to_string(),
+            let e = if self.part == Part::Val {
+                &row.val
+            } else {
+                &row.test
             };
-            ui.label(format!(
-                "{} {} units of all channels, {}\nscore {} bits above the null\nbeyond the series {}\n{forecast}\nprompts: {} distinct, {} with digits masked ({:.2} bits)",
-                e.units,
-                self.part.name(),
-                survey.sweep.left_out_text(),
-                super::interval_text(e.score_bits, shown(e.interval)),
-                super::interval_text(e.complementary_bits, shown(e.complementary_interval)),
-                e.diversity.distinct,
-                e.diversity.distinct_masked,
-                e.diversity.entropy_masked_bits,
-            ))
-            .on_hover_text("Left out: units whose input is constant or a straight line (no outcome). Scores: bits above the null of circular shifts, [95% bootstrap interval] (docs/score.md). Forecast: the MSE of a linear forecaster that reads only the series (standardised as Time-LLM's tables), then with the claims' correction; the gain is the share of its MSE they remove (docs/score.md#forecast-gain-beyond-the-series)");
+            self.figures_ui(ui, survey, e);
             // Side by side where the pane is wide enough for both, else one under the other.
             if ui.available_width() >= 640.0 {
                 ui.columns(2, |cols| {
@@ -204,6 +157,69 @@ impl DataSetView {
                 heat_map(ui, e, self.complementary);
             }
         });
+    }
+
+    /// What the survey is (its label, the timeline's channel and windows, thinned or
+    /// not), and the choice of part and of what is scored.
+    fn heading_ui(&mut self, ui: &mut egui::Ui, survey: &Survey) {
+        ui.horizontal_wrapped(|ui| {
+        if self.computing {
+            self.busy(ui);
+        }
+        ui.strong(&survey.label);
+        let thinned = match self.thinned {
+            Some(n) if self.computing => format!(" (one window in {n}; a finer survey is coming)"),
+            Some(n) => format!(" (one window in {n}: a big file)"),
+            None => String::new(),
+        };
+        ui.label(format!(
+            "· timeline: channel {}, {} windows{thinned} · scores: all channels",
+            survey.channel,
+            survey.starts.len()
+        ))
+        .on_hover_text("The timeline follows the channel chosen under Data; the score, the category shares and the heat map count the units of every channel");
+    });
+        // Its own row: beside a label that wraps, the buttons sat inside the label's box.
+        ui.horizontal(|ui| {
+        ui.label("scored on");
+        ui.selectable_value(&mut self.part, Part::Val, "val");
+        ui.selectable_value(&mut self.part, Part::Test, "test");
+        ui.separator();
+        ui.selectable_value(&mut self.complementary, false, "bits above the null");
+        ui.selectable_value(&mut self.complementary, true, "beyond the series")
+            .on_hover_text("What each claim tells beyond a linear forecaster that reads only the series: I(C; O | the forecast), against its null (docs/score.md)");
+    });
+    }
+
+    /// The part's units, score, bits beyond the series, forecast gain and prompts'
+    /// diversity, intervals withheld where the part cannot give them.
+    fn figures_ui(&self, ui: &mut egui::Ui, survey: &Survey, e: &Evaluation) {
+        // Short lines: the pane is narrow in the default layout, and a wrapped line
+        // ran under the neighbouring pane's edge.
+        // Intervals as the reports show them: withheld where the part cannot give
+        // them (docs/score.md#intervals-withheld).
+        let shown = |i| survey.sweep.shown(self.part, i);
+        let forecast = match &e.forecast {
+            Some(g) => format!(
+                "forecast MSE {:.4} to {:.4}: gain {} %",
+                g.mse_series,
+                g.mse_with_claims,
+                super::interval_text(100.0 * g.gain, shown(g.interval).map(|v| 100.0 * v)),
+            ),
+            None => "forecast gain not measured".to_string(),
+        };
+        ui.label(format!(
+            "{} {} units of all channels, {}\nscore {} bits above the null\nbeyond the series {}\n{forecast}\nprompts: {} distinct, {} with digits masked ({:.2} bits)",
+            e.units,
+            self.part.name(),
+            survey.sweep.left_out_text(),
+            super::interval_text(e.score_bits, shown(e.interval)),
+            super::interval_text(e.complementary_bits, shown(e.complementary_interval)),
+            e.diversity.distinct,
+            e.diversity.distinct_masked,
+            e.diversity.entropy_masked_bits,
+        ))
+        .on_hover_text("Left out: units whose input is constant or a straight line (no outcome). Scores: bits above the null of circular shifts, [95% bootstrap interval] (docs/score.md). Forecast: the MSE of a linear forecaster that reads only the series (standardised as Time-LLM's tables), then with the claims' correction; the gain is the share of its MSE they remove (docs/score.md#forecast-gain-beyond-the-series)");
     }
 
     /// The timeline on the data's own time axis (x = each window's first row, as the
