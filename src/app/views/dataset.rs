@@ -222,6 +222,21 @@ impl DataSetView {
         .on_hover_text("Left out: units whose input is constant or a straight line (no outcome). Scores: bits above the null of circular shifts, [95% bootstrap interval] (docs/score.md). Forecast: the MSE of a linear forecaster that reads only the series (standardised as Time-LLM's tables), then with the claims' correction; the gain is the share of its MSE they remove (docs/score.md#forecast-gain-beyond-the-series)");
     }
 
+    /// The timeline's value per window: a feature's, or a claim's category (its number,
+    /// with the categories' names).
+    fn timeline_values<'s>(&self, survey: &'s Survey) -> (Vec<f64>, Option<&'s [String]>) {
+        match self.timeline {
+            Timeline::Feature(m) => (survey.features[m as usize].clone(), None),
+            Timeline::Claim(c) => {
+                let cats = &survey.claims[c as usize];
+                (
+                    cats.ids.iter().map(|&i| f64::from(i)).collect(),
+                    Some(cats.names.as_slice()),
+                )
+            }
+        }
+    }
+
     /// The timeline on the data's own time axis (x = each window's first row, as the
     /// other plots' x is the table row).
     fn timeline_ui(
@@ -239,16 +254,7 @@ impl DataSetView {
                     ui.selectable_value(&mut self.timeline, t, t.name());
                 }
             });
-        let (values, names): (Vec<f64>, Option<&[String]>) = match self.timeline {
-            Timeline::Feature(m) => (survey.features[m as usize].clone(), None),
-            Timeline::Claim(c) => {
-                let cats = &survey.claims[c as usize];
-                (
-                    cats.ids.iter().map(|&i| f64::from(i)).collect(),
-                    Some(cats.names.as_slice()),
-                )
-            }
-        };
+        let (values, names) = self.timeline_values(survey);
         let columns = (ui.available_width().max(100.0) as usize).max(1);
         let starts = survey.starts.clone();
         let points: Vec<[f64; 2]> = decimate(&values, columns)
@@ -257,16 +263,6 @@ impl DataSetView {
             .collect();
         let (row_start, _) = s.row_bounds();
         let current = (row_start + s.window) as f64;
-        // The window whose first row is nearest plot x.
-        let nearest = move |starts: &[usize], x: f64| {
-            let k = starts.partition_point(|&r| (r as f64) < x);
-            match (k.checked_sub(1), starts.get(k)) {
-                (Some(a), Some(&b)) if x - starts[a] as f64 <= b as f64 - x => a,
-                (_, Some(_)) => k,
-                (Some(a), None) => a,
-                (None, None) => 0,
-            }
-        };
         let fmt = TimeFormat::of(table);
         let owned: Option<Vec<String>> = names.map(<[String]>::to_vec);
         let mut plot = Plot::new("data set timeline")
@@ -281,19 +277,7 @@ impl DataSetView {
             .y_axis_formatter(super::time_axis::value_label)
             .x_axis_label("window start");
         if let Some(n) = owned.clone() {
-            plot = plot.y_axis_formatter(move |mark, _| {
-                let i = mark.value.round();
-                if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
-                    // Long wordings cut short: the axis must leave the plot room.
-                    let name = n.get(i as usize).cloned().unwrap_or_default();
-                    match name.char_indices().nth(18) {
-                        Some((cut, _)) => format!("{}…", &name[..cut]),
-                        None => name,
-                    }
-                } else {
-                    String::new()
-                }
-            });
+            plot = plot.y_axis_formatter(move |mark, _| category_mark(&n, mark.value));
         }
         let label_names = owned;
         let hover_starts = starts.clone();
@@ -302,7 +286,7 @@ impl DataSetView {
                 egui_plot::HoverPosition::NearDataPoint { position, .. } => *position,
                 egui_plot::HoverPosition::Elsewhere { position } => *position,
             };
-            let k = nearest(&hover_starts, p.x);
+            let k = nearest_window(&hover_starts, p.x);
             let row = hover_starts.get(k).map_or(String::new(), |&r| {
                 format!(" ({})", fmt.at(table, r as f64))
             });
@@ -323,10 +307,36 @@ impl DataSetView {
             clicked.then(|| p.pointer_coordinate()).flatten()
         });
         if let Some(at) = response.inner {
-            let k = nearest(&starts, at.x);
+            let k = nearest_window(&starts, at.x);
             if let Some(&row) = starts.get(k) {
                 s.window = row.saturating_sub(row_start);
             }
         }
+    }
+}
+
+/// The window whose first row (of `starts`, in order) is nearest plot x.
+fn nearest_window(starts: &[usize], x: f64) -> usize {
+    let k = starts.partition_point(|&r| (r as f64) < x);
+    match (k.checked_sub(1), starts.get(k)) {
+        (Some(a), Some(&b)) if x - starts[a] as f64 <= b as f64 - x => a,
+        (_, Some(_)) => k,
+        (Some(a), None) => a,
+        (None, None) => 0,
+    }
+}
+
+/// A category's name at its axis mark `value` (none between categories), long wordings
+/// cut short: the axis must leave the plot room.
+fn category_mark(names: &[String], value: f64) -> String {
+    let i = value.round();
+    if (value - i).abs() < 1e-6 && i >= 0.0 {
+        let name = names.get(i as usize).cloned().unwrap_or_default();
+        match name.char_indices().nth(18) {
+            Some((cut, _)) => format!("{}…", &name[..cut]),
+            None => name,
+        }
+    } else {
+        String::new()
     }
 }
