@@ -340,3 +340,31 @@ fn category_mark(names: &[String], value: f64) -> String {
         String::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{category_mark, nearest_window};
+
+    /// A click on the timeline goes to the window whose start is nearest, the earlier on a
+    /// tie, and stays inside the windows at either end.
+    #[test]
+    fn a_click_finds_the_nearest_window() {
+        let starts = [0, 10, 20];
+        let at = |x: f64| nearest_window(&starts, x);
+        assert_eq!(
+            [at(-5.0), at(4.0), at(5.0), at(6.0), at(25.0)],
+            [0, 0, 0, 1, 2]
+        );
+        assert_eq!(nearest_window(&[], 3.0), 0);
+    }
+
+    /// Marks name their category only on whole numbers, long wordings cut at 18 characters.
+    #[test]
+    fn marks_name_categories_cut_short() {
+        let names = ["up".to_string(), "a wording of some length".to_string()];
+        assert_eq!(category_mark(&names, 0.0), "up");
+        assert_eq!(category_mark(&names, 0.5), "");
+        assert_eq!(category_mark(&names, 1.0), "a wording of some …");
+        assert_eq!(category_mark(&names, 2.0), "");
+    }
+}
