@@ -137,66 +137,83 @@ pub(super) fn heat_map(ui: &mut egui::Ui, e: &Evaluation, complementary: bool) {
             text,
         );
         for t in Target::ALL {
-            let info = of(c, t);
             let r = egui::Rect::from_min_size(
                 rect.min + egui::vec2(name_w + cell.x * t as usize as f32, 0.0),
                 cell,
             )
             .shrink(1.0);
-            let shade = super::colour_scale((info.excess_bits.max(0.0) / hi) as f32);
-            ui.painter().rect_filled(r, 0.0, shade);
-            if e.scored.contains(&c.claim) && c.claim.scored_against() == Some(t) {
-                ui.painter().rect_stroke(
-                    r,
-                    0.0,
-                    egui::Stroke::new(1.5, ui.visuals().strong_text_color()),
-                    egui::StrokeKind::Inside,
-                );
-            }
-            let ink = if shade.r() > 150 {
-                egui::Color32::BLACK
-            } else {
-                egui::Color32::WHITE
-            };
-            ui.painter().text(
-                r.center(),
-                egui::Align2::CENTER_CENTER,
-                format!(
-                    "{:+.3}{}",
-                    info.excess_bits,
-                    if info.p <= 0.05 { "*" } else { "" }
-                ),
-                font.clone(),
-                ink,
-            );
-            let cell = ui.interact(
-                r,
-                ui.scope_id().with((c.claim.name(), t.name())),
-                egui::Sense::hover(),
-            );
-            // Screen readers (and tests) read the cell as its text says.
-            let said = format!(
-                "{} × {}: {:+.3} bits {}",
-                c.claim.name(),
-                t.name(),
-                info.excess_bits,
-                if complementary {
-                    "beyond the series"
-                } else {
-                    "above the null"
-                }
-            );
-            cell.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &said));
-            cell.on_hover_text(format!(
-                "{} × {}: {:.4} bits observed; null (circular shifts): median {:.4}, 95th percentile {:.4}; {:+.4} above the median; p = {:.3}",
-                c.claim.name(),
-                t.name(),
-                info.mi_bits,
-                info.null_median,
-                info.null_p95,
-                info.excess_bits,
-                info.p
-            ));
+            let framed = e.scored.contains(&c.claim) && c.claim.scored_against() == Some(t);
+            claim_cell(ui, r, (c, t), of(c, t), framed, hi, &font, complementary);
         }
     }
+}
+
+/// One claim × outcome cell of the map at `r`: shaded by its bits above the null (of the
+/// map's highest, `hi`), framed where the pair is scored, its figure inside (`*` where
+/// p <= 0.05), read as its text says, the null's figures on hover.
+#[allow(clippy::too_many_arguments)]
+fn claim_cell(
+    ui: &mut egui::Ui,
+    r: egui::Rect,
+    (c, t): (&wavebench_core::score::ClaimInfo, Target),
+    info: wavebench_core::score::Info,
+    framed: bool,
+    hi: f64,
+    font: &egui::FontId,
+    complementary: bool,
+) {
+    let shade = super::colour_scale((info.excess_bits.max(0.0) / hi) as f32);
+    ui.painter().rect_filled(r, 0.0, shade);
+    if framed {
+        ui.painter().rect_stroke(
+            r,
+            0.0,
+            egui::Stroke::new(1.5, ui.visuals().strong_text_color()),
+            egui::StrokeKind::Inside,
+        );
+    }
+    let ink = if shade.r() > 150 {
+        egui::Color32::BLACK
+    } else {
+        egui::Color32::WHITE
+    };
+    ui.painter().text(
+        r.center(),
+        egui::Align2::CENTER_CENTER,
+        format!(
+            "{:+.3}{}",
+            info.excess_bits,
+            if info.p <= 0.05 { "*" } else { "" }
+        ),
+        font.clone(),
+        ink,
+    );
+    let cell = ui.interact(
+        r,
+        ui.scope_id().with((c.claim.name(), t.name())),
+        egui::Sense::hover(),
+    );
+    // Screen readers (and tests) read the cell as its text says.
+    let said = format!(
+        "{} × {}: {:+.3} bits {}",
+        c.claim.name(),
+        t.name(),
+        info.excess_bits,
+        if complementary {
+            "beyond the series"
+        } else {
+            "above the null"
+        }
+    );
+    cell.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &said));
+    cell.on_hover_text(format!(
+        "{} × {}: {:.4} bits observed; null (circular shifts): median {:.4}, 95th percentile {:.4}; {:+.4} above the median; p = {:.3}",
+        c.claim.name(),
+        t.name(),
+        info.mi_bits,
+        info.null_median,
+        info.null_p95,
+        info.excess_bits,
+        info.p
+    ));
 }
