@@ -574,7 +574,6 @@ const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
     ("crates/core/src/score/horizons.rs", "new"),
     ("crates/core/src/score/units.rs", "new"),
     ("crates/core/src/stats/lags.rs", "rank_lags_in"),
-    ("src/app/views/heat_map.rs", "ui"),
     ("src/engine/torch/pack.rs", "pack"),
 ];
 

@@ -62,24 +62,13 @@ impl HeatMap {
     ) {
         let heat = self.of;
         self.family_picker(ui, &sweep.rows);
-        let family = self.family;
         let current = s.run.transform;
         let scroll_to_current = self.outlined != Some(current);
         self.outlined = Some(current);
         let value = |r: &SweepRow| heat.of(r, m);
-        let shown: Vec<&SweepRow> = sweep
-            .rows
-            .iter()
-            .filter(|r| degenerate || !r.degenerate())
-            .filter(|r| family.is_none_or(|f| r.transform.wavelet.family == f))
-            .collect();
+        let shown = self.shown_rows(&sweep.rows, degenerate);
         let levels = shown.iter().map(|r| r.transform.level).max().unwrap_or(1);
-        let mut names: Vec<&str> = Vec::new();
-        for r in &shown {
-            if !names.contains(&r.transform.name()) {
-                names.push(r.transform.name());
-            }
-        }
+        let names = wavelet_names(&shown);
         let (lo, hi) = shown
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
@@ -87,18 +76,7 @@ impl HeatMap {
             });
         let small = egui::FontId::proportional(10.0);
         colour_bar(ui, heat, m, lo, hi, &small);
-        // The names' column as wide as the longest name, and the cells share the rest (less
-        // the scroll bar): at 70 px and 14 px cells, level 7 fell off a narrow pane.
-        let label_w = 6.0
-            + names
-                .iter()
-                .map(|n| super::text_width(ui, n, &small))
-                .fold(0.0, f32::max);
-        let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
-        let cell = egui::vec2(
-            ((ui.available_width() - label_w - scroll_bar) / levels as f32).clamp(8.0, 40.0),
-            12.0,
-        );
+        let (label_w, cell) = grid_size(ui, &names, levels, &small);
         level_header(ui, label_w, cell, levels, step_ms, &small);
         // The bar always shown: over a hundred wavelets run past the pane.
         let room = ui
@@ -115,13 +93,6 @@ impl HeatMap {
                 area = area.vertical_scroll_offset((cell.y * i as f32 - room / 2.0).max(0.0));
             }
         }
-        let t_of = |v: f64| {
-            if hi > lo {
-                ((v - lo) / (hi - lo)) as f32
-            } else {
-                0.5
-            }
-        };
         area.scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
             .show(ui, |ui| {
                 let (rect, _) = ui.allocate_exact_size(
@@ -131,17 +102,14 @@ impl HeatMap {
                     ),
                     egui::Sense::hover(),
                 );
-                let text = ui.visuals().text_color();
-                let strong = ui.visuals().strong_text_color();
-                for (i, n) in names.iter().enumerate() {
-                    ui.painter().text(
-                        rect.min + egui::vec2(label_w - 4.0, cell.y * (i as f32 + 0.5)),
-                        egui::Align2::RIGHT_CENTER,
-                        *n,
-                        small.clone(),
-                        if *n == current.name() { strong } else { text },
-                    );
-                }
+                row_labels(
+                    ui,
+                    rect.min,
+                    &names,
+                    (label_w, cell.y),
+                    current.name(),
+                    &small,
+                );
                 for r in &shown {
                     let t = r.transform;
                     let i = names.iter().position(|n| *n == t.name()).unwrap_or(0);
@@ -149,7 +117,7 @@ impl HeatMap {
                         + egui::vec2(label_w + cell.x * (t.level - 1) as f32, cell.y * i as f32);
                     let cell_rect = egui::Rect::from_min_size(min, cell);
                     let id = ui.scope_id().with(t);
-                    let fill = super::colour_scale(t_of(value(r)));
+                    let fill = super::colour_scale(share_of(value(r), lo, hi));
                     let clicked = heat_cell(ui, cell_rect, id, fill, t == current);
                     if clicked.clicked() {
                         s.run.transform = t;
@@ -157,6 +125,15 @@ impl HeatMap {
                     clicked.on_hover_text(cell_hover(sweep, r, m));
                 }
             });
+    }
+
+    /// The rows the map shows: the chosen family's (or every family's), the degenerate
+    /// levels only where asked.
+    fn shown_rows<'r>(&self, rows: &'r [SweepRow], degenerate: bool) -> Vec<&'r SweepRow> {
+        rows.iter()
+            .filter(|r| degenerate || !r.degenerate())
+            .filter(|r| self.family.is_none_or(|f| r.transform.wavelet.family == f))
+            .collect()
     }
 
     /// The wavelet families the sweep has, one (or all) shown.
@@ -219,6 +196,70 @@ fn colour_bar(ui: &mut egui::Ui, heat: HeatOf, m: RankBy, lo: f64, hi: f64, smal
         }
         ui.small(format!("{hi:.2}"));
     });
+}
+
+/// Where `v` falls between the map's `lo` and `hi` (the middle when they are one).
+fn share_of(v: f64, lo: f64, hi: f64) -> f32 {
+    if hi > lo {
+        ((v - lo) / (hi - lo)) as f32
+    } else {
+        0.5
+    }
+}
+
+/// The wavelets' names down the map from `top` (right-aligned in a column `label_w` wide,
+/// one a row of `row_h`), the loaded one (`current`) strong.
+fn row_labels(
+    ui: &mut egui::Ui,
+    top: egui::Pos2,
+    names: &[&str],
+    (label_w, row_h): (f32, f32),
+    current: &str,
+    small: &egui::FontId,
+) {
+    let text = ui.visuals().text_color();
+    let strong = ui.visuals().strong_text_color();
+    for (i, n) in names.iter().enumerate() {
+        ui.painter().text(
+            top + egui::vec2(label_w - 4.0, row_h * (i as f32 + 0.5)),
+            egui::Align2::RIGHT_CENTER,
+            *n,
+            small.clone(),
+            if *n == current { strong } else { text },
+        );
+    }
+}
+
+/// Each wavelet of the rows shown, once, in the order first met.
+fn wavelet_names<'r>(shown: &[&'r SweepRow]) -> Vec<&'r str> {
+    let mut names: Vec<&str> = Vec::new();
+    for r in shown {
+        if !names.contains(&r.transform.name()) {
+            names.push(r.transform.name());
+        }
+    }
+    names
+}
+
+/// The names' column as wide as the longest name, and the cells (one a level) sharing the
+/// rest less the scroll bar: at 70 px and 14 px cells, level 7 fell off a narrow pane.
+fn grid_size(
+    ui: &egui::Ui,
+    names: &[&str],
+    levels: usize,
+    small: &egui::FontId,
+) -> (f32, egui::Vec2) {
+    let label_w = 6.0
+        + names
+            .iter()
+            .map(|n| super::text_width(ui, n, small))
+            .fold(0.0, f32::max);
+    let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
+    let cell = egui::vec2(
+        ((ui.available_width() - label_w - scroll_bar) / levels as f32).clamp(8.0, 40.0),
+        12.0,
+    );
+    (label_w, cell)
 }
 
 /// Level labels across the top, the names' column `label_w` wide and cells `cell`; on
