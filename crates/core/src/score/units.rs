@@ -209,19 +209,7 @@ impl Scorer {
     ) -> Result<Scorer, ScoreError> {
         protocol.check()?;
         // The forecaster, fit on every file's train units pooled.
-        let mut pooled: Option<Gram> = None;
-        let mut files = Vec::with_capacity(data.len());
-        let mut sources = Vec::with_capacity(data.len());
-        for (mut h, table, windows) in data {
-            if let Some(g) = h.gram.take() {
-                match &mut pooled {
-                    Some(p) => p.merge(g),
-                    None => pooled = Some(g),
-                }
-            }
-            files.push(h);
-            sources.push((table, windows));
-        }
+        let (mut files, sources, pooled) = pool(data);
         if files
             .iter()
             .all(|h| h.train[0].is_empty() && h.left_out[0] == 0)
@@ -231,18 +219,7 @@ impl Scorer {
         let forecaster = pooled
             .and_then(Forecaster::fit)
             .ok_or(ScoreError::NoForecaster)?;
-        // The train units' outcomes, taken from the files (needed for the terciles only).
-        let mut train = [Vec::new(), Vec::new()];
-        for h in &mut files {
-            let [m, v] = std::mem::take(&mut h.train);
-            if train[0].is_empty() {
-                train = [m, v];
-            } else {
-                train[0].extend_from_slice(&m);
-                train[1].extend_from_slice(&v);
-            }
-        }
-        let [mut mase_values, mut vol_values] = train;
+        let [mut mase_values, mut vol_values] = take_train_outcomes(&mut files);
         let mut units = PartCounts {
             train: mase_values.len(),
             ..PartCounts::default()
@@ -254,16 +231,7 @@ impl Scorer {
         drop((mase_values, vol_values));
         let fitted_units = files.iter().map(|h| h.train_units.len()).sum();
         let fit_every = files.first().map_or(1, |h| h.fit_every);
-        let mut train_predictions = [Vec::new(), Vec::new()];
-        for (h, (table, windows)) in files.iter_mut().zip(&sources) {
-            h.predict_train(&forecaster, table, windows, &mut train_predictions);
-        }
-        let [mut pm, mut pv] = train_predictions;
-        let forecast_classes = ForecastClasses {
-            naive_mase: Terciles::of(&mut pm),
-            vol_ratio: Terciles::of(&mut pv),
-        };
-        drop((pm, pv));
+        let forecast_classes = forecast_classes(&mut files, &sources, &forecaster);
         let predictions: Vec<Vec<Option<[u8; 3]>>> = files
             .iter()
             .zip(&sources)
@@ -274,64 +242,19 @@ impl Scorer {
         // Each scored part's units in sequence order: file, channel, window.
         let mut sequences: PerPart<Sequences> = Default::default();
         for (seqs, part) in sequences.iter_mut().zip([Part::Val, Part::Test]) {
-            let mut ranges = Vec::new();
-            let mut unit_cells = Vec::new();
-            let mut span = 1;
-            for (h, predicted) in files.iter_mut().zip(&predictions) {
-                span = (h.seq_len + h.pred_len).div_ceil(h.stride.max(1));
-                for c in 0..h.channels {
-                    let start = unit_cells.len();
-                    for (k, p) in h.parts.iter().enumerate() {
-                        let u = k * h.channels + c;
-                        if let (Some(p), Some(o)) = (p, h.outcomes[u]) {
-                            if *p == part {
-                                h.slots[u] = unit_cells.len() as u32;
-                                let observed = [
-                                    o.up as u8,
-                                    mase.class(o.naive_mase) as u8,
-                                    vol.class(o.vol_ratio) as u8,
-                                ];
-                                let guess = predicted[u].unwrap_or([0; 3]);
-                                unit_cells.push(cells(observed, guess));
-                            }
-                        }
-                    }
-                    if unit_cells.len() > start {
-                        ranges.push(start..unit_cells.len());
-                    }
-                }
-            }
-            *units.of_mut(part) = unit_cells.len();
-            *seqs = Sequences::new(ranges, unit_cells, span, protocol);
+            *seqs = part_sequences(&mut files, &predictions, part, (&mase, &vol), protocol);
+            *units.of_mut(part) = seqs.cells.len();
         }
         for p in Part::ALL {
             if units.of(p) == 0 {
                 return Err(no_units(&files, p));
             }
         }
-        for (s, part) in sequences.iter().zip([Part::Val, Part::Test]) {
-            if !s.shiftable() {
-                return Err(ScoreError::TooShortToShift {
-                    part: part.name(),
-                    fix: None,
-                    longest: s.ranges.iter().map(|r| r.len()).max().unwrap_or(0),
-                });
-            }
-        }
+        check_shiftable(&sequences)?;
         let xlnx = XLnX::new(units.val.max(units.test));
-        // The forecaster's own bits: its predicted class as a claim about its outcome.
-        let forecaster_bits = sequences.each_ref().map(|seqs| {
-            std::array::from_fn(|t| {
-                let ids: Vec<u32> = seqs
-                    .cells
-                    .iter()
-                    .map(|c| u32::from(super::cells::predicted(c)[t]))
-                    .collect();
-                column_stats(&ids, usize::from(CLASSES[t]), None, seqs, &xlnx)
-                    .info
-                    .0[t]
-            })
-        });
+        let forecaster_bits = sequences
+            .each_ref()
+            .map(|seqs| forecaster_bits(seqs, &xlnx));
         let (fit_units, gain, gain_withheld) =
             gain_units(&mut files, &sources, &forecaster, &sequences, units);
         // Each unit's outcome is in its sequence's cells now.
@@ -426,4 +349,129 @@ impl Scorer {
         }
         stats
     }
+}
+
+/// The files' horizons, their tables and windows, and their train units' Gram matrices
+/// pooled (None where no file has train units).
+#[allow(clippy::type_complexity)]
+fn pool<'t>(
+    data: Vec<(Horizons, &'t Table, &'t Windows)>,
+) -> (Vec<Horizons>, Vec<(&'t Table, &'t Windows)>, Option<Gram>) {
+    let mut pooled: Option<Gram> = None;
+    let mut files = Vec::with_capacity(data.len());
+    let mut sources = Vec::with_capacity(data.len());
+    for (mut h, table, windows) in data {
+        if let Some(g) = h.gram.take() {
+            match &mut pooled {
+                Some(p) => p.merge(g),
+                None => pooled = Some(g),
+            }
+        }
+        files.push(h);
+        sources.push((table, windows));
+    }
+    (files, sources, pooled)
+}
+
+/// The terciles of the forecaster's predicted naive_mase and vol_ratio over the train
+/// units: the classes its predictions are read in.
+fn forecast_classes(
+    files: &mut [Horizons],
+    sources: &[(&Table, &Windows)],
+    forecaster: &Forecaster,
+) -> ForecastClasses {
+    let mut train_predictions = [Vec::new(), Vec::new()];
+    for (h, (table, windows)) in files.iter_mut().zip(sources) {
+        h.predict_train(forecaster, table, windows, &mut train_predictions);
+    }
+    let [mut pm, mut pv] = train_predictions;
+    ForecastClasses {
+        naive_mase: Terciles::of(&mut pm),
+        vol_ratio: Terciles::of(&mut pv),
+    }
+}
+
+/// The train units' outcomes (naive_mase, vol_ratio), taken from the files: needed for the
+/// terciles only.
+fn take_train_outcomes(files: &mut [Horizons]) -> [Vec<f64>; 2] {
+    let mut train = [Vec::new(), Vec::new()];
+    for h in files {
+        let [m, v] = std::mem::take(&mut h.train);
+        if train[0].is_empty() {
+            train = [m, v];
+        } else {
+            train[0].extend_from_slice(&m);
+            train[1].extend_from_slice(&v);
+        }
+    }
+    train
+}
+
+/// `part`'s units in sequence order (file, channel, window), each its observed classes
+/// (against the train terciles `mase` and `vol`) beside the forecaster's `predictions`;
+/// each unit's slot in its file is set.
+fn part_sequences(
+    files: &mut [Horizons],
+    predictions: &[Vec<Option<[u8; 3]>>],
+    part: Part,
+    (mase, vol): (&Terciles, &Terciles),
+    protocol: Protocol,
+) -> Sequences {
+    let mut ranges = Vec::new();
+    let mut unit_cells = Vec::new();
+    let mut span = 1;
+    for (h, predicted) in files.iter_mut().zip(predictions) {
+        span = (h.seq_len + h.pred_len).div_ceil(h.stride.max(1));
+        for c in 0..h.channels {
+            let start = unit_cells.len();
+            for (k, p) in h.parts.iter().enumerate() {
+                let u = k * h.channels + c;
+                if let (Some(p), Some(o)) = (p, h.outcomes[u]) {
+                    if *p == part {
+                        h.slots[u] = unit_cells.len() as u32;
+                        let observed = [
+                            o.up as u8,
+                            mase.class(o.naive_mase) as u8,
+                            vol.class(o.vol_ratio) as u8,
+                        ];
+                        let guess = predicted[u].unwrap_or([0; 3]);
+                        unit_cells.push(cells(observed, guess));
+                    }
+                }
+            }
+            if unit_cells.len() > start {
+                ranges.push(start..unit_cells.len());
+            }
+        }
+    }
+    Sequences::new(ranges, unit_cells, span, protocol)
+}
+
+/// Each scored part's sequences can be shifted against each other (the null's draws).
+fn check_shiftable(sequences: &PerPart<Sequences>) -> Result<(), ScoreError> {
+    for (s, part) in sequences.iter().zip([Part::Val, Part::Test]) {
+        if !s.shiftable() {
+            return Err(ScoreError::TooShortToShift {
+                part: part.name(),
+                fix: None,
+                longest: s.ranges.iter().map(|r| r.len()).max().unwrap_or(0),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The forecaster's own bits over `seqs`: its predicted class as a claim about each
+/// outcome.
+fn forecaster_bits(seqs: &Sequences, xlnx: &XLnX) -> [Info; 3] {
+    std::array::from_fn(|t| {
+        let ids: Vec<u32> = seqs
+            .cells
+            .iter()
+            .map(|c| u32::from(super::cells::predicted(c)[t]))
+            .collect();
+        column_stats(&ids, usize::from(CLASSES[t]), None, seqs, xlnx)
+            .info
+            .0[t]
+    })
 }
