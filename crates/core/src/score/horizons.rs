@@ -70,29 +70,19 @@ impl Horizons {
         rows: Range<usize>,
         fit_every: usize,
     ) -> Result<Horizons, ScoreError> {
-        if pred_len < 2 {
-            return Err(ScoreError::ShortHorizon(pred_len));
-        }
+        check_lengths(windows.seq_len, pred_len, rows.len())?;
         let t = windows.seq_len;
-        // A window and its horizon must fit the rows (checked: a huge horizon would wrap).
-        if t.checked_add(pred_len).is_none_or(|need| need > rows.len()) {
-            return Err(ScoreError::LongerThanData {
-                seq_len: t,
-                pred_len,
-                rows: rows.len(),
-                fix: None,
-            });
-        }
         let borders = split.borders(rows.start, rows.len())?;
         let part_of = |w: usize| {
             let s = windows.start(w - windows.first);
             borders.holding(&(s + t..s + t + pred_len))
         };
         let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
-        let outcome = |w: usize, c: usize| {
-            let s = windows.start(w - windows.first);
-            let x = &values[c][s..s + t];
-            Outcome::of(x, &values[c][s + t..s + t + pred_len])
+        let read = Reader {
+            values: &values,
+            windows,
+            t,
+            pred_len,
         };
         let all = windows.first..windows.first + windows.count;
         let channels = table.channels.len();
@@ -100,86 +90,11 @@ impl Horizons {
             .clone()
             .filter(|&w| part_of(w) == Some(Part::Train))
             .collect();
-        // The train units, a fixed group of channels per task, each group's sums merged
-        // in group order: the forecaster's bits do not depend on the thread count.
-        let groups: Vec<Range<usize>> = (0..channels)
-            .step_by(TRAIN_GROUP)
-            .map(|c| c..(c + TRAIN_GROUP).min(channels))
-            .collect();
-        let one_group = |cs: &Range<usize>| {
-            let mut g = TrainGroup::new(t, pred_len);
-            let mut a = Vec::with_capacity(t + 1);
-            let mut horizon = Vec::with_capacity(pred_len);
-            for &w in &train_windows {
-                let s = windows.start(w - windows.first);
-                let fitted = (w - all.start) % fit_every.max(1) == 0;
-                for c in cs.clone() {
-                    let v = &values[c];
-                    match outcome(w, c) {
-                        Some(o) => {
-                            g.train[0].push(o.naive_mase);
-                            g.train[1].push(o.vol_ratio);
-                            if !fitted {
-                                continue;
-                            }
-                            g.units.push((w as u32, c as u32));
-                            let x = &v[s..s + t];
-                            let h = &v[s + t..s + t + pred_len];
-                            if let Some(scale) = forecaster::inputs(x, &mut a) {
-                                if let Some(y) = forecaster::targets(x, h, scale, &o) {
-                                    forecaster::horizon_targets(x, h, scale, &mut horizon);
-                                    g.gram.add(&a, y, &horizon);
-                                }
-                            }
-                        }
-                        None => g.left_out.push(c),
-                    }
-                }
-            }
-            g
-        };
-        let mut train = TrainGroup::new(t, pred_len);
-        // A few groups at a time: each holds (T+1)² sums.
-        for wave in groups.chunks(2 * rayon::current_num_threads()) {
-            let done: Vec<TrainGroup> = wave.par_iter().map(one_group).collect();
-            for g in done {
-                train.absorb(g);
-            }
-        }
-        let mut left_out = [train.left_out.len(), 0, 0];
-        let mut by_channel = vec![0; channels];
-        for &c in &train.left_out {
-            by_channel[c] += 1;
-        }
-        // The first and last window whose horizon lies in val or test.
-        let first = all
-            .clone()
-            .find(|&w| matches!(part_of(w), Some(p) if p != Part::Train));
-        let last = all
-            .clone()
-            .rev()
-            .find(|&w| matches!(part_of(w), Some(p) if p != Part::Train));
-        let scored = match (first, last) {
-            (Some(a), Some(b)) => a..b + 1,
-            _ => all.end..all.end,
-        };
+        let train = read.train_pass(&train_windows, fit_every);
+        let scored = scored_windows(all.clone(), part_of);
         let parts: Vec<Option<Part>> = scored.clone().map(part_of).collect();
-        let outcomes: Vec<Option<Outcome>> = scored
-            .clone()
-            .into_par_iter()
-            .enumerate()
-            .flat_map_iter(|(k, w)| {
-                let (outcome, part) = (&outcome, parts[k]);
-                (0..channels).map(move |c| part.and_then(|_| outcome(w, c)))
-            })
-            .collect();
-        for (u, o) in outcomes.iter().enumerate() {
-            let (k, c) = (u / channels, u % channels);
-            if let (Some(p), None) = (parts[k], o) {
-                left_out[p as usize] += 1;
-                by_channel[c] += 1;
-            }
-        }
+        let outcomes = read.outcomes(scored.clone(), &parts);
+        let (left_out, by_channel) = left_out_counts(&train.left_out, &outcomes, &parts, channels);
         // Every k-th train window, counted from the file's first window; its units with
         // an outcome are fit units.
         let k = super::gain::fit_stride(t, windows.stride);
@@ -188,13 +103,7 @@ impl Horizons {
             .copied()
             .filter(|w| (w - all.start) % k == 0)
             .collect();
-        let fit_slots: Vec<u32> = fit_windows
-            .par_iter()
-            .flat_map_iter(|&w| {
-                let outcome = &outcome;
-                (0..channels).map(move |c| if outcome(w, c).is_some() { 0 } else { u32::MAX })
-            })
-            .collect();
+        let fit_slots = read.fit_slots(&fit_windows);
         let train_rows = borders.part(Part::Train);
         let sigma = values
             .iter()
@@ -229,6 +138,175 @@ impl Horizons {
             left_out,
             left_out_by_channel: by_channel,
         })
+    }
+}
+
+/// A file's windows as the horizons read them: each channel's values, the windows, and
+/// the window and horizon lengths.
+struct Reader<'v> {
+    values: &'v [std::borrow::Cow<'v, [f64]>],
+    windows: &'v Windows,
+    t: usize,
+    pred_len: usize,
+}
+
+impl Reader<'_> {
+    /// What window `w`'s horizon did on channel `c` (None for a constant or perfectly
+    /// linear input: no outcome).
+    fn outcome(&self, w: usize, c: usize) -> Option<Outcome> {
+        let (t, s) = (self.t, self.windows.start(w - self.windows.first));
+        let x = &self.values[c][s..s + t];
+        Outcome::of(x, &self.values[c][s + t..s + t + self.pred_len])
+    }
+
+    /// The train units of `train_windows`: their outcomes, and every `fit_every`-th
+    /// window's units summed into the forecaster's Gram matrix. A fixed group of channels
+    /// per task, each group's sums merged in group order: the forecaster's bits do not
+    /// depend on the thread count.
+    fn train_pass(&self, train_windows: &[usize], fit_every: usize) -> TrainGroup {
+        let channels = self.values.len();
+        let groups: Vec<Range<usize>> = (0..channels)
+            .step_by(TRAIN_GROUP)
+            .map(|c| c..(c + TRAIN_GROUP).min(channels))
+            .collect();
+        let mut train = TrainGroup::new(self.t, self.pred_len);
+        // A few groups at a time: each holds (T+1)² sums.
+        for wave in groups.chunks(2 * rayon::current_num_threads()) {
+            let done: Vec<TrainGroup> = wave
+                .par_iter()
+                .map(|cs| self.train_group(cs, train_windows, fit_every))
+                .collect();
+            for g in done {
+                train.absorb(g);
+            }
+        }
+        train
+    }
+
+    /// One group of channels' train units (see [`Reader::train_pass`]).
+    fn train_group(
+        &self,
+        cs: &Range<usize>,
+        train_windows: &[usize],
+        fit_every: usize,
+    ) -> TrainGroup {
+        let (t, pred_len) = (self.t, self.pred_len);
+        let first = self.windows.first;
+        let mut g = TrainGroup::new(t, pred_len);
+        let mut a = Vec::with_capacity(t + 1);
+        let mut horizon = Vec::with_capacity(pred_len);
+        for &w in train_windows {
+            let s = self.windows.start(w - first);
+            let fitted = (w - first) % fit_every.max(1) == 0;
+            for c in cs.clone() {
+                let v = &self.values[c];
+                match self.outcome(w, c) {
+                    Some(o) => {
+                        g.train[0].push(o.naive_mase);
+                        g.train[1].push(o.vol_ratio);
+                        if !fitted {
+                            continue;
+                        }
+                        g.units.push((w as u32, c as u32));
+                        let x = &v[s..s + t];
+                        let h = &v[s + t..s + t + pred_len];
+                        if let Some(scale) = forecaster::inputs(x, &mut a) {
+                            if let Some(y) = forecaster::targets(x, h, scale, &o) {
+                                forecaster::horizon_targets(x, h, scale, &mut horizon);
+                                g.gram.add(&a, y, &horizon);
+                            }
+                        }
+                    }
+                    None => g.left_out.push(c),
+                }
+            }
+        }
+        g
+    }
+
+    /// Each unit's outcome over the `scored` windows (window by window, channel by
+    /// channel), None outside val and test (`parts`, a window each) or without one.
+    fn outcomes(&self, scored: Range<usize>, parts: &[Option<Part>]) -> Vec<Option<Outcome>> {
+        let channels = self.values.len();
+        scored
+            .into_par_iter()
+            .enumerate()
+            .flat_map_iter(|(k, w)| {
+                let part = parts[k];
+                (0..channels).map(move |c| part.and_then(|_| self.outcome(w, c)))
+            })
+            .collect()
+    }
+
+    /// Per fit window and channel, 0 where the unit has an outcome (a fit unit), else
+    /// `u32::MAX`.
+    fn fit_slots(&self, fit_windows: &[usize]) -> Vec<u32> {
+        let channels = self.values.len();
+        fit_windows
+            .par_iter()
+            .flat_map_iter(|&w| {
+                (0..channels).map(move |c| {
+                    if self.outcome(w, c).is_some() {
+                        0
+                    } else {
+                        u32::MAX
+                    }
+                })
+            })
+            .collect()
+    }
+}
+
+/// A horizon of at least 2 rows (vol_ratio reads its differences), and a window of `t`
+/// rows with its horizon inside the file's `rows` (checked: a huge horizon would wrap).
+fn check_lengths(t: usize, pred_len: usize, rows: usize) -> Result<(), ScoreError> {
+    if pred_len < 2 {
+        return Err(ScoreError::ShortHorizon(pred_len));
+    }
+    if t.checked_add(pred_len).is_none_or(|need| need > rows) {
+        return Err(ScoreError::LongerThanData {
+            seq_len: t,
+            pred_len,
+            rows,
+            fix: None,
+        });
+    }
+    Ok(())
+}
+
+/// The units left out (no outcome) per part (train, val, test), and per channel: the
+/// train pass's (`train`, a channel each) and the scored windows' (`outcomes`, window by
+/// window, channel by channel, in the windows' `parts`).
+fn left_out_counts(
+    train: &[usize],
+    outcomes: &[Option<Outcome>],
+    parts: &[Option<Part>],
+    channels: usize,
+) -> ([usize; 3], Vec<usize>) {
+    let mut left_out = [train.len(), 0, 0];
+    let mut by_channel = vec![0; channels];
+    for &c in train {
+        by_channel[c] += 1;
+    }
+    for (u, o) in outcomes.iter().enumerate() {
+        let (k, c) = (u / channels, u % channels);
+        if let (Some(p), None) = (parts[k], o) {
+            left_out[p as usize] += 1;
+            by_channel[c] += 1;
+        }
+    }
+    (left_out, by_channel)
+}
+
+/// The windows from the first to the last whose horizon lies in val or test (none past
+/// `all` where no window's does).
+fn scored_windows(all: Range<usize>, part_of: impl Fn(usize) -> Option<Part>) -> Range<usize> {
+    let scored = |w: &usize| matches!(part_of(*w), Some(p) if p != Part::Train);
+    let first = all.clone().find(scored);
+    let last = all.clone().rev().find(scored);
+    match (first, last) {
+        (Some(a), Some(b)) => a..b + 1,
+        _ => all.end..all.end,
     }
 }
 
