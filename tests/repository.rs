@@ -570,7 +570,6 @@ const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
     ("crates/core/src/engine/sliding/task.rs", "moments"),
     ("crates/core/src/engine/sliding/task.rs", "task"),
     ("crates/core/src/features/margin.rs", "settled"),
-    ("crates/core/src/score/gain.rs", "gain"),
     ("crates/core/src/stats/lags.rs", "rank_lags_in"),
     ("src/engine/torch/pack.rs", "pack"),
 ];

@@ -13,7 +13,7 @@
 use super::forecaster::{self, cholesky, solve, HorizonForecaster};
 use super::information::interval;
 use super::sequences::Sequences;
-use super::split::PerPart;
+use super::split::{PerPart, ScoredPart};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -250,59 +250,8 @@ pub fn gain(
     claims: &[ClaimColumns<'_>],
 ) -> PerPart<ForecastGain> {
     let p = units.fit.pred_len;
-    // The columns: each kept claim's categories seen on the fit units.
-    let mut left_out = Vec::new();
-    let mut kept: Vec<(&ClaimColumns<'_>, usize)> = Vec::new();
-    let mut k = 0;
-    for c in claims {
-        let categories = c.fit.1.len();
-        if categories > MAX_CATEGORIES {
-            left_out.push(format!(
-                "{}: {categories} categories on the fit units, over {MAX_CATEGORIES}",
-                c.name
-            ));
-            continue;
-        }
-        kept.push((c, k));
-        k += categories;
-    }
-    // The fit units grouped by their categories, each group's count and residual sum.
-    let fit_cols: Vec<Vec<Option<u32>>> = kept
-        .iter()
-        .map(|(c, offset)| {
-            c.fit
-                .0
-                .iter()
-                .map(|&id| Some(*offset as u32 + id))
-                .collect()
-        })
-        .collect();
-    let fit_groups = Groups::of(&fit_cols, units.fit.units());
-    let mut sums = vec![0.0; fit_groups.columns.len() * p];
-    let mut counts = vec![0usize; fit_groups.columns.len()];
-    for (u, &g) in fit_groups.of_unit.iter().enumerate() {
-        counts[g as usize] += 1;
-        for (s, v) in sums[g as usize * p..][..p].iter_mut().zip(units.fit.of(u)) {
-            *s += v;
-        }
-    }
-    // DᵀD and Dᵀr from the groups.
-    let mut dtd = vec![0.0; k * k];
-    let mut dtr = vec![0.0; k * p];
-    for (g, cols) in fit_groups.columns.iter().enumerate() {
-        let n = counts[g] as f64;
-        for &a in cols.iter().flatten() {
-            for &b in cols.iter().flatten() {
-                dtd[a as usize * k + b as usize] += n;
-            }
-            for (o, v) in dtr[a as usize * p..][..p]
-                .iter_mut()
-                .zip(&sums[g * p..][..p])
-            {
-                *o += v;
-            }
-        }
-    }
+    let (kept, k, left_out) = kept_claims(claims);
+    let (mut dtd, dtr) = normal_equations(units, &kept, k);
     let beta = ridge(&mut dtd, &dtr, k, p);
     PerPart::from_fn(|scored| {
         let (part, series, seqs) = (
@@ -310,25 +259,7 @@ pub fn gain(
             units.series.of(scored),
             sequences.of(scored),
         );
-        // Each scored category as its fit column (None: unseen on the fit units, adds 0).
-        let cols: Vec<Vec<Option<u32>>> = kept
-            .iter()
-            .map(|(c, offset)| {
-                let index: FxHashMap<&str, u32> = c
-                    .fit
-                    .1
-                    .iter()
-                    .enumerate()
-                    .map(|(j, n)| (n.as_str(), (*offset + j) as u32))
-                    .collect();
-                let (ids, names) = *c.parts.of(scored);
-                let to_fit: Vec<Option<u32>> = names
-                    .iter()
-                    .map(|n| index.get(n.as_str()).copied())
-                    .collect();
-                ids.iter().map(|&id| to_fit[id as usize]).collect()
-            })
-            .collect();
+        let cols = scored_columns(&kept, scored);
         let groups = Groups::of(&cols, part.units());
         // Each group's correction: the sum of its columns' coefficients.
         let corrections: Vec<f64> = groups
@@ -374,6 +305,104 @@ pub fn gain(
             left_out: left_out.clone(),
         }
     })
+}
+
+/// The claims kept in the fit, each with its first column, the columns in all, and the
+/// claims left out (over [`MAX_CATEGORIES`] categories on the fit units), each with why.
+#[allow(clippy::type_complexity)]
+fn kept_claims<'c, 'a>(
+    claims: &'c [ClaimColumns<'a>],
+) -> (Vec<(&'c ClaimColumns<'a>, usize)>, usize, Vec<String>) {
+    // The columns: each kept claim's categories seen on the fit units.
+    let mut left_out = Vec::new();
+    let mut kept: Vec<(&ClaimColumns<'_>, usize)> = Vec::new();
+    let mut k = 0;
+    for c in claims {
+        let categories = c.fit.1.len();
+        if categories > MAX_CATEGORIES {
+            left_out.push(format!(
+                "{}: {categories} categories on the fit units, over {MAX_CATEGORIES}",
+                c.name
+            ));
+            continue;
+        }
+        kept.push((c, k));
+        k += categories;
+    }
+    (kept, k, left_out)
+}
+
+/// DᵀD and Dᵀr of the fit units' claim columns `kept` (`k` columns) against their
+/// residuals, summed group by group of units that share their categories.
+fn normal_equations(
+    units: &GainUnits,
+    kept: &[(&ClaimColumns<'_>, usize)],
+    k: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let p = units.fit.pred_len;
+    // The fit units grouped by their categories, each group's count and residual sum.
+    let fit_cols: Vec<Vec<Option<u32>>> = kept
+        .iter()
+        .map(|(c, offset)| {
+            c.fit
+                .0
+                .iter()
+                .map(|&id| Some(*offset as u32 + id))
+                .collect()
+        })
+        .collect();
+    let fit_groups = Groups::of(&fit_cols, units.fit.units());
+    let mut sums = vec![0.0; fit_groups.columns.len() * p];
+    let mut counts = vec![0usize; fit_groups.columns.len()];
+    for (u, &g) in fit_groups.of_unit.iter().enumerate() {
+        counts[g as usize] += 1;
+        for (s, v) in sums[g as usize * p..][..p].iter_mut().zip(units.fit.of(u)) {
+            *s += v;
+        }
+    }
+    // DᵀD and Dᵀr from the groups.
+    let mut dtd = vec![0.0; k * k];
+    let mut dtr = vec![0.0; k * p];
+    for (g, cols) in fit_groups.columns.iter().enumerate() {
+        let n = counts[g] as f64;
+        for &a in cols.iter().flatten() {
+            for &b in cols.iter().flatten() {
+                dtd[a as usize * k + b as usize] += n;
+            }
+            for (o, v) in dtr[a as usize * p..][..p]
+                .iter_mut()
+                .zip(&sums[g * p..][..p])
+            {
+                *o += v;
+            }
+        }
+    }
+    (dtd, dtr)
+}
+
+/// Each scored unit's category, per kept claim, as its fit column (None: unseen on the
+/// fit units, adds 0).
+fn scored_columns(
+    kept: &[(&ClaimColumns<'_>, usize)],
+    scored: ScoredPart,
+) -> Vec<Vec<Option<u32>>> {
+    kept.iter()
+        .map(|(c, offset)| {
+            let index: FxHashMap<&str, u32> = c
+                .fit
+                .1
+                .iter()
+                .enumerate()
+                .map(|(j, n)| (n.as_str(), (*offset + j) as u32))
+                .collect();
+            let (ids, names) = *c.parts.of(scored);
+            let to_fit: Vec<Option<u32>> = names
+                .iter()
+                .map(|n| index.get(n.as_str()).copied())
+                .collect();
+            ids.iter().map(|&id| to_fit[id as usize]).collect()
+        })
+        .collect()
 }
 
 /// `Σ (g - r)²` and `Σ |g - r|` over a unit's steps, in four lanes the compiler keeps in
