@@ -571,7 +571,6 @@ const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
     ("crates/core/src/engine/sliding/task.rs", "task"),
     ("crates/core/src/features/margin.rs", "settled"),
     ("crates/core/src/stats/lags.rs", "rank_lags_in"),
-    ("src/engine/torch/pack.rs", "pack"),
 ];
 
 /// The functions of a source file: each `fn`'s name and its length in lines, from its

@@ -47,17 +47,7 @@ impl Torch {
             .collect::<Result<_, TchError>>()?;
         self.lap(timer, Stage::Trend, t);
         let t = Instant::now();
-        let moments: Vec<(Tensor, Tensor)> = bands
-            .iter()
-            .map(|b| {
-                let mean = b.f_mean_dim(-1, true, Kind::Double)?;
-                let m2 = b
-                    .f_sub(&mean)?
-                    .f_square()?
-                    .f_sum_dim_intlist(-1, false, Kind::Double)?;
-                Ok((mean.f_squeeze_dim(-1)?, m2))
-            })
-            .collect::<Result<_, TchError>>()?;
+        let moments = band_moments(&bands)?;
         self.lap(timer, Stage::Quality, t);
 
         let mut columns = Vec::with_capacity(plan.bands() * BAND_FIELDS + 4 + TOP_LAGS);
@@ -71,35 +61,11 @@ impl Torch {
             ]);
         }
         let (mut n_lags, mut n_clean) = (0, 0);
-        let every = stats.map_or(1, |s| s.lags_every.max(1)) as i64;
-        if stats.is_some() {
+        if let Some(stats) = stats {
             let t = Instant::now();
-            let xs = xt.f_to_dtype(Kind::Double, false, false)?;
-            // Lags only for the series that will use them (every `every`-th), scattered back
-            // into a [rows, n] tensor; the other rows keep -1.
-            let picked = xs.f_slice(0, 0, rows as i64, every)?;
-            // Time-LLM's top lags (or the peaks), then the clean ones, side by side.
-            let peaks = stats.is_some_and(|s| s.lags == LagRule::Peaks);
-            let (some, n, clean) = device_lags(&picked, peaks)?;
+            let (more, n, clean) = statistics_columns(&xt, rows, plan.len, stats)?;
+            columns.extend(more);
             (n_lags, n_clean) = (n, clean);
-            let n = n + clean;
-            let at =
-                Tensor::f_arange_start_step(0, rows as i64, every, (Kind::Int64, xs.device()))?;
-            let lags = Tensor::f_full([rows as i64, n as i64], -1, (Kind::Int64, xs.device()))?
-                .f_index_copy(0, &at, &some)?;
-            let last = xs.f_select(1, plan.len as i64 - 1)?;
-            columns.extend([
-                xs.f_amin(-1, false)?,
-                xs.f_amax(-1, false)?,
-                xs.f_median_dim(1, false)?.0,
-                last.f_sub(&xs.f_select(1, 0)?)?,
-            ]);
-            for j in 0..n {
-                columns.push(
-                    lags.f_select(1, j as i64)?
-                        .f_to_dtype(Kind::Double, false, false)?,
-                );
-            }
             self.lap(timer, Stage::Statistics, t);
         }
 
@@ -267,4 +233,56 @@ fn peak_lags(rounded: &Tensor, key: &Tensor, half: i64) -> Result<(Tensor, usize
     let lag = index.f_add_scalar(1)?;
     let found = values.f_gt(f64::NEG_INFINITY)?;
     Ok((lag.f_where_self(&found, &lag.f_full_like(-1)?)?, k))
+}
+
+/// Each band's mean and sum of squared deviations, in f64.
+fn band_moments(bands: &[Tensor]) -> Result<Vec<(Tensor, Tensor)>, TchError> {
+    bands
+        .iter()
+        .map(|b| {
+            let mean = b.f_mean_dim(-1, true, Kind::Double)?;
+            let m2 = b
+                .f_sub(&mean)?
+                .f_square()?
+                .f_sum_dim_intlist(-1, false, Kind::Double)?;
+            Ok((mean.f_squeeze_dim(-1)?, m2))
+        })
+        .collect()
+}
+
+/// The window statistics of `xt` (`rows` series of `len` samples) as columns: min, max,
+/// median, last − first, then the top lags (Time-LLM's or the peaks, then the clean ones);
+/// with how many of each kind of lag.
+fn statistics_columns(
+    xt: &Tensor,
+    rows: usize,
+    len: usize,
+    stats: StatsRequest,
+) -> Result<(Vec<Tensor>, usize, usize), TchError> {
+    let every = stats.lags_every.max(1) as i64;
+    let xs = xt.f_to_dtype(Kind::Double, false, false)?;
+    // Lags only for the series that will use them (every `every`-th), scattered back into
+    // a [rows, n] tensor; the other rows keep -1.
+    let picked = xs.f_slice(0, 0, rows as i64, every)?;
+    // Time-LLM's top lags (or the peaks), then the clean ones, side by side.
+    let peaks = stats.lags == LagRule::Peaks;
+    let (some, n_lags, n_clean) = device_lags(&picked, peaks)?;
+    let n = n_lags + n_clean;
+    let at = Tensor::f_arange_start_step(0, rows as i64, every, (Kind::Int64, xs.device()))?;
+    let lags = Tensor::f_full([rows as i64, n as i64], -1, (Kind::Int64, xs.device()))?
+        .f_index_copy(0, &at, &some)?;
+    let last = xs.f_select(1, len as i64 - 1)?;
+    let mut columns = vec![
+        xs.f_amin(-1, false)?,
+        xs.f_amax(-1, false)?,
+        xs.f_median_dim(1, false)?.0,
+        last.f_sub(&xs.f_select(1, 0)?)?,
+    ];
+    for j in 0..n {
+        columns.push(
+            lags.f_select(1, j as i64)?
+                .f_to_dtype(Kind::Double, false, false)?,
+        );
+    }
+    Ok((columns, n_lags, n_clean))
 }
