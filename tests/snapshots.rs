@@ -121,7 +121,7 @@ fn energy_and_features() {
 fn prompt() {
     let r = inspection();
     let mut s = Settings::default();
-    let mut commands = Vec::new();
+    let mut commands = wavebench::app::commands::Commands::default();
     snapshot("prompt", [900.0, 220.0], |ui| {
         views::prompt::ui(ui, Some(&r.prompt), &mut s, &mut commands)
     });
@@ -175,7 +175,7 @@ fn timing() {
             &r,
             "db4 level 3 reflect, windows of 256 samples",
             false,
-            &mut Vec::new(),
+            &mut Default::default(),
         );
     });
 }
@@ -278,7 +278,7 @@ fn sweep() {
     let mut s = Settings::default();
     s.run.seq_len = Some(256);
     snapshot("sweep", [900.0, 520.0], |ui| {
-        view.ui(ui, &mut s, false, &mut Vec::new(), None);
+        view.ui(ui, &mut s, false, &mut Default::default(), None);
     });
 }
 

@@ -170,15 +170,32 @@ impl UiCommand {
     }
 }
 
+/// Where a view sends what the user asked for: the shell carries each out after the
+/// frame's drawing, in the order sent ([`Workbench::execute`]).
+#[derive(Debug, Default)]
+pub struct Commands(Vec<UiCommand>);
+
+impl Commands {
+    /// Ask for `command` to be carried out after this frame's drawing.
+    pub fn send(&mut self, command: UiCommand) {
+        self.0.push(command);
+    }
+
+    /// Every command sent since the last take, in order.
+    fn take(&mut self) -> Vec<UiCommand> {
+        std::mem::take(&mut self.0)
+    }
+}
+
 impl Workbench {
     /// Ask for `command` to be carried out after this frame's drawing.
     pub fn queue(&mut self, command: UiCommand) {
-        self.commands.push(command);
+        self.commands.send(command);
     }
 
     /// Carry out every command queued this frame, in order.
     pub(super) fn run_commands(&mut self, ctx: &egui::Context) {
-        for command in std::mem::take(&mut self.commands) {
+        for command in self.commands.take() {
             self.execute(ctx, command);
         }
     }

@@ -162,7 +162,7 @@ pub struct Workbench {
     /// The panes' arrangement (None until first drawn: the default).
     layout: Option<layout::Layout>,
     /// What the user asked for this frame, carried out after drawing.
-    commands: Vec<UiCommand>,
+    commands: commands::Commands,
     /// The screenshot tour, when the window was opened for one.
     tour: Option<tour::Tour>,
 }
@@ -181,7 +181,7 @@ impl Workbench {
             compare: None,
             job: None,
             layout: None,
-            commands: Vec::new(),
+            commands: Default::default(),
             tour: None,
         };
 

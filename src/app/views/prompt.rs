@@ -1,6 +1,6 @@
 //! The prompt, updated live, with copy and the template editor (errors shown where typed).
 
-use crate::app::commands::UiCommand;
+use crate::app::commands::{Commands, UiCommand};
 use crate::app::state::Settings;
 use wavebench_core::prompt::TemplateError;
 
@@ -9,7 +9,7 @@ pub fn ui(
     ui: &mut egui::Ui,
     prompt: Option<&Result<String, TemplateError>>,
     s: &mut Settings,
-    commands: &mut Vec<UiCommand>,
+    commands: &mut Commands,
 ) {
     // Whether the template editor was open last frame (remembered below).
     let editor_id = ui.make_persistent_id("template editor open");
@@ -20,7 +20,7 @@ pub fn ui(
                 let copy = UiCommand::CopyPrompt;
                 let keys = copy.keys(ui.ctx());
                 if copy.button(ui, true).on_hover_text(keys).clicked() {
-                    commands.push(copy);
+                    commands.send(copy);
                 }
                 ui.weak(format!(
                     "{} characters, {} words",

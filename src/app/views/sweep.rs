@@ -4,7 +4,7 @@
 //! labels, a colour scale and hover values; clicking a row or a cell loads that
 //! configuration.
 
-use crate::app::commands::UiCommand;
+use crate::app::commands::{Commands, UiCommand};
 use crate::app::state::Settings;
 use crate::sweep::{self, RankBy, Sweep, SweepRow};
 use wavebench_core::score::{Part, Split};
@@ -46,7 +46,7 @@ impl SweepView {
         ui: &mut egui::Ui,
         s: &mut Settings,
         running: bool,
-        commands: &mut Vec<UiCommand>,
+        commands: &mut Commands,
         step_ms: Option<f64>,
     ) {
         self.controls(ui, s, running, commands);
@@ -105,7 +105,7 @@ impl SweepView {
         ui: &mut egui::Ui,
         s: &mut Settings,
         running: bool,
-        commands: &mut Vec<UiCommand>,
+        commands: &mut Commands,
     ) {
         let mut start = false;
         let split_text = self.split_text.get_or_insert_with(|| s.split.to_string());
@@ -141,7 +141,7 @@ impl SweepView {
             ui.colored_label(ui.visuals().error_fg_color, format!("split {e}"));
         }
         if start {
-            commands.push(UiCommand::StartSweep);
+            commands.send(UiCommand::StartSweep);
         }
     }
 }

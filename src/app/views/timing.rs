@@ -3,7 +3,7 @@
 //! the whole data set beside the baseline; and the last runs' stages as a stacked area,
 //! all in the same stage colours.
 
-use crate::app::commands::UiCommand;
+use crate::app::commands::{Commands, UiCommand};
 use crate::variants::{Measured, Variant};
 use egui_plot::{Line, Plot, PlotPoints};
 use std::collections::VecDeque;
@@ -82,7 +82,7 @@ impl TimingView {
         r: &Inspection,
         current: &str,
         running: bool,
-        commands: &mut Vec<UiCommand>,
+        commands: &mut Commands,
     ) {
         // Scrolls when the proposals' table is open in a small pane.
         let measure = egui::ScrollArea::vertical()
@@ -91,7 +91,7 @@ impl TimingView {
             .show(ui, |ui| self.contents(ui, r, current, running))
             .inner;
         if measure {
-            commands.push(UiCommand::MeasureVariants);
+            commands.send(UiCommand::MeasureVariants);
         }
     }
 

@@ -8,7 +8,7 @@
 
 mod model;
 
-use crate::app::commands::UiCommand;
+use crate::app::commands::{Commands, UiCommand};
 use crate::app::state::Settings;
 use crate::sweep::rank::Standings;
 use crate::sweep::Sweep;
@@ -25,7 +25,7 @@ pub(super) fn sweep_table(
     standings: &Standings<'_>,
     height: f32,
     s: &mut Settings,
-    commands: &mut Vec<UiCommand>,
+    commands: &mut Commands,
 ) {
     let mut model = Model::new(sweep, standings);
     let mut cells: Vec<Vec<Cell>> = model
@@ -89,7 +89,7 @@ fn table_row(
     cells: &[Cell],
     sweep: &Sweep,
     s: &mut Settings,
-    commands: &mut Vec<UiCommand>,
+    commands: &mut Commands,
 ) {
     let i = row.index();
     let subject = &model.rows[i];
@@ -99,12 +99,12 @@ fn table_row(
     };
     let current = transform.is_some_and(|r| r.transform == s.run.transform);
     row.set_selected(current);
-    let export = |r: &egui::Response, commands: &mut Vec<UiCommand>| {
+    let export = |r: &egui::Response, commands: &mut Commands| {
         let Some(row) = transform else { return };
         r.context_menu(|ui| {
             let export = UiCommand::ExportSweepRow(Box::new(sweep.config_of(row)));
             if export.button(ui, true).clicked() {
-                commands.push(export);
+                commands.send(export);
                 ui.close();
             }
         });
