@@ -325,35 +325,24 @@ fn the_documented_example_prompts_are_what_the_cli_prints() {
 /// A crate's modules by path (`["app", "worker"]`) with their source, from its `src/`.
 fn modules(src: &Path) -> Vec<(Vec<String>, String)> {
     let mut out = Vec::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            if p.extension().is_none_or(|x| x != "rs") {
-                continue;
-            }
-            let rel = p.strip_prefix(src).unwrap();
-            let mut path: Vec<String> = rel
-                .with_extension("")
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            if matches!(
-                path.last().map(String::as_str),
-                Some("mod" | "lib" | "main")
-            ) {
-                path.pop();
-            }
-            // Test files beside a module (`tests.rs`) are the module's own.
-            if path.last().is_some_and(|l| l == "tests") {
-                continue;
-            }
-            out.push((path, std::fs::read_to_string(&p).unwrap()));
+    for p in rust_files(src) {
+        let rel = p.strip_prefix(src).unwrap();
+        let mut path: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if matches!(
+            path.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            path.pop();
         }
+        // Test files beside a module (`tests.rs`) are the module's own.
+        if path.last().is_some_and(|l| l == "tests") {
+            continue;
+        }
+        out.push((path, std::fs::read_to_string(&p).unwrap()));
     }
     out
 }
