@@ -24,6 +24,7 @@ pub mod options;
 pub mod partial;
 mod point;
 pub mod prepared;
+mod progress;
 pub mod rank;
 mod rank_by;
 pub mod report;
@@ -37,7 +38,7 @@ mod words;
 
 pub use claims::defined_claims;
 pub use grid::{Grid, Levels, Point};
-pub use point::Progress;
+pub use progress::Progress;
 pub use rank::{ranked, Metric, RankBy};
 pub use request::Request;
 pub use result::{Difference, GainSetting, PartUnits, Sweep, SweepRow, FEW_EFFECTIVE};

@@ -7,8 +7,8 @@ use super::texts::{self, UnitTexts};
 use super::{claims, defined_claims, Metric, Point, Request, SweepRow};
 use crate::error::{Error, Result};
 use crate::words::place;
+use crate::Progress;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use wavebench_core::data::Table;
 use wavebench_core::engine::{self, Selected};
@@ -25,42 +25,6 @@ use wavebench_core::timing::Timer;
 
 /// Prompts a thread renders at a time when a configuration's prompts are rendered.
 const RENDER_PIECE: usize = 2048;
-
-/// How far a piece of work has got, read from another thread: the app's running job and
-/// its Data set pane's survey (a grid point's units) draw it while the work runs.
-#[derive(Debug, Clone, Default)]
-pub struct Progress(Arc<UnitsDone>);
-
-/// The units done, and in all (0 until the work is counted).
-#[derive(Debug, Default)]
-struct UnitsDone {
-    done: AtomicUsize,
-    all: AtomicUsize,
-}
-
-impl Progress {
-    /// The share done, once the work has been counted.
-    pub fn fraction(&self) -> Option<f32> {
-        let done = self.0.done.load(Ordering::Relaxed);
-        let all = self.0.all.load(Ordering::Relaxed);
-        (all > 0).then(|| (done.min(all) as f64 / all as f64) as f32)
-    }
-
-    /// `done` of `all`, as the work reports it.
-    pub fn set(&self, done: usize, all: usize) {
-        self.0.all.store(all, Ordering::Relaxed);
-        self.0.done.store(done, Ordering::Relaxed);
-    }
-
-    fn start(&self, all: usize) {
-        self.0.done.store(0, Ordering::Relaxed);
-        self.0.all.store(all, Ordering::Relaxed);
-    }
-
-    fn add(&self, done: usize) {
-        self.0.done.fetch_add(done, Ordering::Relaxed);
-    }
-}
 
 /// What the first configuration computes that the others borrow (no wavelet changes
 /// them): every scored window's units' statistics, in order, and the columns of the
