@@ -550,18 +550,6 @@ fn the_wheel_builds_without_polars_egui_or_libtorch() {
     assert!(heavy.is_empty(), "the wheel depends on {heavy:?}");
 }
 
-/// Functions outside tests over 80 lines, still to be split (issue 65 item 6): this list
-/// only shrinks. A function marked `// long: speed` on the line above it (a kernel whose
-/// split would cost speed) is allowed.
-const LONG_FUNCTIONS_LEFT: &[(&str, &str)] = &[
-    ("crates/core/src/engine/native/tasks.rs", "summarize_task"),
-    ("crates/core/src/engine/sliding/plan.rs", "new"),
-    ("crates/core/src/engine/sliding/task.rs", "moments"),
-    ("crates/core/src/engine/sliding/task.rs", "task"),
-    ("crates/core/src/features/margin.rs", "settled"),
-    ("crates/core/src/stats/lags.rs", "rank_lags_in"),
-];
-
 /// The functions of a source file: each `fn`'s name and its length in lines, from its
 /// signature to the closing brace at its own indentation (rustfmt's layout), outside
 /// `#[cfg(test)]` modules.
@@ -598,14 +586,11 @@ fn function_lengths(text: &str) -> Vec<(String, usize, bool)> {
     found
 }
 
-/// No function outside tests is over 80 lines, but those still listed to be split and
-/// speed-critical kernels marked as such; a listed function that is split comes off the
-/// list (the test says so).
+/// No function outside tests is over 80 lines (issue 65 item 6), but a speed-critical
+/// kernel whose split would cost speed, marked `// long: speed` on the line above it.
 #[test]
 fn functions_do_one_job() {
     let mut over = Vec::new();
-    // The longest function of each listed name in its file (a file may have two `new`s).
-    let mut listed: std::collections::BTreeMap<(String, String), usize> = Default::default();
     let crates = [
         "src",
         "crates/core/src",
@@ -618,34 +603,16 @@ fn functions_do_one_job() {
             let text = std::fs::read_to_string(&path).unwrap();
             let shown = relative(&path);
             for (name, len, marked) in function_lengths(&text) {
-                if LONG_FUNCTIONS_LEFT.contains(&(shown.as_str(), name.as_str())) {
-                    let longest = listed.entry((shown.clone(), name)).or_default();
-                    *longest = (*longest).max(len);
-                } else if len > 80 && !marked {
+                if len > 80 && !marked {
                     over.push(format!("{shown}: fn {name} is {len} lines"));
                 }
             }
         }
     }
-    let mut listed_and_short = Vec::new();
-    for (file, name) in LONG_FUNCTIONS_LEFT {
-        match listed.get(&(file.to_string(), name.to_string())) {
-            None => listed_and_short.push(format!("{file}: fn {name} (not found)")),
-            Some(&len) if len <= 80 => {
-                listed_and_short.push(format!("{file}: fn {name} ({len} lines)"))
-            }
-            Some(_) => {}
-        }
-    }
     assert!(
         over.is_empty(),
-        "split these (at most 80 lines):\n{}",
+        "split these (at most 80 lines), or mark a kernel whose split costs speed `// long: speed`:\n{}",
         over.join("\n")
-    );
-    assert!(
-        listed_and_short.is_empty(),
-        "take these off LONG_FUNCTIONS_LEFT:\n{}",
-        listed_and_short.join("\n")
     );
 }
 

@@ -61,22 +61,62 @@ fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>, peaks: bool) -> (Lags, Lags) {
         return (first, (1..=(n / 2).min(TOP_LAGS)).collect());
     }
     let scale = 1.0 / r0;
-    // Lags 0..=n/2, symmetrised; a lag k of the other half has its mirror n-k's value,
-    // so it is ranked from there (half the values to scan, and no writes into `corr`).
-    // (Indexed loops, not iterator adapters: those were compiled outside the AVX2 frame.)
+    symmetrise(corr, sym);
+    if peaks {
+        return (peak_lags(sym, scale), clean_lags(sym, scale));
+    }
+    let round9 = |v: f64| (v * 1e9).round() / 1e9;
+    let floor = candidate_floor(sym, n, scale);
+    let mut candidates: SmallVec<[(f64, usize); 16]> = SmallVec::new();
+    // Eight lags at a time, looked at one by one only when one of them passes.
+    const STEP: usize = 8;
+    for (at, row) in sym.chunks(STEP).enumerate() {
+        if !row.iter().fold(false, |hit, &c| hit | (c * scale >= floor)) {
+            continue;
+        }
+        for (k, &c) in (at * STEP..).zip(row) {
+            if c * scale >= floor {
+                let ratio = round9(c * scale);
+                candidates.push((ratio, k));
+                if k > 0 && 2 * k != n {
+                    candidates.push((ratio, n - k));
+                }
+            }
+        }
+    }
+    // Larger rounded ratio first, the smaller lag first on ties (compared as numbers, so
+    // -0 ties with 0).
+    candidates.sort_unstable_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.1.cmp(&b.1))
+    });
+    let timellm = candidates.iter().take(TOP_LAGS).map(|&(_, k)| k).collect();
+    (timellm, clean_lags(sym, scale))
+}
+
+/// Lags 0..=n/2 of `corr` (n lags), symmetrised into `sym`; a lag k of the other half has
+/// its mirror n-k's value, so it is ranked from there (half the values to scan, and no
+/// writes into `corr`). Indexed loops, not iterator adapters: those were compiled outside
+/// the AVX2 frame.
+#[inline(always)]
+fn symmetrise(corr: &[f64], sym: &mut Vec<f64>) {
+    let n = corr.len();
     sym.clear();
     sym.resize(n / 2 + 1, 0.0);
-    sym[0] = r0;
+    sym[0] = corr[0];
     for k in 1..n.div_ceil(2) {
         sym[k] = 0.5 * (corr[k] + corr[n - k]);
     }
     if n.is_multiple_of(2) {
         sym[n / 2] = corr[n / 2];
     }
-    if peaks {
-        return (peak_lags(sym, scale), clean_lags(sym, scale));
-    }
-    let round9 = |v: f64| (v * 1e9).round() / 1e9;
+}
+
+/// The least ratio (`scale` times a value of the symmetrised `sym`, of a series of `n`
+/// lags) that can be among the best TOP_LAGS, less the rounding's reach.
+#[inline(always)]
+fn candidate_floor(sym: &[f64], n: usize, scale: f64) -> f64 {
     // Only lags whose raw ratio is near the top can be among the best TOP_LAGS, so the
     // rounding and the ordering run on those few: with V at most the TOP_LAGS-th largest
     // value over all lags, each of the best TOP_LAGS rounds to at least V's rounded ratio,
@@ -109,39 +149,13 @@ fn rank_lags_in(corr: &[f64], sym: &mut Vec<f64>, peaks: bool) -> (Lags, Lags) {
         }
         top[0] = max(top[0], m);
     }
-    let v = min(r0, top[KEPT - 1]);
-    let floor = if scale > 0.0 {
+    let v = min(sym[0], top[KEPT - 1]);
+    if scale > 0.0 {
         v * scale - 1e-8
     } else {
         // Not for a real series (r_0 = Σx² > 0): rank every lag.
         f64::NEG_INFINITY
-    };
-    let mut candidates: SmallVec<[(f64, usize); 16]> = SmallVec::new();
-    // Eight lags at a time, looked at one by one only when one of them passes.
-    const STEP: usize = 8;
-    for (at, row) in sym.chunks(STEP).enumerate() {
-        if !row.iter().fold(false, |hit, &c| hit | (c * scale >= floor)) {
-            continue;
-        }
-        for (k, &c) in (at * STEP..).zip(row) {
-            if c * scale >= floor {
-                let ratio = round9(c * scale);
-                candidates.push((ratio, k));
-                if k > 0 && 2 * k != n {
-                    candidates.push((ratio, n - k));
-                }
-            }
-        }
     }
-    // Larger rounded ratio first, the smaller lag first on ties (compared as numbers, so
-    // -0 ties with 0).
-    candidates.sort_unstable_by(|a, b| {
-        b.0.partial_cmp(&a.0)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.1.cmp(&b.1))
-    });
-    let timellm = candidates.iter().take(TOP_LAGS).map(|&(_, k)| k).collect();
-    (timellm, clean_lags(sym, scale))
 }
 
 /// The top lags among `1..=n/2` of the symmetrised `sym` (lags `0..=n/2`), by the same

@@ -2,7 +2,7 @@
 //! samples of the stationary sequences and, for the edge outputs, the weights over the
 //! inputs they read; the constant window's transform; the per-window path's error gain.
 
-use crate::engine::plan::Plan;
+use crate::engine::plan::{LevelPlan, Plan};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -104,6 +104,120 @@ pub struct SlidePlan {
     pub(super) gain: f64,
 }
 
+impl Level {
+    /// Level `lp` (the `lvl`-th, from 0) of `plan`, after `prev` (None at the first), and
+    /// the factor it multiplies the per-window path's error gain by. None when no output
+    /// slides (windows too short for the filter).
+    fn of(plan: &Plan, lvl: usize, lp: &LevelPlan, prev: Option<&Level>) -> Option<(Level, f64)> {
+        let f = plan.wavelet.filter_length;
+        if lp.interior.is_empty() {
+            return None;
+        }
+        let first = lp.src_start as isize - lp.interior.start as isize;
+        let inputs = prev.map_or(0..plan.len, |l| l.interior.clone());
+        let slides = |o: usize| {
+            let (a, b) = (2 * o, 2 * o + f - 1);
+            a >= lp.interior.start
+                && b < lp.interior.end
+                && a as isize + first >= inputs.start as isize
+                && (b as isize + first) < inputs.end as isize
+        };
+        let start = (0..lp.n_out).find(|&o| slides(o))?;
+        let end = (start..lp.n_out).take_while(|&o| slides(o)).last()? + 1;
+        // The extended input at position u, as weights over the level's input.
+        let extended = |u: usize| -> Vec<(usize, f64)> {
+            if lp.interior.contains(&u) {
+                vec![((u as isize + first) as usize, 1.0)]
+            } else {
+                lp.edges
+                    .iter()
+                    .find(|(t, _)| *t == u)
+                    .map(|(_, taps)| taps.iter().map(|t| (t.index, t.coef)).collect())
+                    .unwrap_or_default()
+            }
+        };
+        let mut reach: f64 = 1.0;
+        for (_, taps) in &lp.edges {
+            reach = reach.max(taps.iter().map(|t| t.coef.abs()).sum());
+        }
+        let norm1 = |v: &[f64]| v.iter().map(|c| c.abs()).sum::<f64>();
+        let gain = reach * norm1(&plan.lo_rev).max(norm1(&plan.hi_rev));
+        let edges_before = start;
+        let sides = [
+            Side::of(plan, 0..start, 0..edges_before, &extended, prev),
+            Side::of(
+                plan,
+                end..lp.n_out,
+                edges_before..edges_before + lp.n_out - end,
+                &extended,
+                prev,
+            ),
+        ];
+        let level = Level {
+            dil: 1 << lvl,
+            first,
+            n_out: lp.n_out,
+            interior: start..end,
+            sides,
+        };
+        Some((level, gain))
+    }
+}
+
+impl Side {
+    /// The edge outputs `outs` of a level into `slots`, each the filters over the extended
+    /// input (`extended`: a position's weights over the level's input), whose inputs come
+    /// from the previous level `prev` (None: the window's samples).
+    fn of(
+        plan: &Plan,
+        outs: Range<usize>,
+        slots: Range<usize>,
+        extended: &dyn Fn(usize) -> Vec<(usize, f64)>,
+        prev: Option<&Level>,
+    ) -> Side {
+        let f = plan.wavelet.filter_length;
+        let weights: Vec<BTreeMap<usize, (f64, f64)>> = outs
+            .map(|o| {
+                let mut w = BTreeMap::new();
+                for t in 0..f {
+                    for (i, c) in extended(2 * o + t) {
+                        let e = w.entry(i).or_insert((0.0, 0.0));
+                        e.0 += plan.lo_rev[t] * c;
+                        e.1 += plan.hi_rev[t] * c;
+                    }
+                }
+                w
+            })
+            .collect();
+        let mut inputs: Vec<usize> = weights.iter().flat_map(|w| w.keys().copied()).collect();
+        inputs.sort_unstable();
+        inputs.dedup();
+        let refs = inputs
+            .iter()
+            .map(|&i| match prev {
+                None => Src::Raw(i),
+                Some(p) => match p.slot(i) {
+                    Some(s) => Src::Edge(s),
+                    None => Src::Interior(i),
+                },
+            })
+            .collect();
+        let mut columns = Vec::with_capacity(inputs.len() * 2 * weights.len());
+        for i in &inputs {
+            let at = |w: &BTreeMap<usize, (f64, f64)>| w.get(i).copied().unwrap_or((0.0, 0.0));
+            columns.extend(weights.iter().map(|w| at(w).0));
+            columns.extend(weights.iter().map(|w| at(w).1));
+        }
+        let tile_inputs = tile_inputs(&columns, 2 * weights.len());
+        Side {
+            slots,
+            refs,
+            columns,
+            tile_inputs,
+        }
+    }
+}
+
 impl SlidePlan {
     /// None when some level has no coefficient the extension leaves alone (windows too
     /// short for the filter), where nothing would slide.
@@ -112,93 +226,9 @@ impl SlidePlan {
         let mut levels: Vec<Level> = Vec::with_capacity(plan.level);
         let mut gain = 1.0;
         for (lvl, lp) in plan.levels.iter().enumerate() {
-            if lp.interior.is_empty() {
-                return None;
-            }
-            let first = lp.src_start as isize - lp.interior.start as isize;
-            let prev = levels.last().map_or(0..plan.len, |l| l.interior.clone());
-            let slides = |o: usize| {
-                let (a, b) = (2 * o, 2 * o + f - 1);
-                a >= lp.interior.start
-                    && b < lp.interior.end
-                    && a as isize + first >= prev.start as isize
-                    && (b as isize + first) < prev.end as isize
-            };
-            let start = (0..lp.n_out).find(|&o| slides(o))?;
-            let end = (start..lp.n_out).take_while(|&o| slides(o)).last()? + 1;
-            // The extended input at position u, as weights over the level's input.
-            let xe = |u: usize| -> Vec<(usize, f64)> {
-                if lp.interior.contains(&u) {
-                    vec![((u as isize + first) as usize, 1.0)]
-                } else {
-                    lp.edges
-                        .iter()
-                        .find(|(t, _)| *t == u)
-                        .map(|(_, taps)| taps.iter().map(|t| (t.index, t.coef)).collect())
-                        .unwrap_or_default()
-                }
-            };
-            let mut reach: f64 = 1.0;
-            for (_, taps) in &lp.edges {
-                reach = reach.max(taps.iter().map(|t| t.coef.abs()).sum());
-            }
-            let norm1 = |v: &[f64]| v.iter().map(|c| c.abs()).sum::<f64>();
-            gain *= reach * norm1(&plan.lo_rev).max(norm1(&plan.hi_rev));
-            let side = |outs: Range<usize>, slots: Range<usize>| -> Option<Side> {
-                let weights: Vec<BTreeMap<usize, (f64, f64)>> = outs
-                    .map(|o| {
-                        let mut w = BTreeMap::new();
-                        for t in 0..f {
-                            for (i, c) in xe(2 * o + t) {
-                                let e = w.entry(i).or_insert((0.0, 0.0));
-                                e.0 += plan.lo_rev[t] * c;
-                                e.1 += plan.hi_rev[t] * c;
-                            }
-                        }
-                        w
-                    })
-                    .collect();
-                let mut inputs: Vec<usize> =
-                    weights.iter().flat_map(|w| w.keys().copied()).collect();
-                inputs.sort_unstable();
-                inputs.dedup();
-                let refs = inputs
-                    .iter()
-                    .map(|&i| match levels.last() {
-                        None => Src::Raw(i),
-                        Some(p) => match p.slot(i) {
-                            Some(s) => Src::Edge(s),
-                            None => Src::Interior(i),
-                        },
-                    })
-                    .collect();
-                let mut columns = Vec::with_capacity(inputs.len() * 2 * weights.len());
-                for i in &inputs {
-                    let at =
-                        |w: &BTreeMap<usize, (f64, f64)>| w.get(i).copied().unwrap_or((0.0, 0.0));
-                    columns.extend(weights.iter().map(|w| at(w).0));
-                    columns.extend(weights.iter().map(|w| at(w).1));
-                }
-                let tile_inputs = tile_inputs(&columns, 2 * weights.len());
-                Some(Side {
-                    slots,
-                    refs,
-                    columns,
-                    tile_inputs,
-                })
-            };
-            let edges_before = start;
-            let sides = [
-                side(0..start, 0..edges_before)?,
-                side(end..lp.n_out, edges_before..edges_before + lp.n_out - end)?,
-            ];
-            levels.push(Level {
-                dil: 1 << lvl,
-                first,
-                n_out: lp.n_out,
-                interior: start..end,
-                sides,
-            });
+            let (level, level_gain) = Level::of(plan, lvl, lp, levels.last())?;
+            gain *= level_gain;
+            levels.push(level);
         }
         let coeffs = crate::engine::native::decompose(&vec![1.0f64; plan.len], plan);
         let ones: Vec<Vec<f64>> = (0..plan.bands())

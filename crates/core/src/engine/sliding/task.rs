@@ -10,10 +10,11 @@
 
 use super::plan::{SlidePlan, Src};
 use super::products::products;
-use super::span::{phased, transform, Phases};
+use super::span::{phased, transform, Phased, Phases};
 use super::{Job, Out, BLOCK, TASK_WINDOWS, U64};
 use crate::data::Affine;
 use crate::engine::summary::{BandSummary, BandTol, SeriesSummary, SeriesTol};
+use crate::engine::StatsRequest;
 use crate::numeric::real::{DType, Real};
 use crate::numeric::simd;
 use crate::stats::{SeriesStats, SlidingOrder, SlidingRange, StatsScratch};
@@ -101,9 +102,58 @@ struct Scratch<W> {
     xs: Vec<f64>,
     /// Each window's bound on the per-window path's error, before a plan's gain.
     spread: [f64; BLOCK],
-    edge_sums: [[f64; BLOCK]; 5],
+    edge_sums: EdgeSums,
     /// Every band's moments for the block's windows, band-major (`band_id · BLOCK + window`).
     moments: Vec<Moments>,
+}
+
+impl<W: Real> Scratch<W> {
+    /// For the windows of plan `sp` (the job's deepest), `slots` edge slots over its
+    /// levels, with the statistics' sorted order and FFTs where they are asked for.
+    fn new(sp: &SlidePlan, stride: usize, slots: usize, stats: Option<StatsRequest>) -> Self {
+        let t_len = sp.len;
+        Scratch {
+            order: match stats {
+                Some(_) => Order::Sorted(SlidingOrder::for_stride(t_len, stride)),
+                None => Order::Range(SlidingRange::new(t_len)),
+            },
+            fft: stats.map(|req| StatsScratch::new(t_len).ranking(req.lags)),
+            row: vec![W::ZERO; t_len],
+            maps: Vec::with_capacity(BLOCK),
+            edge_a: vec![0.0; BLOCK * slots],
+            edge_d: vec![0.0; BLOCK * slots],
+            xs: Vec::new(),
+            spread: [0.0; BLOCK],
+            edge_sums: EdgeSums::default(),
+            moments: vec![Moments::default(); 2 * sp.levels.len() * BLOCK],
+        }
+    }
+}
+
+/// The channel's rows the task of windows `w` of channel `c` transforms. The span starts
+/// at the task's first window in the run's numbering (TASK_WINDOWS), when the batch holds
+/// its rows; a batch made by hand that does not, or whose rows there are not finite
+/// (outside this part of the run, so unchecked), starts at its own.
+fn span_rows(job: &Job<'_, '_>, c: usize, w: &Range<usize>) -> Range<usize> {
+    let windows = job.batch.windows;
+    let first = windows.start(w.start);
+    let channel = job.batch.channels[c];
+    let start = first
+        .checked_sub((windows.first + w.start) % TASK_WINDOWS * windows.stride)
+        .filter(|&s| channel[s..first].iter().all(|v| v.is_finite()))
+        .unwrap_or(first);
+    start..windows.start(w.end - 1) + job.deepest().len
+}
+
+/// Where each level's edge slots start when every level's sit side by side, and (last)
+/// how many there are in all.
+fn edge_slot_starts(sp: &SlidePlan) -> Vec<usize> {
+    let mut at_level = Vec::with_capacity(sp.levels.len() + 1);
+    at_level.push(0);
+    for lv in &sp.levels {
+        at_level.push(at_level.last().copied().unwrap_or(0) + lv.edges());
+    }
+    at_level
 }
 
 /// Windows `w` of channel `c`, into each plan's `outs`, which hold the series of windows
@@ -118,18 +168,8 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
     } = *job;
     let sp = job.deepest();
     let t_len = sp.len;
-    let windows = batch.windows;
-    // The span starts at the task's first window in the run's numbering (TASK_WINDOWS),
-    // when the batch holds its rows; a batch made by hand that does not, or whose rows
-    // there are not finite (outside this part of the run, so unchecked), starts at its own.
-    let first = windows.start(w.start);
-    let channel = batch.channels[c];
-    let span0 = first
-        .checked_sub((windows.first + w.start) % TASK_WINDOWS * windows.stride)
-        .filter(|&s| channel[s..first].iter().all(|v| v.is_finite()))
-        .unwrap_or(first);
-    let span1 = windows.start(w.end - 1) + t_len;
-    let xs = &channel[span0..span1];
+    let rows = span_rows(job, c, &w);
+    let xs = &batch.channels[c][rows.clone()];
     let mut t = Instant::now();
 
     // Transform the span relative to its first window's mean: the sums then carry no large
@@ -141,16 +181,12 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
     let phases = phased(job.sps, &approx, &detail);
     t = clock.lap(Stage::Frequency, t);
 
-    let mut at_level = Vec::with_capacity(sp.levels.len() + 1);
-    at_level.push(0);
-    for lv in &sp.levels {
-        at_level.push(at_level.last().copied().unwrap_or(0) + lv.edges());
-    }
+    let at_level = edge_slot_starts(sp);
     let slots = at_level[sp.levels.len()];
     let span = Span {
         c,
         w0: w.start,
-        start: span0,
+        start: rows.start,
         origin,
         unit: match batch.dtype {
             DType::F32 => f32::EPSILON as f64 / 2.0,
@@ -159,21 +195,7 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
         approx: &approx,
         at_level,
     };
-    let mut s = Scratch {
-        order: match stats {
-            Some(_) => Order::Sorted(SlidingOrder::for_stride(t_len, windows.stride)),
-            None => Order::Range(SlidingRange::new(t_len)),
-        },
-        fft: stats.map(|req| StatsScratch::new(t_len).ranking(req.lags)),
-        row: vec![W::ZERO; t_len],
-        maps: Vec::with_capacity(BLOCK),
-        edge_a: vec![0.0; BLOCK * slots],
-        edge_d: vec![0.0; BLOCK * slots],
-        xs: Vec::new(),
-        spread: [0.0; BLOCK],
-        edge_sums: [[0.0; BLOCK]; 5],
-        moments: vec![Moments::default(); 2 * sp.levels.len() * BLOCK],
-    };
+    let mut s = Scratch::<W>::new(sp, batch.windows.stride, slots, stats);
     let ws: Vec<usize> = w.collect();
     let blocks: Vec<&[usize]> = ws.chunks(BLOCK).collect();
     let channels = batch.channel_count();
@@ -333,6 +355,90 @@ fn edges<W>(job: &Job<'_, '_>, span: &Span<'_>, block: &[usize], s: &mut Scratch
     }
 }
 
+/// A block's sums over a band's edge coefficients `v`, window by window (the constant
+/// window's coefficient `o` at each edge): Σv, Σv², Σv·o, Σ|v| and Σ|v·o|.
+#[derive(Clone, Copy)]
+struct EdgeSums {
+    sum: [f64; BLOCK],
+    sq: [f64; BLOCK],
+    cross: [f64; BLOCK],
+    abs: [f64; BLOCK],
+    abs_cross: [f64; BLOCK],
+}
+
+impl Default for EdgeSums {
+    fn default() -> Self {
+        EdgeSums {
+            sum: [0.0; BLOCK],
+            sq: [0.0; BLOCK],
+            cross: [0.0; BLOCK],
+            abs: [0.0; BLOCK],
+            abs_cross: [0.0; BLOCK],
+        }
+    }
+}
+
+impl EdgeSums {
+    /// Zero the first `nb` windows' sums.
+    #[inline(always)]
+    fn clear(&mut self, nb: usize) {
+        for acc in [
+            &mut self.sum,
+            &mut self.sq,
+            &mut self.cross,
+            &mut self.abs,
+            &mut self.abs_cross,
+        ] {
+            acc[..nb].fill(0.0);
+        }
+    }
+
+    /// Add one edge: its coefficient in each window (`edge`), `o` in the constant window's.
+    #[inline(always)]
+    fn add(&mut self, edge: &[f64], o: f64) {
+        for (b, &v) in edge.iter().enumerate() {
+            self.sum[b] += v;
+            self.sq[b] += v * v;
+            self.cross[b] += v * o;
+            self.abs[b] += v.abs();
+            self.abs_cross[b] += (v * o).abs();
+        }
+    }
+}
+
+/// A band's interior outputs `o` in `interior` of the window at `q` (its offset in the
+/// span), from the phase's prefix sums: their Σ and Σ², and the size of the prefix sums
+/// read (which this path's rounding scales with).
+struct Interior {
+    sum: f64,
+    sq: f64,
+    prefix: f64,
+}
+
+impl Interior {
+    #[inline(always)]
+    fn of(ph: &Phased<'_>, q: usize, step: usize, interior: Range<usize>) -> Interior {
+        let (lo, hi) = (interior.start, interior.end);
+        let at = |o: usize| q + step * o;
+        let before = |p: &[f64]| {
+            if lo > 0 {
+                p[at(lo - 1)]
+            } else if q >= step {
+                p[q - step]
+            } else {
+                0.0
+            }
+        };
+        let (s_hi, s_lo) = (ph.sum[at(hi - 1)], before(&ph.sum));
+        let (q_hi, q_lo) = (ph.sq[at(hi - 1)], before(&ph.sq));
+        Interior {
+            sum: s_hi - s_lo,
+            sq: q_hi - q_lo,
+            prefix: q_hi.abs() + q_lo.abs(),
+        }
+    }
+}
+
 /// Band `k` of plan `sp`, every window of the block side by side, into its place in
 /// `s.moments`: the edge sums run over the slot-major edges in vectors, then each window's
 /// moments (normalised) and this path's rounding are assembled from the prefix sums and
@@ -357,19 +463,11 @@ fn moments<W>(
     let all = if is_a { &s.edge_a } else { &s.edge_d };
     let base = span.at_level[j - 1];
     let edge = |e: usize| &all[(base + e) * BLOCK..][..nb];
-    for acc in s.edge_sums.iter_mut() {
-        acc[..nb].fill(0.0);
-    }
-    let [s_edge, q_edge, x_edge, abs_edge, abs_xk] = &mut s.edge_sums;
+    s.edge_sums.clear(nb);
     for (e, &o) in sp.edge_ones[k].iter().enumerate() {
-        for (b, &v) in edge(e).iter().enumerate() {
-            s_edge[b] += v;
-            q_edge[b] += v * v;
-            x_edge[b] += v * o;
-            abs_edge[b] += v.abs();
-            abs_xk[b] += (v * o).abs();
-        }
+        s.edge_sums.add(edge(e), o);
     }
+    let edges = &s.edge_sums;
     let ones = &sp.ones[k];
     let (lo, hi) = (lv.interior.start, lv.interior.end);
     let len = lv.n_out;
@@ -381,20 +479,9 @@ fn moments<W>(
         let shift = aff.mean - span.origin;
         let scale = aff.scale;
         let at = |o: usize| q + step * o;
-        let before = |p: &[f64]| {
-            if lo > 0 {
-                p[at(lo - 1)]
-            } else if q >= step {
-                p[q - step]
-            } else {
-                0.0
-            }
-        };
-        let (s_hi, s_lo) = (ph.sum[at(hi - 1)], before(&ph.sum));
-        let (q_hi, q_lo) = (ph.sq[at(hi - 1)], before(&ph.sq));
-        let (s_int, q_int) = (s_hi - s_lo, q_hi - q_lo);
-        let (sum, sq) = (s_int + s_edge[b], q_int + q_edge[b]);
-        let cross = k_int * s_int + x_edge[b];
+        let interior = Interior::of(ph, q, step, lv.interior.clone());
+        let (sum, sq) = (interior.sum + edges.sum[b], interior.sq + edges.sq[b]);
+        let cross = k_int * interior.sum + edges.cross[b];
         let s_n = scale * (sum - shift * sp.ones_sum[k]);
         let q_n = scale * scale * (sq - 2.0 * shift * cross + shift * shift * sp.ones_sq[k]);
         let mean = s_n / n;
@@ -414,17 +501,17 @@ fn moments<W>(
         };
         // This path's rounding: f64 sums whose terms are as large as the prefix sums
         // (`q / step + hi` of them: `step` is a power of two).
-        let prefix = q_hi.abs() + q_lo.abs();
+        let prefix = interior.prefix;
         let terms = (((q >> j) + hi) as f64 * prefix).sqrt();
         let slide_e = 16.0
             * U64
             * scale
             * scale
             * (prefix
-                + q_edge[b]
-                + 2.0 * shift.abs() * (k_int.abs() * terms + abs_xk[b])
+                + edges.sq[b]
+                + 2.0 * shift.abs() * (k_int.abs() * terms + edges.abs_cross[b])
                 + shift * shift * sp.ones_sq[k]);
-        let slide_s = 16.0 * U64 * scale * (terms + abs_edge[b] + shift.abs() * sp.ones_abs[k]);
+        let slide_s = 16.0 * U64 * scale * (terms + edges.abs[b] + shift.abs() * sp.ones_abs[k]);
         *out = Moments {
             summary,
             root: (n * energy).sqrt(),
