@@ -1,6 +1,7 @@
 //! A part's evaluation as the Data set pane shows it: each claim's category shares (a bar
 //! of shares with its legend) and the claims × outcomes heat map of bits above the null.
 
+use super::heat_grid::{colour_scale, Cell, HeatGrid, Style};
 use wavebench_core::score::{Evaluation, Target};
 
 /// Categories' colours in the share bars.
@@ -109,41 +110,21 @@ pub(super) fn heat_map(ui: &mut egui::Ui, e: &Evaluation, complementary: bool) {
     let avail = ui.available_width() - 14.0;
     let name_w = (avail * 0.4).clamp(70.0, 110.0);
     let cell = egui::vec2(((avail - name_w) / 3.0).clamp(24.0, 110.0), 18.0);
-    let text = ui.visuals().text_color();
-    let font = egui::FontId::proportional(11.0);
-    let (top, _) = ui.allocate_exact_size(
-        egui::vec2(name_w + 3.0 * cell.x, 16.0),
-        egui::Sense::hover(),
-    );
-    for t in Target::ALL {
-        ui.painter().text(
-            top.min + egui::vec2(name_w + cell.x * (t as usize as f32 + 0.5), 0.0),
-            egui::Align2::CENTER_TOP,
-            t.name(),
-            font.clone(),
-            text,
-        );
-    }
+    let grid = HeatGrid {
+        names_width: name_w,
+        cell,
+        columns: Target::ALL.len(),
+        font: egui::FontId::proportional(11.0),
+        style: Style::FRAMED,
+    };
+    grid.header(ui, Target::ALL.map(|t| t.name()));
     for c in &e.claims {
-        let (rect, _) = ui.allocate_exact_size(
-            egui::vec2(name_w + 3.0 * cell.x, cell.y),
-            egui::Sense::hover(),
-        );
-        ui.painter().text(
-            rect.min + egui::vec2(name_w - 6.0, cell.y / 2.0),
-            egui::Align2::RIGHT_CENTER,
-            c.claim.name(),
-            font.clone(),
-            text,
-        );
+        let top = grid.allocate_rows(ui, 1).min;
+        grid.row_name(ui, top, 0, c.claim.name(), false);
         for t in Target::ALL {
-            let r = egui::Rect::from_min_size(
-                rect.min + egui::vec2(name_w + cell.x * t as usize as f32, 0.0),
-                cell,
-            )
-            .shrink(1.0);
+            let r = grid.cell_rect(top, 0, t as usize);
             let framed = e.scored.contains(&c.claim) && c.claim.scored_against() == Some(t);
-            claim_cell(ui, r, (c, t), of(c, t), framed, hi, &font, complementary);
+            claim_cell(ui, &grid, r, (c, t), of(c, t), framed, hi, complementary);
         }
     }
 }
@@ -154,45 +135,26 @@ pub(super) fn heat_map(ui: &mut egui::Ui, e: &Evaluation, complementary: bool) {
 #[allow(clippy::too_many_arguments)]
 fn claim_cell(
     ui: &mut egui::Ui,
+    grid: &HeatGrid,
     r: egui::Rect,
     (c, t): (&wavebench_core::score::ClaimInfo, Target),
     info: wavebench_core::score::Info,
     framed: bool,
     hi: f64,
-    font: &egui::FontId,
     complementary: bool,
 ) {
-    let shade = super::colour_scale((info.excess_bits.max(0.0) / hi) as f32);
-    ui.painter().rect_filled(r, 0.0, shade);
-    if framed {
-        ui.painter().rect_stroke(
-            r,
-            0.0,
-            egui::Stroke::new(1.5, ui.visuals().strong_text_color()),
-            egui::StrokeKind::Inside,
-        );
-    }
-    let ink = if shade.r() > 150 {
-        egui::Color32::BLACK
-    } else {
-        egui::Color32::WHITE
+    let figure = format!(
+        "{:+.3}{}",
+        info.excess_bits,
+        if info.p <= 0.05 { "*" } else { "" }
+    );
+    let cell = Cell {
+        fill: colour_scale((info.excess_bits.max(0.0) / hi) as f32),
+        marked: framed,
+        figure: Some(figure),
     };
-    ui.painter().text(
-        r.center(),
-        egui::Align2::CENTER_CENTER,
-        format!(
-            "{:+.3}{}",
-            info.excess_bits,
-            if info.p <= 0.05 { "*" } else { "" }
-        ),
-        font.clone(),
-        ink,
-    );
-    let cell = ui.interact(
-        r,
-        ui.scope_id().with((c.claim.name(), t.name())),
-        egui::Sense::hover(),
-    );
+    let id = ui.scope_id().with((c.claim.name(), t.name()));
+    let cell = grid.cell(ui, r, id, cell, egui::Sense::hover());
     // Screen readers (and tests) read the cell as its text says.
     let said = format!(
         "{} × {}: {:+.3} bits {}",

@@ -3,6 +3,7 @@
 //! bar and hover values; one family or all; the configuration loaded outlined (and
 //! scrolled to when it changes); clicking a cell loads that configuration.
 
+use super::heat_grid::{colour_scale, Cell, HeatGrid, Style};
 use crate::app::state::Settings;
 use crate::sweep::{RankBy, SweepRow};
 use wavebench_core::transform::Transform;
@@ -76,8 +77,8 @@ impl HeatMap {
             });
         let small = egui::FontId::proportional(10.0);
         colour_bar(ui, heat, m, lo, hi, &small);
-        let (label_w, cell) = grid_size(ui, &names, levels, &small);
-        level_header(ui, label_w, cell, levels, step_ms, &small);
+        let grid = grid_of(ui, &names, levels, small);
+        level_header(ui, &grid, step_ms);
         // The bar always shown: over a hundred wavelets run past the pane.
         let room = ui
             .available_height()
@@ -90,35 +91,26 @@ impl HeatMap {
         // user scrolls the map freely in between.
         if scroll_to_current {
             if let Some(i) = names.iter().position(|n| *n == current.name()) {
-                area = area.vertical_scroll_offset((cell.y * i as f32 - room / 2.0).max(0.0));
+                area = area.vertical_scroll_offset((grid.cell.y * i as f32 - room / 2.0).max(0.0));
             }
         }
         area.scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
             .show(ui, |ui| {
-                let (rect, _) = ui.allocate_exact_size(
-                    egui::vec2(
-                        label_w + cell.x * levels as f32,
-                        cell.y * names.len() as f32,
-                    ),
-                    egui::Sense::hover(),
-                );
-                row_labels(
-                    ui,
-                    rect.min,
-                    &names,
-                    (label_w, cell.y),
-                    current.name(),
-                    &small,
-                );
+                let top = grid.allocate_rows(ui, names.len()).min;
+                for (i, n) in names.iter().enumerate() {
+                    grid.row_name(ui, top, i, n, *n == current.name());
+                }
                 for r in &shown {
                     let t = r.transform;
                     let i = names.iter().position(|n| *n == t.name()).unwrap_or(0);
-                    let min = rect.min
-                        + egui::vec2(label_w + cell.x * (t.level - 1) as f32, cell.y * i as f32);
-                    let cell_rect = egui::Rect::from_min_size(min, cell);
+                    let cell = Cell {
+                        fill: colour_scale(share_of(value(r), lo, hi)),
+                        marked: t == current,
+                        figure: None,
+                    };
+                    let rect = grid.cell_rect(top, i, t.level - 1);
                     let id = ui.scope_id().with(t);
-                    let fill = super::colour_scale(share_of(value(r), lo, hi));
-                    let clicked = heat_cell(ui, cell_rect, id, fill, t == current);
+                    let clicked = grid.cell(ui, rect, id, cell, egui::Sense::click());
                     if clicked.clicked() {
                         s.run.transform = t;
                     }
@@ -191,7 +183,7 @@ fn colour_bar(ui: &mut egui::Ui, heat: HeatOf, m: RankBy, lo: f64, hi: f64, smal
             ui.painter().rect_filled(
                 egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(step, 10.0)),
                 0.0,
-                super::colour_scale(i as f32 / (STEPS - 1) as f32),
+                colour_scale(i as f32 / (STEPS - 1) as f32),
             );
         }
         ui.small(format!("{hi:.2}"));
@@ -207,29 +199,6 @@ fn share_of(v: f64, lo: f64, hi: f64) -> f32 {
     }
 }
 
-/// The wavelets' names down the map from `top` (right-aligned in a column `label_w` wide,
-/// one a row of `row_h`), the loaded one (`current`) strong.
-fn row_labels(
-    ui: &mut egui::Ui,
-    top: egui::Pos2,
-    names: &[&str],
-    (label_w, row_h): (f32, f32),
-    current: &str,
-    small: &egui::FontId,
-) {
-    let text = ui.visuals().text_color();
-    let strong = ui.visuals().strong_text_color();
-    for (i, n) in names.iter().enumerate() {
-        ui.painter().text(
-            top + egui::vec2(label_w - 4.0, row_h * (i as f32 + 0.5)),
-            egui::Align2::RIGHT_CENTER,
-            *n,
-            small.clone(),
-            if *n == current { strong } else { text },
-        );
-    }
-}
-
 /// Each wavelet of the rows shown, once, in the order first met.
 fn wavelet_names<'r>(shown: &[&'r SweepRow]) -> Vec<&'r str> {
     let mut names: Vec<&str> = Vec::new();
@@ -241,42 +210,35 @@ fn wavelet_names<'r>(shown: &[&'r SweepRow]) -> Vec<&'r str> {
     names
 }
 
-/// The names' column as wide as the longest name, and the cells (one a level) sharing the
-/// rest less the scroll bar: at 70 px and 14 px cells, level 7 fell off a narrow pane.
-fn grid_size(
-    ui: &egui::Ui,
-    names: &[&str],
-    levels: usize,
-    small: &egui::FontId,
-) -> (f32, egui::Vec2) {
-    let label_w = 6.0
+/// The map's grid: the names' column as wide as the longest name, and the cells (one a
+/// level) sharing the rest less the scroll bar: at 70 px and 14 px cells, level 7 fell off
+/// a narrow pane.
+fn grid_of(ui: &egui::Ui, names: &[&str], levels: usize, small: egui::FontId) -> HeatGrid {
+    let names_width = 6.0
         + names
             .iter()
-            .map(|n| super::text_width(ui, n, small))
+            .map(|n| super::text_width(ui, n, &small))
             .fold(0.0, f32::max);
     let scroll_bar = ui.spacing().scroll.allocated_width() + ui.spacing().item_spacing.x;
     let cell = egui::vec2(
-        ((ui.available_width() - label_w - scroll_bar) / levels as f32).clamp(8.0, 40.0),
+        ((ui.available_width() - names_width - scroll_bar) / levels as f32).clamp(8.0, 40.0),
         12.0,
     );
-    (label_w, cell)
+    HeatGrid {
+        names_width,
+        cell,
+        columns: levels,
+        font: small,
+        style: Style::PACKED,
+    }
 }
 
-/// Level labels across the top, the names' column `label_w` wide and cells `cell`; on
-/// hover, what each level reaches in the data's time units (its deepest detail band and
-/// the approximation it leaves), written only while hovered.
-fn level_header(
-    ui: &mut egui::Ui,
-    label_w: f32,
-    cell: egui::Vec2,
-    levels: usize,
-    step_ms: Option<f64>,
-    small: &egui::FontId,
-) {
-    let (top, header) = ui.allocate_exact_size(
-        egui::vec2(label_w + cell.x * levels as f32, 14.0),
-        egui::Sense::hover(),
-    );
+/// Level labels across the top; on hover, what each level reaches in the data's time
+/// units (its deepest detail band and the approximation it leaves), written only while
+/// hovered.
+fn level_header(ui: &mut egui::Ui, grid: &HeatGrid, step_ms: Option<f64>) {
+    let levels = grid.columns;
+    let header = grid.header(ui, (1..=levels).map(|l| format!("L{l}")));
     header.on_hover_ui(|ui| {
         let periods = wavebench_core::engine::plan::band_periods(levels, step_ms);
         for l in 1..=levels {
@@ -288,37 +250,6 @@ fn level_header(
             ));
         }
     });
-    let text = ui.visuals().text_color();
-    for l in 1..=levels {
-        ui.painter().text(
-            top.min + egui::vec2(label_w + cell.x * (l as f32 - 0.5), 0.0),
-            egui::Align2::CENTER_TOP,
-            format!("L{l}"),
-            small.clone(),
-            text,
-        );
-    }
-}
-
-/// One configuration's cell (`id` its widget's), filled with `fill`, outlined when it is
-/// the one loaded; its response to a click.
-fn heat_cell(
-    ui: &mut egui::Ui,
-    rect: egui::Rect,
-    id: egui::Id,
-    fill: egui::Color32,
-    current: bool,
-) -> egui::Response {
-    ui.painter().rect_filled(rect.shrink(0.5), 0.0, fill);
-    if current {
-        ui.painter().rect_stroke(
-            rect,
-            0.0,
-            egui::Stroke::new(2.0, ui.visuals().strong_text_color()),
-            egui::StrokeKind::Inside,
-        );
-    }
-    ui.interact(rect, id, egui::Sense::click())
 }
 
 /// A cell's hover: the row's scores, and what is ranked where that is something else.

@@ -9,6 +9,7 @@ pub mod dataset;
 pub mod energy;
 mod evaluation;
 pub mod features;
+mod heat_grid;
 mod heat_map;
 pub mod prompt;
 pub mod sweep;
@@ -70,16 +71,6 @@ impl Views {
             Err(e) => crate::app::error::said(&e),
         }
     }
-}
-
-/// The heat maps' colour for `t` in 0..=1: dark blue (low) to yellow (high).
-pub fn colour_scale(t: f32) -> egui::Color32 {
-    let t = t.clamp(0.0, 1.0);
-    egui::Color32::from_rgb(
-        (30.0 + 225.0 * t) as u8,
-        (40.0 + 180.0 * t) as u8,
-        (110.0 - 70.0 * t) as u8,
-    )
 }
 
 /// The width `text` takes in `font`, unwrapped: to size a column or a bar to what it holds.
