@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use clap::Args;
 use wavebench_core::config::Config;
 use wavebench_core::engine::{DType, EngineKind};
-use wavebench_core::names::Opt;
+use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::wavelet::{self, Mode};
 pub use wavebench_sweep::options::DataOpts;
 
@@ -81,8 +81,8 @@ impl Common {
     pub fn config(&self) -> Result<Config> {
         let mut c = self.data.config()?;
         if let Some(w) = &self.wavelet {
-            c.transform.wavelet =
-                wavelet::lookup(w).map_err(|e| Error::input(format!("--wavelet: {e}")))?;
+            c.transform.wavelet = wavelet::lookup(w)
+                .map_err(|e| Error::about(&[Opt::Wavelet], format!("{OPTION}: {e}")))?;
         }
         if let Some(l) = self.level {
             c.transform.level = l;

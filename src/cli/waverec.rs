@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::path::Path;
 use wavebench_core::engine::{inverse, Real, Values};
+use wavebench_core::names::{Opt, OPTION};
 use wavebench_core::wavelet::{self, Mode, Wavelet};
 
 pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
@@ -16,7 +17,8 @@ pub fn run(path: &Path, output: &Path, common: &Common) -> Result<()> {
     let coeffs = band_table::read_coeffs(path)?;
     let p = path.display();
     let (wavelet_name, mode) = settings(&coeffs, common, &cfg, path)?;
-    let w = wavelet::lookup(&wavelet_name).map_err(|e| Error::input(format!("--wavelet: {e}")))?;
+    let w = wavelet::lookup(&wavelet_name)
+        .map_err(|e| Error::about(&[Opt::Wavelet], format!("{OPTION}: {e}")))?;
     inverse::check_band_lens(&coeffs.lens, w, mode).map_err(|e| {
         let hint = match coeffs.meta {
             None => "; were they made with another --wavelet or --mode?",

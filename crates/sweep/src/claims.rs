@@ -1,7 +1,7 @@
 //! The claims a researcher defines, as a sweep reads them: compiled from the run's
 //! `[claims]`, and the `last` and `mean` of every scored unit they see besides the features.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::sync::Arc;
 use wavebench_core::config::Config;
 use wavebench_core::data::Table;
@@ -11,7 +11,7 @@ use wavebench_core::score::{ClaimVars, DefinedClaim, Scorer, WindowFacts};
 /// The claims `base` defines (its `[claims]`, `--claim`), compiled; the error names the
 /// claim at fault.
 pub fn defined_claims(base: &Config) -> Result<Vec<Arc<DefinedClaim>>> {
-    DefinedClaim::of_specs(&base.claims).map_err(|e| Error::input(e.to_string()))
+    Ok(DefinedClaim::of_specs(&base.claims)?)
 }
 
 /// One file's `[last, mean]` per unit as the features see them, window-major,

@@ -7,7 +7,7 @@ use wavebench_core::data::DataError;
 use wavebench_core::engine::EngineError;
 use wavebench_core::names::{Opt, Phrase};
 use wavebench_core::prompt::TemplateError;
-use wavebench_core::score::ScoreError;
+use wavebench_core::score::{DefinedError, ScoreError};
 
 /// Why a run stopped.
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +24,10 @@ pub enum Error {
         place: String,
         source: TemplateError,
     },
+    /// A claim you define that does not compile or render; said of its place (`[claims]`,
+    /// a unit) through [`Error::within`].
+    #[error(transparent)]
+    Claim(#[from] DefinedError),
     /// The engine's (its plan's errors are the input's, the others ours).
     #[error(transparent)]
     Engine(#[from] EngineError),
@@ -74,6 +78,7 @@ impl Error {
         match self {
             Error::Data(e) => Error::Data(e.within(place)),
             Error::Score(e) => Error::Data(DataError::from(e.phrase().within(place))),
+            Error::Claim(e) => Error::Data(DataError::new(e.to_string()).within(place)),
             Error::Engine(EngineError::Plan(p)) => {
                 Error::Data(DataError::from(Phrase::new(p.to_string()).within(place)))
             }
@@ -86,6 +91,7 @@ impl Error {
         match self {
             Error::Data(e) => e.worded(word),
             Error::Score(e) => e.phrase().worded(word),
+            Error::Claim(e) => Phrase::new(e.to_string()).worded(word),
             other => other.to_string(),
         }
     }
@@ -93,7 +99,11 @@ impl Error {
     /// The process's exit status: 2 for the user's input, 130 when stopped, 1 for ours.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Data(_) | Error::Score(_) | Error::Template { .. } | Error::Io { .. } => 2,
+            Error::Data(_)
+            | Error::Score(_)
+            | Error::Claim(_)
+            | Error::Template { .. }
+            | Error::Io { .. } => 2,
             Error::Engine(EngineError::Plan(_)) => 2,
             Error::Cancelled | Error::Engine(EngineError::Cancelled) => 130,
             Error::Engine(_) | Error::Internal(_) => 1,

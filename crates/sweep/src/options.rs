@@ -203,7 +203,7 @@ impl SweepOpts {
                 Error::about(&[Opt::Claim], format!("{OPTION}: {e}{also}"))
             })?;
         }
-        crate::defined_claims(&base).map_err(|e| Error::input(format!("[claims]: {e}")))?;
+        crate::defined_claims(&base).map_err(|e| e.within("[claims]"))?;
         let given = if self.template.is_empty() {
             vec![base.template.clone()]
         } else {

@@ -604,8 +604,8 @@ fn claim_error(
     channel: usize,
     window: usize,
 ) -> Error {
-    Error::input(format!(
-        "{}, channel {}, window {window}: {e}",
+    Error::from(e).within(&format!(
+        "{}, channel {}, window {window}",
         place(name, table),
         table.channels[channel].name,
     ))
