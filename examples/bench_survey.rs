@@ -27,7 +27,7 @@ fn main() -> wavebench::error::Result<()> {
     let req = Request {
         base: cfg.clone(),
         grid: Default::default(),
-        templates: vec![(cfg.template.clone(), Arc::new(prompter))],
+        templates: vec![(cfg.template.to_string(), Arc::new(prompter))],
         split: Default::default(),
         protocol: Default::default(),
     };

@@ -33,7 +33,7 @@ fn main() -> wavebench::error::Result<()> {
     let request = |fit_subset_above: Option<usize>| Request {
         base: cfg.clone(),
         grid: Default::default(),
-        templates: vec![(cfg.template.clone(), prompter.clone())],
+        templates: vec![(cfg.template.to_string(), prompter.clone())],
         split: Default::default(),
         protocol: Protocol {
             fit_subset_above,

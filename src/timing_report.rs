@@ -53,7 +53,7 @@ impl<C: Serialize> Report<C> {
     pub fn render(&self, format: ReportFormat) -> Result<String> {
         match format {
             ReportFormat::Json => {
-                serde_json::to_string_pretty(self).map_err(|e| Error::input(e.to_string()))
+                serde_json::to_string_pretty(self).map_err(|e| Error::internal(e.to_string()))
             }
             ReportFormat::Csv => Ok(self.to_csv()),
             ReportFormat::Markdown => Ok(self.to_markdown()),

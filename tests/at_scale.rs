@@ -593,7 +593,7 @@ fn written_whole(data: &Path, extra: &[&str], prompts: Option<&Path>, features: 
         )
         .unwrap();
     if let Some(out) = prompts {
-        let source = wavebench_core::prompt::builtin(&cfg.template).unwrap();
+        let source = cfg.template.builtin_text().unwrap();
         let prompter = wavebench_core::prompt::Prompter::new(source).unwrap();
         let texts = prompter
             .render_all(&units, &cfg.description, 96, cfg.pred_len)

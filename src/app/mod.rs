@@ -64,7 +64,9 @@ impl Launch {
             .map(|p| Settings::of_run(crate::config::read(p)?, file.clone()))
             .transpose()?;
         if let Some(dir) = &screenshots {
-            let template = settings.as_ref().map(|s| PathBuf::from(&s.run.template));
+            let template = settings
+                .as_ref()
+                .map(|s| PathBuf::from(s.run.template.to_string()));
             let inputs: Vec<&std::path::Path> = [file.as_deref(), config.as_deref()]
                 .into_iter()
                 .flatten()

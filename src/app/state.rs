@@ -89,9 +89,7 @@ impl Default for Settings {
         };
         Settings {
             file: None,
-            template_text: wavebench_core::prompt::builtin(&run.template)
-                .unwrap_or_default()
-                .to_string(),
+            template_text: run.template.builtin_text().unwrap_or_default().to_string(),
             run,
             channel: 0,
             window: 0,
@@ -172,16 +170,16 @@ impl Settings {
         self.seq_len().min(rows).max(1)
     }
 
-    /// The template's name: the built-in's when the editor holds its text unchanged, else
-    /// "edited <name>".
     /// The app's start on a run configuration (`gui --config FILE.toml`): its knobs, the
     /// template's text (a built-in's, or the file it names), the first channel and window.
     pub fn of_run(run: Config, file: Option<PathBuf>) -> crate::error::Result<Settings> {
-        let template_text = match wavebench_core::prompt::builtin(&run.template) {
+        let template_text = match run.template.builtin_text() {
             Some(text) => text.to_string(),
-            None => std::fs::read_to_string(&run.template).map_err(|e| {
-                crate::error::Error::io(std::path::Path::new(&run.template), "read", e)
-            })?,
+            None => {
+                let path = PathBuf::from(run.template.to_string());
+                std::fs::read_to_string(&path)
+                    .map_err(|e| crate::error::Error::io(&path, "read", e))?
+            }
         };
         Ok(Settings {
             file,
@@ -191,9 +189,11 @@ impl Settings {
         })
     }
 
+    /// The template's name: the built-in's when the editor holds its text unchanged, else
+    /// "edited <name>".
     pub fn template_label(&self) -> String {
-        match wavebench_core::prompt::builtin(&self.run.template) {
-            Some(src) if src == self.template_text => self.run.template.clone(),
+        match self.run.template.builtin_text() {
+            Some(src) if src == self.template_text => self.run.template.to_string(),
             _ => format!("edited {}", self.run.template),
         }
     }

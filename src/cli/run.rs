@@ -16,7 +16,7 @@ use wavebench_core::features::Unit;
 use wavebench_core::names::ReportFormat;
 use wavebench_core::pipeline::NoSlide;
 use wavebench_core::pipeline::PathChoice;
-use wavebench_core::prompt::Prompter;
+use wavebench_core::prompt::{Prompter, TemplateSource};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec, Shard};
 use wavebench_core::timing::Timer;
 
@@ -65,7 +65,7 @@ pub struct PromptOpts {
 impl PromptOpts {
     pub fn apply(&self, c: &mut Config) -> Result<()> {
         if let Some(t) = &self.template {
-            c.template = t.clone();
+            c.template = TemplateSource::from(t.as_str());
         }
         if let Some(d) = &self.description {
             c.description = wavebench_sweep::options::read_description(d)?;

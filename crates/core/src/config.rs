@@ -7,6 +7,7 @@ use crate::data::{Missing, Normalize, RowRange, TimeColumn};
 use crate::engine::{DType, EngineKind};
 use crate::features::Aggregate;
 use crate::pipeline::PathChoice;
+use crate::prompt::TemplateSource;
 use crate::score::ClaimSpecs;
 use crate::stats::LagRule;
 use crate::transform::Transform;
@@ -34,8 +35,8 @@ pub struct Config {
     pub time_column: TimeColumn,
     /// In a data set, skip a file that cannot be used (with a warning) instead of stopping.
     pub skip_bad_files: bool,
-    /// Built-in template name or a template file.
-    pub template: String,
+    /// Where the prompts' template comes from: a built-in's name or a template file.
+    pub template: TemplateSource,
     /// Dataset description for the prompt.
     pub description: String,
     pub pred_len: usize,
@@ -147,7 +148,7 @@ impl Default for Config {
             missing: Missing::Error,
             time_column: TimeColumn::Auto,
             skip_bad_files: false,
-            template: crate::prompt::DEFAULT_TEMPLATE.into(),
+            template: TemplateSource::default(),
             description: String::new(),
             pred_len: 96,
             aggregate: Aggregate::Series,

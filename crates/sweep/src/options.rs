@@ -11,7 +11,7 @@ use std::sync::Arc;
 use wavebench_core::config::Config;
 use wavebench_core::data::{Missing, Normalize, RowRange};
 use wavebench_core::names::{Opt, OPTION};
-use wavebench_core::prompt::{self, Prompter};
+use wavebench_core::prompt::{self, Prompter, TemplateSource};
 use wavebench_core::run_spec::Shard;
 use wavebench_core::score::{DefinedError, Protocol, Split};
 use wavebench_core::wavelet::Mode;
@@ -205,7 +205,7 @@ impl SweepOpts {
         }
         crate::defined_claims(&base).map_err(|e| e.within("[claims]"))?;
         let given = if self.template.is_empty() {
-            vec![base.template.clone()]
+            vec![base.template.to_string()]
         } else {
             self.template.clone()
         };
@@ -218,7 +218,7 @@ impl SweepOpts {
             .collect();
         let mut templates = Vec::with_capacity(names.len());
         for n in names {
-            let p = template(&n)?;
+            let p = template(&TemplateSource::from(n.as_str()))?;
             templates.push((n, Arc::new(p)));
         }
         let grid = Grid {
@@ -280,13 +280,15 @@ pub fn read_description(given: &str) -> Result<String> {
     })
 }
 
-/// `--template`: a built-in by name, or a template file.
-pub fn template(spec: &str) -> Result<Prompter> {
+/// `--template`: a built-in by name, or a template file ("custom", the app's editor, is
+/// a file's name on the command line).
+pub fn template(source: &TemplateSource) -> Result<Prompter> {
     let failed = |place: String| move |source| Error::Template { place, source };
-    if let Some(src) = prompt::builtin(spec) {
-        return Prompter::new(src).map_err(failed(format!("built-in template '{spec}'")));
+    if let Some(src) = source.builtin_text() {
+        return Prompter::new(src).map_err(failed(format!("built-in template '{source}'")));
     }
-    let path = Path::new(spec);
+    let spec = source.to_string();
+    let path = Path::new(&spec);
     if !path.exists() {
         let names: Vec<&str> = prompt::BUILTINS.iter().map(|(n, _)| *n).collect();
         return Err(Error::about(
@@ -298,5 +300,5 @@ pub fn template(spec: &str) -> Result<Prompter> {
         ));
     }
     let src = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read", e))?;
-    Prompter::new(&src).map_err(failed(spec.to_string()))
+    Prompter::new(&src).map_err(failed(spec.clone()))
 }

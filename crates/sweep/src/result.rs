@@ -120,7 +120,7 @@ impl Sweep {
     pub fn config_of(&self, row: &SweepRow) -> Config {
         Config {
             transform: row.transform,
-            template: row.template.clone(),
+            template: row.template.as_str().into(),
             dtype: DType::F64,
             aggregate: Aggregate::Series,
             ..self.base.clone()

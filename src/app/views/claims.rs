@@ -75,7 +75,7 @@ fn parse_claims(text: &str) -> crate::error::Result<ClaimSpecs> {
             continue;
         }
         out.define(line)
-            .map_err(|e| Error::input(format!("line {}: {e}", i + 1)))?;
+            .map_err(|e| Error::from(e).within(&format!("line {}", i + 1)))?;
     }
     Ok(out)
 }

@@ -5,7 +5,7 @@ use crate::app::state::Settings;
 use wavebench_core::config::Config;
 use wavebench_core::data::Normalize;
 use wavebench_core::engine::{DType, EngineKind};
-use wavebench_core::prompt::BUILTINS;
+use wavebench_core::prompt::{TemplateSource, BUILTINS, EDITOR};
 use wavebench_core::stats::LagRule;
 use wavebench_core::transform::Transform;
 use wavebench_core::wavelet::{self, Mode};
@@ -136,15 +136,15 @@ fn prompt_ui(ui: &mut egui::Ui, s: &mut Config, template_text: &mut String) {
     ui.heading("Prompt");
     let before = s.template.clone();
     egui::ComboBox::from_label("template")
-        .selected_text(&s.template)
+        .selected_text(s.template.to_string())
         .show_ui(ui, |ui| {
             for (name, _) in BUILTINS {
-                ui.selectable_value(&mut s.template, name.to_string(), name);
+                ui.selectable_value(&mut s.template, TemplateSource::Builtin(name), name);
             }
-            ui.selectable_value(&mut s.template, "custom".to_string(), "custom");
+            ui.selectable_value(&mut s.template, TemplateSource::Editor, EDITOR);
         });
     if s.template != before {
-        if let Some(src) = wavebench_core::prompt::builtin(&s.template) {
+        if let Some(src) = s.template.builtin_text() {
             *template_text = src.to_string();
         }
     }

@@ -60,7 +60,7 @@ pub fn ui(
                 )
                 .changed();
             if edited {
-                s.run.template = "custom".into();
+                s.run.template = wavebench_core::prompt::TemplateSource::Editor;
             }
             if let Some(Err(TemplateError {
                 line: Some(l),

@@ -4,8 +4,10 @@
 
 mod direct;
 pub mod pyfmt;
+mod source;
 
 pub use direct::{Direct, Piece};
+pub use source::{TemplateSource, EDITOR};
 
 use crate::features::Features;
 use minijinja::value::Value;
