@@ -16,8 +16,8 @@ use crate::prompt::{PromptVars, Prompter, TemplateError};
 use crate::stats::{LagRule, StatsScratch};
 use rayon::prelude::*;
 
-/// Series per piece of `statistics_prompts` (~20 µs at T = 512): small enough that a
-/// thread that starts late finds work left, large enough that taking one is cheap.
+/// Series per piece of `statistics_prompts`: small enough that a thread that starts late
+/// finds work left, large enough that taking a piece costs little beside rendering it.
 const PROMPTS_PER_PIECE: usize = 8;
 
 /// Prompts in order, rendered a piece's worth to a string.

@@ -285,8 +285,8 @@ mod tests {
 
     /// The configurations of a prepared sweep, past the folder's reading: a later one
     /// costs less than the first where the units' statistics are kept (ETTh1's shape), as
-    /// much where they are not (a Traffic shape's 4.5 M scored units: its 8 shards of 2
-    /// took 40–50 s against one configuration's 24 s).
+    /// much where they are not (a Traffic shape's 4.5 M scored units: BENCHMARKS.md, the
+    /// prepared shards of issue 64 item 2).
     #[test]
     fn later_configurations_borrow_the_statistics_only_where_they_are_kept() {
         let req = Request {

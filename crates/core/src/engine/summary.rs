@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 /// Per-band values of one series, inline up to level 4 (five bands): a series' summary
-/// then costs no allocation of its own, which on the sliding path was a tenth of the run
-/// (118,363 series, each with a summary and a bound). Deeper plans spill to the heap.
+/// then costs no allocation of its own (the sliding path makes a summary and a bound for
+/// every series). Deeper plans spill to the heap.
 pub type Bands<T> = SmallVec<[T; 5]>;
 
 /// Moments of one band's coefficients.

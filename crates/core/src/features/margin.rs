@@ -100,8 +100,8 @@ fn clear(x: f64, edge: f64, tol: f64) -> bool {
 }
 
 /// An upper bound on `|ln x|` for a normal `x > 0`, from its binary exponent alone (at
-/// most `ln 2` above): a bound is all the margin needs, and a logarithm per band of every
-/// series was a tenth of the margin's time.
+/// most `ln 2` above): a bound is all the margin needs, and it takes no logarithm per band
+/// of every series.
 fn abs_ln_bound(x: f64) -> f64 {
     // x = m · 2^e with 1 ≤ m < 2: ln x lies in [e ln 2, (e + 1) ln 2).
     let e = ((x.to_bits() >> 52) & 0x7ff) as f64 - 1023.0;

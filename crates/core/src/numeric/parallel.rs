@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// How long the calling thread waits awake for the helpers' last pieces before it parks:
-/// longer than a piece takes (~5-20 µs at T = 512).
+/// longer than a piece takes.
 const SPIN_JOIN: Duration = Duration::from_micros(100);
 
 /// A thread's working memory for the pieces of a call: made by `make`, and kept by the

@@ -106,8 +106,8 @@ fn min_max_kth<const AVX2: bool>(
         }
     }
     // The first round partitions the samples themselves, making their keys and the
-    // extremes on the way (a pass of its own to make the keys was a tenth of the
-    // selection); later rounds take turns over the three buffers.
+    // extremes on the way (no pass of its own for the keys); later rounds take turns over
+    // the three buffers.
     let (mut cur, mut len) = (0, n);
     for round in 0..MAX_ROUNDS {
         if len <= SMALL {

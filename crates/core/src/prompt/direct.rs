@@ -39,7 +39,7 @@ impl Direct {
         s
     }
 
-    /// Room for a whole prompt (growing the string was a tenth of a Time-LLM prompt).
+    /// Room for a whole prompt: the string is not grown while it is written.
     pub fn room(self, v: &PromptVars<'_>) -> usize {
         384 + v.description.len()
     }
@@ -57,8 +57,7 @@ impl Direct {
         // A constant input's prompt says so in place of the band claims and lags.
         let constant = f.degenerate == Some(Degenerate::Constant);
         // Writing to a String cannot fail, hence the ignored results. Pieces are pushed
-        // one by one and integers go through `itoa`: the formatting machinery was a tenth
-        // of a Time-LLM prompt.
+        // one by one and integers go through `itoa`, not the formatting machinery.
         match piece {
             Piece::Opening => self.opening(v, s),
             Piece::Statistics => self.statistics(v, s),

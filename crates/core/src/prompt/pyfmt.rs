@@ -9,8 +9,7 @@ pub fn repr(x: f64) -> String {
     Repr(x).to_string()
 }
 
-/// `repr(x)` written straight into a formatter: no allocation (a Time-LLM prompt has three
-/// numbers, and their strings were a tenth of its cost).
+/// `repr(x)` written straight into a formatter: no allocation per number written.
 #[derive(Debug, Clone, Copy)]
 pub struct Repr(pub f64);
 

@@ -229,7 +229,7 @@ pub(super) fn task<W: Real>(job: &Job<'_, '_>, c: usize, w: Range<usize>, outs: 
 
 /// Ask the caches for the summaries and bounds of `block`'s windows under every plan, a
 /// block ahead: each is written in lines not touched since an earlier chunk, one series
-/// `channels` apart, and waiting on those stores was a tenth of this task.
+/// `channels` apart, so the stores must not wait on memory.
 #[inline(always)]
 fn ask_for(span: &Span<'_>, block: Option<&[usize]>, outs: &[Out<'_>], channels: usize) {
     for &i in block.unwrap_or_default() {
