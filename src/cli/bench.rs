@@ -104,7 +104,7 @@ fn adaptive_plan(variants: &[Variant], cfg: &Config, seq_len: usize) -> Result<O
     }
     variants::adaptive_plan(cfg.transform.wavelet, cfg.transform.mode, seq_len)
         .map(Some)
-        .map_err(|e| Error::input(format!("--variants adaptive-level: {e}")))
+        .map_err(|e| e.within("--variants adaptive-level"))
 }
 
 /// `variant`'s report on `engine` from its timed runs over `series` series of `len`
