@@ -32,6 +32,8 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+// Parsed once per process: the variants' sizes cost nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Open the workbench app, optionally on a data file.

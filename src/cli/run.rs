@@ -20,6 +20,13 @@ use wavebench_core::prompt::{Prompter, TemplateSource};
 use wavebench_core::run_spec::{Prepared, Purpose, RunSpec, Shard};
 use wavebench_core::timing::Timer;
 
+/// What a run under `--shard` knows before it starts: each file's windows in this shard,
+/// and a single file's table and windows, kept from counting them.
+struct ShardParts {
+    windows: Option<Vec<Range<usize>>>,
+    kept: Option<(Table, Prepared)>,
+}
+
 /// Options of the prompt-making commands; each overrides `--config`.
 #[derive(Args, Debug, Default, Clone)]
 pub struct PromptOpts {
@@ -182,9 +189,12 @@ impl Run {
     /// Each file's windows under `--shard` (None without one): a shard needs every
     /// file's window count first, to cut the whole run evenly. A single file's table and
     /// windows are kept from that pass rather than loaded twice.
-    fn shard_parts(&self) -> Result<(Option<Vec<Range<usize>>>, Option<(Table, Prepared)>)> {
+    fn shard_parts(&self) -> Result<ShardParts> {
         let Some(shard) = self.shard else {
-            return Ok((None, None));
+            return Ok(ShardParts {
+                windows: None,
+                kept: None,
+            });
         };
         let files = &self.set.files;
         let mut kept: Option<(Table, Prepared)> = None;
@@ -200,7 +210,10 @@ impl Run {
             Aggregate::Batch => self.spec.cfg.batch_size,
             _ => 1,
         };
-        Ok((Some(shard.parts(&counts, group)), kept))
+        Ok(ShardParts {
+            windows: Some(shard.parts(&counts, group)),
+            kept,
+        })
     }
 
     /// The pipeline's units over every file (this shard's windows of each), handed to
@@ -214,7 +227,10 @@ impl Run {
         mut each: impl FnMut(FileUnits, &mut Timer) -> Result<()>,
     ) -> Result<()> {
         let files = &self.set.files;
-        let (parts, mut kept) = self.shard_parts()?;
+        let ShardParts {
+            windows: parts,
+            mut kept,
+        } = self.shard_parts()?;
         let mut engine = self.spec.engine();
         notice(&engine.notice, self.quiet);
         let said = engine.notice.clone();

@@ -316,6 +316,8 @@ pub struct Output {
     sink: io::Sink,
 }
 
+// One per output file: the variants' sizes cost nothing.
+#[allow(clippy::large_enum_variant)]
 enum To {
     Stdout(BufWriter<io::StdoutLock<'static>>),
     /// A device, FIFO or socket: cannot be replaced (and must not be), so streamed to.

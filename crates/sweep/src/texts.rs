@@ -256,6 +256,9 @@ mod tests {
     use super::*;
     use wavebench_core::prompt::{builtin_prompter, BUILTINS};
 
+    /// One side of a prompt's key (its text's hash or its mask's), by name.
+    type Side = (&'static str, fn(&TextKey) -> u128);
+
     /// Statistics whose numbers run into each other's digits, and a constant unit.
     fn units() -> Vec<(SeriesStats, Option<Degenerate>)> {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -339,8 +342,7 @@ mod tests {
                     let key = texts.hashes(i, &vars, &mut scratch).expect("a unit's keys");
                     let hashes = Diversity::hashes(&whole, &mut Vec::new());
                     for (k, h, text) in &seen {
-                        let sides: [(&str, fn(&TextKey) -> u128); 2] =
-                            [("text", |k| k.text), ("mask", |k| k.masked)];
+                        let sides: [Side; 2] = [("text", |k| k.text), ("mask", |k| k.masked)];
                         for (m, (side, of)) in sides.into_iter().enumerate() {
                             assert_eq!(
                                 of(&key) == of(k),

@@ -399,7 +399,7 @@ mod tests {
         for _ in 0..20_000 {
             let mantissa = (next() >> 11) as f64 / (1u64 << 53) as f64;
             let exp = (next() % 24) as i32 - 12;
-            let sign = if next() % 2 == 0 { 1.0 } else { -1.0 };
+            let sign = if next().is_multiple_of(2) { 1.0 } else { -1.0 };
             values.push(sign * mantissa * 10f64.powi(exp));
         }
         for p in 0..=9 {

@@ -197,7 +197,7 @@ impl Reader<'_> {
         let mut horizon = Vec::with_capacity(pred_len);
         for &w in train_windows {
             let s = self.windows.start(w - first);
-            let fitted = (w - first) % fit_every.max(1) == 0;
+            let fitted = (w - first).is_multiple_of(fit_every.max(1));
             for c in cs.clone() {
                 let v = &self.values[c];
                 match self.outcome(w, c) {

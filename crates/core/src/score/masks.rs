@@ -250,7 +250,7 @@ mod tests {
             let cells: Vec<[u8; 3]> = (0..m)
                 .map(|_| {
                     let h = next();
-                    let full = h % 5 == 0;
+                    let full = h.is_multiple_of(5);
                     let d = if full { 1 } else { (h % 4) as u8 };
                     [d, 4 + (h / 4 % 9) as u8, 13 + (h / 36 % 9) as u8]
                 })
@@ -276,7 +276,7 @@ mod tests {
     #[test]
     fn a_rotation_is_read_from_the_doubled_mask() {
         let m = 150;
-        let member = |j: usize| j % 3 == 0 || j % 7 == 0;
+        let member = |j: usize| j.is_multiple_of(3) || j.is_multiple_of(7);
         let d = doubled(member, m);
         for k in [0, 1, 63, 64, 65, 149] {
             // Bit j of the rotation is unit (j - k) mod m.
