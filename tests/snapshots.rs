@@ -301,3 +301,36 @@ fn bands_linked_cursor() {
     h.run();
     h.snapshot("bands_linked_cursor");
 }
+
+/// The Data set pane on the sample file, surveyed as the app surveys it: the timeline, the
+/// figures, the category shares and the claims × outcomes heat map (the scored pairs
+/// framed, each cell's bits written in it).
+#[test]
+fn dataset() {
+    let t = table();
+    let base = Config {
+        seq_len: Some(256),
+        ..Config::default()
+    };
+    let prompter = Prompter::new(wavebench_core::prompt::builtin("dwt-balanced").unwrap()).unwrap();
+    let req = wavebench::sweep::Request {
+        base,
+        grid: Default::default(),
+        templates: vec![("dwt-balanced".into(), std::sync::Arc::new(prompter))],
+        split: Default::default(),
+        protocol: Default::default(),
+    };
+    let tables = [("synthetic.csv", &t)];
+    let mut scored =
+        wavebench::sweep::ScoredUnits::new(wavebench::sweep::scorer(&tables, &req).unwrap());
+    let survey =
+        wavebench::sweep::survey::Survey::of("synthetic.csv", &t, &req, &mut scored, 0, None)
+            .unwrap();
+    let mut view = views::dataset::DataSetView {
+        survey: Some(Ok(survey)),
+        ..Default::default()
+    };
+    let mut s = Settings::default();
+    s.run.seq_len = Some(256);
+    snapshot("dataset", [900.0, 980.0], |ui| view.ui(ui, &t, &mut s));
+}
