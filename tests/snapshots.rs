@@ -244,31 +244,28 @@ fn compare() {
     });
 }
 
+/// A request at windows of 256 with the dwt-balanced template, over `grid`.
+fn balanced_request(grid: wavebench::sweep::Grid) -> wavebench::sweep::Request {
+    let prompter = Prompter::new(wavebench_core::prompt::builtin("dwt-balanced").unwrap()).unwrap();
+    wavebench::sweep::Request {
+        base: Config {
+            seq_len: Some(256),
+            ..Config::default()
+        },
+        grid,
+        templates: vec![("dwt-balanced".into(), std::sync::Arc::new(prompter))],
+        split: Default::default(),
+        protocol: Default::default(),
+    }
+}
+
 #[test]
 fn sweep() {
     let t = table();
-    let base = Config {
-        seq_len: Some(256),
-        ..Config::default()
-    };
-    let req = wavebench::sweep::Request {
-        base,
-        grid: wavebench::sweep::Grid {
-            wavelets: vec!["db*".into(), "sym*".into(), "haar".into()],
-            ..Default::default()
-        },
-        templates: vec![(
-            "dwt-balanced".into(),
-            std::sync::Arc::new(
-                wavebench_core::prompt::Prompter::new(
-                    wavebench_core::prompt::builtin("dwt-balanced").unwrap(),
-                )
-                .unwrap(),
-            ),
-        )],
-        split: Default::default(),
-        protocol: Default::default(),
-    };
+    let req = balanced_request(wavebench::sweep::Grid {
+        wavelets: vec!["db*".into(), "sym*".into(), "haar".into()],
+        ..Default::default()
+    });
     let sweep = wavebench::sweep::run(&[("synthetic.csv", &t)], &req, |_, _| true).unwrap();
     let mut view = views::sweep::SweepView {
         sweep: Some(sweep),
@@ -308,18 +305,7 @@ fn bands_linked_cursor() {
 #[test]
 fn dataset() {
     let t = table();
-    let base = Config {
-        seq_len: Some(256),
-        ..Config::default()
-    };
-    let prompter = Prompter::new(wavebench_core::prompt::builtin("dwt-balanced").unwrap()).unwrap();
-    let req = wavebench::sweep::Request {
-        base,
-        grid: Default::default(),
-        templates: vec![("dwt-balanced".into(), std::sync::Arc::new(prompter))],
-        split: Default::default(),
-        protocol: Default::default(),
-    };
+    let req = balanced_request(Default::default());
     let tables = [("synthetic.csv", &t)];
     let mut scored =
         wavebench::sweep::ScoredUnits::new(wavebench::sweep::scorer(&tables, &req).unwrap());
