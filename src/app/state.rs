@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use wavebench_core::config::Config;
+use wavebench_core::prompt::TemplateSource;
 
 /// Window length the app starts with when the configuration leaves it to "the whole
 /// series" (the app inspects one window at a time; whole 10M-row series would not be
@@ -189,12 +190,17 @@ impl Settings {
         })
     }
 
-    /// The template's name: the built-in's when the editor holds its text unchanged, else
+    /// The template's name: the built-in's while the editor holds its text unchanged, a
+    /// file's path (the text read from it: editing makes the text the editor's), else
     /// "edited <name>".
     pub fn template_label(&self) -> String {
-        match self.run.template.builtin_text() {
-            Some(src) if src == self.template_text => self.run.template.to_string(),
-            _ => format!("edited {}", self.run.template),
+        let source = &self.run.template;
+        match source {
+            TemplateSource::Builtin(name) if source.builtin_text() == Some(&self.template_text) => {
+                name.to_string()
+            }
+            TemplateSource::File(_) => source.to_string(),
+            _ => format!("edited {source}"),
         }
     }
 
@@ -267,5 +273,21 @@ mod tests {
         let older = text.replace(",split:\"ett-hour\"", "");
         let back: Settings = ron::from_str(&older).expect("older settings deserialise");
         assert_eq!(back.split, Default::default());
+    }
+
+    /// A template read from a file (`gui --config` naming one) is labelled by its path in
+    /// the sweep's rows and the survey: it said "edited my.jinja" though nothing was
+    /// edited (editing makes the text the editor's, "custom").
+    #[test]
+    fn a_template_file_is_labelled_by_its_path_until_edited() {
+        let mut s = Settings::default();
+        assert_eq!(s.template_label(), "dwt-balanced");
+        s.run.template = wavebench_core::prompt::TemplateSource::from("my.jinja");
+        s.template_text = "{{ min }}".into();
+        assert_eq!(s.template_label(), "my.jinja");
+        s.run.template = wavebench_core::prompt::TemplateSource::Editor;
+        assert_eq!(s.template_label(), "edited custom");
+        s.run.template = wavebench_core::prompt::TemplateSource::from("timellm");
+        assert_eq!(s.template_label(), "edited timellm");
     }
 }
