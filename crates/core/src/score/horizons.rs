@@ -32,7 +32,7 @@ pub struct Horizons {
     /// not scored). Set by [`Scorer::new`].
     pub(super) slots: Vec<u32>,
     /// The train units' naive_mase and vol_ratio, for the terciles.
-    pub(super) train: [Vec<f64>; 2],
+    pub(super) train: TrainValues,
     /// The train units the forecasters are fit on (window, channel), with an outcome.
     pub(super) train_units: Vec<(u32, u32)>,
     /// One train window in how many the forecasters are fit on (1: all,
@@ -202,8 +202,8 @@ impl Reader<'_> {
                 let v = &self.values[c];
                 match self.outcome(w, c) {
                     Some(o) => {
-                        g.train[0].push(o.naive_mase);
-                        g.train[1].push(o.vol_ratio);
+                        g.train.naive_mase.push(o.naive_mase);
+                        g.train.vol_ratio.push(o.vol_ratio);
                         if !fitted {
                             continue;
                         }
@@ -313,6 +313,39 @@ fn scored_windows(all: Range<usize>, part_of: impl Fn(usize) -> Option<Part>) ->
 /// Train units one task predicts at a time.
 const PREDICT_PIECE: usize = 4096;
 
+/// Per train unit, the values of the two outcomes the terciles are cut from (or the
+/// forecaster's predictions of them), in train-unit order.
+#[derive(Debug, Clone, Default)]
+pub(super) struct TrainValues {
+    pub(super) naive_mase: Vec<f64>,
+    pub(super) vol_ratio: Vec<f64>,
+}
+
+// Written as the pair it was (a prepared folder's bytes stay the same).
+impl serde::Serialize for TrainValues {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (&self.naive_mase, &self.vol_ratio).serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TrainValues {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (naive_mase, vol_ratio) = <(Vec<f64>, Vec<f64>)>::deserialize(d)?;
+        Ok(TrainValues {
+            naive_mase,
+            vol_ratio,
+        })
+    }
+}
+
+impl TrainValues {
+    /// `other`'s values after these.
+    pub(super) fn extend(&mut self, other: &TrainValues) {
+        self.naive_mase.extend_from_slice(&other.naive_mase);
+        self.vol_ratio.extend_from_slice(&other.vol_ratio);
+    }
+}
+
 /// Channels whose train units one task sums (see [`Horizons::new`]): 4, so that a file of
 /// 7 (the ETT sets) fits the forecaster on two cores, not one.
 const TRAIN_GROUP: usize = 4;
@@ -320,7 +353,7 @@ const TRAIN_GROUP: usize = 4;
 /// One group of channels' train units: their outcomes' values, which they are, the
 /// forecaster's sums over them, and the channel of each unit left out.
 struct TrainGroup {
-    train: [Vec<f64>; 2],
+    train: TrainValues,
     units: Vec<(u32, u32)>,
     gram: Gram,
     left_out: Vec<usize>,
@@ -329,7 +362,7 @@ struct TrainGroup {
 impl TrainGroup {
     fn new(t: usize, pred_len: usize) -> Self {
         TrainGroup {
-            train: [Vec::new(), Vec::new()],
+            train: TrainValues::default(),
             units: Vec::new(),
             gram: Gram::new(t, pred_len),
             left_out: Vec::new(),
@@ -343,8 +376,7 @@ impl TrainGroup {
             *self = g;
             return;
         }
-        self.train[0].extend_from_slice(&g.train[0]);
-        self.train[1].extend_from_slice(&g.train[1]);
+        self.train.extend(&g.train);
         self.units.extend_from_slice(&g.units);
         self.gram.merge(g.gram);
         self.left_out.extend_from_slice(&g.left_out);
@@ -360,14 +392,17 @@ impl Horizons {
         f: &Forecaster,
         table: &Table,
         windows: &Windows,
-        out: &mut [Vec<f64>; 2],
+        out: &mut TrainValues,
     ) {
         let t = self.seq_len;
         let values: Vec<_> = table.channels.iter().map(|c| c.values.as_f64()).collect();
         let units = std::mem::take(&mut self.train_units);
         // On every core, each piece written in place (10 million train units' predictions
         // collected first and copied after held 160 MB twice).
-        let [mase, vol] = out;
+        let TrainValues {
+            naive_mase: mase,
+            vol_ratio: vol,
+        } = out;
         let start = mase.len();
         mase.resize(start + units.len(), 0.0);
         vol.resize(start + units.len(), 0.0);

@@ -7,6 +7,7 @@ use super::cells::{cells, CLASSES};
 use super::column::{column_stats, ColumnStats, Info};
 use super::forecaster::{ForecastClasses, Forecaster, Gram};
 use super::gain::{self, FileValues, GainUnits, UnitAt};
+use super::horizons::TrainValues;
 use super::information::XLnX;
 use super::sequences::{Protocol, Sequences};
 use super::{Horizons, Part, PartCounts, PerPart, ScoreError, ScoredPart, Tally, Terciles};
@@ -209,17 +210,24 @@ impl Scorer {
     ) -> Result<Scorer, ScoreError> {
         protocol.check()?;
         // The forecaster, fit on every file's train units pooled.
-        let (mut files, sources, pooled) = pool(data);
+        let Pooled {
+            mut files,
+            sources,
+            gram: pooled,
+        } = pool(data);
         if files
             .iter()
-            .all(|h| h.train[0].is_empty() && h.left_out[0] == 0)
+            .all(|h| h.train.naive_mase.is_empty() && h.left_out[0] == 0)
         {
             return Err(no_units(&files, Part::Train));
         }
         let forecaster = pooled
             .and_then(Forecaster::fit)
             .ok_or(ScoreError::NoForecaster)?;
-        let [mut mase_values, mut vol_values] = take_train_outcomes(&mut files);
+        let TrainValues {
+            naive_mase: mut mase_values,
+            vol_ratio: mut vol_values,
+        } = take_train_outcomes(&mut files);
         let mut units = PartCounts {
             train: mase_values.len(),
             ..PartCounts::default()
@@ -242,7 +250,7 @@ impl Scorer {
         // Each scored part's units in sequence order: file, channel, window.
         let mut sequences: PerPart<Sequences> = Default::default();
         for (seqs, part) in sequences.iter_mut().zip([Part::Val, Part::Test]) {
-            *seqs = part_sequences(&mut files, &predictions, part, (&mase, &vol), protocol);
+            *seqs = part_sequences(&mut files, &predictions, part, &mase, &vol, protocol);
             *units.of_mut(part) = seqs.cells.len();
         }
         for p in Part::ALL {
@@ -352,11 +360,16 @@ impl Scorer {
 }
 
 /// The files' horizons, their tables and windows, and their train units' Gram matrices
-/// pooled (None where no file has train units).
-#[allow(clippy::type_complexity)]
-fn pool<'t>(
-    data: Vec<(Horizons, &'t Table, &'t Windows)>,
-) -> (Vec<Horizons>, Vec<(&'t Table, &'t Windows)>, Option<Gram>) {
+/// pooled.
+struct Pooled<'t> {
+    files: Vec<Horizons>,
+    sources: Vec<(&'t Table, &'t Windows)>,
+    /// None where no file has train units.
+    gram: Option<Gram>,
+}
+
+/// The files of `data` apart from their Gram matrices, and those pooled.
+fn pool<'t>(data: Vec<(Horizons, &'t Table, &'t Windows)>) -> Pooled<'t> {
     let mut pooled: Option<Gram> = None;
     let mut files = Vec::with_capacity(data.len());
     let mut sources = Vec::with_capacity(data.len());
@@ -370,7 +383,11 @@ fn pool<'t>(
         files.push(h);
         sources.push((table, windows));
     }
-    (files, sources, pooled)
+    Pooled {
+        files,
+        sources,
+        gram: pooled,
+    }
 }
 
 /// The terciles of the forecaster's predicted naive_mase and vol_ratio over the train
@@ -380,11 +397,14 @@ fn forecast_classes(
     sources: &[(&Table, &Windows)],
     forecaster: &Forecaster,
 ) -> ForecastClasses {
-    let mut train_predictions = [Vec::new(), Vec::new()];
+    let mut train_predictions = TrainValues::default();
     for (h, (table, windows)) in files.iter_mut().zip(sources) {
         h.predict_train(forecaster, table, windows, &mut train_predictions);
     }
-    let [mut pm, mut pv] = train_predictions;
+    let TrainValues {
+        naive_mase: mut pm,
+        vol_ratio: mut pv,
+    } = train_predictions;
     ForecastClasses {
         naive_mase: Terciles::of(&mut pm),
         vol_ratio: Terciles::of(&mut pv),
@@ -393,28 +413,28 @@ fn forecast_classes(
 
 /// The train units' outcomes (naive_mase, vol_ratio), taken from the files: needed for the
 /// terciles only.
-fn take_train_outcomes(files: &mut [Horizons]) -> [Vec<f64>; 2] {
-    let mut train = [Vec::new(), Vec::new()];
+fn take_train_outcomes(files: &mut [Horizons]) -> TrainValues {
+    let mut train = TrainValues::default();
     for h in files {
-        let [m, v] = std::mem::take(&mut h.train);
-        if train[0].is_empty() {
-            train = [m, v];
+        let values = std::mem::take(&mut h.train);
+        if train.naive_mase.is_empty() {
+            train = values;
         } else {
-            train[0].extend_from_slice(&m);
-            train[1].extend_from_slice(&v);
+            train.extend(&values);
         }
     }
     train
 }
 
 /// `part`'s units in sequence order (file, channel, window), each its observed classes
-/// (against the train terciles `mase` and `vol`) beside the forecaster's `predictions`;
-/// each unit's slot in its file is set.
+/// (against the train terciles `mase` of naive_mase and `vol` of vol_ratio) beside the
+/// forecaster's `predictions`; each unit's slot in its file is set.
 fn part_sequences(
     files: &mut [Horizons],
     predictions: &[Vec<Option<[u8; 3]>>],
     part: Part,
-    (mase, vol): (&Terciles, &Terciles),
+    mase: &Terciles,
+    vol: &Terciles,
     protocol: Protocol,
 ) -> Sequences {
     let mut ranges = Vec::new();
