@@ -76,7 +76,8 @@ pub fn run(
             runs.push(variant_report(
                 &engine,
                 variant,
-                (units, prepared.windows.seq_len),
+                units,
+                prepared.windows.seq_len,
                 &timers,
                 first_outcome.zip(compared),
             ));
@@ -113,7 +114,8 @@ fn adaptive_plan(variants: &[Variant], cfg: &Config, seq_len: usize) -> Result<O
 fn variant_report(
     engine: &Selected,
     variant: Variant,
-    (series, len): (usize, usize),
+    series: usize,
+    len: usize,
     timers: &[Timer],
     compared: Option<(FirstOutcome, &Vec<String>)>,
 ) -> RunReport {
@@ -126,7 +128,14 @@ fn variant_report(
         len,
         timers,
     );
-    if let Some(((out, collisions), base)) = compared {
+    if let Some((
+        FirstOutcome {
+            run: out,
+            collisions,
+        },
+        base,
+    )) = compared
+    {
         report.variant = Some(variant.name().into());
         report.variant_means = Some(variant.about());
         report.prompts_changed = Some(variants::changed(&out.prompts, base));
@@ -150,7 +159,10 @@ struct Bench<'a> {
 }
 
 /// A variant's warm-up run, and (for the cache) the seed key's collisions.
-type FirstOutcome = (VariantRun, Option<usize>);
+struct FirstOutcome {
+    run: VariantRun,
+    collisions: Option<usize>,
+}
 
 impl Bench<'_> {
     /// `variant` on `engine`: a warm-up run, then `repeat` timed ones, each loading the
@@ -198,7 +210,10 @@ impl Bench<'_> {
                 }
                 let collisions = (variant == Variant::Cache)
                     .then(|| variants::seed_key_collisions(&work.prepared, work.table));
-                first_outcome = Some((out, collisions));
+                first_outcome = Some(FirstOutcome {
+                    run: out,
+                    collisions,
+                });
             }
             bar.inc(1);
         }
