@@ -1006,3 +1006,63 @@ fn the_screenshot_tour_never_overwrites_what_the_app_reads() {
     assert_input_error(&o, &["sweep.png", "destroy the input"]);
     assert_eq!(std::fs::read_to_string(&config).unwrap(), "seq_len = 64\n");
 }
+
+/// A template file named by `--config` (not by `--template`) is read by the run, so `-o`
+/// onto it is refused before any work: `prompts` once wrote its JSON lines over it.
+#[test]
+fn an_output_onto_the_configurations_template_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let csv = write(
+        d,
+        "s.csv",
+        &format!(
+            "x\n{}",
+            (0..400)
+                .map(|i| format!("{}\n", (i as f64 * 0.3).sin()))
+                .collect::<String>()
+        ),
+    );
+    let template = write(d, "t.jinja", "{{ min }}");
+    let config = write(
+        d,
+        "c.toml",
+        &format!("template = {template:?}\nseq_len = 96\n"),
+    );
+    let (csv, config, t) = (csv.as_str(), config.as_str(), template.as_str());
+    for command in ["prompts", "features"] {
+        let o = wavebench(&[command, csv, "--config", config, "-q", "-o", t]);
+        assert_input_error(&o, &["t.jinja", "would destroy the input"]);
+        assert_eq!(std::fs::read_to_string(&template).unwrap(), "{{ min }}");
+    }
+    let o = wavebench(&[
+        "sweep",
+        csv,
+        "--config",
+        config,
+        "--wavelets",
+        "db2",
+        "--levels",
+        "1",
+        "-q",
+        "--write-config",
+        t,
+    ]);
+    assert_input_error(&o, &["t.jinja", "would destroy the input"]);
+    assert_eq!(std::fs::read_to_string(&template).unwrap(), "{{ min }}");
+    // A --template given instead: the configuration's is not read, nor guarded.
+    let other = write(d, "u.jinja", "{{ max }}");
+    let out = d.join("t2.jsonl");
+    let o = wavebench(&[
+        "prompts",
+        csv,
+        "--config",
+        config,
+        "--template",
+        &other,
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

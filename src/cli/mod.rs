@@ -20,6 +20,7 @@ use crate::export::Destination;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use wavebench_core::config::Config;
+use wavebench_core::prompt::TemplateSource;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -314,6 +315,32 @@ impl Command {
         }
         Ok((outputs, inputs))
     }
+
+    /// The template file the `--config` file names where no `--template` replaces it: the
+    /// run reads it, so no output may overwrite it.
+    fn config_template(&self) -> Result<Option<PathBuf>> {
+        let (config, replaced) = match self {
+            Command::Features { common, prompt, .. }
+            | Command::Prompts { common, prompt, .. }
+            | Command::Bench { common, prompt, .. } => {
+                (common.data.config.as_deref(), prompt.template.is_some())
+            }
+            Command::Sweep {
+                then: None,
+                data,
+                sweep,
+                ..
+            } => (data.config.as_deref(), !sweep.template.is_empty()),
+            _ => return Ok(None),
+        };
+        let Some(config) = config.filter(|_| !replaced) else {
+            return Ok(None);
+        };
+        Ok(match crate::config::read(config)?.template {
+            TemplateSource::File(path) => Some(path),
+            _ => None,
+        })
+    }
 }
 
 /// What `sweep` and its subcommands write, and every file they read.
@@ -389,7 +416,9 @@ fn description_file(description: Option<&str>) -> Option<&Path> {
 
 /// Run a subcommand (the app is opened by main).
 pub fn run(command: Command) -> Result<()> {
-    let (outputs, inputs) = command.outputs_and_inputs()?;
+    let (outputs, mut inputs) = command.outputs_and_inputs()?;
+    let template = command.config_template()?;
+    inputs.extend(template.as_deref());
     crate::export::check_outputs(&outputs, &inputs)?;
     match command {
         Command::Wavelets { json } => wavelets::run(json),
