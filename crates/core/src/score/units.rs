@@ -224,19 +224,14 @@ impl Scorer {
         let forecaster = pooled
             .and_then(Forecaster::fit)
             .ok_or(ScoreError::NoForecaster)?;
-        let TrainValues {
-            naive_mase: mut mase_values,
-            vol_ratio: mut vol_values,
-        } = take_train_outcomes(&mut files);
+        let mut train = take_train_outcomes(&mut files);
         let mut units = PartCounts {
-            train: mase_values.len(),
+            train: train.naive_mase.len(),
             ..PartCounts::default()
         };
-        let (mase, vol) = (
-            Terciles::of(&mut mase_values),
-            Terciles::of(&mut vol_values),
-        );
-        drop((mase_values, vol_values));
+        let mase = Terciles::of(&mut train.naive_mase);
+        let vol = Terciles::of(&mut train.vol_ratio);
+        drop(train);
         let fitted_units = files.iter().map(|h| h.train_units.len()).sum();
         let fit_every = files.first().map_or(1, |h| h.fit_every);
         let forecast_classes = forecast_classes(&mut files, &sources, &forecaster);
