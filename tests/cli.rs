@@ -282,22 +282,21 @@ fn missing_value_policies() {
     );
 }
 
+/// `s.csv` in `dir`: one column `x` of `rows` samples of a sine.
+fn sine_csv(dir: &Path, rows: usize) -> String {
+    let values: String = (0..rows)
+        .map(|i| format!("{}\n", (i as f64 * 0.3).sin()))
+        .collect();
+    write(dir, "s.csv", &format!("x\n{values}"))
+}
+
 /// Issue 13's corpus: inputs that once panicked, aborted, replaced a special file or
 /// answered wrongly with exit 0.
 #[test]
 fn no_input_panics_or_destroys_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let csv = write(
-        d,
-        "s.csv",
-        &format!(
-            "x\n{}",
-            (0..200)
-                .map(|i| format!("{}\n", (i as f64 * 0.3).sin()))
-                .collect::<String>()
-        ),
-    );
+    let csv = sine_csv(d, 200);
     // A window shorter than the filter above the maximum level: computed, as pywt does
     // (pywt.wavedec(x[:4], 'db4', mode='reflect', level=2) has bands of 6, 6 and 5).
     let o = wavebench(&[
@@ -1013,16 +1012,7 @@ fn the_screenshot_tour_never_overwrites_what_the_app_reads() {
 fn an_output_onto_the_configurations_template_file_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let csv = write(
-        d,
-        "s.csv",
-        &format!(
-            "x\n{}",
-            (0..400)
-                .map(|i| format!("{}\n", (i as f64 * 0.3).sin()))
-                .collect::<String>()
-        ),
-    );
+    let csv = sine_csv(d, 400);
     let template = write(d, "t.jinja", "{{ min }}");
     let config = write(
         d,
